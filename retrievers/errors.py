@@ -1,0 +1,17 @@
+"""Errors that reach a user: each says what went wrong and what to do about it, in one line."""
+
+
+class RagentError(Exception):
+    """Base class: the message is meant to be printed as it is."""
+
+
+class InvalidInput(RagentError):
+    """A bucket, field, file or argument that cannot be used as given."""
+
+
+class BackendUnavailable(RagentError):
+    """An engine (Postgres, OpenSearch, Qdrant, an embeddings endpoint) cannot be reached."""
+
+
+class EmbeddingModelMismatch(RagentError):
+    """An index was written with one embedding model and is being queried with another."""

@@ -1,0 +1,225 @@
+"""The data model shared by every engine: documents, chunks, annotation rows, filters and hits.
+
+Boundary types (what loaders produce and callers pass in) are Pydantic models so that bad input fails
+with a readable message. The types that move in bulk between the ingestion pipeline and the engines
+(`IndexedChunk`, `EngineHit`) are plain dataclasses: they are built by the hundred thousand and are
+already valid by construction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import uuid
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+DEFAULT_SCOPE = "default"
+BUCKET_NAME_PATTERN = r"^[a-z][a-z0-9_]{1,39}$"
+BUCKET_NAME_RE = re.compile(BUCKET_NAME_PATTERN)
+FIELD_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
+SCOPE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")
+
+FieldType = Literal["string", "number", "integer", "boolean", "date"]
+
+# A fixed namespace so that chunk ids are the same on every machine for the same content.
+_CHUNK_NAMESPACE = uuid.UUID("6f1c2f0e-8a4b-4f53-9a43-1b7a3f1de2a1")
+
+
+def _utc(value: datetime | date | str | None) -> datetime | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if isinstance(value, datetime):
+        return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+    return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+
+
+class Document(BaseModel):
+    """A source document: its text and the filterable fields that every index carries."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    doc_id: str = Field(min_length=1, max_length=200)
+    bucket: str
+    scope: str = DEFAULT_SCOPE
+    title: str = ""
+    author: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    created_at: datetime | None = None
+    source: str = ""
+    summary: str | None = None
+    body: str
+
+    @field_validator("doc_id")
+    @classmethod
+    def _doc_id_printable(cls, value: str) -> str:
+        if not value.isprintable() or value != value.strip():
+            raise ValueError("doc_id must be printable text without leading or trailing spaces")
+        return value
+
+    @field_validator("bucket")
+    @classmethod
+    def _bucket_name(cls, value: str) -> str:
+        if not BUCKET_NAME_RE.match(value):
+            raise ValueError(f"bucket {value!r} is not a valid name (lowercase letters, digits, '_', 2-40 chars)")
+        return value
+
+    @field_validator("scope")
+    @classmethod
+    def _scope_name(cls, value: str) -> str:
+        if not SCOPE_RE.match(value):
+            raise ValueError(f"scope {value!r} is not a valid name (letters, digits, '_.:-', up to 64 chars)")
+        return value
+
+    @field_validator("created_at", mode="before")
+    @classmethod
+    def _created_utc(cls, value: Any) -> datetime | None:
+        return _utc(value)
+
+    @field_validator("body")
+    @classmethod
+    def _body_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("document body is empty")
+        return value
+
+
+class AnnotationRow(BaseModel):
+    """One structured row about a document: typed values in `row`, the source strings in `raw`.
+
+    `row` values are JSON scalars (str, int, float, bool, ISO date strings) or lists of them where a
+    label holds several values. `raw` keeps each original string beside its normalised value.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str = Field(default="properties", pattern=r"^[a-z][a-z0-9_]{0,39}$")
+    row: dict[str, Any]
+    raw: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _field_names(self) -> AnnotationRow:
+        for name in [*self.row, *self.raw]:
+            if not FIELD_NAME_RE.match(name):
+                raise ValueError(f"annotation field name {name!r} is not valid (letters, digits, '_', starting with a letter)")
+        for name, value in self.row.items():
+            values = value if isinstance(value, list) else [value]
+            for item in values:
+                if item is not None and not isinstance(item, (str, int, float, bool)):
+                    raise ValueError(f"annotation field {name!r} holds a {type(item).__name__}; only scalars or lists of scalars are allowed")
+        return self
+
+
+class FieldSpec(BaseModel):
+    """What a loader knows about one annotation field of its bucket; the catalog adds statistics."""
+
+    name: str
+    type: FieldType
+    multi: bool = False
+    description: str = ""
+
+
+class SourceDocument(BaseModel):
+    """What a loader yields: one document and its annotation rows."""
+
+    document: Document
+    annotations: list[AnnotationRow] = Field(default_factory=list)
+
+    def content_hash(self) -> str:
+        """A hash over everything ingestion stores, so that any change re-indexes the document."""
+        payload = {
+            "document": self.document.model_dump(mode="json"),
+            "annotations": [row.model_dump(mode="json") for row in self.annotations],
+        }
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A window of a document body, with character offsets into that body."""
+
+    ordinal: int
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(slots=True)
+class IndexedChunk:
+    """A chunk as the engines see it: its text plus the document fields that filters push down."""
+
+    chunk_id: str
+    doc_id: str
+    scope: str
+    bucket: str
+    content_hash: str
+    ordinal: int
+    title: str
+    text: str
+    author: str | None = None
+    tags: list[str] = field(default_factory=list)
+    created_ts: int | None = None
+
+    @staticmethod
+    def make_id(scope: str, doc_id: str, content_hash: str, ordinal: int) -> str:
+        """A UUID (the form Qdrant requires) derived from the chunk's identity and version."""
+        return str(uuid.uuid5(_CHUNK_NAMESPACE, f"{scope}\x1f{doc_id}\x1f{content_hash}\x1f{ordinal}"))
+
+
+@dataclass(frozen=True, slots=True)
+class EngineHit:
+    """What an engine returns before the document store hydrates it."""
+
+    chunk_id: str
+    doc_id: str
+    score: float
+
+
+class SearchFilter(BaseModel):
+    """The filters of the design, all pushed down into every engine.
+
+    `scope` is mandatory: it comes from the caller's runtime context and is ANDed into every query.
+    `doc_ids` is an any-of list (it is also how annotation predicates pre-filter a text search).
+    `authors` is any-of, `tags` is all-of, the created range is inclusive on both ends.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    scope: str = DEFAULT_SCOPE
+    bucket: str | None = None
+    doc_ids: list[str] | None = None
+    authors: list[str] | None = None
+    tags: list[str] | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+
+    @field_validator("created_after", "created_before", mode="before")
+    @classmethod
+    def _dates_utc(cls, value: Any) -> datetime | None:
+        return _utc(value)
+
+    @field_validator("bucket")
+    @classmethod
+    def _bucket_name(cls, value: str | None) -> str | None:
+        if value is not None and not BUCKET_NAME_RE.match(value):
+            raise ValueError(f"bucket {value!r} is not a valid name")
+        return value
+
+    @property
+    def created_after_ts(self) -> int | None:
+        return int(self.created_after.timestamp()) if self.created_after else None
+
+    @property
+    def created_before_ts(self) -> int | None:
+        return int(self.created_before.timestamp()) if self.created_before else None
+
+
+def timestamp(value: datetime | None) -> int | None:
+    """Epoch seconds, the one form every engine range-filters on."""
+    return int(value.timestamp()) if value else None

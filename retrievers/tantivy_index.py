@@ -1,0 +1,156 @@
+"""Keyword (BM25) index on Tantivy, on disk: the embedded default.
+
+The query text is run through the same analyzer as the indexed text and turned into term queries, rather
+than handed to Tantivy's query parser, so that user text with quotes, colons or brackets is searched as
+words and never fails as query syntax. Filters are Tantivy queries with a constant score of zero, ANDed
+with the text query: they restrict the match set without changing the BM25 ranking.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+import tantivy
+
+from retrievers.models import EngineHit, IndexedChunk, SearchFilter
+
+ANALYZER = "en_bm25"
+_WRITER_HEAP_BYTES = 64_000_000
+
+
+def _english_analyzer() -> tantivy.TextAnalyzer:
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stopword("english"))
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    for name in ("chunk_id", "doc_id"):
+        builder.add_text_field(name, stored=True, tokenizer_name="raw")
+    for name in ("doc_key", "scope", "bucket", "author", "tags", "content_hash"):
+        builder.add_text_field(name, stored=False, tokenizer_name="raw")
+    builder.add_integer_field("created_ts", stored=False, indexed=True, fast=True)
+    builder.add_text_field("title", stored=False, tokenizer_name=ANALYZER)
+    builder.add_text_field("text", stored=False, tokenizer_name=ANALYZER)
+    return builder.build()
+
+
+def _doc_key(scope: str, doc_id: str) -> str:
+    return f"{scope}\x1f{doc_id}"
+
+
+class TantivyKeywordIndex:
+    """BM25 over chunk text and titles, with scope, bucket, doc ids, authors, tags and dates as filters."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        self._schema = _schema()
+        self._index = tantivy.Index(self._schema, path=str(self.path), reuse=True)
+        self._analyzer = _english_analyzer()
+        self._index.register_tokenizer(ANALYZER, self._analyzer)
+        self._write_lock = threading.Lock()
+
+    # -- writing -------------------------------------------------------------------------------------
+
+    def upsert(self, chunks: Sequence[IndexedChunk]) -> None:
+        if not chunks:
+            return
+        with self._write_lock:
+            writer = self._index.writer(_WRITER_HEAP_BYTES, 1)
+            for chunk in chunks:
+                writer.delete_documents_by_term("chunk_id", chunk.chunk_id)
+                writer.add_document(self._to_document(chunk))
+            writer.commit()
+            writer.wait_merging_threads()
+        self._index.reload()
+
+    def delete_document(self, scope: str, doc_id: str, keep_hash: str | None = None) -> None:
+        clauses = [(tantivy.Occur.Must, self._term("doc_key", _doc_key(scope, doc_id)))]
+        if keep_hash is not None:
+            clauses.append((tantivy.Occur.MustNot, self._term("content_hash", keep_hash)))
+        with self._write_lock:
+            writer = self._index.writer(_WRITER_HEAP_BYTES, 1)
+            writer.delete_documents_by_query(tantivy.Query.boolean_query(clauses))
+            writer.commit()
+            writer.wait_merging_threads()
+        self._index.reload()
+
+    def _to_document(self, chunk: IndexedChunk) -> tantivy.Document:
+        doc = tantivy.Document(
+            chunk_id=chunk.chunk_id,
+            doc_id=chunk.doc_id,
+            doc_key=_doc_key(chunk.scope, chunk.doc_id),
+            scope=chunk.scope,
+            bucket=chunk.bucket,
+            content_hash=chunk.content_hash,
+            title=chunk.title,
+            text=chunk.text,
+        )
+        if chunk.author:
+            doc.add_text("author", chunk.author)
+        for tag in chunk.tags:
+            doc.add_text("tags", tag)
+        if chunk.created_ts is not None:
+            doc.add_integer("created_ts", chunk.created_ts)
+        return doc
+
+    # -- reading -------------------------------------------------------------------------------------
+
+    def search(self, query: str, filters: SearchFilter, limit: int) -> list[EngineHit]:
+        terms = list(dict.fromkeys(self._analyzer.analyze(query)))
+        if not terms or limit <= 0:
+            return []
+        text_query = tantivy.Query.boolean_query(
+            [(tantivy.Occur.Should, self._term(name, term)) for term in terms for name in ("text", "title")]
+        )
+        searcher = self._index.searcher()
+        result = searcher.search(self._filtered(text_query, filters), limit, count=False)
+        hits = []
+        for score, address in result.hits:
+            doc = searcher.doc(address)
+            hits.append(EngineHit(chunk_id=doc["chunk_id"][0], doc_id=doc["doc_id"][0], score=float(score)))
+        return hits
+
+    def count(self, filters: SearchFilter) -> int:
+        return self._index.searcher().search(self._filtered(tantivy.Query.all_query(), filters), 1, count=True).count
+
+    def stats(self) -> dict[str, Any]:
+        size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
+        return {"engine": "tantivy", "chunks": self._index.searcher().num_docs, "bytes_on_disk": size}
+
+    def close(self) -> None:
+        """Nothing to release: writers are opened and closed per batch so that other processes can write."""
+
+    def _filtered(self, query: tantivy.Query, filters: SearchFilter) -> tantivy.Query:
+        clauses = [(tantivy.Occur.Must, query)]
+        clauses += [(tantivy.Occur.Must, tantivy.Query.const_score_query(q, 0.0)) for q in self._filter_queries(filters)]
+        return tantivy.Query.boolean_query(clauses)
+
+    def _filter_queries(self, f: SearchFilter) -> list[tantivy.Query]:
+        queries = [self._term("scope", f.scope)]
+        if f.bucket is not None:
+            queries.append(self._term("bucket", f.bucket))
+        if f.doc_ids is not None:
+            queries.append(tantivy.Query.term_set_query(self._schema, "doc_id", list(f.doc_ids)))
+        if f.authors is not None:
+            queries.append(tantivy.Query.term_set_query(self._schema, "author", list(f.authors)))
+        queries += [self._term("tags", tag) for tag in f.tags or []]
+        if f.created_after is not None or f.created_before is not None:
+            queries.append(
+                tantivy.Query.range_query(
+                    self._schema, "created_ts", tantivy.FieldType.Integer, f.created_after_ts, f.created_before_ts
+                )
+            )
+        return queries
+
+    def _term(self, field: str, value: str) -> tantivy.Query:
+        return tantivy.Query.term_query(self._schema, field, value)
