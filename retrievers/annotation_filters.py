@@ -1,0 +1,134 @@
+"""Annotation predicates (`{field: {op, value}}`) checked against the field catalog and compiled to SQL.
+
+Every value travels as a query parameter; field names are parameters too (`row -> %s`), so no text a
+caller supplies is ever spliced into SQL. A field may hold one value or a list of values (a CUAD cell
+such as "60 days; 180 days"): `jsonb_path_query(..., 'lax $[*]')` visits the elements of a list and the
+value itself otherwise, and a predicate holds when any element satisfies it.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Literal
+
+from psycopg import sql
+from pydantic import BaseModel, ConfigDict
+
+from retrievers.errors import InvalidInput
+
+Op = Literal["=", "!=", ">", ">=", "<", "<=", "~", "in", "between", "exists"]
+OPS_BY_TYPE: dict[str, tuple[str, ...]] = {
+    "string": ("=", "!=", "~", "in", "exists"),
+    "number": ("=", "!=", ">", ">=", "<", "<=", "in", "between", "exists"),
+    "integer": ("=", "!=", ">", ">=", "<", "<=", "in", "between", "exists"),
+    "date": ("=", "!=", ">", ">=", "<", "<=", "in", "between", "exists"),
+    "boolean": ("=", "!=", "exists"),
+}
+_COMPARISONS = {"=", ">", ">=", "<", "<="}
+
+
+class Predicate(BaseModel):
+    """One condition on an annotation field."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    field: str
+    op: Op
+    value: Any = None
+
+
+def _scalar(field: str, ftype: str, value: Any) -> Any:
+    """The value as the type the field holds, or an InvalidInput that says what was expected."""
+    if ftype in ("number", "integer"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            try:
+                return float(str(value).replace(",", ""))
+            except ValueError:
+                raise InvalidInput(f"field {field!r} is a number; {value!r} is not a number") from None
+        return value
+    if ftype == "date":
+        try:
+            return date.fromisoformat(str(value)).isoformat()
+        except ValueError:
+            raise InvalidInput(f"field {field!r} is a date; give {value!r} as YYYY-MM-DD") from None
+    if ftype == "boolean":
+        if isinstance(value, bool):
+            return value
+        if str(value).lower() in ("true", "yes"):
+            return True
+        if str(value).lower() in ("false", "no"):
+            return False
+        raise InvalidInput(f"field {field!r} is true/false; {value!r} is neither")
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        raise InvalidInput(f"field {field!r} is text; give a string, not {type(value).__name__}")
+    return str(value)
+
+
+def _element_test(ftype: str, op: str) -> sql.Composable:
+    """SQL that tests one element `x` (a jsonb value) against the parameter(s) that follow."""
+    if ftype in ("number", "integer"):
+        target = sql.SQL("(jsonb_typeof(x) = 'number' AND x::numeric {} %s)")
+        array_target = sql.SQL("(jsonb_typeof(x) = 'number' AND x::numeric = ANY(%s::numeric[]))")
+        between = sql.SQL("(jsonb_typeof(x) = 'number' AND x::numeric BETWEEN %s AND %s)")
+    elif ftype == "date":
+        target = sql.SQL("((x #>> '{{}}') {} %s)")
+        array_target = sql.SQL("((x #>> '{}') = ANY(%s::text[]))")
+        between = sql.SQL("((x #>> '{}') BETWEEN %s AND %s)")
+    elif ftype == "boolean":
+        return sql.SQL("(x = to_jsonb(%s::boolean))")
+    else:
+        if op == "~":
+            return sql.SQL("(strpos(lower(x #>> '{}'), lower(%s)) > 0)")
+        target = sql.SQL("(lower(x #>> '{{}}') {} lower(%s))")
+        array_target = sql.SQL("(lower(x #>> '{}') = ANY(%s::text[]))")
+        between = sql.SQL("")
+    if op == "in":
+        return array_target
+    if op == "between":
+        return between
+    return target.format(sql.SQL("=" if op == "!=" else op))
+
+
+def compile_predicates(predicates: list[Predicate], field_types: dict[str, str], row_alias: str = "a") -> tuple[sql.Composable, list[Any]]:
+    """AND of the predicates over one annotation row, with the parameters in order.
+
+    `field_types` maps each field of the bucket's catalog to its type; any other field is refused with
+    the list of fields that exist.
+    """
+    clauses: list[sql.Composable] = []
+    params: list[Any] = []
+    row = sql.SQL("{}.row").format(sql.Identifier(row_alias))
+    for p in predicates:
+        if p.field not in field_types:
+            known = ", ".join(sorted(field_types)) or "none"
+            raise InvalidInput(f"unknown field {p.field!r}; fields of this bucket: {known}")
+        ftype = field_types[p.field]
+        if p.op not in OPS_BY_TYPE[ftype]:
+            raise InvalidInput(f"operator {p.op!r} does not apply to {ftype} field {p.field!r}; use one of {', '.join(OPS_BY_TYPE[ftype])}")
+        if p.op == "exists":
+            clauses.append(sql.SQL("(coalesce(jsonb_typeof({} -> %s), 'null') <> 'null')").format(row))
+            params.append(p.field)
+            continue
+        test = _element_test(ftype, p.op)
+        if p.op == "in":
+            if not isinstance(p.value, list) or not p.value:
+                raise InvalidInput(f"operator 'in' on {p.field!r} takes a non-empty list of values")
+            values = [_scalar(p.field, ftype, v) for v in p.value]
+            values = [v.lower() for v in values] if ftype == "string" else values
+            value_params: list[Any] = [values]
+        elif p.op == "between":
+            if not isinstance(p.value, list) or len(p.value) != 2:
+                raise InvalidInput(f"operator 'between' on {p.field!r} takes [low, high]")
+            value_params = [_scalar(p.field, ftype, v) for v in p.value]
+        else:
+            if isinstance(p.value, (list, dict)) or p.value is None:
+                raise InvalidInput(f"operator {p.op!r} on {p.field!r} takes one value")
+            value_params = [_scalar(p.field, ftype, p.value)]
+        exists = sql.SQL("EXISTS (SELECT 1 FROM jsonb_path_query({} -> %s, 'lax $[*]') AS v(x) WHERE {})").format(row, test)
+        if p.op == "!=":
+            clauses.append(sql.SQL("({} ? %s AND NOT {})").format(row, exists))
+            params += [p.field, p.field, *value_params]
+        else:
+            clauses.append(exists)
+            params += [p.field, *value_params]
+    return (sql.SQL(" AND ").join(clauses) if clauses else sql.SQL("TRUE")), params

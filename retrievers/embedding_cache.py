@@ -1,0 +1,89 @@
+"""An on-disk embedding cache keyed by (model, text hash), wrapped around any `Embedder`.
+
+MiniLM encodes only 20 to 100 passages a second on these machines, so re-ingesting a corpus or running a
+benchmark twice must not embed the same text again. SQLite (standard library) is the store: one file,
+safe across processes, and a primary-key lookup per batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from retrievers.protocols import Embedder
+
+_LOOKUP_BATCH = 500
+
+
+def _text_hash(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+class CachedEmbedder:
+    """Delegates to `inner` for texts the cache has not seen; counts hits and misses for reports."""
+
+    def __init__(self, inner: Embedder, path: Path):
+        self.inner = inner
+        self.model_name = inner.model_name
+        self.dimension = inner.dimension
+        self.window_tokens = inner.window_tokens
+        self.hits = 0
+        self.misses = 0
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, check_same_thread=False, timeout=60)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS embeddings (model TEXT NOT NULL, text_hash BLOB NOT NULL, vector BLOB NOT NULL,"
+            " PRIMARY KEY (model, text_hash)) WITHOUT ROWID"
+        )
+        self._db.commit()
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        return self.inner.token_spans(text)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        hashes = [_text_hash(t) for t in texts]
+        found = self._lookup(set(hashes))
+        missing = list({h: t for h, t in zip(hashes, texts) if h not in found}.items())
+        if missing:
+            vectors = self.inner.embed_documents([t for _, t in missing])
+            fresh = {h: np.asarray(v, dtype=np.float32) for (h, _), v in zip(missing, vectors, strict=True)}
+            self._store(fresh)
+            found.update(fresh)
+        self.hits += len(texts) - len(missing)
+        self.misses += len(missing)
+        return [found[h].tolist() for h in hashes]
+
+    def _lookup(self, hashes: set[bytes]) -> dict[bytes, np.ndarray]:
+        wanted = list(hashes)
+        found: dict[bytes, np.ndarray] = {}
+        with self._lock:
+            for start in range(0, len(wanted), _LOOKUP_BATCH):
+                batch = wanted[start : start + _LOOKUP_BATCH]
+                rows = self._db.execute(
+                    f"SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN ({','.join('?' * len(batch))})",
+                    [self.model_name, *batch],
+                )
+                found.update((h, np.frombuffer(v, dtype=np.float32)) for h, v in rows)
+        return found
+
+    def _store(self, vectors: dict[bytes, np.ndarray]) -> None:
+        with self._lock:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO embeddings (model, text_hash, vector) VALUES (?, ?, ?)",
+                [(self.model_name, h, v.tobytes()) for h, v in vectors.items()],
+            )
+            self._db.commit()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

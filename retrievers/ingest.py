@@ -1,0 +1,165 @@
+"""The ingestion pipeline: loader output in, every engine written, one commit per document.
+
+Order of writes for each batch, and why:
+1. Unchanged documents (same content hash in Postgres) are skipped, so re-ingesting costs nothing.
+2. Chunks are embedded for the whole batch at once (the model is fastest on full batches; the cache makes
+   repeated text free).
+3. The keyword and vector engines receive the new version's chunks under new chunk ids. They are not
+   visible yet: hits are hydrated from Postgres, which does not know these ids.
+4. Postgres commits each document (row, chunks, annotations) in its own transaction: the document flips
+   to its new version atomically, and a crash before this point leaves the previous version intact.
+5. The engines drop the chunks of older versions of the documents that changed.
+A crash between 3 and 4 leaves unreachable chunks in the engines, which the next ingest overwrites.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Sequence
+
+from tqdm import tqdm
+
+from retrievers.chunking import chunk_spans
+from retrievers.loaders.files import Skipped
+from retrievers.models import Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
+from retrievers.stack import Stack
+
+CHUNK_OVERLAP_TOKENS = 32
+TITLE_TOKEN_BUDGET = 32
+BATCH_DOCUMENTS = 16
+
+
+@dataclass
+class IngestReport:
+    """What one ingest run did; printed as the run's summary."""
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    chunks: int = 0
+    annotation_rows: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    seconds: float = 0.0
+    embeddings_computed: int = 0
+    embeddings_cached: int = 0
+
+    @property
+    def documents(self) -> int:
+        return self.added + self.updated + self.unchanged
+
+    def summary(self) -> str:
+        lines = [
+            f"documents: {self.documents} ({self.added} added, {self.updated} updated, {self.unchanged} unchanged)",
+            f"chunks: {self.chunks}   annotation rows: {self.annotation_rows}",
+            f"embeddings: {self.embeddings_computed} computed, {self.embeddings_cached} from cache",
+            f"skipped files: {len(self.skipped)}",
+            *(f"  {s.path}: {s.reason}" for s in self.skipped),
+            f"seconds: {self.seconds:.1f}" + (f"   ({self.chunks / self.seconds:.1f} chunks/s)" if self.seconds and self.chunks else ""),
+        ]
+        return "\n".join(lines)
+
+
+def _batches(items: Iterable[SourceDocument | Skipped], report: IngestReport, size: int) -> Iterator[list[SourceDocument]]:
+    batch: list[SourceDocument] = []
+    for item in items:
+        if isinstance(item, Skipped):
+            report.skipped.append(item)
+            continue
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+class Ingestor:
+    """Writes loader output into the stack's engines; see the module docstring for the order of writes."""
+
+    def __init__(self, stack: Stack):
+        self.stack = stack
+
+    def ingest(
+        self,
+        items: Iterable[SourceDocument | Skipped],
+        *,
+        field_specs: Sequence[FieldSpec] = (),
+        total: int | None = None,
+        progress: bool | None = None,
+    ) -> IngestReport:
+        """Ingest every document; `progress=None` shows a bar only on a terminal."""
+        report = IngestReport()
+        started = time.perf_counter()
+        hits_before, misses_before = self.stack.embedder.hits, self.stack.embedder.misses
+        touched: set[tuple[str, str]] = set()
+        with tqdm(total=total, unit="doc", desc="ingest", disable=None if progress is None else not progress) as bar:
+            for batch in _batches(items, report, BATCH_DOCUMENTS):
+                self._ingest_batch(batch, report)
+                touched.update((s.document.scope, s.document.bucket) for s in batch)
+                bar.update(len(batch))
+        for scope, bucket in sorted(touched):
+            if field_specs:
+                self.stack.store.record_field_specs(bucket, field_specs)
+            self.stack.store.refresh_catalog(scope, bucket)
+        report.embeddings_cached = self.stack.embedder.hits - hits_before
+        report.embeddings_computed = self.stack.embedder.misses - misses_before
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _ingest_batch(self, batch: list[SourceDocument], report: IngestReport) -> None:
+        stack = self.stack
+        for bucket in {s.document.bucket for s in batch}:
+            stack.store.require_bucket(bucket)
+        hashes = [s.content_hash() for s in batch]
+        current: dict[tuple[str, str], str] = {}
+        for scope in {s.document.scope for s in batch}:
+            ids = [s.document.doc_id for s in batch if s.document.scope == scope]
+            current.update(((scope, d), h) for d, h in stack.store.content_hashes(scope, ids).items())
+        pending = []
+        for source, content_hash in zip(batch, hashes):
+            key = (source.document.scope, source.document.doc_id)
+            if current.get(key) == content_hash:
+                report.unchanged += 1
+            else:
+                pending.append((source, content_hash, key in current))
+        if not pending:
+            return
+        planned = [(source, content_hash, existed, self._chunk(source, content_hash)) for source, content_hash, existed in pending]
+        indexed = [ic for *_, (_, chunk_list) in planned for ic in chunk_list]
+        vectors = stack.embedder.embed_documents([f"{ic.title}\n{ic.text}" if ic.title else ic.text for ic in indexed])
+        stack.keyword.upsert(indexed)
+        stack.vectors.upsert(indexed, vectors)
+        for source, content_hash, existed, (chunks, chunk_list) in planned:
+            stack.store.commit_document(source, content_hash, chunks, [ic.chunk_id for ic in chunk_list])
+            report.chunks += len(chunks)
+            report.annotation_rows += len(source.annotations)
+            if existed:
+                report.updated += 1
+                stack.keyword.delete_document(source.document.scope, source.document.doc_id, keep_hash=content_hash)
+                stack.vectors.delete_document(source.document.scope, source.document.doc_id, keep_hash=content_hash)
+            else:
+                report.added += 1
+
+    def _chunk(self, source: SourceDocument, content_hash: str) -> tuple[list[Chunk], list[IndexedChunk]]:
+        doc = source.document
+        embedder = self.stack.embedder
+        title_tokens = min(len(embedder.token_spans(doc.title)), TITLE_TOKEN_BUDGET) if doc.title else 0
+        chunks = chunk_spans(doc.body, embedder.token_spans(doc.body), embedder.window_tokens - title_tokens, CHUNK_OVERLAP_TOKENS)
+        indexed = [
+            IndexedChunk(
+                chunk_id=IndexedChunk.make_id(doc.scope, doc.doc_id, content_hash, c.ordinal),
+                doc_id=doc.doc_id,
+                scope=doc.scope,
+                bucket=doc.bucket,
+                content_hash=content_hash,
+                ordinal=c.ordinal,
+                title=doc.title,
+                text=c.text,
+                author=doc.author,
+                tags=list(doc.tags),
+                created_ts=timestamp(doc.created_at),
+            )
+            for c in chunks
+        ]
+        return chunks, indexed

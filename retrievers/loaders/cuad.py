@@ -1,0 +1,113 @@
+"""CUAD v1: 510 EDGAR commercial contracts with lawyers' answers for 41 clause categories (bucket `contracts`).
+
+Reads `derived_contracts.jsonl` (one line per contract, joining `master_clauses.csv` with the text file name)
+and each contract's text from `full_contract_txt/`. The answers become one `properties` row of typed fields;
+`raw` keeps every answer string a field was derived from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from retrievers.loaders.common import RowBuilder, read_jsonl, require_file, snake_case, source_document
+from retrievers.models import AnnotationRow, Document, FieldSpec, SourceDocument
+from retrievers.normalize import is_perpetual, parse_date, parse_durations, parse_yes_no, split_jurisdictions, split_parties
+
+BUCKET = "contracts"
+SHARED_FOLDER = "cuad"
+
+# The 33 Yes/No categories and what a "Yes" means, shortened from the definitions in CUAD_v1_README.txt.
+YES_NO_CATEGORIES = {
+    "Most Favored Nation": "a party is entitled to terms at least as good as any a third party gets",
+    "Competitive Restriction Exception": "there are exceptions or carve-outs to non-compete, exclusivity or no-solicit clauses",
+    "Non-Compete": "a party may not compete with the counterparty or operate in some geography or business",
+    "Exclusivity": "there is an exclusive dealing commitment with the counterparty",
+    "No-Solicit of Customers": "a party may not solicit customers or partners of the counterparty",
+    "No-Solicit of Employees": "a party may not solicit or hire employees or contractors of the counterparty",
+    "Non-Disparagement": "a party must not disparage the counterparty",
+    "Termination for Convenience": "a party can terminate without cause, by notice alone",
+    "Rofr/Rofo/Rofn": "a party has a right of first refusal, first offer or first negotiation",
+    "Change of Control": "a change of control of a party allows termination or needs consent or notice",
+    "Anti-Assignment": "assigning the contract to a third party needs consent or notice",
+    "Revenue/Profit Sharing": "a party must share revenue or profit with the counterparty",
+    "Price Restrictions": "a party's ability to raise or reduce prices is restricted",
+    "Minimum Commitment": "a party must buy a minimum amount or number of units",
+    "Volume Restriction": "use above a threshold costs more or needs consent",
+    "IP Ownership Assignment": "intellectual property created by one party becomes the counterparty's",
+    "Joint IP Ownership": "intellectual property is owned jointly by the parties",
+    "License Grant": "one party grants the counterparty a licence",
+    "Non-Transferable License": "a licence granted may not be transferred to a third party",
+    "Affiliate License-Licensor": "a licence is granted by, or covers intellectual property of, the licensor's affiliates",
+    "Affiliate License-Licensee": "a licence is granted to the licensee's affiliates too",
+    "Unlimited/All-You-Can-Eat-License": "a party gets an enterprise, unlimited-usage licence",
+    "Irrevocable or Perpetual License": "a licence granted is irrevocable or perpetual",
+    "Source Code Escrow": "source code must be deposited in escrow for release on events such as bankruptcy",
+    "Post-Termination Services": "a party has obligations after the contract ends (transition, wind-down, last buy...)",
+    "Audit Rights": "a party may audit the counterparty's books, records or premises",
+    "Uncapped Liability": "a party's liability is uncapped for some breach",
+    "Cap on Liability": "liability for breach is capped in amount or in time to bring claims",
+    "Liquidated Damages": "liquidated damages or a termination fee are payable",
+    "Warranty Duration": "the contract states how long a warranty against defects lasts",
+    "Insurance": "a party must maintain insurance for the counterparty's benefit",
+    "Covenant Not to Sue": "a party may not contest the counterparty's IP or bring certain claims",
+    "Third Party Beneficiary": "a non-party can enforce some clauses of the contract",
+}
+
+FIELDS = [
+    FieldSpec(name="contract_type", type="string", description="Kind of contract, e.g. 'License Agreement', 'Supply Agreement' (25 kinds)"),
+    FieldSpec(name="parties", type="string", multi=True, description="Names of the companies or people who signed the contract"),
+    FieldSpec(name="agreement_date", type="date", description="Date the contract was signed (only when day, month and year are all known)"),
+    FieldSpec(name="effective_date", type="date", description="Date the contract takes effect"),
+    FieldSpec(name="expiration_date", type="date", description="Date the initial term ends; absent for perpetual contracts"),
+    FieldSpec(name="perpetual", type="boolean", description="True when the contract never expires, false when it names an expiration date"),
+    FieldSpec(name="renewal_term_days", type="integer", multi=True, description="Length of each renewal period in days (1 year = 365, 1 month = 30)"),
+    FieldSpec(name="notice_period_days", type="integer", multi=True, description="Days of notice needed to stop the contract renewing"),
+    FieldSpec(name="governing_law", type="string", multi=True, description="State or country whose law governs the contract, e.g. 'New York', 'England'"),
+    *(
+        FieldSpec(name=snake_case(category), type="boolean", description=f"True when {meaning}")
+        for category, meaning in YES_NO_CATEGORIES.items()
+    ),
+]
+
+
+def load(path: Path, *, limit: int | None = None) -> Iterator[SourceDocument]:
+    """The contracts under `path` (the `cuad` folder), in `contract_id` order, lazily."""
+    labels = require_file(path / "derived_contracts.jsonl", "CUAD")
+    return islice((_contract(path, record) for record in read_jsonl(labels)), limit)
+
+
+def _contract(folder: Path, record: dict[str, Any]) -> SourceDocument:
+    answers: dict[str, str] = record["answers"]
+    text_path = folder / record["txt_file"]
+    agreement_date = parse_date(answers.get("Agreement Date"), day_first=False)
+    document = Document(
+        doc_id=record["contract_id"],
+        bucket=BUCKET,
+        title=answers.get("Document Name") or text_path.stem,
+        tags=["cuad", record["contract_type"]],
+        created_at=agreement_date,
+        source=str(text_path),
+        body=text_path.read_text(encoding="utf-8"),
+    )
+    return source_document(document, [_properties(record["contract_type"], answers)])
+
+
+def _properties(contract_type: str, answers: dict[str, str]) -> AnnotationRow | None:
+    row = RowBuilder()
+    row.add("contract_type", contract_type)
+    row.add("parties", split_parties(answers.get("Parties")), answers.get("Parties"))
+    for field, category in (("agreement_date", "Agreement Date"), ("effective_date", "Effective Date")):
+        row.add(field, parse_date(answers.get(category), day_first=False), answers.get(category))
+    expiration = answers.get("Expiration Date")
+    row.add("expiration_date", parse_date(expiration, day_first=False), expiration)
+    row.add("perpetual", is_perpetual(expiration) if expiration else None, expiration)
+    row.add("renewal_term_days", parse_durations(answers.get("Renewal Term")), answers.get("Renewal Term"))
+    notice = answers.get("Notice Period to Terminate Renewal")
+    row.add("notice_period_days", parse_durations(notice), notice)
+    row.add("governing_law", split_jurisdictions(answers.get("Governing Law")), answers.get("Governing Law"))
+    for category in YES_NO_CATEGORIES:
+        row.add(snake_case(category), parse_yes_no(answers.get(category)), answers.get(category))
+    return row.build()

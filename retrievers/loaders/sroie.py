@@ -1,0 +1,55 @@
+"""SROIE 2019: 973 scanned Malaysian receipts, OCR text plus company, date, address and total (bucket `receipts`).
+
+Reads `derived_receipts.jsonl`. The labels are raw strings in many formats (15+ date formats, totals with
+"$" or "RM"): each becomes a typed field, with the raw string kept beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from retrievers.loaders.common import RowBuilder, read_jsonl, require_file, source_document
+from retrievers.models import Document, FieldSpec, SourceDocument
+from retrievers.normalize import parse_amount, parse_date
+
+BUCKET = "receipts"
+SHARED_FOLDER = "sroie"
+
+FIELDS = [
+    FieldSpec(name="company", type="string", description="Shop or company that issued the receipt, as printed (spellings vary)"),
+    FieldSpec(name="date", type="date", description="Date of the purchase"),
+    FieldSpec(name="address", type="string", description="Address of the shop as printed on the receipt"),
+    FieldSpec(name="total", type="number", description="Total amount paid, in the receipt's currency (mostly Malaysian ringgit)"),
+]
+
+
+def load(path: Path, *, limit: int | None = None) -> Iterator[SourceDocument]:
+    """The receipts under `path` (the `sroie` folder), in file order, lazily."""
+    records = read_jsonl(require_file(path / "derived_receipts.jsonl", "SROIE"))
+    return islice((_receipt(path, record) for record in records), limit)
+
+
+def _receipt(folder: Path, record: dict[str, Any]) -> SourceDocument:
+    labels: dict[str, str] = record["entities"]
+    # Malaysian receipts write the day first; dates like "12/28/2017" still come out right (see parse_date).
+    purchase_date = parse_date(labels.get("date"), day_first=True)
+    company = (labels.get("company") or "").strip()
+    document = Document(
+        doc_id=record["receipt_id"],
+        bucket=BUCKET,
+        title=company or record["receipt_id"],
+        author=company or None,
+        tags=["sroie", record["split"]],
+        created_at=purchase_date,
+        source=str(folder / "derived_receipts.jsonl"),
+        body=record["text"],
+    )
+    row = RowBuilder()
+    row.add("company", company, labels.get("company"))
+    row.add("date", purchase_date, labels.get("date"))
+    row.add("address", (labels.get("address") or "").strip(), labels.get("address"))
+    row.add("total", parse_amount(labels.get("total")), labels.get("total"))
+    return source_document(document, [row.build()])

@@ -1,0 +1,336 @@
+"""Documents, chunks, annotation rows, buckets and field catalogs in Postgres (psycopg 3 with a pool).
+
+Postgres is the commit point of ingestion: a document becomes visible when its row, chunks and annotations
+are committed in one transaction. The search engines may briefly hold chunks of a version that is not yet
+(or no longer) committed; hits are hydrated from the `chunks` table, so such chunks are never returned.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any, Sequence
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from retrievers.annotation_filters import Predicate, compile_predicates
+from retrievers.errors import BackendUnavailable, InvalidInput
+from retrievers.field_catalog import CatalogField, build_field
+from retrievers.models import BUCKET_NAME_RE, Chunk, FieldSpec, SourceDocument
+
+DEFAULT_BUCKETS = {
+    "contracts": "Legal agreements: commercial contracts, NDAs, licences, with parties, dates, governing law and clause flags.",
+    "invoices": "Invoices from suppliers: issuer, invoice number, dates, amounts, currency, VAT and line items.",
+    "receipts": "Shop and restaurant receipts: company, address, date and total paid.",
+    "datasheets": "Component datasheets: manufacturer, part number and electrical or mechanical parameters.",
+    "certificates": "Certificates of conformity and quality: issuer, standard, holder and validity dates.",
+    "generic": "Everything else: articles, scientific abstracts, encyclopedia paragraphs, memos and notes.",
+}
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS buckets (
+    name text PRIMARY KEY,
+    description text NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS documents (
+    scope text NOT NULL,
+    doc_id text NOT NULL,
+    bucket text NOT NULL REFERENCES buckets (name),
+    title text NOT NULL,
+    author text,
+    tags text[] NOT NULL DEFAULT '{}',
+    created_at timestamptz,
+    source text NOT NULL,
+    summary text,
+    body text NOT NULL,
+    content_hash text NOT NULL,
+    version integer NOT NULL DEFAULT 1,
+    ingested_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (scope, doc_id)
+);
+CREATE INDEX IF NOT EXISTS documents_bucket ON documents (scope, bucket);
+CREATE TABLE IF NOT EXISTS chunks (
+    chunk_id uuid PRIMARY KEY,
+    scope text NOT NULL,
+    doc_id text NOT NULL,
+    ordinal integer NOT NULL,
+    start_char integer NOT NULL,
+    end_char integer NOT NULL,
+    text text NOT NULL,
+    FOREIGN KEY (scope, doc_id) REFERENCES documents ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS chunks_document ON chunks (scope, doc_id, ordinal);
+CREATE TABLE IF NOT EXISTS annotations (
+    scope text NOT NULL,
+    annotation_id text NOT NULL,
+    doc_id text NOT NULL,
+    bucket text NOT NULL,
+    kind text NOT NULL,
+    row jsonb NOT NULL,
+    raw jsonb NOT NULL DEFAULT '{}',
+    PRIMARY KEY (scope, annotation_id),
+    FOREIGN KEY (scope, doc_id) REFERENCES documents ON DELETE CASCADE
+);
+CREATE INDEX IF NOT EXISTS annotations_bucket ON annotations (scope, bucket, kind);
+CREATE INDEX IF NOT EXISTS annotations_document ON annotations (scope, doc_id);
+CREATE INDEX IF NOT EXISTS annotations_row ON annotations USING gin (row jsonb_path_ops);
+CREATE TABLE IF NOT EXISTS field_specs (
+    bucket text NOT NULL,
+    field text NOT NULL,
+    type text NOT NULL,
+    multi boolean NOT NULL,
+    description text NOT NULL,
+    PRIMARY KEY (bucket, field)
+);
+CREATE TABLE IF NOT EXISTS field_catalog (
+    scope text NOT NULL,
+    bucket text NOT NULL,
+    kind text NOT NULL,
+    field text NOT NULL,
+    entry jsonb NOT NULL,
+    PRIMARY KEY (scope, bucket, kind, field)
+);
+"""
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages."""
+    try:
+        params = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "<unparseable DATABASE_URL>"
+    params.pop("password", None)
+    return make_conninfo(**params)
+
+
+class PostgresStore:
+    """The document store and annotation store of the design, over one connection pool."""
+
+    def __init__(self, url: str, *, max_connections: int = 8, connect_timeout_s: float = 5.0):
+        self.url = url
+        self.pool = ConnectionPool(
+            url, min_size=1, max_size=max_connections, open=False, timeout=connect_timeout_s,
+            kwargs={"autocommit": True, "connect_timeout": int(max(1, connect_timeout_s))},
+        )
+        try:
+            self.pool.open(wait=True, timeout=connect_timeout_s)
+        except PoolTimeout:
+            self.pool.close()
+            raise BackendUnavailable(
+                f"Postgres at {redact(url)} is unreachable; start it, fix DATABASE_URL, or unset it to use the embedded Postgres"
+            ) from None
+        self.ensure_schema()
+
+    def ensure_schema(self) -> None:
+        """Idempotent: safe to run on every start, and by several processes at once."""
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(727274)")
+            conn.execute(SCHEMA)
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO buckets (name, description) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING",
+                    list(DEFAULT_BUCKETS.items()),
+                )
+
+    def close(self) -> None:
+        self.pool.close()
+
+    # -- buckets --------------------------------------------------------------------------------------
+
+    def buckets(self) -> dict[str, str]:
+        with self.pool.connection() as conn:
+            return dict(conn.execute("SELECT name, description FROM buckets ORDER BY name").fetchall())
+
+    def add_bucket(self, name: str, description: str) -> None:
+        if not BUCKET_NAME_RE.match(name):
+            raise InvalidInput(f"bucket name {name!r} is malformed: use 2-40 lowercase letters, digits or '_', starting with a letter")
+        with self.pool.connection() as conn:
+            conn.execute(
+                "INSERT INTO buckets (name, description) VALUES (%s, %s) ON CONFLICT (name) DO UPDATE SET description = EXCLUDED.description",
+                (name, description),
+            )
+
+    def require_bucket(self, name: str) -> None:
+        known = self.buckets()
+        if name not in known:
+            hint = "malformed" if not BUCKET_NAME_RE.match(name) else "unknown"
+            raise InvalidInput(
+                f"bucket {name!r} is {hint}; use one of {', '.join(known)} or add it with `ragent buckets add {name if hint == 'unknown' else 'NAME'} --description ...`"
+            )
+
+    # -- documents ------------------------------------------------------------------------------------
+
+    def content_hashes(self, scope: str, doc_ids: Sequence[str]) -> dict[str, str]:
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT doc_id, content_hash FROM documents WHERE scope = %s AND doc_id = ANY(%s)", (scope, list(doc_ids))
+            ).fetchall()
+        return dict(rows)
+
+    def commit_document(self, source: SourceDocument, content_hash: str, chunks: Sequence[Chunk], chunk_ids: Sequence[str]) -> None:
+        """Replace the document, its chunks and its annotation rows in one transaction."""
+        doc = source.document
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute(
+                """
+                INSERT INTO documents (scope, doc_id, bucket, title, author, tags, created_at, source, summary, body, content_hash)
+                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+                ON CONFLICT (scope, doc_id) DO UPDATE SET
+                    bucket = EXCLUDED.bucket, title = EXCLUDED.title, author = EXCLUDED.author, tags = EXCLUDED.tags,
+                    created_at = EXCLUDED.created_at, source = EXCLUDED.source, summary = EXCLUDED.summary,
+                    body = EXCLUDED.body, content_hash = EXCLUDED.content_hash,
+                    version = documents.version + 1, ingested_at = now()
+                """,
+                (doc.scope, doc.doc_id, doc.bucket, doc.title, doc.author, doc.tags, doc.created_at, doc.source,
+                 doc.summary, doc.body, content_hash),
+            )
+            conn.execute("DELETE FROM chunks WHERE scope = %s AND doc_id = %s", (doc.scope, doc.doc_id))
+            conn.execute("DELETE FROM annotations WHERE scope = %s AND doc_id = %s", (doc.scope, doc.doc_id))
+            with conn.cursor() as cur:
+                with cur.copy("COPY chunks (chunk_id, scope, doc_id, ordinal, start_char, end_char, text) FROM STDIN") as copy:
+                    for chunk, chunk_id in zip(chunks, chunk_ids, strict=True):
+                        copy.write_row((chunk_id, doc.scope, doc.doc_id, chunk.ordinal, chunk.start, chunk.end, chunk.text))
+                per_kind: Counter = Counter()
+                rows = []
+                for ann in source.annotations:
+                    rows.append((doc.scope, f"{doc.doc_id}#{ann.kind}-{per_kind[ann.kind]}", doc.doc_id, doc.bucket, ann.kind,
+                                 Jsonb(ann.row), Jsonb(ann.raw)))
+                    per_kind[ann.kind] += 1
+                cur.executemany(
+                    "INSERT INTO annotations (scope, annotation_id, doc_id, bucket, kind, row, raw) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                    rows,
+                )
+
+    def delete_document(self, scope: str, doc_id: str) -> bool:
+        with self.pool.connection() as conn:
+            return conn.execute("DELETE FROM documents WHERE scope = %s AND doc_id = %s", (scope, doc_id)).rowcount > 0
+
+    def get_document(self, scope: str, doc_id: str) -> dict[str, Any] | None:
+        with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            return cur.execute("SELECT * FROM documents WHERE scope = %s AND doc_id = %s", (scope, doc_id)).fetchone()
+
+    def chunks_by_id(self, scope: str, chunk_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Committed chunks of `scope` with their document's fields; ids of other scopes or versions are absent."""
+        if not chunk_ids:
+            return {}
+        with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            rows = cur.execute(
+                """
+                SELECT c.chunk_id::text AS chunk_id, c.doc_id, c.ordinal, c.start_char, c.end_char, c.text,
+                       d.bucket, d.title, d.author, d.tags, d.created_at, d.source
+                FROM chunks c JOIN documents d USING (scope, doc_id)
+                WHERE c.scope = %s AND c.chunk_id = ANY(%s::uuid[])
+                """,
+                (scope, list(chunk_ids)),
+            ).fetchall()
+        return {row["chunk_id"]: row for row in rows}
+
+    def counts(self, scope: str | None = None) -> dict[str, int]:
+        where, params = ("WHERE scope = %s", (scope,)) if scope else ("", ())
+        with self.pool.connection() as conn:
+            return {
+                table: conn.execute(sql.SQL("SELECT count(*) FROM {} " + where).format(sql.Identifier(table)), params).fetchone()[0]
+                for table in ("documents", "chunks", "annotations")
+            }
+
+    def bytes_on_disk(self) -> int:
+        with self.pool.connection() as conn:
+            return conn.execute(
+                "SELECT sum(pg_total_relation_size(t)) FROM unnest(ARRAY['documents','chunks','annotations','field_catalog']::regclass[]) t"
+            ).fetchone()[0]
+
+    # -- annotations and the field catalog ------------------------------------------------------------
+
+    def record_field_specs(self, bucket: str, specs: Sequence[FieldSpec]) -> None:
+        with self.pool.connection() as conn, conn.cursor() as cur:
+            cur.executemany(
+                """INSERT INTO field_specs (bucket, field, type, multi, description) VALUES (%s, %s, %s, %s, %s)
+                   ON CONFLICT (bucket, field) DO UPDATE SET type = EXCLUDED.type, multi = EXCLUDED.multi, description = EXCLUDED.description""",
+                [(bucket, s.name, s.type, s.multi, s.description) for s in specs],
+            )
+
+    def refresh_catalog(self, scope: str, bucket: str) -> list[CatalogField]:
+        """Recompute the bucket's catalog from its stored rows (values of list fields counted one by one)."""
+        with self.pool.connection() as conn:
+            specs = {
+                name: FieldSpec(name=name, type=t, multi=m, description=d)
+                for name, t, m, d in conn.execute("SELECT field, type, multi, description FROM field_specs WHERE bucket = %s", (bucket,))
+            }
+            rows = conn.execute(
+                """
+                SELECT a.kind, e.key, v.value, count(*), count(DISTINCT a.doc_id), bool_or(jsonb_typeof(e.value) = 'array')
+                FROM annotations a
+                CROSS JOIN LATERAL jsonb_each(a.row) e
+                CROSS JOIN LATERAL jsonb_path_query(e.value, 'lax $[*]') v(value)
+                WHERE a.scope = %s AND a.bucket = %s AND jsonb_typeof(v.value) <> 'null'
+                GROUP BY 1, 2, 3
+                """,
+                (scope, bucket),
+            ).fetchall()
+            docs = dict(
+                ((kind, field), n)
+                for kind, field, n in conn.execute(
+                    """SELECT a.kind, e.key, count(DISTINCT a.doc_id) FROM annotations a CROSS JOIN LATERAL jsonb_each(a.row) e
+                       WHERE a.scope = %s AND a.bucket = %s AND jsonb_typeof(e.value) <> 'null' GROUP BY 1, 2""",
+                    (scope, bucket),
+                )
+            )
+            counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
+            multi: dict[tuple[str, str], bool] = defaultdict(bool)
+            for kind, field, value, n, _, is_list in rows:
+                counts[(kind, field)][value] += n
+                multi[(kind, field)] |= is_list
+            catalog = [
+                build_field(kind, field, counts[(kind, field)], docs[(kind, field)], multi[(kind, field)], specs.get(field))
+                for kind, field in sorted(counts)
+            ]
+            with conn.transaction():
+                conn.execute("DELETE FROM field_catalog WHERE scope = %s AND bucket = %s", (scope, bucket))
+                with conn.cursor() as cur:
+                    cur.executemany(
+                        "INSERT INTO field_catalog (scope, bucket, kind, field, entry) VALUES (%s, %s, %s, %s, %s)",
+                        [(scope, bucket, f.kind, f.name, Jsonb(f.model_dump(mode="json"))) for f in catalog],
+                    )
+        return catalog
+
+    def field_catalog(self, scope: str, bucket: str) -> list[CatalogField]:
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT entry FROM field_catalog WHERE scope = %s AND bucket = %s ORDER BY kind, field", (scope, bucket)
+            ).fetchall()
+        return [CatalogField.model_validate(entry) for (entry,) in rows]
+
+    def find_annotations(
+        self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None, limit: int = 50
+    ) -> list[dict[str, Any]]:
+        """Annotation rows of `bucket` in `scope` on which every predicate holds."""
+        where, params = self._annotation_where(scope, bucket, predicates, kind)
+        query = sql.SQL(
+            "SELECT a.annotation_id, a.doc_id, a.kind, a.row, a.raw FROM annotations a WHERE {} ORDER BY a.doc_id, a.annotation_id LIMIT %s"
+        ).format(where)
+        with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            return cur.execute(query, [*params, limit]).fetchall()
+
+    def matching_doc_ids(self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None) -> list[str]:
+        """Documents with at least one annotation row on which every predicate holds (an engine pre-filter)."""
+        where, params = self._annotation_where(scope, bucket, predicates, kind)
+        query = sql.SQL("SELECT DISTINCT a.doc_id FROM annotations a WHERE {} ORDER BY 1").format(where)
+        with self.pool.connection() as conn:
+            return [doc_id for (doc_id,) in conn.execute(query, params)]
+
+    def _annotation_where(self, scope: str, bucket: str, predicates: list[Predicate], kind: str | None) -> tuple[sql.Composable, list[Any]]:
+        catalog = [f for f in self.field_catalog(scope, bucket) if kind is None or f.kind == kind]
+        field_types = {f.name: f.type for f in catalog}
+        kinds = {kind} if kind else {f.kind for f in catalog if f.name in {p.field for p in predicates}}
+        if len(kinds) > 1 and kind is None:
+            raise InvalidInput(f"fields {sorted({p.field for p in predicates})} lie on different row kinds {sorted(kinds)}; query one kind at a time")
+        condition, params = compile_predicates(predicates, field_types)
+        where = sql.SQL("a.scope = %s AND a.bucket = %s AND {} AND {}").format(
+            sql.SQL("a.kind = %s") if kinds else sql.SQL("TRUE"), condition
+        )
+        return where, [scope, bucket, *([next(iter(kinds))] if kinds else []), *params]
+

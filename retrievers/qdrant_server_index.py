@@ -1,0 +1,108 @@
+"""Vector index on a Qdrant server through `qdrant-client` (`QDRANT_URL`): the production backend.
+
+The same class runs on qdrant-client's local mode (`location=":memory:"` or `path=...`), which is how the
+conformance suite tests it here, since no Qdrant server can run on these machines. Local mode filters in
+Python and is slow at scale; it is a test double for the server, not an embedded default.
+
+The embedding model and dimension are stored as collection metadata and checked on open.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from qdrant_client import QdrantClient, models
+
+from retrievers.errors import BackendUnavailable
+from retrievers.models import EngineHit, IndexedChunk, SearchFilter
+from retrievers.qdrant_edge_index import PAYLOAD_KEYWORD_FIELDS, UPSERT_BATCH, check_model_signature, chunk_payload
+
+
+def _match(key: str, value: str) -> models.FieldCondition:
+    return models.FieldCondition(key=key, match=models.MatchValue(value=value))
+
+
+def server_filter(f: SearchFilter) -> models.Filter:
+    """The SearchFilter as a qdrant-client filter, field for field the same as `edge_filter`."""
+    must: list[Any] = [_match("scope", f.scope)]
+    if f.bucket is not None:
+        must.append(_match("bucket", f.bucket))
+    if f.doc_ids is not None:
+        must.append(models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(f.doc_ids))))
+    if f.authors is not None:
+        must.append(models.FieldCondition(key="author", match=models.MatchAny(any=list(f.authors))))
+    must += [_match("tags", tag) for tag in f.tags or []]
+    if f.created_after is not None or f.created_before is not None:
+        must.append(models.FieldCondition(key="created_ts", range=models.Range(gte=f.created_after_ts, lte=f.created_before_ts)))
+    return models.Filter(must=must)
+
+
+class QdrantServerVectorIndex:
+    """Cosine similarity over chunk embeddings in one Qdrant collection."""
+
+    def __init__(self, client: QdrantClient, *, collection: str = "ragent_chunks", exact: bool = True, where: str = "Qdrant"):
+        self.client = client
+        self.collection = collection
+        self.exact = exact
+        self.where = where
+
+    @classmethod
+    def from_url(cls, url: str, *, api_key: str | None = None, **kwargs: Any) -> QdrantServerVectorIndex:
+        client = QdrantClient(url=url, api_key=api_key, timeout=5)
+        try:
+            client.get_collections()
+        except Exception as exc:  # qdrant-client raises transport-specific errors; all mean the same here
+            raise BackendUnavailable(
+                f"Qdrant at {url} is unreachable ({type(exc).__name__}); start it or unset QDRANT_URL to use the embedded qdrant-edge index"
+            ) from None
+        return cls(client, where=f"Qdrant collection at {url}", **kwargs)
+
+    def ensure_model(self, model_name: str, dimension: int) -> None:
+        if self.client.collection_exists(self.collection):
+            metadata = self.client.get_collection(self.collection).config.metadata or {}
+            check_model_signature(metadata, model_name, dimension, f"{self.where} '{self.collection}'")
+            return
+        self.client.create_collection(
+            self.collection,
+            vectors_config=models.VectorParams(size=dimension, distance=models.Distance.COSINE),
+            metadata={"model": model_name, "dimension": dimension},
+        )
+        for name in PAYLOAD_KEYWORD_FIELDS:
+            self.client.create_payload_index(self.collection, name, models.PayloadSchemaType.KEYWORD)
+        self.client.create_payload_index(self.collection, "created_ts", models.PayloadSchemaType.INTEGER)
+
+    def upsert(self, chunks: Sequence[IndexedChunk], vectors: Sequence[Sequence[float]]) -> None:
+        points = [
+            models.PointStruct(id=c.chunk_id, vector=list(map(float, v)), payload=chunk_payload(c))
+            for c, v in zip(chunks, vectors, strict=True)
+        ]
+        for start in range(0, len(points), UPSERT_BATCH):
+            self.client.upsert(self.collection, points[start : start + UPSERT_BATCH], wait=True)
+
+    def delete_document(self, scope: str, doc_id: str, keep_hash: str | None = None) -> None:
+        must_not = [_match("content_hash", keep_hash)] if keep_hash is not None else None
+        selector = models.Filter(must=[_match("doc_key", f"{scope}\x1f{doc_id}")], must_not=must_not)
+        self.client.delete(self.collection, points_selector=models.FilterSelector(filter=selector), wait=True)
+
+    def search(self, vector: Sequence[float], filters: SearchFilter, limit: int) -> list[EngineHit]:
+        if limit <= 0:
+            return []
+        response = self.client.query_points(
+            self.collection,
+            query=list(map(float, vector)),
+            query_filter=server_filter(filters),
+            search_params=models.SearchParams(exact=self.exact),
+            limit=limit,
+            with_payload=["doc_id"],
+        )
+        return [EngineHit(chunk_id=str(p.id), doc_id=p.payload["doc_id"], score=float(p.score)) for p in response.points]
+
+    def count(self, filters: SearchFilter) -> int:
+        return self.client.count(self.collection, count_filter=server_filter(filters), exact=True).count
+
+    def stats(self) -> dict[str, Any]:
+        info = self.client.get_collection(self.collection)
+        return {"engine": "qdrant", "chunks": info.points_count, "exact": self.exact}
+
+    def close(self) -> None:
+        self.client.close()

@@ -1,0 +1,55 @@
+"""Runtime settings from the environment: the embedded defaults unless a production backend is named."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+
+def _flag(value: str | None, default: bool) -> bool:
+    return default if value is None else value.strip().lower() in ("1", "true", "yes", "on")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where data lives and which engines serve it.
+
+    `home` holds the embedded Postgres, the Tantivy index and the qdrant-edge shard. `DATABASE_URL`,
+    `OPENSEARCH_URL` and `QDRANT_URL` each replace one embedded engine with a server.
+    """
+
+    home: Path
+    cache_dir: Path
+    database_url: str | None = None
+    opensearch_url: str | None = None
+    opensearch_index: str = "ragent-chunks"
+    qdrant_url: str | None = None
+    qdrant_api_key: str | None = None
+    qdrant_collection: str = "ragent_chunks"
+    exact_vector_search: bool = True
+    embeddings: str = "minilm"
+    openai_embedding_model: str = "text-embedding-3-small"
+    openai_base_url: str | None = None
+    openai_api_key: str | None = None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
+        home = Path(env.get("RAGENT_HOME", Path.cwd() / ".ragent")).expanduser().resolve()
+        cache = Path(env.get("RAGENT_CACHE_DIR", Path(env.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ragent"))
+        return cls(
+            home=home,
+            cache_dir=cache.expanduser().resolve(),
+            database_url=env.get("DATABASE_URL") or None,
+            opensearch_url=env.get("OPENSEARCH_URL") or None,
+            opensearch_index=env.get("OPENSEARCH_INDEX", cls.opensearch_index),
+            qdrant_url=env.get("QDRANT_URL") or None,
+            qdrant_api_key=env.get("QDRANT_API_KEY") or None,
+            qdrant_collection=env.get("QDRANT_COLLECTION", cls.qdrant_collection),
+            exact_vector_search=_flag(env.get("RAGENT_EXACT_VECTOR_SEARCH"), True),
+            embeddings=env.get("RAGENT_EMBEDDINGS", "minilm"),
+            openai_embedding_model=env.get("RAGENT_OPENAI_EMBEDDING_MODEL", cls.openai_embedding_model),
+            openai_base_url=env.get("OPENAI_BASE_URL") or None,
+            openai_api_key=env.get("OPENAI_API_KEY") or None,
+        )

@@ -1,0 +1,89 @@
+"""Builds the engines the settings name: one document store, one keyword index, one vector index, one embedder."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from retrievers.embedding_cache import CachedEmbedder
+from retrievers.errors import InvalidInput
+from retrievers.postgres_store import PostgresStore
+from retrievers.protocols import Embedder, KeywordIndex, VectorIndex
+from retrievers.settings import Settings
+
+
+@dataclass
+class Stack:
+    settings: Settings
+    store: PostgresStore
+    keyword: KeywordIndex
+    vectors: VectorIndex
+    embedder: CachedEmbedder
+
+    def close(self) -> None:
+        self.vectors.close()
+        self.keyword.close()
+        self.embedder.close()
+        self.store.close()
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    if settings.embeddings == "minilm":
+        from retrievers.minilm_embedder import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+    if settings.embeddings == "openai":
+        if not settings.openai_api_key:
+            raise InvalidInput("RAGENT_EMBEDDINGS=openai needs OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible endpoint)")
+        from retrievers.openai_embedder import OpenAIEmbedder
+
+        return OpenAIEmbedder(settings.openai_embedding_model, base_url=settings.openai_base_url, api_key=settings.openai_api_key)
+    raise InvalidInput(f"RAGENT_EMBEDDINGS={settings.embeddings!r} is not known; use 'minilm' or 'openai'")
+
+
+def make_keyword_index(settings: Settings) -> KeywordIndex:
+    if settings.opensearch_url:
+        from retrievers.opensearch_index import OpenSearchKeywordIndex
+
+        return OpenSearchKeywordIndex.from_url(settings.opensearch_url, index=settings.opensearch_index)
+    from retrievers.tantivy_index import TantivyKeywordIndex
+
+    return TantivyKeywordIndex(settings.home / "tantivy")
+
+
+def make_vector_index(settings: Settings) -> VectorIndex:
+    if settings.qdrant_url:
+        from retrievers.qdrant_server_index import QdrantServerVectorIndex
+
+        return QdrantServerVectorIndex.from_url(
+            settings.qdrant_url, api_key=settings.qdrant_api_key, collection=settings.qdrant_collection, exact=settings.exact_vector_search
+        )
+    from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
+
+    return QdrantEdgeVectorIndex(settings.home / "qdrant-edge", exact=settings.exact_vector_search)
+
+
+def make_store(settings: Settings) -> PostgresStore:
+    if settings.database_url:
+        return PostgresStore(settings.database_url)
+    from retrievers.embedded_postgres import embedded_database_url
+
+    return PostgresStore(embedded_database_url(settings.home / "postgres"))
+
+
+def open_stack(settings: Settings | None = None) -> Stack:
+    """Open every engine, failing fast with a one-line error for the first one that cannot be used."""
+    settings = settings or Settings.from_env()
+    store = make_store(settings)
+    opened = [store]
+    try:
+        keyword = make_keyword_index(settings)
+        opened.append(keyword)
+        vectors = make_vector_index(settings)
+        opened.append(vectors)
+        embedder = CachedEmbedder(make_embedder(settings), settings.cache_dir / "embeddings.sqlite")
+        vectors.ensure_model(embedder.model_name, embedder.dimension)
+    except BaseException:
+        for engine in reversed(opened):
+            engine.close()
+        raise
+    return Stack(settings, store, keyword, vectors, embedder)

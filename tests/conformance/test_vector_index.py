@@ -1,0 +1,75 @@
+"""One suite, run unchanged against every VectorIndex adapter (see the `vector_index` fixture).
+
+Vectors are seeded random unit vectors: the suite checks filtering, exact ranking and versioning, which
+do not depend on where vectors come from. The reference ranking is exact cosine similarity in NumPy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from retrievers.errors import EmbeddingModelMismatch
+from retrievers.models import IndexedChunk, SearchFilter
+from tests.conformance.corpus import FILTERS, make_chunks, matches_filter
+
+DIM = 16
+
+
+def _vectors(n: int, seed: int = 7) -> np.ndarray:
+    v = np.random.default_rng(seed).normal(size=(n, DIM))
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+@pytest.fixture
+def loaded_index(vector_index):
+    vector_index.ensure_model("test-model", DIM)
+    vector_index.upsert(make_chunks(), _vectors(len(make_chunks())).tolist())
+    return vector_index
+
+
+@pytest.mark.parametrize("name", sorted(FILTERS))
+def test_filtered_top10_equals_exact_reference(loaded_index, name):
+    f = FILTERS[name]
+    chunks, vectors = make_chunks(), _vectors(len(make_chunks()))
+    query = _vectors(1, seed=99)[0]
+    scores = vectors @ query
+    allowed = [i for i, c in enumerate(chunks) if matches_filter(c, f)]
+    expected = [chunks[i].chunk_id for i in sorted(allowed, key=lambda i: -scores[i])[:10]]
+    hits = loaded_index.search(query.tolist(), f, limit=10)
+    assert [h.chunk_id for h in hits] == expected
+    assert [round(h.score, 4) for h in hits] == [round(float(scores[chunks.index(next(c for c in chunks if c.chunk_id == h.chunk_id))]), 4) for h in hits]
+    assert loaded_index.count(f) == len(allowed)
+
+
+def test_a_vector_finds_itself_first(loaded_index):
+    chunks, vectors = make_chunks(), _vectors(len(make_chunks()))
+    hits = loaded_index.search(vectors[5].tolist(), SearchFilter(scope=chunks[5].scope), limit=3)
+    assert hits[0].chunk_id == chunks[5].chunk_id and hits[0].doc_id == chunks[5].doc_id
+    assert hits[0].score == pytest.approx(1.0, abs=1e-4)
+
+
+def test_upsert_of_the_same_chunk_does_not_duplicate(loaded_index):
+    loaded_index.upsert(make_chunks()[:4], _vectors(len(make_chunks()))[:4].tolist())
+    assert loaded_index.count(SearchFilter(scope="tenant_a")) == sum(c.scope == "tenant_a" for c in make_chunks())
+
+
+def test_delete_document_keeps_only_the_new_version(loaded_index):
+    new = IndexedChunk(
+        chunk_id=IndexedChunk.make_id("tenant_a", "doc-01", "v2", 0), doc_id="doc-01", scope="tenant_a",
+        bucket="contracts", content_hash="v2", ordinal=0, title="Document 1", text="rewritten",
+    )
+    loaded_index.upsert([new], _vectors(1, seed=3).tolist())
+    loaded_index.delete_document("tenant_a", "doc-01", keep_hash="v2")
+    only_doc = SearchFilter(scope="tenant_a", doc_ids=["doc-01"])
+    assert [h.chunk_id for h in loaded_index.search(_vectors(1, seed=3)[0].tolist(), only_doc, limit=10)] == [new.chunk_id]
+    loaded_index.delete_document("tenant_a", "doc-01")
+    assert loaded_index.count(only_doc) == 0
+    assert loaded_index.count(SearchFilter(scope="tenant_b")) == sum(c.scope == "tenant_b" for c in make_chunks())
+
+
+def test_another_embedding_model_is_refused(loaded_index, vector_index_factory):
+    with pytest.raises(EmbeddingModelMismatch, match="test-model"):
+        vector_index_factory().ensure_model("other-model", DIM)
+    with pytest.raises(EmbeddingModelMismatch, match="dimension 32"):
+        vector_index_factory().ensure_model("test-model", DIM * 2)
