@@ -96,3 +96,35 @@ def store(database_url):
     s = PostgresStore(database_url)
     yield s
     s.close()
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    """The real all-MiniLM-L6-v2 from its wheel, loaded once per session (it takes seconds to load)."""
+    from retrievers.minilm_embedder import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+@pytest.fixture
+def stack(database_url, tmp_path, minilm):
+    """The embedded stack on a fresh database and fresh engine folders, with the real MiniLM and a per-test cache."""
+    from retrievers.embedding_cache import CachedEmbedder
+    from retrievers.postgres_store import PostgresStore
+    from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
+    from retrievers.settings import Settings
+    from retrievers.stack import Stack
+    from retrievers.tantivy_index import TantivyKeywordIndex
+
+    embedder = CachedEmbedder(minilm, tmp_path / "cache" / "embeddings.sqlite")
+    vectors = QdrantEdgeVectorIndex(tmp_path / "qdrant-edge")
+    vectors.ensure_model(embedder.model_name, embedder.dimension)
+    s = Stack(
+        settings=Settings(home=tmp_path, cache_dir=tmp_path / "cache", database_url=database_url),
+        store=PostgresStore(database_url),
+        keyword=TantivyKeywordIndex(tmp_path / "tantivy"),
+        vectors=vectors,
+        embedder=embedder,
+    )
+    yield s
+    s.close()

@@ -1,0 +1,31 @@
+# Two commands do everything on a fresh machine:
+#   make demo   set up, ingest the sample corpus on the embedded engines, run searches of every kind
+#   make test   set up and run the tests
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+export HF_HUB_OFFLINE := 1
+export LANGSMITH_TEST_TRACKING := false
+export LANGGRAPH_CLI_NO_ANALYTICS := 1
+
+.PHONY: setup demo test bench
+
+setup: $(VENV)/.installed
+
+# torch is installed first and pinned: 2.13.0 is the CPU build this machine has on disk; an unpinned torch
+# would pull a multi-GB CUDA build.
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+demo: setup
+	$(BIN)/ragent demo
+
+test: setup
+	$(BIN)/python -m pytest
+
+bench: setup
+	$(BIN)/python -m evals.bench_retrieval

@@ -1,0 +1,237 @@
+"""The `ragent` command line: ingestion, the three kinds of search, annotations, catalogs and the demo.
+
+Every error a user can cause or fix (a bad bucket, an unreadable annotations file, an unreachable backend)
+is printed as one line that says what to do, with exit status 2; nothing is half-written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from retrievers.annotation_filters import Predicate
+from retrievers.errors import RagentError
+from retrievers.models import DEFAULT_SCOPE, SearchFilter
+
+SNIPPET_CHARS = 160
+
+
+def shared_data_dir() -> Path:
+    """`../shared/data` beside the project (or `RAGENT_SHARED_DATA`), where the real datasets live."""
+    return Path(os.environ.get("RAGENT_SHARED_DATA", Path.cwd().parent / "shared" / "data")).resolve()
+
+
+def _parse_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _print_hits(hits) -> None:
+    if not hits:
+        print("  (no results)")
+    for rank, hit in enumerate(hits, start=1):
+        snippet = " ".join(hit.text.split())[:SNIPPET_CHARS]
+        print(f"  {rank:2d}. [{hit.bucket}] {hit.doc_id}  score={hit.score:.4f}  chars {hit.start}-{hit.end}\n      {snippet}")
+
+
+def cmd_ingest(args: argparse.Namespace) -> None:
+    from retrievers import loaders
+    from retrievers.ingest import Ingestor
+    from retrievers.stack import open_stack
+
+    if args.dataset:
+        module = loaders.DATASETS[args.dataset]
+        path = Path(args.path) if args.path else shared_data_dir() / loaders.DATASET_FOLDERS[args.dataset]
+        items, specs = module.load(path, limit=args.limit), module.FIELDS
+    else:
+        if not args.path or not args.bucket:
+            raise RagentError("give a folder and its bucket (`ragent ingest PATH --bucket NAME`) or a dataset (`--dataset NAME`)")
+        from retrievers.loaders import files
+
+        items = files.load(Path(args.path), bucket=args.bucket, annotations_file=Path(args.annotations) if args.annotations else None)
+        specs = ()
+    stack = open_stack()
+    try:
+        if args.bucket:
+            stack.store.require_bucket(args.bucket)
+        items = _in_scope(items, args.scope)
+        report = Ingestor(stack).ingest(items, field_specs=specs, total=args.limit)
+    finally:
+        stack.close()
+    print(report.summary())
+
+
+def _in_scope(items, scope: str):
+    for item in items:
+        if scope != DEFAULT_SCOPE and hasattr(item, "document"):
+            item.document.scope = scope
+        yield item
+
+
+def cmd_search(args: argparse.Namespace) -> None:
+    from retrievers.search import Retriever
+    from retrievers.stack import open_stack
+
+    filters = SearchFilter(
+        scope=args.scope, bucket=args.bucket, doc_ids=args.doc_id, authors=args.author, tags=args.tag,
+        created_after=args.created_after, created_before=args.created_before,
+    )
+    stack = open_stack()
+    try:
+        hits = getattr(Retriever(stack), args.mode)(args.query, filters, args.top_k)
+    finally:
+        stack.close()
+    _print_hits(hits)
+
+
+def cmd_annotations(args: argparse.Namespace) -> None:
+    from retrievers.stack import open_stack
+
+    predicates = [Predicate(field=f, op=op, value=None if op == "exists" else _parse_value(v)) for f, op, v in args.where]
+    stack = open_stack()
+    try:
+        stack.store.require_bucket(args.bucket)
+        rows = stack.store.find_annotations(args.scope, args.bucket, predicates, limit=args.limit)
+    finally:
+        stack.close()
+    for row in rows:
+        print(f"  {row['annotation_id']}  {json.dumps(row['row'], ensure_ascii=False)[:200]}")
+    print(f"{len(rows)} row(s)")
+
+
+def cmd_catalog(args: argparse.Namespace) -> None:
+    from retrievers.stack import open_stack
+
+    stack = open_stack()
+    try:
+        stack.store.require_bucket(args.bucket)
+        catalog = stack.store.field_catalog(args.scope, args.bucket)
+    finally:
+        stack.close()
+    for f in catalog:
+        shown = f.values if f.values is not None else f.examples
+        span = f"  range {f.min} .. {f.max}" if f.min is not None else ""
+        print(f"  {f.kind}.{f.name}: {f.type}{'[]' if f.multi else ''}  in {f.doc_count} docs{span}  e.g. {shown[:8]}")
+
+
+def cmd_buckets(args: argparse.Namespace) -> None:
+    from retrievers.stack import open_stack
+
+    stack = open_stack()
+    try:
+        if args.action == "add":
+            stack.store.add_bucket(args.name, args.description)
+        for name, description in stack.store.buckets().items():
+            print(f"  {name}: {description}")
+    finally:
+        stack.close()
+
+
+def cmd_stats(args: argparse.Namespace) -> None:
+    from retrievers.stack import open_stack
+
+    stack = open_stack()
+    try:
+        print(json.dumps({"store": stack.store.counts(), "keyword": stack.keyword.stats(), "vectors": stack.vectors.stats()}, indent=2))
+    finally:
+        stack.close()
+
+
+def cmd_demo(args: argparse.Namespace) -> None:
+    from retrievers.loaders import sample
+    from retrievers.ingest import Ingestor
+    from retrievers.search import Retriever
+    from retrievers.stack import open_stack
+
+    stack = open_stack()
+    try:
+        print("== ingesting the sample corpus")
+        print(Ingestor(stack).ingest(sample.load(), field_specs=sample.FIELDS).summary())
+        retriever = Retriever(stack)
+        for mode, query, bucket in sample.DEMO_SEARCHES:
+            print(f"\n== {mode} search: {query!r}" + (f" in {bucket}" if bucket else ""))
+            _print_hits(getattr(retriever, mode)(query, SearchFilter(bucket=bucket), 3))
+        for bucket, predicates in sample.DEMO_PREDICATES:
+            described = " AND ".join(f"{p.field} {p.op} {p.value}" for p in predicates)
+            rows = stack.store.find_annotations(DEFAULT_SCOPE, bucket, predicates)
+            print(f"\n== annotations in {bucket} where {described}: {len(rows)} row(s)")
+            for row in rows[:5]:
+                print(f"  {row['annotation_id']}  {json.dumps(row['row'], ensure_ascii=False)[:160]}")
+    finally:
+        stack.close()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ragent", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    demo = sub.add_parser("demo", help="ingest the sample corpus and run searches of every kind")
+    demo.set_defaults(run=cmd_demo)
+
+    ingest = sub.add_parser("ingest", help="ingest a folder (.txt .md .json .jsonl .pdf) or a dataset from ../shared/data")
+    ingest.add_argument("path", nargs="?", help="folder to ingest (or a dataset folder with --dataset)")
+    ingest.add_argument("--bucket", help="bucket of the folder's documents")
+    ingest.add_argument("--annotations", help="JSONL file of annotation rows: {doc_id, kind, row, raw}")
+    ingest.add_argument("--dataset", choices=["cuad", "kleister_nda", "sroie", "invoices", "scifact", "hotpotqa", "sample"])
+    ingest.add_argument("--limit", type=int, help="ingest at most this many documents")
+    ingest.add_argument("--scope", default=DEFAULT_SCOPE, help="tenant or workspace the documents belong to")
+    ingest.set_defaults(run=cmd_ingest)
+
+    search = sub.add_parser("search", help="keyword, semantic or fused search over chunks")
+    search.add_argument("mode", choices=["keyword", "semantic", "fused"])
+    search.add_argument("query")
+    search.add_argument("--bucket")
+    search.add_argument("--scope", default=DEFAULT_SCOPE)
+    search.add_argument("--top-k", type=int, default=10)
+    search.add_argument("--doc-id", action="append", help="restrict to these documents (repeatable)")
+    search.add_argument("--author", action="append", help="any of these authors (repeatable)")
+    search.add_argument("--tag", action="append", help="all of these tags (repeatable)")
+    search.add_argument("--created-after", help="YYYY-MM-DD")
+    search.add_argument("--created-before", help="YYYY-MM-DD")
+    search.set_defaults(run=cmd_search)
+
+    annotations = sub.add_parser("annotations", help="annotation rows of a bucket matching predicates")
+    annotations.add_argument("bucket")
+    annotations.add_argument("--where", nargs=3, action="append", default=[], metavar=("FIELD", "OP", "VALUE"),
+                             help="e.g. --where notice_period_days '<' 60 (VALUE is JSON when it parses, else text)")
+    annotations.add_argument("--scope", default=DEFAULT_SCOPE)
+    annotations.add_argument("--limit", type=int, default=50)
+    annotations.set_defaults(run=cmd_annotations)
+
+    catalog = sub.add_parser("catalog", help="the annotation fields of a bucket: types, counts, values")
+    catalog.add_argument("bucket")
+    catalog.add_argument("--scope", default=DEFAULT_SCOPE)
+    catalog.set_defaults(run=cmd_catalog)
+
+    buckets = sub.add_parser("buckets", help="list buckets, or add one")
+    buckets.add_argument("action", nargs="?", choices=["list", "add"], default="list")
+    buckets.add_argument("name", nargs="?")
+    buckets.add_argument("--description", default="")
+    buckets.set_defaults(run=cmd_buckets)
+
+    stats = sub.add_parser("stats", help="counts and sizes of every store")
+    stats.set_defaults(run=cmd_stats)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.run(args)
+    except RagentError as error:
+        print(f"ragent: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ragent: interrupted; documents already committed stay, the rest can be ingested again", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

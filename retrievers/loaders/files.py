@@ -1,0 +1,329 @@
+"""A user's folder of files as documents: `.txt`, `.md`, `.json`, `.jsonl` and PDFs with a text layer.
+
+A file that cannot be used (binary, not UTF-8, empty, a scanned PDF, JSON that does not parse) does not stop
+the load: it comes out as a `Skipped` record, in order with the documents, so the caller can count and show
+them. The annotations file is different: it is checked completely when `load` is called, and a problem in it
+raises `InvalidInput` before any document comes out, so that nothing is half-ingested with wrong labels.
+
+Document ids: a `.txt`, `.md` or `.pdf` file's id is its path relative to the folder ("notes/q3.md").
+A `.json` file holds one document object or a list of them, a `.jsonl` file one object a line; an object's
+id is its `doc_id`, `id` or `_id`, else its place in the file ("a.json", "list.json#2", "docs.jsonl:7").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from pypdf import PdfReader
+
+from retrievers.errors import InvalidInput
+from retrievers.models import BUCKET_NAME_RE, AnnotationRow, Document, FieldSpec, FieldType, SourceDocument
+
+BUCKET = "generic"
+SUPPORTED_SUFFIXES = (".txt", ".md", ".json", ".jsonl", ".pdf")
+_ID_KEYS = ("doc_id", "id", "_id")
+_BODY_KEYS = ("text", "body")
+_BINARY_SNIFF_BYTES = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file, or one record of a file, that was not loaded, and why, in words a user can act on.
+
+    `path` is relative to the folder; a record inside a file adds its place: "docs.jsonl:12", "list.json#3".
+    """
+
+    path: str
+    reason: str
+
+
+def load(
+    path: Path,
+    *,
+    bucket: str = BUCKET,
+    annotations_file: Path | None = None,
+    limit: int | None = None,
+) -> Iterator[SourceDocument | Skipped]:
+    """The documents of every supported file under `path` (recursively, in path order), and a `Skipped`
+    record for each file or record that could not be used. `limit` counts documents, not skips.
+
+    Hidden files and folders (".git", ".DS_Store") and the annotations file itself are not documents and
+    are passed over silently. Raises `InvalidInput` at once when the folder or bucket is unusable or the
+    annotations file is invalid.
+    """
+    folder = Path(path)
+    if not folder.is_dir():
+        raise InvalidInput(f"{folder} is not a folder; pass the folder that holds the documents")
+    if not BUCKET_NAME_RE.match(bucket):
+        raise InvalidInput(f"bucket {bucket!r} is not a valid name; use lowercase letters, digits and '_' (2-40 characters)")
+    skip = {annotations_file.resolve()} if annotations_file else set()
+    extra_rows = _read_annotations_file(annotations_file, folder, skip) if annotations_file else {}
+    return _documents(folder, bucket, extra_rows, skip, limit)
+
+
+def infer_field_specs(rows: Iterable[Mapping[str, Any]]) -> list[FieldSpec]:
+    """The field list of some annotation rows, each field typed from the values it holds.
+
+    A field whose values are all whole numbers is an integer, all numbers (whole or not) a number, all
+    booleans a boolean, all ISO dates ("2024-03-01") a date; any other mix, or a field with no values, is
+    a string because text is the one type every value can be compared as. A field holding a list in any
+    row is multi-valued, typed by the list items. Fields come in the order they are first seen.
+    """
+    types: dict[str, set[FieldType]] = {}
+    multi: set[str] = set()
+    for row in rows:
+        for name, value in row.items():
+            found = types.setdefault(name, set())
+            if isinstance(value, list):
+                multi.add(name)
+            for item in value if isinstance(value, list) else [value]:
+                if item is not None:
+                    found.add(_value_type(item))
+    return [FieldSpec(name=name, type=_common_type(found), multi=name in multi) for name, found in types.items()]
+
+
+def _value_type(value: Any) -> FieldType:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str) and _is_iso_date(value):
+        return "date"
+    return "string"
+
+
+def _common_type(found: set[FieldType]) -> FieldType:
+    if found == {"integer", "number"}:
+        return "number"
+    return found.pop() if len(found) == 1 else "string"
+
+
+def _is_iso_date(text: str) -> bool:
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return False
+    try:
+        date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+# --- walking the folder -------------------------------------------------------------------------------
+
+
+class _Unusable(Exception):
+    """A whole file cannot be used; the message is the reason shown in its `Skipped` record."""
+
+
+Record = tuple[str, dict[str, Any]]  # (place in the folder, the document's fields as read)
+
+
+def _documents(
+    folder: Path, bucket: str, extra_rows: dict[str, list[AnnotationRow]], skip: set[Path], limit: int | None
+) -> Iterator[SourceDocument | Skipped]:
+    seen: dict[str, str] = {}
+    if limit == 0:
+        return
+    for item in _records(folder, skip, ids_only=False):
+        if isinstance(item, Skipped):
+            yield item
+            continue
+        place, fields = item
+        doc_id = fields["doc_id"]
+        if doc_id in seen:
+            yield Skipped(place, f"doc_id {doc_id!r} is already used by {seen[doc_id]}; give each document its own id")
+            continue
+        try:
+            document = _source_document(bucket, fields, extra_rows.get(doc_id, []))
+        except ValidationError as error:
+            yield Skipped(place, _validation_reason(error))
+            continue
+        seen[doc_id] = place
+        yield document
+        if len(seen) == limit:
+            return
+
+
+def _records(folder: Path, skip: set[Path], *, ids_only: bool) -> Iterator[Record | Skipped]:
+    """Each file's documents as (place, fields), or a `Skipped` record. With `ids_only`, files whose id is
+    their path are not read at all, and their fields hold nothing but the id."""
+    for file in sorted(folder.rglob("*")):
+        relative = file.relative_to(folder)
+        if file.is_dir() or any(part.startswith(".") for part in relative.parts) or file.resolve() in skip:
+            continue
+        place = relative.as_posix()
+        reader = _READERS.get(file.suffix.lower())
+        if reader is None:
+            yield Skipped(place, f"unsupported file type {file.suffix or '(none)'!r}; supported: {', '.join(SUPPORTED_SUFFIXES)}")
+            continue
+        if ids_only and reader in (_read_plain, _read_pdf):
+            yield place, {"doc_id": place}
+            continue
+        try:
+            for item in reader(file, place):
+                yield item if isinstance(item, Skipped) else (item[0], {**item[1], "source": str(file)})
+        except _Unusable as problem:
+            yield Skipped(place, str(problem))
+        except OSError as error:
+            yield Skipped(place, f"cannot be read ({error.strerror or error})")
+
+
+def _read_text(file: Path) -> str:
+    data = file.read_bytes()
+    if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
+        raise _Unusable("binary file, not text")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise _Unusable(f"not UTF-8 text (byte {error.start}); save it as UTF-8") from error
+    if not text.strip():
+        raise _Unusable("empty file")
+    return text
+
+
+def _read_plain(file: Path, place: str) -> Iterator[Record]:
+    body = _read_text(file)
+    yield place, {"doc_id": place, "title": _markdown_title(body) if file.suffix.lower() == ".md" else file.stem, "body": body}
+
+
+def _markdown_title(body: str) -> str:
+    """The first level-one heading of a Markdown file, else nothing."""
+    match = re.search(r"^#\s+(.+?)\s*#*\s*$", body, re.MULTILINE)
+    return match[1] if match else ""
+
+
+def _read_pdf(file: Path, place: str) -> Iterator[Record]:
+    # pypdf raises many exception types on damaged files (its own, ValueError, KeyError...): any failure
+    # to parse means this one file is unusable, never that the load should stop.
+    try:
+        reader = PdfReader(file)
+        body = "\n\n".join(page.extract_text() or "" for page in reader.pages)
+        metadata = reader.metadata
+        title = (metadata.title if metadata else None) or file.stem
+        created_at = metadata.creation_date if metadata else None
+    except Exception as error:  # noqa: BLE001 - see above
+        raise _Unusable(f"not a readable PDF ({type(error).__name__}: {error})") from error
+    if not body.strip():
+        raise _Unusable("PDF has no text layer (a scan?); run OCR on it first")
+    yield place, {"doc_id": place, "title": title, "body": body, "created_at": created_at}
+
+
+def _read_json(file: Path, place: str) -> Iterator[Record | Skipped]:
+    try:
+        data = json.loads(_read_text(file))
+    except json.JSONDecodeError as error:
+        raise _Unusable(f"not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})") from error
+    if isinstance(data, dict):
+        yield _json_record(data, place)
+    elif isinstance(data, list):
+        for number, item in enumerate(data, start=1):
+            yield _json_record(item, f"{place}#{number}")
+    else:
+        raise _Unusable("JSON must be a document object or a list of document objects")
+
+
+def _read_jsonl(file: Path, place: str) -> Iterator[Record | Skipped]:
+    for number, line in enumerate(_read_text(file).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as error:
+            yield Skipped(f"{place}:{number}", f"not valid JSON ({error.msg})")
+            continue
+        yield _json_record(item, f"{place}:{number}")
+
+
+def _json_record(item: Any, place: str) -> Record | Skipped:
+    """The fields of one JSON document object: its id (or its place), title, body and the optional keys."""
+    if not isinstance(item, dict):
+        return Skipped(place, "not a JSON object; a document is an object with a 'text' or 'body' key")
+    body = next((item[key] for key in _BODY_KEYS if key in item), None)
+    if not isinstance(body, str):
+        return Skipped(place, "no 'text' or 'body' string; a document needs its text under one of them")
+    doc_id = next((str(item[key]) for key in _ID_KEYS if item.get(key) not in (None, "")), place)
+    fields = {key: item[key] for key in ("title", "author", "tags", "created_at", "annotations") if key in item}
+    return place, {**fields, "doc_id": doc_id, "body": body}
+
+
+_READERS: dict[str, Callable[[Path, str], Iterator[Record | Skipped]]] = {
+    ".txt": _read_plain,
+    ".md": _read_plain,
+    ".json": _read_json,
+    ".jsonl": _read_jsonl,
+    ".pdf": _read_pdf,
+}
+
+
+def _source_document(bucket: str, fields: dict[str, Any], extra_rows: list[AnnotationRow]) -> SourceDocument:
+    """Raises `ValidationError` with a readable message when a field or an embedded annotation is invalid."""
+    document = Document(
+        doc_id=fields["doc_id"],
+        bucket=bucket,
+        title=fields.get("title") or "",
+        author=fields.get("author"),
+        tags=fields.get("tags") or [],
+        created_at=fields.get("created_at"),
+        source=fields["source"],
+        body=fields["body"],
+    )
+    embedded = [AnnotationRow.model_validate(row) for row in fields.get("annotations") or []]
+    return SourceDocument(document=document, annotations=[*embedded, *extra_rows])
+
+
+def _validation_reason(error: ValidationError) -> str:
+    return "; ".join(f"{'.'.join(str(part) for part in e['loc']) or 'document'}: {e['msg']}" for e in error.errors())
+
+
+# --- the annotations file -----------------------------------------------------------------------------
+
+_ANNOTATION_LINE_HELP = 'each line must be {"doc_id": ..., "kind": "properties", "row": {...}, "raw": {...}}'
+
+
+def _read_annotations_file(file: Path, folder: Path, skip: set[Path]) -> dict[str, list[AnnotationRow]]:
+    """Every row of the annotations file by doc_id; raises `InvalidInput` on the first problem found."""
+    if not file.is_file():
+        raise InvalidInput(f"annotations file {file} not found; pass an existing JSONL file or none")
+    rows: dict[str, list[AnnotationRow]] = {}
+    first_line: dict[str, int] = {}
+    try:
+        lines = file.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise InvalidInput(f"annotations file {file} is not UTF-8 text; save it as UTF-8 JSONL") from error
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            doc_id, row = _annotation_line(line, f"{file}:{number}")
+            rows.setdefault(doc_id, []).append(row)
+            first_line.setdefault(doc_id, number)
+    known = {item[1]["doc_id"] for item in _records(folder, skip, ids_only=True) if not isinstance(item, Skipped)}
+    unknown = sorted(set(rows) - known, key=first_line.__getitem__)
+    if unknown:
+        others = f" (and {len(unknown) - 1} more unknown doc_ids)" if len(unknown) > 1 else ""
+        raise InvalidInput(
+            f"{file}:{first_line[unknown[0]]}: doc_id {unknown[0]!r} is not a document in {folder}{others}; "
+            "use the file's path relative to the folder, or the id inside a .json/.jsonl document"
+        )
+    return rows
+
+
+def _annotation_line(line: str, where: str) -> tuple[str, AnnotationRow]:
+    try:
+        item = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise InvalidInput(f"{where}: not valid JSON ({error.msg}); {_ANNOTATION_LINE_HELP}") from error
+    if not isinstance(item, dict) or item.get("doc_id") in (None, "") or not isinstance(item.get("row"), dict):
+        raise InvalidInput(f"{where}: missing 'doc_id' or 'row'; {_ANNOTATION_LINE_HELP}")
+    try:
+        row = AnnotationRow.model_validate({key: value for key, value in item.items() if key != "doc_id"})
+    except ValidationError as error:
+        raise InvalidInput(f"{where}: {_validation_reason(error)}; {_ANNOTATION_LINE_HELP}") from error
+    return str(item["doc_id"]), row

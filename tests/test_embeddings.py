@@ -1,0 +1,97 @@
+"""Embedders: the bundled MiniLM, an OpenAI-compatible endpoint over real HTTP, and the on-disk cache."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+import pytest
+
+from retrievers.embedding_cache import CachedEmbedder
+from retrievers.errors import BackendUnavailable
+from retrievers.openai_embedder import OpenAIEmbedder
+
+
+def test_minilm_gives_normalised_384_dim_vectors_that_rank_paraphrases_first(minilm):
+    a, b, c = np.array(minilm.embed_documents([
+        "Either party may terminate the agreement with sixty days notice.",
+        "The contract can be ended by one side giving two months' warning.",
+        "Receipt for two coffees and a croissant paid by card.",
+    ]))
+    assert a.shape == (384,) and np.linalg.norm(a) == pytest.approx(1.0, abs=1e-4)
+    assert a @ b > a @ c + 0.2
+
+
+def test_minilm_token_spans_are_offsets_into_the_text(minilm):
+    text = "Invoice INV-2024-0042: total €1,234.50"
+    spans = minilm.token_spans(text)
+    assert [text[s:e] for s, e in spans[:3]] == ["In", "vo", "ice"]
+    assert all(0 <= s < e <= len(text) for s, e in spans)
+    assert [s for s, _ in spans] == sorted(s for s, _ in spans)
+    assert "".join(text[s:e] for s, e in spans) == text.replace(" ", "")
+
+
+class _Counting:
+    """Wraps a real embedder and counts the texts it is asked to embed."""
+
+    def __init__(self, inner):
+        self.inner, self.calls = inner, 0
+        self.model_name, self.dimension, self.window_tokens = inner.model_name, inner.dimension, inner.window_tokens
+
+    def token_spans(self, text):
+        return self.inner.token_spans(text)
+
+    def embed_documents(self, texts):
+        self.calls += len(texts)
+        return self.inner.embed_documents(texts)
+
+
+def test_cache_embeds_each_text_once_across_processes(minilm, tmp_path):
+    counting = _Counting(minilm)
+    first = CachedEmbedder(counting, tmp_path / "cache.sqlite")
+    vectors = first.embed_documents(["alpha", "beta", "alpha"])
+    assert counting.calls == 2 and (first.hits, first.misses) == (1, 2)
+    first.close()
+    second = CachedEmbedder(counting, tmp_path / "cache.sqlite")
+    assert np.allclose(second.embed_documents(["beta", "alpha"]), [vectors[1], vectors[0]], atol=1e-6)
+    assert counting.calls == 2 and second.hits == 2
+    second.close()
+
+
+class _EmbeddingsEndpoint(BaseHTTPRequestHandler):
+    """A minimal OpenAI-compatible /v1/embeddings: vector = [len(text), count of 'a', 1]."""
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        data = [{"object": "embedding", "index": i, "embedding": [float(len(t)), float(t.count("a")), 1.0]} for i, t in enumerate(texts)]
+        payload = json.dumps({"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(payload.encode())
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def endpoint():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _EmbeddingsEndpoint)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+
+
+def test_openai_compatible_endpoint_is_used_for_documents_and_dimension(endpoint):
+    embedder = OpenAIEmbedder("tiny", base_url=endpoint, api_key="test-key")
+    assert embedder.model_name == "openai:tiny" and embedder.dimension == 3
+    assert embedder.embed_documents(["banana", "kiwi"]) == [[6.0, 3.0, 1.0], [4.0, 0.0, 1.0]]
+    assert embedder.token_spans("two words") == [(0, 3), (4, 9)]
+
+
+def test_unreachable_embeddings_endpoint_is_a_clear_error():
+    with pytest.raises(BackendUnavailable, match=r"embeddings endpoint http://127\.0\.0\.1:9/v1 failed .*OPENAI_BASE_URL"):
+        OpenAIEmbedder("tiny", base_url="http://127.0.0.1:9/v1", api_key="k")

@@ -1,0 +1,127 @@
+"""Ingestion into the real embedded stack: counts agree across stores, re-ingest is free, updates replace."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from retrievers.errors import InvalidInput
+from retrievers.ingest import Ingestor
+from retrievers.loaders import files
+from retrievers.models import SearchFilter
+from retrievers.search import Retriever
+
+CONTRACT = (
+    "MASTER SERVICES AGREEMENT between Northwind Traders LLC and Contoso Ltd. "
+    + "The Supplier shall provide support services as described in each statement of work. " * 40
+    + "Either party may terminate this Agreement by giving sixty (60) days prior written notice to the other party. "
+    + "This Agreement shall be governed by the laws of the State of Delaware."
+)
+
+
+def _folder(tmp_path, **docs: str):
+    folder = tmp_path / "docs"
+    folder.mkdir(exist_ok=True)
+    for name, text in docs.items():
+        (folder / name).write_text(text)
+    return folder
+
+
+def _counts_agree(stack) -> dict:
+    store = stack.store.counts()
+    everything = SearchFilter()
+    assert stack.keyword.count(everything) == store["chunks"] == stack.vectors.count(everything)
+    return store
+
+
+def test_ingest_writes_every_store_and_chunks_long_documents_with_offsets(stack, tmp_path):
+    folder = _folder(tmp_path, **{"msa.txt": CONTRACT, "memo.md": "# Lunch\n\nThe cafeteria closes at three on Fridays."})
+    report = Ingestor(stack).ingest(files.load(folder, bucket="contracts"), progress=False)
+    assert (report.added, report.unchanged, report.skipped) == (2, 0, [])
+    counts = _counts_agree(stack)
+    assert counts["documents"] == 2 and counts["chunks"] == report.chunks > 2
+    body = stack.store.get_document("default", "msa.txt")["body"]
+    hits = Retriever(stack).keyword("Delaware", SearchFilter(doc_ids=["msa.txt"]), 5)
+    assert hits and body[hits[0].start : hits[0].end] == hits[0].text and "Delaware" in hits[0].text
+
+
+def test_reingest_is_free_and_a_changed_document_replaces_its_old_chunks(stack, tmp_path):
+    folder = _folder(tmp_path, **{"msa.txt": CONTRACT, "memo.txt": "Cafeteria hours change next week."})
+    Ingestor(stack).ingest(files.load(folder, bucket="contracts"), progress=False)
+    again = Ingestor(stack).ingest(files.load(folder, bucket="contracts"), progress=False)
+    assert (again.unchanged, again.added, again.updated, again.embeddings_computed) == (2, 0, 0, 0)
+
+    (folder / "memo.txt").write_text("The cafeteria now opens at seven in the morning.")
+    changed = Ingestor(stack).ingest(files.load(folder, bucket="contracts"), progress=False)
+    assert (changed.updated, changed.unchanged) == (1, 1)
+    _counts_agree(stack)
+    assert stack.store.get_document("default", "memo.txt")["version"] == 2
+    assert Retriever(stack).keyword("hours change next week", SearchFilter(doc_ids=["memo.txt"]), 5) == []
+    assert Retriever(stack).keyword("opens at seven", SearchFilter(doc_ids=["memo.txt"]), 5)
+
+
+def test_semantic_search_finds_a_paraphrase_and_fused_combines_both(stack, tmp_path):
+    folder = _folder(tmp_path, **{"msa.txt": CONTRACT, "memo.txt": "The cafeteria closes at three on Fridays."})
+    Ingestor(stack).ingest(files.load(folder, bucket="contracts"), progress=False)
+    retriever = Retriever(stack)
+    hits = retriever.semantic("how much warning is needed to cancel the deal", SearchFilter(), 3)
+    assert hits[0].doc_id == "msa.txt" and "sixty (60) days" in hits[0].text
+    assert retriever.fused("when does the canteen shut", SearchFilter(), 3)[0].doc_id == "memo.txt"
+
+
+def test_scopes_are_isolated(stack, tmp_path):
+    folder = _folder(tmp_path, **{"msa.txt": CONTRACT})
+    items = list(files.load(folder, bucket="contracts"))
+    for item in items:
+        item.document.scope = "tenant_b"
+    Ingestor(stack).ingest(items, progress=False)
+    retriever = Retriever(stack)
+    for mode in ("keyword", "semantic", "fused"):
+        assert getattr(retriever, mode)("Delaware", SearchFilter(), 10) == []
+        assert getattr(retriever, mode)("Delaware", SearchFilter(scope="tenant_b"), 10)
+
+
+def test_chunks_that_postgres_has_not_committed_are_never_returned(stack, tmp_path):
+    """A crash after the engines were written but before the Postgres commit leaves nothing visible."""
+    folder = _folder(tmp_path, **{"msa.txt": CONTRACT})
+    ingestor = Ingestor(stack)
+    source = next(iter(files.load(folder, bucket="contracts")))
+    chunks, indexed = ingestor._chunk(source, source.content_hash())
+    stack.keyword.upsert(indexed)
+    stack.vectors.upsert(indexed, stack.embedder.embed_documents([c.text for c in indexed]))
+    assert stack.keyword.search("Delaware", SearchFilter(), 5), "the engine holds the uncommitted chunks"
+    assert Retriever(stack).keyword("Delaware", SearchFilter(), 5) == []
+    assert Retriever(stack).semantic("Delaware governing law", SearchFilter(), 5) == []
+    report = ingestor.ingest(files.load(folder, bucket="contracts"), progress=False)
+    assert report.added == 1
+    _counts_agree(stack)
+
+
+def test_bad_files_are_skipped_with_reasons_and_the_rest_ingested(stack, tmp_path):
+    folder = _folder(tmp_path, **{"good.txt": "A perfectly fine note about invoices.", "empty.txt": "   \n", "broken.json": "{not json"})
+    (folder / "binary.txt").write_bytes(b"\x00\x01\x02\xff" * 100)
+    report = Ingestor(stack).ingest(files.load(folder, bucket="generic"), progress=False)
+    assert report.added == 1
+    assert {s.path for s in report.skipped} == {"empty.txt", "broken.json", "binary.txt"}
+    assert all(s.reason for s in report.skipped)
+    assert "skipped files: 3" in report.summary()
+
+
+def test_annotations_file_naming_an_unknown_document_writes_nothing(stack, tmp_path):
+    folder = _folder(tmp_path, **{"msa.txt": CONTRACT})
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"doc_id": "missing.txt", "row": {"governing_law": "Delaware"}}) + "\n")
+    with pytest.raises(InvalidInput, match="missing.txt"):
+        Ingestor(stack).ingest(files.load(folder, bucket="contracts", annotations_file=labels), progress=False)
+    assert stack.store.counts() == {"documents": 0, "chunks": 0, "annotations": 0}
+
+
+def test_annotations_from_a_file_become_typed_catalog_fields(stack, tmp_path):
+    folder = _folder(tmp_path, **{"msa.txt": CONTRACT})
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"doc_id": "msa.txt", "row": {"notice_period_days": 60, "governing_law": "Delaware", "signed": "2021-03-04"}}) + "\n")
+    report = Ingestor(stack).ingest(files.load(folder, bucket="contracts", annotations_file=labels), progress=False)
+    assert report.annotation_rows == 1
+    catalog = {f.name: f.type for f in stack.store.field_catalog("default", "contracts")}
+    assert catalog == {"notice_period_days": "integer", "governing_law": "string", "signed": "date"}
