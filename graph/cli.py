@@ -13,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+import psycopg
+
 from retrievers.annotation_filters import Predicate
 from retrievers.errors import RagentError
 from retrievers.models import DEFAULT_SCOPE, SearchFilter
@@ -226,6 +228,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.run(args)
     except RagentError as error:
         print(f"ragent: error: {error}", file=sys.stderr)
+        return 2
+    except psycopg.OperationalError as error:
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        print(f"ragent: error: Postgres failed during the run ({first_line}); committed documents are intact, run the command again", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("ragent: interrupted; documents already committed stay, the rest can be ingested again", file=sys.stderr)

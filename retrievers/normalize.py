@@ -93,7 +93,7 @@ def parse_duration(raw: str | None) -> int | None:
 # string itself names the year, the month and the day. dateutil silently fills missing parts from its
 # default (today's date), which would turn "OCT 2016" into a day nobody wrote.
 _DEFAULTS = (datetime(2001, 1, 1), datetime(2002, 2, 2))
-_COMPACT_ISO_RE = re.compile(r"^\d{8}$")
+_COMPACT_DATE_RE = re.compile(r"^\d{8}$")
 
 
 def parse_date(raw: str | None, *, day_first: bool = True) -> date | None:
@@ -102,7 +102,8 @@ def parse_date(raw: str | None, *, day_first: bool = True) -> date | None:
     `day_first` settles ambiguous numeric dates ("06/12/2016"): True for SROIE's Malaysian receipts, False
     for CUAD's m/d/yyyy labels. A first number above 12 overrides it ("12/28/2017" is December 28 either
     way; dateutil does this). Handled by hand, because dateutil gets them wrong or refuses them:
-    - "20180304" is ISO 8601's basic form (yyyymmdd); dateutil reads it day-first as 2018-04-03.
+    - eight digits: "20180304" is ISO 8601's basic form (yyyymmdd), which dateutil reads day-first as
+      2018-04-03; "25032018" (a SROIE label) is day, month, year.
     - surrounding brackets and spaces, as in the SROIE label "(06/12/2016)".
     - CUAD writes an unknown part as "[]" ("[]/[]/2020", "07/[]/2033"): that is no full date, so None.
     """
@@ -111,11 +112,8 @@ def parse_date(raw: str | None, *, day_first: bool = True) -> date | None:
     text = raw.strip().strip("()[]").strip()
     if not text or "[" in text:
         return None
-    if _COMPACT_ISO_RE.match(text):
-        try:
-            return datetime.strptime(text, "%Y%m%d").date()
-        except ValueError:
-            return None
+    if _COMPACT_DATE_RE.match(text):
+        return _compact_date(text, day_first)
     try:
         first, second = (date_parser.parse(text, dayfirst=day_first, default=d) for d in _DEFAULTS)
     except (ValueError, OverflowError):
@@ -123,9 +121,25 @@ def parse_date(raw: str | None, *, day_first: bool = True) -> date | None:
     return first.date() if first == second else None
 
 
-def is_perpetual(raw: str | None) -> bool:
-    """Whether an expiration or renewal label says the contract has no end ("perpetual", "Perpetual")."""
-    return bool(raw) and raw.strip().lower().startswith("perpetual")
+def _compact_date(digits: str, day_first: bool) -> date | None:
+    """Eight digits: ISO's basic form yyyymmdd when that is a valid date, else ddmmyyyy (or mmddyyyy)."""
+    for layout in ("%Y%m%d", "%d%m%Y" if day_first else "%m%d%Y"):
+        try:
+            return datetime.strptime(digits, layout).date()
+        except ValueError:
+            continue
+    return None
+
+
+def is_perpetual(raw: str | None) -> bool | None:
+    """Whether an expiration or renewal label says the contract has no end ("perpetual", "Perpetual").
+
+    None when there is no label, or when the label gives both an end and "perpetual" ("09/05/2019; perpetual"):
+    which one applies is for a reader of the contract to say.
+    """
+    parts = [part.strip().lower() for part in re.split(r"[;,]", raw or "") if part.strip()]
+    answers = {part == "perpetual" for part in parts}
+    return answers.pop() if len(answers) == 1 else None
 
 
 # --- amounts, yes/no ----------------------------------------------------------------------------------
@@ -183,6 +197,8 @@ def parse_yes_no(raw: str | None) -> bool | None:
 # A parenthesis that holds a quote is a defined-term alias ("(\"Buyer\" or \"PNC\")"); one without quotes is
 # part of the name ("Fonterra (USA) Inc.") and stays.
 _ALIAS_RE = re.compile(r"\([^()]*[\"“”][^()]*\)")
+# A few labels give the alias in bare quotes after the name: 'Excite, Inc."Excite"'.
+_TRAILING_ALIAS_RE = re.compile(r"\s*[\"“][^\"“”]*[\"”]\s*$")
 _QUOTES = "\"“”"
 
 
@@ -197,7 +213,7 @@ def split_parties(raw: str | None) -> list[str]:
     parties: list[str] = []
     seen: set[str] = set()
     for entry in (raw or "").split(";"):
-        name = re.sub(r"\s+", " ", _ALIAS_RE.sub("", entry)).strip(" ,;")
+        name = re.sub(r"\s+", " ", _TRAILING_ALIAS_RE.sub("", _ALIAS_RE.sub("", entry))).strip(" ,;")
         if not name or any(q in name for q in _QUOTES) or name.lower() in seen:
             continue
         seen.add(name.lower())

@@ -103,7 +103,7 @@ def _properties(contract_type: str, answers: dict[str, str]) -> AnnotationRow | 
         row.add(field, parse_date(answers.get(category), day_first=False), answers.get(category))
     expiration = answers.get("Expiration Date")
     row.add("expiration_date", parse_date(expiration, day_first=False), expiration)
-    row.add("perpetual", is_perpetual(expiration) if expiration else None, expiration)
+    row.add("perpetual", is_perpetual(expiration), expiration)
     row.add("renewal_term_days", parse_durations(answers.get("Renewal Term")), answers.get("Renewal Term"))
     notice = answers.get("Notice Period to Terminate Renewal")
     row.add("notice_period_days", parse_durations(notice), notice)

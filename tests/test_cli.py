@@ -1,0 +1,70 @@
+"""The `ragent` command as a user runs it: one-line errors that say what to do, and nothing half-written."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def ragent(*args: str, home, **env: str) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "RAGENT_HOME": str(home), "RAGENT_CACHE_DIR": str(home / "cache"), **env}
+    return subprocess.run([sys.executable, "-m", "graph.cli", *args], capture_output=True, text=True, env=environment, timeout=300)
+
+
+def _one_line_error(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("ragent: error:")]
+    assert len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    return lines[0]
+
+
+def test_unknown_bucket_names_the_known_ones_and_how_to_add(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("hello")
+    line = _one_line_error(ragent("ingest", str(folder), "--bucket", "recipes", home=tmp_path))
+    assert "bucket 'recipes' is unknown; use one of certificates, contracts" in line and "ragent buckets add recipes" in line
+
+
+def test_malformed_bucket_name_is_refused(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text("hello")
+    assert "bucket 'Bad Name' is not a valid name" in _one_line_error(ragent("ingest", str(folder), "--bucket", "Bad Name", home=tmp_path))
+
+
+@pytest.mark.parametrize(
+    "variable, url, expected",
+    [
+        ("DATABASE_URL", "postgresql://u:pw@127.0.0.1:9/db", "Postgres at"),
+        ("QDRANT_URL", "http://127.0.0.1:9", "Qdrant at http://127.0.0.1:9 is unreachable"),
+        ("OPENSEARCH_URL", "http://127.0.0.1:9", "OpenSearch at http://127.0.0.1:9 is unreachable"),
+    ],
+)
+def test_unreachable_backends_are_one_line_errors(tmp_path, variable, url, expected):
+    line = _one_line_error(ragent("search", "keyword", "anything", home=tmp_path, **{variable: url}))
+    assert expected in line and "pw@" not in line
+
+
+def test_missing_folder_is_a_clear_error(tmp_path):
+    line = _one_line_error(ragent("ingest", str(tmp_path / "nowhere"), "--bucket", "generic", home=tmp_path))
+    assert "nowhere" in line
+
+
+def test_folder_ingest_search_and_catalog_end_to_end(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "po-17.txt").write_text("Purchase order PO-17 for 40 brass fittings, delivery to Rotterdam.")
+    (folder / "labels.jsonl").write_text('{"doc_id": "po-17.txt", "row": {"quantity": 40, "port": "Rotterdam"}}\n')
+    ingested = ragent("ingest", str(folder), "--bucket", "invoices", "--annotations", str(folder / "labels.jsonl"), home=tmp_path)
+    assert ingested.returncode == 0, ingested.stderr
+    assert "documents: 1 (1 added" in ingested.stdout and "annotation rows: 1" in ingested.stdout
+    found = ragent("search", "keyword", "PO-17", "--bucket", "invoices", home=tmp_path)
+    assert "po-17.txt" in found.stdout
+    rows = ragent("annotations", "invoices", "--where", "quantity", ">=", "40", home=tmp_path)
+    assert "po-17.txt#properties-0" in rows.stdout and "1 row(s)" in rows.stdout
+    bad_field = ragent("annotations", "invoices", "--where", "colour", "=", "red", home=tmp_path)
+    assert "unknown field 'colour'; fields of this bucket: port, quantity" in _one_line_error(bad_field)
