@@ -21,6 +21,18 @@ from retrievers.models import DEFAULT_SCOPE, SearchFilter
 
 SNIPPET_CHARS = 160
 
+# What `ragent demo` shows on the sample corpus: an exact identifier, a paraphrase, a fused query, and predicates.
+DEMO_SEARCHES = [
+    ("keyword", "INV-2023-0147", "invoices"),
+    ("semantic", "how much warning must be given before ending the agreement", "contracts"),
+    ("fused", "RoHS compliant voltage regulator", None),
+]
+DEMO_PREDICATES = [
+    ("contracts", [Predicate(field="notice_period_days", op="<", value=90)]),
+    ("certificates", [Predicate(field="valid_until", op="<", value="2026-01-01")]),
+    ("datasheets", [Predicate(field="parameter", op="=", value="resistance"), Predicate(field="value", op=">=", value=1000)]),
+]
+
 
 def shared_data_dir() -> Path:
     """`../shared/data` beside the project (or `RAGENT_SHARED_DATA`), where the real datasets live."""
@@ -49,15 +61,15 @@ def cmd_ingest(args: argparse.Namespace) -> None:
 
     if args.dataset:
         module = loaders.DATASETS[args.dataset]
-        path = Path(args.path) if args.path else shared_data_dir() / loaders.DATASET_FOLDERS[args.dataset]
-        items, specs = module.load(path, limit=args.limit), module.FIELDS
+        path = Path(args.path) if args.path else shared_data_dir() / (module.SHARED_FOLDER or "")
+        items, specs = module.load(path, limit=args.limit), loaders.field_specs(args.dataset)
     else:
         if not args.path or not args.bucket:
             raise RagentError("give a folder and its bucket (`ragent ingest PATH --bucket NAME`) or a dataset (`--dataset NAME`)")
         from retrievers.loaders import files
 
         items = files.load(Path(args.path), bucket=args.bucket, annotations_file=Path(args.annotations) if args.annotations else None)
-        specs = ()
+        specs = None
     stack = open_stack()
     try:
         if args.bucket:
@@ -146,20 +158,20 @@ def cmd_stats(args: argparse.Namespace) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> None:
-    from retrievers.loaders import sample
     from retrievers.ingest import Ingestor
+    from retrievers.loaders import field_specs, sample
     from retrievers.search import Retriever
     from retrievers.stack import open_stack
 
     stack = open_stack()
     try:
         print("== ingesting the sample corpus")
-        print(Ingestor(stack).ingest(sample.load(), field_specs=sample.FIELDS).summary())
+        print(Ingestor(stack).ingest(sample.load(), field_specs=field_specs("sample")).summary())
         retriever = Retriever(stack)
-        for mode, query, bucket in sample.DEMO_SEARCHES:
+        for mode, query, bucket in DEMO_SEARCHES:
             print(f"\n== {mode} search: {query!r}" + (f" in {bucket}" if bucket else ""))
             _print_hits(getattr(retriever, mode)(query, SearchFilter(bucket=bucket), 3))
-        for bucket, predicates in sample.DEMO_PREDICATES:
+        for bucket, predicates in DEMO_PREDICATES:
             described = " AND ".join(f"{p.field} {p.op} {p.value}" for p in predicates)
             rows = stack.store.find_annotations(DEFAULT_SCOPE, bucket, predicates)
             print(f"\n== annotations in {bucket} where {described}: {len(rows)} row(s)")

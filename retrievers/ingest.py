@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from tqdm import tqdm
 
@@ -84,11 +84,11 @@ class Ingestor:
         self,
         items: Iterable[SourceDocument | Skipped],
         *,
-        field_specs: Sequence[FieldSpec] = (),
+        field_specs: Mapping[str, Sequence[FieldSpec]] | None = None,
         total: int | None = None,
         progress: bool | None = None,
     ) -> IngestReport:
-        """Ingest every document; `progress=None` shows a bar only on a terminal."""
+        """Ingest every document; `field_specs` declares annotation fields by bucket; `progress=None` shows a bar only on a terminal."""
         report = IngestReport()
         started = time.perf_counter()
         hits_before, misses_before = self.stack.embedder.hits, self.stack.embedder.misses
@@ -99,8 +99,8 @@ class Ingestor:
                 touched.update((s.document.scope, s.document.bucket) for s in batch)
                 bar.update(len(batch))
         for scope, bucket in sorted(touched):
-            if field_specs:
-                self.stack.store.record_field_specs(bucket, field_specs)
+            if field_specs and bucket in field_specs:
+                self.stack.store.record_field_specs(bucket, field_specs[bucket])
             self.stack.store.refresh_catalog(scope, bucket)
         report.embeddings_cached = self.stack.embedder.hits - hits_before
         report.embeddings_computed = self.stack.embedder.misses - misses_before

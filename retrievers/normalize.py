@@ -21,7 +21,7 @@ DAYS_PER_UNIT = {"day": 1, "week": 7, "month": 30, "year": 365}
 _UNIT_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
 _TEEN_WORDS = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
 _TENS_WORDS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
-NUMBER_WORDS = {
+_NUMBER_WORDS = {
     **{word: i + 1 for i, word in enumerate(_UNIT_WORDS)},
     **{word: i + 10 for i, word in enumerate(_TEEN_WORDS)},
     **{word: (i + 2) * 10 for i, word in enumerate(_TENS_WORDS)},
@@ -65,20 +65,17 @@ def parse_durations(raw: str | None) -> list[int]:
         return []
     days: list[int] = []
     for match in _DURATION_RE.finditer(raw.replace("_", " ")):
-        number_text = match["number"].lower()
-        number = NUMBER_WORDS.get(number_text)
-        if number is None:
-            number = _word_compound(number_text) if number_text[0].isalpha() else float(number_text)
-        value = _duration_days(number, match["unit"].lower())
+        value = _duration_days(_number_value(match["number"]), match["unit"].lower())
         if value not in days:
             days.append(value)
     return days
 
 
-def _word_compound(text: str) -> int:
-    """The value of a written tens-and-units number such as "forty-five" or "twenty one"."""
-    tens, units = re.split(r"[\s-]+", text)
-    return NUMBER_WORDS[tens] + NUMBER_WORDS[units]
+def _number_value(text: str) -> float:
+    """The number of a duration: digits ("0.5"), or words ("sixty", "forty-five", "twenty one")."""
+    if text[0].isdigit():
+        return float(text)
+    return sum(_NUMBER_WORDS[word] for word in re.split(r"[\s-]+", text.lower()))
 
 
 def parse_duration(raw: str | None) -> int | None:
@@ -94,6 +91,7 @@ def parse_duration(raw: str | None) -> int | None:
 # default (today's date), which would turn "OCT 2016" into a day nobody wrote.
 _DEFAULTS = (datetime(2001, 1, 1), datetime(2002, 2, 2))
 _COMPACT_DATE_RE = re.compile(r"^\d{8}$")
+_YEAR_FIRST_RE = re.compile(r"^\d{4}\D")
 
 
 def parse_date(raw: str | None, *, day_first: bool = True) -> date | None:
@@ -104,18 +102,24 @@ def parse_date(raw: str | None, *, day_first: bool = True) -> date | None:
     way; dateutil does this). Handled by hand, because dateutil gets them wrong or refuses them:
     - eight digits: "20180304" is ISO 8601's basic form (yyyymmdd), which dateutil reads day-first as
       2018-04-03; "25032018" (a SROIE label) is day, month, year.
+    - a date that starts with a four-digit year is year, month, day ("2017-02-10", "2018/02/22"): no format
+      puts the day second, but dateutil told "day first" reads "2017-02-10" as October 2.
     - surrounding brackets and spaces, as in the SROIE label "(06/12/2016)".
     - CUAD writes an unknown part as "[]" ("[]/[]/2020", "07/[]/2033"): that is no full date, so None.
     """
     if not raw:
         return None
-    text = raw.strip().strip("()[]").strip()
+    text = raw.strip().strip("()").strip()
     if not text or "[" in text:
         return None
     if _COMPACT_DATE_RE.match(text):
         return _compact_date(text, day_first)
+    year_first = bool(_YEAR_FIRST_RE.match(text))
     try:
-        first, second = (date_parser.parse(text, dayfirst=day_first, default=d) for d in _DEFAULTS)
+        first, second = (
+            date_parser.parse(text, dayfirst=day_first and not year_first, yearfirst=year_first, default=default)
+            for default in _DEFAULTS
+        )
     except (ValueError, OverflowError):
         return None
     return first.date() if first == second else None
