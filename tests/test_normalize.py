@@ -103,7 +103,7 @@ def test_contract_dates_parse_month_first():
     assert parse_date("31/01/2025", day_first=False) == date(2025, 1, 31)
 
 
-@pytest.mark.parametrize("raw", ["[]/[]/2020", "07/[]/2033", "[ ]/[ ]/20[ ]", "OCT 2016", "2016", "31/02/2018", "soon", "", None])
+@pytest.mark.parametrize("raw", ["[]/[]/2020", "07/[]/2033", "09/14/200[]", "[ ]/[ ]/20[ ]", "OCT 2016", "2016", "31/02/2018", "soon", "", None])
 def test_a_date_with_an_unknown_or_impossible_part_is_no_date(raw):
     assert parse_date(raw, day_first=False) is None
 

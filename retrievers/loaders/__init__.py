@@ -23,16 +23,6 @@ DATASETS: dict[str, ModuleType] = {
     "sample": sample,
 }
 
-bucket_descriptions: dict[str, str] = {
-    "contracts": "Commercial agreements and NDAs: parties, dates, term and renewal, notice periods, governing law and clause types.",
-    "invoices": "Invoices from suppliers: issuer, invoice number, dates, amounts with tax and currency, and line items.",
-    "receipts": "Till receipts for purchases and expenses: shop, date, address and total paid.",
-    "datasheets": "Electronic component datasheets: manufacturer, part number, package and electrical parameters with units and limits.",
-    "certificates": "Certificates and declarations (ISO 9001, ISO 14001, CE, RoHS...): holder, issuer, standard, scope and validity dates.",
-    "generic": "Anything else: scientific abstracts, encyclopedia paragraphs, internal memos, policies and how-to guides.",
-}
-
-
 def field_specs(dataset: str) -> dict[str, list[FieldSpec]]:
     """The annotation fields a dataset produces, by bucket, whichever form its module declares them in."""
     module = DATASETS[dataset]

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +23,9 @@ from pydantic import ValidationError
 from pypdf import PdfReader
 
 from retrievers.errors import InvalidInput
-from retrievers.models import BUCKET_NAME_RE, AnnotationRow, Document, FieldSpec, FieldType, SourceDocument
+from retrievers.models import BUCKET_NAME_RE, AnnotationRow, Document, SourceDocument
 
 BUCKET = "generic"
-SUPPORTED_SUFFIXES = (".txt", ".md", ".json", ".jsonl", ".pdf")
 _ID_KEYS = ("doc_id", "id", "_id")
 _BODY_KEYS = ("text", "body")
 _BINARY_SNIFF_BYTES = 8192
@@ -68,55 +66,6 @@ def load(
     return _documents(folder, bucket, extra_rows, skip, limit)
 
 
-def infer_field_specs(rows: Iterable[Mapping[str, Any]]) -> list[FieldSpec]:
-    """The field list of some annotation rows, each field typed from the values it holds.
-
-    A field whose values are all whole numbers is an integer, all numbers (whole or not) a number, all
-    booleans a boolean, all ISO dates ("2024-03-01") a date; any other mix, or a field with no values, is
-    a string because text is the one type every value can be compared as. A field holding a list in any
-    row is multi-valued, typed by the list items. Fields come in the order they are first seen.
-    """
-    types: dict[str, set[FieldType]] = {}
-    multi: set[str] = set()
-    for row in rows:
-        for name, value in row.items():
-            found = types.setdefault(name, set())
-            if isinstance(value, list):
-                multi.add(name)
-            for item in value if isinstance(value, list) else [value]:
-                if item is not None:
-                    found.add(_value_type(item))
-    return [FieldSpec(name=name, type=_common_type(found), multi=name in multi) for name, found in types.items()]
-
-
-def _value_type(value: Any) -> FieldType:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str) and _is_iso_date(value):
-        return "date"
-    return "string"
-
-
-def _common_type(found: set[FieldType]) -> FieldType:
-    if found == {"integer", "number"}:
-        return "number"
-    return found.pop() if len(found) == 1 else "string"
-
-
-def _is_iso_date(text: str) -> bool:
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        return False
-    try:
-        date.fromisoformat(text)
-    except ValueError:
-        return False
-    return True
-
-
 # --- walking the folder -------------------------------------------------------------------------------
 
 
@@ -124,15 +73,15 @@ class _Unusable(Exception):
     """A whole file cannot be used; the message is the reason shown in its `Skipped` record."""
 
 
-Record = tuple[str, dict[str, Any]]  # (place in the folder, the document's fields as read)
+_Record = tuple[str, dict[str, Any]]  # (place in the folder, the document's fields as read)
 
 
 def _documents(
     folder: Path, bucket: str, extra_rows: dict[str, list[AnnotationRow]], skip: set[Path], limit: int | None
 ) -> Iterator[SourceDocument | Skipped]:
-    seen: dict[str, str] = {}
     if limit == 0:
         return
+    seen: dict[str, str] = {}  # doc_id -> where it was first found
     for item in _records(folder, skip, ids_only=False):
         if isinstance(item, Skipped):
             yield item
@@ -153,7 +102,7 @@ def _documents(
             return
 
 
-def _records(folder: Path, skip: set[Path], *, ids_only: bool) -> Iterator[Record | Skipped]:
+def _records(folder: Path, skip: set[Path], *, ids_only: bool) -> Iterator[_Record | Skipped]:
     """Each file's documents as (place, fields), or a `Skipped` record. With `ids_only`, files whose id is
     their path are not read at all, and their fields hold nothing but the id."""
     for file in sorted(folder.rglob("*")):
@@ -190,7 +139,7 @@ def _read_text(file: Path) -> str:
     return text
 
 
-def _read_plain(file: Path, place: str) -> Iterator[Record]:
+def _read_plain(file: Path, place: str) -> Iterator[_Record]:
     body = _read_text(file)
     yield place, {"doc_id": place, "title": _markdown_title(body) if file.suffix.lower() == ".md" else file.stem, "body": body}
 
@@ -201,7 +150,7 @@ def _markdown_title(body: str) -> str:
     return match[1] if match else ""
 
 
-def _read_pdf(file: Path, place: str) -> Iterator[Record]:
+def _read_pdf(file: Path, place: str) -> Iterator[_Record]:
     # pypdf raises many exception types on damaged files (its own, ValueError, KeyError...): any failure
     # to parse means this one file is unusable, never that the load should stop.
     try:
@@ -217,7 +166,7 @@ def _read_pdf(file: Path, place: str) -> Iterator[Record]:
     yield place, {"doc_id": place, "title": title, "body": body, "created_at": created_at}
 
 
-def _read_json(file: Path, place: str) -> Iterator[Record | Skipped]:
+def _read_json(file: Path, place: str) -> Iterator[_Record | Skipped]:
     try:
         data = json.loads(_read_text(file))
     except json.JSONDecodeError as error:
@@ -231,7 +180,7 @@ def _read_json(file: Path, place: str) -> Iterator[Record | Skipped]:
         raise _Unusable("JSON must be a document object or a list of document objects")
 
 
-def _read_jsonl(file: Path, place: str) -> Iterator[Record | Skipped]:
+def _read_jsonl(file: Path, place: str) -> Iterator[_Record | Skipped]:
     for number, line in enumerate(_read_text(file).splitlines(), start=1):
         if not line.strip():
             continue
@@ -243,7 +192,7 @@ def _read_jsonl(file: Path, place: str) -> Iterator[Record | Skipped]:
         yield _json_record(item, f"{place}:{number}")
 
 
-def _json_record(item: Any, place: str) -> Record | Skipped:
+def _json_record(item: Any, place: str) -> _Record | Skipped:
     """The fields of one JSON document object: its id (or its place), title, body and the optional keys."""
     if not isinstance(item, dict):
         return Skipped(place, "not a JSON object; a document is an object with a 'text' or 'body' key")
@@ -255,13 +204,14 @@ def _json_record(item: Any, place: str) -> Record | Skipped:
     return place, {**fields, "doc_id": doc_id, "body": body}
 
 
-_READERS: dict[str, Callable[[Path, str], Iterator[Record | Skipped]]] = {
+_READERS: dict[str, Callable[[Path, str], Iterator[_Record | Skipped]]] = {
     ".txt": _read_plain,
     ".md": _read_plain,
     ".json": _read_json,
     ".jsonl": _read_jsonl,
     ".pdf": _read_pdf,
 }
+SUPPORTED_SUFFIXES = tuple(_READERS)
 
 
 def _source_document(bucket: str, fields: dict[str, Any], extra_rows: list[AnnotationRow]) -> SourceDocument:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import date
 
 from retrievers.loaders.common import RowBuilder, source_document
 from retrievers.loaders.cuad import FIELDS as CUAD_FIELDS
@@ -146,7 +145,7 @@ def _properties(contract: _Contract, provider: Company, customer: Company) -> An
 def _body(c: _Contract, provider: Company, customer: Company) -> str:
     title = f"{c.title_prefix}{c.contract_type}".upper()
     term = (
-        f"This Agreement commences on the Effective Date and continues in perpetuity unless terminated under Section 5."
+        "This Agreement commences on the Effective Date and continues in perpetuity unless terminated under Section 5."
         if c.expiration is None
         else f"This Agreement commences on the Effective Date and continues until {c.expiration} (the \"Initial Term\")."
     )
