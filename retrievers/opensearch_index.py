@@ -153,7 +153,7 @@ class OpenSearchKeywordIndex:
     def search(self, query: str, filters: SearchFilter, limit: int) -> list[EngineHit]:
         if limit <= 0:
             return []
-        text_query = {"multi_match": {"query": query, "fields": ["text", "title"], "type": "most_fields"}}
+        text_query = {"multi_match": {"query": query, "fields": ["text", "title"], "type": "cross_fields", "tie_breaker": 0.3}}
         body = {
             "size": limit,
             "_source": ["doc_id"],

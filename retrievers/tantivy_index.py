@@ -1,8 +1,8 @@
 """Keyword (BM25) index on Tantivy, on disk: the embedded default.
 
-The query text is run through the same analyzer as the indexed text and turned into term queries, rather
-than handed to Tantivy's query parser, so that user text with quotes, colons or brackets is searched as
-words and never fails as query syntax. Filters are Tantivy queries with a constant score of zero, ANDed
+The query text is run through the same analyzer as the indexed text and turned into term queries (each the
+best of title and body, see TITLE_TIE_BREAKER), rather than handed to Tantivy's query parser, so that user
+text with quotes, colons or brackets is searched as words and never fails as query syntax. Filters are Tantivy queries with a constant score of zero, ANDed
 with the text query: they restrict the match set without changing the BM25 ranking.
 """
 
@@ -19,6 +19,9 @@ from retrievers.models import EngineHit, IndexedChunk, SearchFilter
 
 ANALYZER = "en_bm25"
 _WRITER_HEAP_BYTES = 64_000_000
+# Each query term scores as its best field (text or title) plus this share of the other: a term found in both
+# is not counted twice. Measured on SciFact train queries: nDCG@10 0.664 summing both fields, 0.690 with 0.3.
+TITLE_TIE_BREAKER = 0.3
 
 
 def _english_analyzer() -> tantivy.TextAnalyzer:
@@ -111,7 +114,10 @@ class TantivyKeywordIndex:
         if not terms or limit <= 0:
             return []
         text_query = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Should, self._term(name, term)) for term in terms for name in ("text", "title")]
+            [
+                (tantivy.Occur.Should, tantivy.Query.disjunction_max_query([self._term("text", t), self._term("title", t)], TITLE_TIE_BREAKER))
+                for t in terms
+            ]
         )
         searcher = self._index.searcher()
         result = searcher.search(self._filtered(text_query, filters), limit, count=False)
