@@ -240,7 +240,7 @@ class PostgresStore:
     def bytes_on_disk(self) -> int:
         with self.pool.connection() as conn:
             return conn.execute(
-                "SELECT sum(pg_total_relation_size(t)) FROM unnest(ARRAY['documents','chunks','annotations','field_catalog']::regclass[]) t"
+                "SELECT sum(pg_total_relation_size(t))::bigint FROM unnest(ARRAY['documents','chunks','annotations','field_catalog']::regclass[]) t"
             ).fetchone()[0]
 
     # -- annotations and the field catalog ------------------------------------------------------------
