@@ -17,7 +17,7 @@ import psycopg
 
 from retrievers.annotation_filters import Predicate
 from retrievers.errors import RagentError
-from retrievers.models import DEFAULT_SCOPE, SearchFilter
+from retrievers.models import DEFAULT_SCOPE, SCOPE_RE, SearchFilter, SourceDocument
 
 SNIPPET_CHARS = 160
 
@@ -75,7 +75,7 @@ def cmd_ingest(args: argparse.Namespace) -> None:
         if args.bucket:
             stack.store.require_bucket(args.bucket)
         items = _in_scope(items, args.scope)
-        report = Ingestor(stack).ingest(items, field_specs=specs, total=args.limit)
+        report = Ingestor(stack).ingest(items, field_specs=specs, total=args.limit, force=args.force)
     finally:
         stack.close()
     print(report.summary())
@@ -83,9 +83,16 @@ def cmd_ingest(args: argparse.Namespace) -> None:
 
 def _in_scope(items, scope: str):
     for item in items:
-        if scope != DEFAULT_SCOPE and hasattr(item, "document"):
-            item.document.scope = scope
+        if scope != DEFAULT_SCOPE and isinstance(item, SourceDocument):
+            item.document = item.document.model_copy(update={"scope": scope})
         yield item
+
+
+def scope_name(text: str) -> str:
+    """A scope as argparse type: checked here because the documents get it after their own validation."""
+    if not SCOPE_RE.match(text):
+        raise argparse.ArgumentTypeError(f"scope {text!r} is not valid (letters, digits, '_.:-', up to 64 characters)")
+    return text
 
 
 def cmd_search(args: argparse.Namespace) -> None:
@@ -194,14 +201,15 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--annotations", help="JSONL file of annotation rows: {doc_id, kind, row, raw}")
     ingest.add_argument("--dataset", choices=["cuad", "kleister_nda", "sroie", "invoices", "scifact", "hotpotqa", "sample"])
     ingest.add_argument("--limit", type=int, help="ingest at most this many documents")
-    ingest.add_argument("--scope", default=DEFAULT_SCOPE, help="tenant or workspace the documents belong to")
+    ingest.add_argument("--scope", type=scope_name, default=DEFAULT_SCOPE, help="tenant or workspace the documents belong to")
+    ingest.add_argument("--force", action="store_true", help="rewrite unchanged documents too (rebuilds a lost or corrupted index)")
     ingest.set_defaults(run=cmd_ingest)
 
     search = sub.add_parser("search", help="keyword, semantic or fused search over chunks")
     search.add_argument("mode", choices=["keyword", "semantic", "fused"])
     search.add_argument("query")
     search.add_argument("--bucket")
-    search.add_argument("--scope", default=DEFAULT_SCOPE)
+    search.add_argument("--scope", type=scope_name, default=DEFAULT_SCOPE)
     search.add_argument("--top-k", type=int, default=10)
     search.add_argument("--doc-id", action="append", help="restrict to these documents (repeatable)")
     search.add_argument("--author", action="append", help="any of these authors (repeatable)")
@@ -214,13 +222,13 @@ def build_parser() -> argparse.ArgumentParser:
     annotations.add_argument("bucket")
     annotations.add_argument("--where", nargs=3, action="append", default=[], metavar=("FIELD", "OP", "VALUE"),
                              help="e.g. --where notice_period_days '<' 60 (VALUE is JSON when it parses, else text)")
-    annotations.add_argument("--scope", default=DEFAULT_SCOPE)
+    annotations.add_argument("--scope", type=scope_name, default=DEFAULT_SCOPE)
     annotations.add_argument("--limit", type=int, default=50)
     annotations.set_defaults(run=cmd_annotations)
 
     catalog = sub.add_parser("catalog", help="the annotation fields of a bucket: types, counts, values")
     catalog.add_argument("bucket")
-    catalog.add_argument("--scope", default=DEFAULT_SCOPE)
+    catalog.add_argument("--scope", type=scope_name, default=DEFAULT_SCOPE)
     catalog.set_defaults(run=cmd_catalog)
 
     buckets = sub.add_parser("buckets", help="list buckets, or add one")

@@ -15,3 +15,7 @@ class BackendUnavailable(RagentError):
 
 class EmbeddingModelMismatch(RagentError):
     """An index was written with one embedding model and is being queried with another."""
+
+
+class IndexUnreadable(RagentError):
+    """An on-disk index that cannot be opened (corrupted or written by an incompatible version)."""

@@ -87,16 +87,17 @@ class Ingestor:
         field_specs: Mapping[str, Sequence[FieldSpec]] | None = None,
         total: int | None = None,
         progress: bool | None = None,
+        force: bool = False,
     ) -> IngestReport:
-        """Ingest every document; `field_specs` declares annotation fields by bucket; `progress=None` shows a bar only on a terminal."""
+        """Ingest every document; `field_specs` declares annotation fields by bucket; `progress=None` shows a bar only
+        on a terminal; `force` rewrites unchanged documents too (to rebuild an engine's index from the sources)."""
         report = IngestReport()
         started = time.perf_counter()
         hits_before, misses_before = self.stack.embedder.hits, self.stack.embedder.misses
         touched: set[tuple[str, str]] = set()
         with tqdm(total=total, unit="doc", desc="ingest", disable=None if progress is None else not progress) as bar:
             for batch in _batches(items, report, BATCH_DOCUMENTS):
-                self._ingest_batch(batch, report)
-                touched.update((s.document.scope, s.document.bucket) for s in batch)
+                touched |= self._ingest_batch(batch, report, force)
                 bar.update(len(batch))
         for scope, bucket in sorted(touched):
             if field_specs and bucket in field_specs:
@@ -107,7 +108,8 @@ class Ingestor:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _ingest_batch(self, batch: list[SourceDocument], report: IngestReport) -> None:
+    def _ingest_batch(self, batch: list[SourceDocument], report: IngestReport, force: bool) -> set[tuple[str, str]]:
+        """Write the batch's new and changed documents; returns the (scope, bucket) pairs whose catalog changed."""
         stack = self.stack
         for bucket in {s.document.bucket for s in batch}:
             stack.store.require_bucket(bucket)
@@ -119,12 +121,12 @@ class Ingestor:
         pending = []
         for source, content_hash in zip(batch, hashes):
             key = (source.document.scope, source.document.doc_id)
-            if current.get(key) == content_hash:
+            if current.get(key) == content_hash and not force:
                 report.unchanged += 1
             else:
                 pending.append((source, content_hash, key in current))
         if not pending:
-            return
+            return set()
         planned = [(source, content_hash, existed, self._chunk(source, content_hash)) for source, content_hash, existed in pending]
         indexed = [ic for *_, (_, chunk_list) in planned for ic in chunk_list]
         vectors = stack.embedder.embed_documents([f"{ic.title}\n{ic.text}" if ic.title else ic.text for ic in indexed])
@@ -140,6 +142,7 @@ class Ingestor:
                 stack.vectors.delete_document(source.document.scope, source.document.doc_id, keep_hash=content_hash)
             else:
                 report.added += 1
+        return {(source.document.scope, source.document.bucket) for source, *_ in pending}
 
     def _chunk(self, source: SourceDocument, content_hash: str) -> tuple[list[Chunk], list[IndexedChunk]]:
         doc = source.document

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Protocol, Sequence, runtime_checkable
 
-from retrievers.models import EngineHit, IndexedChunk, SearchFilter
+from retrievers.annotation_filters import Predicate
+from retrievers.field_catalog import CatalogField
+from retrievers.models import Chunk, EngineHit, FieldSpec, IndexedChunk, SearchFilter, SourceDocument
 
 
 @runtime_checkable
@@ -67,5 +69,47 @@ class VectorIndex(Protocol):
     def count(self, filters: SearchFilter) -> int: ...
 
     def stats(self) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class DocumentStore(Protocol):
+    """Documents, chunks, annotation rows, buckets and field catalogs: the commit point of ingestion.
+
+    One adapter today (Postgres, embedded or by `DATABASE_URL`); the ingestion pipeline and the search
+    service use only these methods.
+    """
+
+    def buckets(self) -> dict[str, str]: ...
+
+    def add_bucket(self, name: str, description: str) -> None: ...
+
+    def require_bucket(self, name: str) -> None:
+        """Raise `InvalidInput` naming the known buckets when `name` is not one of them."""
+
+    def content_hashes(self, scope: str, doc_ids: Sequence[str]) -> dict[str, str]: ...
+
+    def commit_document(self, source: SourceDocument, content_hash: str, chunks: Sequence[Chunk], chunk_ids: Sequence[str]) -> None:
+        """Replace the document, its chunks and its annotation rows atomically."""
+
+    def get_document(self, scope: str, doc_id: str) -> dict[str, Any] | None: ...
+
+    def chunks_by_id(self, scope: str, chunk_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Committed chunks of `scope` with their document's fields."""
+
+    def record_field_specs(self, bucket: str, specs: Sequence[FieldSpec]) -> None: ...
+
+    def refresh_catalog(self, scope: str, bucket: str) -> list[CatalogField]: ...
+
+    def field_catalog(self, scope: str, bucket: str) -> list[CatalogField]: ...
+
+    def find_annotations(self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None, limit: int = 50) -> list[dict[str, Any]]: ...
+
+    def matching_doc_ids(self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None) -> list[str]: ...
+
+    def counts(self, scope: str | None = None) -> dict[str, int]: ...
+
+    def bytes_on_disk(self) -> int: ...
 
     def close(self) -> None: ...

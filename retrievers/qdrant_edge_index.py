@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import qdrant_edge as qe
 
-from retrievers.errors import EmbeddingModelMismatch
+from retrievers.errors import EmbeddingModelMismatch, IndexUnreadable
 from retrievers.disk_usage import disk_usage
 from retrievers.models import EngineHit, IndexedChunk, SearchFilter
 
@@ -67,6 +67,7 @@ def chunk_payload(chunk: IndexedChunk) -> dict[str, Any]:
 
 def check_model_signature(recorded: dict[str, Any], model_name: str, dimension: int, where: str) -> None:
     """Refuse a model other than the one the index was written with."""
+    recorded = recorded if isinstance(recorded, dict) else {}
     if recorded != {"model": model_name, "dimension": dimension}:
         raise EmbeddingModelMismatch(
             f"{where} was built with embedding model {recorded.get('model')!r} (dimension {recorded.get('dimension')}), "
@@ -88,8 +89,17 @@ class QdrantEdgeVectorIndex:
         if self._shard is not None:
             return
         if self._signature_file.exists():
-            check_model_signature(json.loads(self._signature_file.read_text()), model_name, dimension, f"vector index {self.path}")
-            self._shard = qe.EdgeShard.load(str(self.path / "shard"))
+            try:
+                recorded = json.loads(self._signature_file.read_text())
+            except (OSError, json.JSONDecodeError) as exc:
+                raise IndexUnreadable(f"{self._signature_file} is unreadable ({exc}); it records which embedding model built the index") from None
+            check_model_signature(recorded, model_name, dimension, f"vector index {self.path}")
+            try:
+                self._shard = qe.EdgeShard.load(str(self.path / "shard"))
+            except Exception as exc:  # qdrant-edge raises a bare Exception for every storage error
+                raise IndexUnreadable(
+                    f"the vector index in {self.path} cannot be opened ({exc}); move it aside and run `ragent ingest ... --force` to rebuild it"
+                ) from None
             return
         self.path.mkdir(parents=True, exist_ok=True)
         config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=dimension, distance=qe.Distance.Cosine))

@@ -7,14 +7,14 @@ from dataclasses import dataclass
 from retrievers.embedding_cache import CachedEmbedder
 from retrievers.errors import InvalidInput
 from retrievers.postgres_store import PostgresStore
-from retrievers.protocols import Embedder, KeywordIndex, VectorIndex
+from retrievers.protocols import DocumentStore, Embedder, KeywordIndex, VectorIndex
 from retrievers.settings import Settings
 
 
 @dataclass
 class Stack:
     settings: Settings
-    store: PostgresStore
+    store: DocumentStore
     keyword: KeywordIndex
     vectors: VectorIndex
     embedder: CachedEmbedder
@@ -62,7 +62,7 @@ def make_vector_index(settings: Settings) -> VectorIndex:
     return QdrantEdgeVectorIndex(settings.home / "qdrant-edge", exact=settings.exact_vector_search)
 
 
-def make_store(settings: Settings) -> PostgresStore:
+def make_store(settings: Settings) -> DocumentStore:
     if settings.database_url:
         return PostgresStore(settings.database_url)
     from retrievers.embedded_postgres import embedded_database_url

@@ -15,6 +15,7 @@ from typing import Any, Sequence
 import tantivy
 
 from retrievers.disk_usage import disk_usage
+from retrievers.errors import IndexUnreadable
 from retrievers.models import EngineHit, IndexedChunk, SearchFilter
 
 ANALYZER = "en_bm25"
@@ -58,7 +59,12 @@ class TantivyKeywordIndex:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
         self._schema = _schema()
-        self._index = tantivy.Index(self._schema, path=str(self.path), reuse=True)
+        try:
+            self._index = tantivy.Index(self._schema, path=str(self.path), reuse=True)
+        except (ValueError, OSError) as exc:
+            raise IndexUnreadable(
+                f"the keyword index in {self.path} cannot be opened ({exc}); move it aside and run `ragent ingest ... --force` to rebuild it"
+            ) from None
         self._analyzer = _english_analyzer()
         self._index.register_tokenizer(ANALYZER, self._analyzer)
         self._write_lock = threading.Lock()

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -128,3 +131,38 @@ def stack(database_url, tmp_path, minilm):
     )
     yield s
     s.close()
+
+
+class _EmbeddingsEndpoint(BaseHTTPRequestHandler):
+    """A minimal OpenAI-compatible /v1/embeddings: vector = [len(text), count of 'a', 1]."""
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        data = [{"object": "embedding", "index": i, "embedding": [float(len(t)), float(t.count("a")), 1.0]} for i, t in enumerate(texts)]
+        payload = json.dumps({"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(payload.encode())
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def embeddings_endpoint():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _EmbeddingsEndpoint)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+
+
+@pytest.fixture(params=["minilm", "openai-compatible"])
+def embedder(request):
+    """Every Embedder adapter: the bundled MiniLM, and the OpenAI adapter against a real local HTTP endpoint."""
+    if request.param == "minilm":
+        return request.getfixturevalue("minilm")
+    from retrievers.openai_embedder import OpenAIEmbedder
+
+    return OpenAIEmbedder("tiny", base_url=request.getfixturevalue("embeddings_endpoint"), api_key="test-key")

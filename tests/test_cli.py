@@ -68,3 +68,34 @@ def test_folder_ingest_search_and_catalog_end_to_end(tmp_path):
     assert "po-17.txt#properties-0" in rows.stdout and "1 row(s)" in rows.stdout
     bad_field = ragent("annotations", "invoices", "--where", "colour", "=", "red", home=tmp_path)
     assert "unknown field 'colour'; fields of this bucket: port, quantity" in _one_line_error(bad_field)
+
+
+def test_corrupted_keyword_index_is_a_one_line_error_with_the_fix(tmp_path):
+    (tmp_path / "tantivy").mkdir(parents=True)
+    (tmp_path / "tantivy" / "meta.json").write_text("{garbage")
+    line = _one_line_error(ragent("search", "keyword", "anything", home=tmp_path))
+    assert "keyword index in" in line and "--force" in line
+
+
+def test_invalid_scope_is_refused_before_anything_runs(tmp_path):
+    result = ragent("search", "keyword", "x", "--scope", "../../etc", home=tmp_path)
+    assert result.returncode == 2 and "scope '../../etc' is not valid" in result.stderr
+
+
+def test_a_shared_dataset_is_ingested_with_typed_annotations(tmp_path):
+    from tests.conftest import shared_dataset
+
+    shared_dataset("invoice2data_samples")
+    ingested = ragent("ingest", "--dataset", "invoices", home=tmp_path)
+    assert ingested.returncode == 0, ingested.stderr
+    assert "documents: 12 (12 added" in ingested.stdout
+    import json
+
+    labels = [json.loads(line)["expected"][0] | {"doc_id": json.loads(line)["doc_id"]}
+              for line in (shared_dataset("invoice2data_samples") / "derived_invoices.jsonl").read_text().splitlines()]
+    expected = sorted(e["doc_id"] for e in labels if e.get("currency") == "EUR" and (e.get("amount") or 0) > 100)
+    euros = ragent("annotations", "invoices", "--where", "currency", "=", "EUR", "--where", "amount", ">", "100", home=tmp_path)
+    assert sorted(line.split()[0].split("#")[0] for line in euros.stdout.splitlines() if "#properties" in line) == expected
+    assert expected == ["coolblue1", "coolblue2"]
+    catalog = ragent("catalog", "invoices", home=tmp_path)
+    assert "properties.amount: number" in catalog.stdout and "line_item." in catalog.stdout

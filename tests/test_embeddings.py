@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import numpy as np
 import pytest
 
@@ -60,33 +56,8 @@ def test_cache_embeds_each_text_once_across_processes(minilm, tmp_path):
     second.close()
 
 
-class _EmbeddingsEndpoint(BaseHTTPRequestHandler):
-    """A minimal OpenAI-compatible /v1/embeddings: vector = [len(text), count of 'a', 1]."""
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
-        data = [{"object": "embedding", "index": i, "embedding": [float(len(t)), float(t.count("a")), 1.0]} for i, t in enumerate(texts)]
-        payload = json.dumps({"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}})
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.end_headers()
-        self.wfile.write(payload.encode())
-
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture
-def endpoint():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _EmbeddingsEndpoint)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-
-
-def test_openai_compatible_endpoint_is_used_for_documents_and_dimension(endpoint):
-    embedder = OpenAIEmbedder("tiny", base_url=endpoint, api_key="test-key")
+def test_openai_compatible_endpoint_is_used_for_documents_and_dimension(embeddings_endpoint):
+    embedder = OpenAIEmbedder("tiny", base_url=embeddings_endpoint, api_key="test-key")
     assert embedder.model_name == "openai:tiny" and embedder.dimension == 3
     assert embedder.embed_documents(["banana", "kiwi"]) == [[6.0, 3.0, 1.0], [4.0, 0.0, 1.0]]
     assert embedder.token_spans("two words") == [(0, 3), (4, 9)]

@@ -125,3 +125,15 @@ def test_annotations_from_a_file_become_typed_catalog_fields(stack, tmp_path):
     assert report.annotation_rows == 1
     catalog = {f.name: f.type for f in stack.store.field_catalog("default", "contracts")}
     assert catalog == {"notice_period_days": "integer", "governing_law": "string", "signed": "date"}
+
+
+def test_force_rebuilds_an_engine_index_from_the_sources(stack, tmp_path):
+    folder = _folder(tmp_path, **{"msa.txt": CONTRACT})
+    Ingestor(stack).ingest(files.load(folder, bucket="contracts"), progress=False)
+    stack.keyword.delete_document("default", "msa.txt")
+    assert Retriever(stack).keyword("Delaware", SearchFilter(), 5) == []
+    assert Ingestor(stack).ingest(files.load(folder, bucket="contracts"), progress=False).unchanged == 1
+    rebuilt = Ingestor(stack).ingest(files.load(folder, bucket="contracts"), progress=False, force=True)
+    assert (rebuilt.updated, rebuilt.embeddings_computed) == (1, 0)
+    assert Retriever(stack).keyword("Delaware", SearchFilter(), 5)
+    _counts_agree(stack)

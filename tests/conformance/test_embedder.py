@@ -1,0 +1,43 @@
+"""One suite, run unchanged against every Embedder adapter (see the `embedder` fixture)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from retrievers.embedding_cache import CachedEmbedder
+from retrievers.protocols import Embedder
+
+TEXTS = ["The supplier ships within thirty days.", "", "Receipt total RM 12.30", "ünïcödé — 数据 🚀"]
+
+
+def test_adapter_satisfies_the_protocol(embedder):
+    assert isinstance(embedder, Embedder)
+    assert embedder.model_name and embedder.dimension > 0 and embedder.window_tokens > 32
+
+
+def test_documents_keep_their_order_and_dimension(embedder):
+    vectors = embedder.embed_documents(TEXTS)
+    assert len(vectors) == len(TEXTS) and all(len(v) == embedder.dimension for v in vectors)
+    assert embedder.embed_documents([]) == []
+    reversed_vectors = embedder.embed_documents(TEXTS[::-1])
+    assert np.allclose(reversed_vectors[::-1], vectors, atol=1e-5)
+
+
+def test_query_embedding_equals_document_embedding(embedder):
+    assert np.allclose(embedder.embed_query(TEXTS[0]), embedder.embed_documents([TEXTS[0]])[0], atol=1e-5)
+
+
+def test_token_spans_are_ordered_offsets_into_the_text(embedder):
+    for text in TEXTS:
+        spans = embedder.token_spans(text)
+        assert all(0 <= start < end <= len(text) for start, end in spans)
+        assert spans == sorted(spans)
+    assert embedder.token_spans("") == []
+
+
+def test_cache_returns_what_the_adapter_returns(embedder, tmp_path):
+    cached = CachedEmbedder(embedder, tmp_path / "cache.sqlite")
+    assert np.allclose(cached.embed_documents(TEXTS), embedder.embed_documents(TEXTS), atol=1e-6)
+    assert np.allclose(cached.embed_documents(TEXTS), embedder.embed_documents(TEXTS), atol=1e-6)
+    assert cached.hits == len(TEXTS)
+    cached.close()
