@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import qdrant_edge as qe
 
-from retrievers.errors import EmbeddingModelMismatch, IndexUnreadable
+from retrievers.errors import BackendUnavailable, EmbeddingModelMismatch, IndexUnreadable
 from retrievers.disk_usage import disk_usage
 from retrievers.models import EngineHit, IndexedChunk, SearchFilter
 
@@ -97,6 +97,11 @@ class QdrantEdgeVectorIndex:
             try:
                 self._shard = qe.EdgeShard.load(str(self.path / "shard"))
             except Exception as exc:  # qdrant-edge raises a bare Exception for every storage error
+                if "WouldBlock" in str(exc):
+                    raise BackendUnavailable(
+                        f"the vector index in {self.path} is open in another process (a running ingest or server); "
+                        "an embedded index serves one process at a time: stop that process, or use QDRANT_URL for shared access"
+                    ) from None
                 raise IndexUnreadable(
                     f"the vector index in {self.path} cannot be opened ({exc}); move it aside and run `ragent ingest ... --force` to rebuild it"
                 ) from None

@@ -9,17 +9,19 @@ with the text query: they restrict the match set without changing the BM25 ranki
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Any, Sequence
 
 import tantivy
 
 from retrievers.disk_usage import disk_usage
-from retrievers.errors import IndexUnreadable
+from retrievers.errors import BackendUnavailable, IndexUnreadable
 from retrievers.models import EngineHit, IndexedChunk, SearchFilter
 
 ANALYZER = "en_bm25"
 _WRITER_HEAP_BYTES = 64_000_000
+_WRITER_WAIT_S = 30.0
 # Each query term scores as its best field (text or title) plus this share of the other: a term found in both
 # is not counted twice. Measured on SciFact train queries: nDCG@10 0.664 summing both fields, 0.690 with 0.3.
 TITLE_TIE_BREAKER = 0.3
@@ -75,7 +77,7 @@ class TantivyKeywordIndex:
         if not chunks:
             return
         with self._write_lock:
-            writer = self._index.writer(_WRITER_HEAP_BYTES, 1)
+            writer = self._writer()
             for chunk in chunks:
                 writer.delete_documents_by_term("chunk_id", chunk.chunk_id)
                 writer.add_document(self._to_document(chunk))
@@ -88,11 +90,26 @@ class TantivyKeywordIndex:
         if keep_hash is not None:
             clauses.append((tantivy.Occur.MustNot, self._term("content_hash", keep_hash)))
         with self._write_lock:
-            writer = self._index.writer(_WRITER_HEAP_BYTES, 1)
+            writer = self._writer()
             writer.delete_documents_by_query(tantivy.Query.boolean_query(clauses))
             writer.commit()
             writer.wait_merging_threads()
         self._index.reload()
+
+    def _writer(self) -> tantivy.IndexWriter:
+        """Tantivy allows one writer per index across processes; another process's writer holds it per batch
+        only, so wait for it a while before giving up."""
+        deadline = time.monotonic() + _WRITER_WAIT_S
+        while True:
+            try:
+                return self._index.writer(_WRITER_HEAP_BYTES, 1)
+            except ValueError as exc:
+                if "LockBusy" not in str(exc) or time.monotonic() > deadline:
+                    raise BackendUnavailable(
+                        f"the keyword index in {self.path} is being written by another process for over {_WRITER_WAIT_S:.0f} s; "
+                        "let that ingest finish, then run this one again"
+                    ) from None
+                time.sleep(0.2)
 
     def _to_document(self, chunk: IndexedChunk) -> tantivy.Document:
         doc = tantivy.Document(

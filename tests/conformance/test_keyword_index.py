@@ -75,3 +75,19 @@ def test_delete_in_one_scope_leaves_the_other_scope_alone(loaded_index):
     before_b = loaded_index.count(SearchFilter(scope="tenant_b"))
     loaded_index.delete_document("tenant_a", "doc-00")
     assert loaded_index.count(SearchFilter(scope="tenant_b")) == before_b
+
+
+def test_a_busy_tantivy_writer_is_waited_for_then_reported(tmp_path, monkeypatch):
+    from retrievers import tantivy_index
+    from retrievers.errors import BackendUnavailable
+
+    first = tantivy_index.TantivyKeywordIndex(tmp_path / "kw")
+    held = first._index.writer(64_000_000, 1)
+    monkeypatch.setattr(tantivy_index, "_WRITER_WAIT_S", 0.5)
+    second = tantivy_index.TantivyKeywordIndex(tmp_path / "kw")
+    with pytest.raises(BackendUnavailable, match="being written by another process"):
+        second.upsert(make_chunks()[:1])
+    held.rollback()
+    del held
+    second.upsert(make_chunks()[:1])
+    assert second.count(SearchFilter(scope=make_chunks()[0].scope)) == 1

@@ -73,3 +73,23 @@ def test_another_embedding_model_is_refused(loaded_index, vector_index_factory):
         vector_index_factory().ensure_model("other-model", DIM)
     with pytest.raises(EmbeddingModelMismatch, match="dimension 32"):
         vector_index_factory().ensure_model("test-model", DIM * 2)
+
+
+def test_an_index_open_in_another_process_is_reported_not_called_corrupt(tmp_path):
+    """qdrant-edge locks its write-ahead log: a second process must be told to wait, never to rebuild."""
+    import subprocess
+    import sys
+
+    from retrievers.errors import BackendUnavailable
+    from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
+
+    holder = QdrantEdgeVectorIndex(tmp_path / "edge")
+    holder.ensure_model("test-model", DIM)
+    probe = (
+        "from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex\n"
+        f"QdrantEdgeVectorIndex(r'{tmp_path / 'edge'}').ensure_model('test-model', {DIM})\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    holder.close()
+    assert result.returncode != 0 and "is open in another process" in result.stderr and "--force" not in result.stderr
+    assert BackendUnavailable.__name__ in result.stderr
