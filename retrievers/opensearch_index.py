@@ -33,6 +33,12 @@ PROPERTIES: dict[str, dict[str, str]] = {
 }
 
 
+def _query(text: str | None, filters: SearchFilter) -> dict[str, Any]:
+    """The text (if any) as a multi_match scored per term by its best field, and the filters in filter context."""
+    must = [{"multi_match": {"query": text, "fields": ["text", "title"], "type": "cross_fields", "tie_breaker": 0.3}}] if text else []
+    return {"bool": {"must": must, "filter": _filter_clauses(filters)}}
+
+
 def _doc_key(scope: str, doc_id: str) -> str:
     return f"{scope}\x1f{doc_id}"
 
@@ -153,13 +159,7 @@ class OpenSearchKeywordIndex:
     def search(self, query: str, filters: SearchFilter, limit: int) -> list[EngineHit]:
         if limit <= 0:
             return []
-        text_query = {"multi_match": {"query": query, "fields": ["text", "title"], "type": "cross_fields", "tie_breaker": 0.3}}
-        body = {
-            "size": limit,
-            "_source": ["doc_id"],
-            "track_total_hits": False,
-            "query": {"bool": {"must": [text_query], "filter": _filter_clauses(filters)}},
-        }
+        body = {"size": limit, "_source": ["doc_id"], "track_total_hits": False, "query": _query(query, filters)}
         with self._reaching():
             result = self.client.search(index=self.index, body=body)
         return [
@@ -167,9 +167,9 @@ class OpenSearchKeywordIndex:
             for hit in result["hits"]["hits"]
         ]
 
-    def count(self, filters: SearchFilter) -> int:
+    def count(self, filters: SearchFilter, query: str | None = None) -> int:
         with self._reaching():
-            result = self.client.count(index=self.index, body={"query": {"bool": {"filter": _filter_clauses(filters)}}})
+            result = self.client.count(index=self.index, body={"query": _query(query, filters)})
         return int(result["count"])
 
     def stats(self) -> dict[str, Any]:

@@ -8,6 +8,7 @@ are committed in one transaction. The search engines may briefly hold chunks of 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from decimal import Decimal
 from typing import Any, Sequence
 
 import psycopg
@@ -17,6 +18,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from retrievers.annotation_aggregates import compile_aggregate, parse_aggregate
 from retrievers.annotation_filters import Predicate, compile_predicates
 from retrievers.errors import BackendUnavailable, InvalidInput
 from retrievers.field_catalog import CatalogField, build_field
@@ -95,6 +97,11 @@ CREATE TABLE IF NOT EXISTS field_catalog (
     PRIMARY KEY (scope, bucket, kind, field)
 );
 """
+
+
+def _plain(value: Any) -> Any:
+    """Postgres numerics arrive as Decimal, which JSON (and so every tool result) cannot carry."""
+    return float(value) if isinstance(value, Decimal) else value
 
 
 def redact(url: str) -> str:
@@ -307,13 +314,35 @@ class PostgresStore:
     def find_annotations(
         self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None, limit: int = 50
     ) -> list[dict[str, Any]]:
-        """Annotation rows of `bucket` in `scope` on which every predicate holds."""
+        """Annotation rows of `bucket` in `scope` on which every predicate holds, each with its document's title
+        and `total_rows`, the number of matching rows before the limit."""
         where, params = self._annotation_where(scope, bucket, predicates, kind)
         query = sql.SQL(
-            "SELECT a.annotation_id, a.doc_id, a.kind, a.row, a.raw FROM annotations a WHERE {} ORDER BY a.doc_id, a.annotation_id LIMIT %s"
+            "SELECT a.annotation_id, a.doc_id, a.kind, a.row, a.raw, d.title, count(*) OVER () AS total_rows"
+            " FROM annotations a JOIN documents d USING (scope, doc_id) WHERE {} ORDER BY a.doc_id, a.annotation_id LIMIT %s"
         ).format(where)
         with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             return cur.execute(query, [*params, limit]).fetchall()
+
+    def aggregate(
+        self, scope: str, bucket: str, predicates: list[Predicate], aggregate: str, group_by: list[str], *, kind: str | None = None
+    ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """Groups (values of the `group_by` fields, documents, value) and the total over all matching rows."""
+        function, field = parse_aggregate(aggregate)
+        named = [*predicates, *([Predicate(field=field, op="exists")] if field else [])]
+        where, where_params = self._annotation_where(scope, bucket, named, kind, also_fields=group_by)
+        field_types = {f.name: f.type for f in self.field_catalog(scope, bucket)}
+        results = []
+        with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            for groups in (group_by, []):
+                query, select_params = compile_aggregate(function, field, groups, field_types, where)
+                results.append(cur.execute(query, [*select_params, *where_params]).fetchall())
+        grouped, (total,) = results
+        groups_out = [
+            {"group": {name: r[f"group_{i}"] for i, name in enumerate(group_by)}, "documents": r["documents"], "value": _plain(r["value"])}
+            for r in grouped
+        ] if group_by else []
+        return groups_out, {"documents": total["documents"], "value": _plain(total["value"])}
 
     def matching_doc_ids(self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None) -> list[str]:
         """Documents with at least one annotation row on which every predicate holds (an engine pre-filter)."""
@@ -322,12 +351,17 @@ class PostgresStore:
         with self.pool.connection() as conn:
             return [doc_id for (doc_id,) in conn.execute(query, params)]
 
-    def _annotation_where(self, scope: str, bucket: str, predicates: list[Predicate], kind: str | None) -> tuple[sql.Composable, list[Any]]:
+    def _annotation_where(
+        self, scope: str, bucket: str, predicates: list[Predicate], kind: str | None, also_fields: Sequence[str] = ()
+    ) -> tuple[sql.Composable, list[Any]]:
+        """The WHERE clause over `annotations a`; the row kind is the one the named fields (predicates and
+        `also_fields`) lie on, since a predicate is tested against one row at a time."""
         catalog = [f for f in self.field_catalog(scope, bucket) if kind is None or f.kind == kind]
         field_types = {f.name: f.type for f in catalog}
-        kinds = {kind} if kind else {f.kind for f in catalog if f.name in {p.field for p in predicates}}
+        named = {p.field for p in predicates} | set(also_fields)
+        kinds = {kind} if kind else {f.kind for f in catalog if f.name in named}
         if len(kinds) > 1 and kind is None:
-            raise InvalidInput(f"fields {sorted({p.field for p in predicates})} lie on different row kinds {sorted(kinds)}; query one kind at a time")
+            raise InvalidInput(f"fields {sorted(named)} lie on different row kinds {sorted(kinds)}; query one kind at a time")
         condition, params = compile_predicates(predicates, field_types)
         where = sql.SQL("a.scope = %s AND a.bucket = %s AND {} AND {}").format(
             sql.SQL("a.kind = %s") if kinds else sql.SQL("TRUE"), condition

@@ -41,8 +41,8 @@ class KeywordIndex(Protocol):
 
     def search(self, query: str, filters: SearchFilter, limit: int) -> list[EngineHit]: ...
 
-    def count(self, filters: SearchFilter) -> int:
-        """How many chunks match the filters alone."""
+    def count(self, filters: SearchFilter, query: str | None = None) -> int:
+        """How many chunks match the filters (and the query's words, when a query is given)."""
 
     def stats(self) -> dict[str, Any]:
         """Name, chunk count and size on disk where the engine has one."""

@@ -133,15 +133,9 @@ class TantivyKeywordIndex:
     # -- reading -------------------------------------------------------------------------------------
 
     def search(self, query: str, filters: SearchFilter, limit: int) -> list[EngineHit]:
-        terms = list(dict.fromkeys(self._analyzer.analyze(query)))
-        if not terms or limit <= 0:
+        text_query = self._text_query(query)
+        if text_query is None or limit <= 0:
             return []
-        text_query = tantivy.Query.boolean_query(
-            [
-                (tantivy.Occur.Should, tantivy.Query.disjunction_max_query([self._term("text", t), self._term("title", t)], TITLE_TIE_BREAKER))
-                for t in terms
-            ]
-        )
         searcher = self._index.searcher()
         result = searcher.search(self._filtered(text_query, filters), limit, count=False)
         hits = []
@@ -150,8 +144,23 @@ class TantivyKeywordIndex:
             hits.append(EngineHit(chunk_id=doc["chunk_id"][0], doc_id=doc["doc_id"][0], score=float(score)))
         return hits
 
-    def count(self, filters: SearchFilter) -> int:
-        return self._index.searcher().search(self._filtered(tantivy.Query.all_query(), filters), 1, count=True).count
+    def count(self, filters: SearchFilter, query: str | None = None) -> int:
+        text_query = self._text_query(query) if query else tantivy.Query.all_query()
+        if text_query is None:
+            return 0
+        return self._index.searcher().search(self._filtered(text_query, filters), 1, count=True).count
+
+    def _text_query(self, query: str) -> tantivy.Query | None:
+        """Each analysed term as the best of its title and body matches; None when no term survives analysis."""
+        terms = list(dict.fromkeys(self._analyzer.analyze(query)))
+        if not terms:
+            return None
+        return tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Should, tantivy.Query.disjunction_max_query([self._term("text", t), self._term("title", t)], TITLE_TIE_BREAKER))
+                for t in terms
+            ]
+        )
 
     def stats(self) -> dict[str, Any]:
         return {"engine": "tantivy", "chunks": self._index.searcher().num_docs, "bytes_on_disk": disk_usage(self.path)}

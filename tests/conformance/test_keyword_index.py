@@ -91,3 +91,10 @@ def test_a_busy_tantivy_writer_is_waited_for_then_reported(tmp_path, monkeypatch
     del held
     second.upsert(make_chunks()[:1])
     assert second.count(SearchFilter(scope=make_chunks()[0].scope)) == 1
+
+
+@pytest.mark.parametrize("name", sorted(FILTERS))
+def test_count_with_a_query_counts_every_match_not_just_the_top(loaded_index, name):
+    f = FILTERS[name]
+    assert loaded_index.count(f, "Delaware thirty") == len(loaded_index.search("Delaware thirty", f, limit=100))
+    assert loaded_index.count(f, "the of") == 0
