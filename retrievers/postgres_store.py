@@ -161,6 +161,10 @@ class PostgresStore:
                 (name, description),
             )
 
+    def bucket_document_counts(self, scope: str) -> dict[str, int]:
+        with self.pool.connection() as conn:
+            return dict(conn.execute("SELECT bucket, count(*) FROM documents WHERE scope = %s GROUP BY bucket", (scope,)).fetchall())
+
     def require_bucket(self, name: str) -> None:
         known = self.buckets()
         if name not in known:
@@ -219,6 +223,13 @@ class PostgresStore:
     def get_document(self, scope: str, doc_id: str) -> dict[str, Any] | None:
         with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             return cur.execute("SELECT * FROM documents WHERE scope = %s AND doc_id = %s", (scope, doc_id)).fetchone()
+
+    def annotation_ids(self, scope: str, doc_id: str) -> list[str]:
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT annotation_id FROM annotations WHERE scope = %s AND doc_id = %s ORDER BY annotation_id", (scope, doc_id)
+            ).fetchall()
+        return [annotation_id for (annotation_id,) in rows]
 
     def chunks_by_id(self, scope: str, chunk_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Committed chunks of `scope` with their document's fields; ids of other scopes or versions are absent."""

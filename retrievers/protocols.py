@@ -85,6 +85,8 @@ class DocumentStore(Protocol):
 
     def add_bucket(self, name: str, description: str) -> None: ...
 
+    def bucket_document_counts(self, scope: str) -> dict[str, int]: ...
+
     def require_bucket(self, name: str) -> None:
         """Raise `InvalidInput` naming the known buckets when `name` is not one of them."""
 
@@ -94,6 +96,8 @@ class DocumentStore(Protocol):
         """Replace the document, its chunks and its annotation rows atomically."""
 
     def get_document(self, scope: str, doc_id: str) -> dict[str, Any] | None: ...
+
+    def annotation_ids(self, scope: str, doc_id: str) -> list[str]: ...
 
     def chunks_by_id(self, scope: str, chunk_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Committed chunks of `scope` with their document's fields."""
@@ -107,6 +111,10 @@ class DocumentStore(Protocol):
     def find_annotations(self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None, limit: int = 50) -> list[dict[str, Any]]: ...
 
     def matching_doc_ids(self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None) -> list[str]: ...
+
+    def aggregate(
+        self, scope: str, bucket: str, predicates: list[Predicate], aggregate: str, group_by: list[str], *, kind: str | None = None
+    ) -> tuple[list[dict[str, Any]], dict[str, Any]]: ...
 
     def counts(self, scope: str | None = None) -> dict[str, int]: ...
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -76,9 +77,9 @@ def postgres_url(tmp_path_factory):
     return embedded_database_url(tmp_path_factory.mktemp("pg") / "data")
 
 
-@pytest.fixture
-def database_url(postgres_url):
-    """A fresh database per test, so tests never see each other's documents."""
+@contextmanager
+def fresh_database(postgres_url: str):
+    """A new, empty database on the session's Postgres, dropped afterwards."""
     import uuid
 
     import psycopg
@@ -90,6 +91,13 @@ def database_url(postgres_url):
     yield make_conninfo(**{**conninfo_to_dict(postgres_url), "dbname": name})
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def database_url(postgres_url):
+    """A fresh database per test, so tests never see each other's documents."""
+    with fresh_database(postgres_url) as url:
+        yield url
 
 
 @pytest.fixture
@@ -109,9 +117,8 @@ def minilm():
     return MiniLMEmbedder()
 
 
-@pytest.fixture
-def stack(database_url, tmp_path, minilm):
-    """The embedded stack on a fresh database and fresh engine folders, with the real MiniLM and a per-test cache."""
+def make_stack(database_url: str, folder: Path, embedder):
+    """The embedded stack on `database_url`, with engine folders and an embedding cache under `folder`."""
     from retrievers.embedding_cache import CachedEmbedder
     from retrievers.postgres_store import PostgresStore
     from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
@@ -119,16 +126,22 @@ def stack(database_url, tmp_path, minilm):
     from retrievers.stack import Stack
     from retrievers.tantivy_index import TantivyKeywordIndex
 
-    embedder = CachedEmbedder(minilm, tmp_path / "cache" / "embeddings.sqlite")
-    vectors = QdrantEdgeVectorIndex(tmp_path / "qdrant-edge")
-    vectors.ensure_model(embedder.model_name, embedder.dimension)
-    s = Stack(
-        settings=Settings(home=tmp_path, cache_dir=tmp_path / "cache", database_url=database_url),
+    cached = CachedEmbedder(embedder, folder / "cache" / "embeddings.sqlite")
+    vectors = QdrantEdgeVectorIndex(folder / "qdrant-edge")
+    vectors.ensure_model(cached.model_name, cached.dimension)
+    return Stack(
+        settings=Settings(home=folder, cache_dir=folder / "cache", database_url=database_url),
         store=PostgresStore(database_url),
-        keyword=TantivyKeywordIndex(tmp_path / "tantivy"),
+        keyword=TantivyKeywordIndex(folder / "tantivy"),
         vectors=vectors,
-        embedder=embedder,
+        embedder=cached,
     )
+
+
+@pytest.fixture
+def stack(database_url, tmp_path, minilm):
+    """The embedded stack on a fresh database and fresh engine folders, with the real MiniLM and a per-test cache."""
+    s = make_stack(database_url, tmp_path, minilm)
     yield s
     s.close()
 

@@ -1,0 +1,38 @@
+"""annotations_search and annotations_aggregate: structured questions answered from Postgres alone."""
+
+from __future__ import annotations
+
+from tools.arguments import AnnotationsAggregateArgs, AnnotationsSearchArgs, to_predicates
+from tools.context import ToolContext
+from tools.envelope import Envelope
+from tools.runner import require_bucket
+
+_POSTGRES = "Postgres (annotations)"
+
+
+def annotations_search(args: AnnotationsSearchArgs, context: ToolContext) -> Envelope:
+    require_bucket(context, args.bucket)
+    predicates = to_predicates(args.predicates)
+    rows = context.engine(_POSTGRES, context.stack.store.find_annotations, context.scope, args.bucket, predicates, limit=args.top_k)
+    if not rows:
+        described = ", ".join(f"{p.field} {p.op} {p.value!r}" for p in predicates) or "no predicates"
+        return Envelope(
+            status="no_results",
+            hint=f"no annotation row in {args.bucket!r} has {described}; loosen a predicate (e.g. '~' instead of '='), "
+            "check the field's example values, or search the text",
+        )
+    hits = [
+        {"doc_id": r["doc_id"], "annotation_id": r["annotation_id"], "row": r["row"], "metadata": {"title": r["title"], "kind": r["kind"]}}
+        for r in rows
+    ]
+    return Envelope(status="ok", hits=hits, total_hits=rows[0]["total_rows"])
+
+
+def annotations_aggregate(args: AnnotationsAggregateArgs, context: ToolContext) -> Envelope:
+    require_bucket(context, args.bucket)
+    groups, total = context.engine(
+        _POSTGRES, context.stack.store.aggregate, context.scope, args.bucket, to_predicates(args.predicates), args.aggregate, args.group_by
+    )
+    if total["documents"] == 0:
+        return Envelope(status="no_results", total=total, hint=f"no document in {args.bucket!r} matches the predicates; loosen them")
+    return Envelope(status="ok", hits=groups, total_hits=len(groups), total=total)

@@ -1,0 +1,89 @@
+"""The one wrapper every tool call goes through: validate, check the bucket, run, bound, and never raise.
+
+Each failure becomes an envelope a model can act on: `invalid_request` with the reason and the allowed values,
+`unavailable` or `timeout` naming the engine, `rate_limited` with when to retry. An unexpected error is
+logged with its traceback for the operator and reported to the agent as `unavailable`, in one line.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any, Callable, Mapping
+
+import psycopg
+from psycopg_pool import PoolClosed, PoolTimeout
+from pydantic import BaseModel, ValidationError
+
+from retrievers.errors import BackendUnavailable, EmbeddingModelMismatch, IndexUnreadable, InvalidInput
+from tools.context import EngineTimeout, ToolContext
+from tools.envelope import Envelope, failure
+
+log = logging.getLogger(__name__)
+
+
+def validation_reason(error: ValidationError) -> str:
+    """Pydantic's errors as one line: 'top_k: Input should be less than or equal to 50; scope: Extra inputs are not permitted'."""
+    parts = []
+    for item in error.errors(include_url=False):
+        where = ".".join(str(p) for p in item["loc"]) or "arguments"
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)
+
+
+def require_bucket(context: ToolContext, bucket: str | None) -> None:
+    known = context.buckets()
+    if bucket not in known:
+        raise InvalidInput(f"bucket {bucket!r} does not exist; allowed buckets: {', '.join(known)}")
+
+
+def _bounded(envelope: Envelope, max_chars: int) -> Envelope:
+    """Drop hits from the end until the envelope serialises within `max_chars`, and say so."""
+    size = len(envelope.model_dump_json())
+    dropped = 0
+    while size > max_chars and envelope.hits:
+        envelope.hits.pop()
+        dropped += 1
+        size = len(envelope.model_dump_json())
+    if dropped:
+        note = f"{dropped} hit(s) left out to keep the result under {max_chars} characters; lower top_k or context_chars, or narrow the query"
+        envelope.hint = f"{envelope.hint} {note}" if envelope.hint else note
+    return envelope
+
+
+def run_tool(
+    name: str, arguments_model: type[BaseModel], implementation: Callable[[Any, ToolContext], Envelope],
+    arguments: Mapping[str, Any] | BaseModel, context: ToolContext,
+) -> dict[str, Any]:
+    """Call one tool and return its envelope as a plain dict."""
+    started = time.perf_counter()
+    wait_s = context.rate_limiter.try_acquire() if context.rate_limiter is not None else 0.0
+    if wait_s > 0:
+        envelope = failure("rate_limited", f"too many tool calls; call {name} again in {wait_s:.1f} s", round(wait_s, 2))
+    else:
+        envelope = _call(name, arguments_model, implementation, arguments, context)
+    envelope = _bounded(envelope, context.limits.max_envelope_chars)
+    envelope.took_ms = round((time.perf_counter() - started) * 1000, 2)
+    return json.loads(envelope.model_dump_json())
+
+
+def _call(name, arguments_model, implementation, arguments, context) -> Envelope:
+    if not isinstance(arguments, (Mapping, arguments_model)):
+        return failure("invalid_request", f"{name}: arguments must be an object of named arguments, not {type(arguments).__name__}")
+    try:
+        parsed = arguments if isinstance(arguments, arguments_model) else arguments_model.model_validate(dict(arguments))
+        return implementation(parsed, context)
+    except ValidationError as exc:
+        return failure("invalid_request", f"{name}: {validation_reason(exc)}")
+    except InvalidInput as exc:
+        return failure("invalid_request", f"{name}: {exc}")
+    except EngineTimeout as exc:
+        return failure("timeout", f"{name}: {exc}; try again, narrow the filters, or use another search tool")
+    except (BackendUnavailable, IndexUnreadable, EmbeddingModelMismatch) as exc:
+        return failure("unavailable", f"{name}: {exc}")
+    except (psycopg.OperationalError, PoolTimeout, PoolClosed) as exc:
+        return failure("unavailable", f"{name}: Postgres (documents and annotations) is unavailable ({type(exc).__name__}); tools that use only the search engines may still work")
+    except Exception as exc:  # the agent must never see a traceback; the operator finds it in the log
+        log.exception("tool %s failed", name)
+        return failure("unavailable", f"{name}: internal error ({type(exc).__name__}); the failure is logged; try another tool")
