@@ -43,6 +43,12 @@ def _tenant_b_documents() -> list[SourceDocument]:
     return [copy, secret]
 
 
+def _html_document() -> SourceDocument:
+    body = ("<html><head><style>p {color: red}</style><script>alert('x')</script></head><body>"
+            "<p>The <b>quarterly</b> outlook for Q3 &amp; Q4 is stable.</p></body></html>")
+    return SourceDocument.model_validate({"document": {"doc_id": "memo.html", "bucket": "generic", "title": "Outlook", "body": body}})
+
+
 @pytest.fixture(scope="module")
 def context(postgres_url, minilm, tmp_path_factory):
     with fresh_database(postgres_url) as url:
@@ -50,6 +56,7 @@ def context(postgres_url, minilm, tmp_path_factory):
         ingestor = Ingestor(stack)
         ingestor.ingest(sample.load(), field_specs=field_specs("sample"), progress=False)
         ingestor.ingest(_tenant_b_documents(), field_specs=field_specs("sample"), progress=False)
+        ingestor.ingest([_html_document()], progress=False)
         if (SHARED_DATA / "cuad").is_dir() and (SHARED_DATA / "sroie").is_dir():
             ingestor.ingest(_cuad_subset(), field_specs=field_specs("cuad"), progress=False)
             ingestor.ingest(sroie.load(SHARED_DATA / "sroie", limit=SROIE_RECEIPTS), field_specs=field_specs("sroie"), progress=False)
@@ -132,6 +139,14 @@ def test_snippets_are_centred_on_the_match_and_bounded(context):
     result = call(context, "search_text", bucket="invoices", query="INV-2023-0147", context_chars=120)
     assert all(len(h["snippet"]) <= 122 for h in result["hits"])
     assert "INV-2023-0147" in result["hits"][0]["snippet"] or "INV-2023-0147" in result["hits"][1]["snippet"]
+
+
+def test_snippets_and_documents_never_carry_markup(context):
+    found = call(context, "search_text", bucket="generic", query="quarterly outlook")
+    assert found["hits"][0]["doc_id"] == "memo.html"
+    assert found["hits"][0]["snippet"] == "The quarterly outlook for Q3 & Q4 is stable."
+    text = call(context, "get_document", doc_id="memo.html")["hits"][0]["text"]
+    assert "<" not in text and "alert" not in text and "color" not in text and "Q3 & Q4" in text
 
 
 def test_no_results_names_what_to_try(context):
@@ -367,6 +382,15 @@ def test_langchain_tools_carry_bucket_enums_fields_examples_and_costs(context):
     assert "Cost: cheap." in description and "Example:" in description and "Bad at:" in description
     assert re.search(r"notice_period_days: integer list;.* from \d+ to \d+; e\.g\. ", description)
     assert "Cost: expensive." in tools["get_document"].description
+
+
+def test_every_tool_converts_to_an_openai_function_schema(context):
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    for tool in build_tools(context):
+        function = convert_to_openai_tool(tool)["function"]
+        assert function["name"] == tool.name and function["description"].startswith(tool.description[:40])
+        assert "bucket" not in function["parameters"]["properties"] or function["parameters"]["properties"]["bucket"]["enum"]
 
 
 def test_langchain_tool_returns_an_envelope_for_an_enum_violation(context):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import re
 
+_HIDDEN = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^<>]{0,2000}>")
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w+")
@@ -16,8 +17,8 @@ ELLIPSIS = "…"
 
 
 def strip_markup(text: str) -> str:
-    """Text without HTML tags or entities; line breaks kept."""
-    return html.unescape(_TAG.sub(" ", text))
+    """Text without HTML tags, scripts, styles or entities; line breaks kept."""
+    return html.unescape(_TAG.sub(" ", _HIDDEN.sub(" ", text)))
 
 
 def clean_text(text: str) -> str:
