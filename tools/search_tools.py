@@ -7,7 +7,7 @@ predicates exclude and `top_k` is filled from matching documents only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from retrievers.errors import InvalidInput
 from retrievers.models import SearchFilter
@@ -77,27 +77,30 @@ def _no_results(args: SearchArgs, tool: str) -> Envelope:
     return Envelope(status="no_results", hint=f"nothing in bucket {args.bucket!r} matched {args.query!r}; {widen}{tries}")
 
 
-def search_text(args: SearchTextArgs, context: ToolContext) -> Envelope:
+def _matching(args: SearchArgs, context: ToolContext, engine: str, search: Callable[..., list[SearchHit]]) -> tuple[SearchFilter | None, list[SearchHit]]:
+    """The resolved filter and the engine's hits for it (none when the annotation filters match no document)."""
     filters = resolve_filters(args, context)
-    if filters is None:
-        return _no_results(args, "search_text")
-    hits = context.engine("the keyword index", Retriever(context.stack).keyword, args.query, filters, args.top_k)
+    return filters, (context.engine(engine, search, args.query, filters, args.top_k) if filters is not None else [])
+
+
+def _found(hits: list[SearchHit], args: SearchArgs, total_hits: int) -> Envelope:
+    return Envelope(status="ok", hits=[_hit(h, args.query, args.context_chars) for h in hits], total_hits=total_hits)
+
+
+def search_text(args: SearchTextArgs, context: ToolContext) -> Envelope:
+    filters, hits = _matching(args, context, "the keyword index", Retriever(context.stack).keyword)
     if not hits:
         return _no_results(args, "search_text")
     total = context.engine("the keyword index", context.stack.keyword.count, filters, args.query)
-    return Envelope(status="ok", hits=[_hit(h, args.query, args.context_chars) for h in hits], total_hits=max(total, len(hits)))
+    return _found(hits, args, total_hits=max(total, len(hits)))
 
 
 def search_semantic(args: SearchSemanticArgs, context: ToolContext) -> Envelope:
-    filters = resolve_filters(args, context)
-    if filters is None:
-        return _no_results(args, "search_semantic")
-    hits = context.engine("the vector index", Retriever(context.stack).semantic, args.query, filters, args.top_k)
-    if args.min_score is not None:
-        hits = [h for h in hits if h.score >= args.min_score]
+    _, hits = _matching(args, context, "the vector index", Retriever(context.stack).semantic)
+    hits = [h for h in hits if args.min_score is None or h.score >= args.min_score]
     if not hits:
         return _no_results(args, "search_semantic")
-    envelope = Envelope(status="ok", hits=[_hit(h, args.query, args.context_chars) for h in hits], total_hits=len(hits))
+    envelope = _found(hits, args, total_hits=len(hits))
     threshold = low_confidence_threshold(context.stack.embedder.model_name)
     if threshold is not None and hits[0].score < threshold:
         envelope.status = "low_confidence"
@@ -109,10 +112,7 @@ def search_semantic(args: SearchSemanticArgs, context: ToolContext) -> Envelope:
 
 
 def fused_search(args: FusedSearchArgs, context: ToolContext) -> Envelope:
-    filters = resolve_filters(args, context)
-    if filters is None:
-        return _no_results(args, "fused_search")
-    hits = context.engine("the keyword and vector indexes", Retriever(context.stack).fused, args.query, filters, args.top_k)
+    _, hits = _matching(args, context, "the keyword and vector indexes", Retriever(context.stack).fused)
     if not hits:
         return _no_results(args, "fused_search")
-    return Envelope(status="ok", hits=[_hit(h, args.query, args.context_chars) for h in hits], total_hits=len(hits))
+    return _found(hits, args, total_hits=len(hits))
