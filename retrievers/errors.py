@@ -19,3 +19,11 @@ class EmbeddingModelMismatch(RagentError):
 
 class IndexUnreadable(RagentError):
     """An on-disk index that cannot be opened (corrupted or written by an incompatible version)."""
+
+
+class RateLimited(RagentError):
+    """A backend (an embeddings endpoint) asked us to slow down; `retry_after_s` says for how long."""
+
+    def __init__(self, message: str, retry_after_s: float):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s

@@ -10,11 +10,13 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+import openai
 from langchain_openai import OpenAIEmbeddings
 
-from retrievers.errors import BackendUnavailable
+from retrievers.errors import BackendUnavailable, RateLimited
 
 _WORD = re.compile(r"\S+")
+DEFAULT_RETRY_AFTER_S = 5.0
 
 
 class OpenAIEmbedder:
@@ -37,6 +39,9 @@ class OpenAIEmbedder:
             return []
         try:
             return self._client.embed_documents(list(texts))
+        except openai.RateLimitError as exc:
+            retry_after = float(exc.response.headers.get("retry-after", DEFAULT_RETRY_AFTER_S))
+            raise RateLimited(f"embeddings endpoint {self._where} is rate limiting requests", retry_after) from None
         except Exception as exc:  # the openai client raises many transport and status errors; all mean "unusable now"
             raise BackendUnavailable(f"embeddings endpoint {self._where} failed ({type(exc).__name__}: {exc}); check OPENAI_BASE_URL and OPENAI_API_KEY") from None
 

@@ -147,11 +147,18 @@ def stack(database_url, tmp_path, minilm):
 
 
 class _EmbeddingsEndpoint(BaseHTTPRequestHandler):
-    """A minimal OpenAI-compatible /v1/embeddings: vector = [len(text), count of 'a', 1]."""
+    """A minimal OpenAI-compatible /v1/embeddings: vector = [len(text), count of 'a', 1]; 429 for "please rate limit"."""
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        if "please rate limit" in texts:
+            self.send_response(429)
+            self.send_header("Retry-After", "1")
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(b'{"error": {"message": "slow down", "type": "rate_limit_exceeded"}}')
+            return
         data = [{"object": "embedding", "index": i, "embedding": [float(len(t)), float(t.count("a")), 1.0]} for i, t in enumerate(texts)]
         payload = json.dumps({"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}})
         self.send_response(200)

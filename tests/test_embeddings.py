@@ -66,3 +66,12 @@ def test_openai_compatible_endpoint_is_used_for_documents_and_dimension(embeddin
 def test_unreachable_embeddings_endpoint_is_a_clear_error():
     with pytest.raises(BackendUnavailable, match=r"embeddings endpoint http://127\.0\.0\.1:9/v1 failed .*OPENAI_BASE_URL"):
         OpenAIEmbedder("tiny", base_url="http://127.0.0.1:9/v1", api_key="k")
+
+
+def test_a_rate_limiting_endpoint_says_when_to_retry(embeddings_endpoint):
+    from retrievers.errors import RateLimited
+
+    embedder = OpenAIEmbedder("tiny", base_url=embeddings_endpoint, api_key="test-key")
+    with pytest.raises(RateLimited, match="rate limiting") as info:
+        embedder.embed_documents(["please rate limit"])
+    assert info.value.retry_after_s == 1.0

@@ -16,7 +16,7 @@ import psycopg
 from psycopg_pool import PoolClosed, PoolTimeout
 from pydantic import BaseModel, ValidationError
 
-from retrievers.errors import BackendUnavailable, EmbeddingModelMismatch, IndexUnreadable, InvalidInput
+from retrievers.errors import BackendUnavailable, EmbeddingModelMismatch, IndexUnreadable, InvalidInput, RateLimited
 from tools.context import EngineTimeout, ToolContext
 from tools.envelope import Envelope, failure
 
@@ -78,6 +78,8 @@ def _call(name, arguments_model, implementation, arguments, context) -> Envelope
         return failure("invalid_request", f"{name}: {validation_reason(exc)}")
     except InvalidInput as exc:
         return failure("invalid_request", f"{name}: {exc}")
+    except RateLimited as exc:
+        return failure("rate_limited", f"{name}: {exc}; retry after {exc.retry_after_s:g} s", exc.retry_after_s)
     except EngineTimeout as exc:
         return failure("timeout", f"{name}: {exc}; try again, narrow the filters, or use another search tool")
     except (BackendUnavailable, IndexUnreadable, EmbeddingModelMismatch) as exc:
