@@ -322,6 +322,21 @@ class PostgresStore:
             ).fetchall()
         return [CatalogField.model_validate(entry) for (entry,) in rows]
 
+    def field_values(self, scope: str, bucket: str, field: str, limit: int = 5000) -> list[tuple[str, int]]:
+        """Distinct text values of a field with the number of documents having each, most common first.
+
+        The catalog keeps full value lists only for low-cardinality fields; a planner that maps the words of a
+        question to values (a party name, a governing law) reads the long lists from here.
+        """
+        with self.pool.connection() as conn:
+            return conn.execute(
+                """SELECT v.value #>> '{}', count(DISTINCT a.doc_id) FROM annotations a
+                   CROSS JOIN LATERAL jsonb_path_query(a.row -> %s, 'lax $[*]') v(value)
+                   WHERE a.scope = %s AND a.bucket = %s AND jsonb_typeof(v.value) = 'string'
+                   GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT %s""",
+                (field, scope, bucket, limit),
+            ).fetchall()
+
     def find_annotations(
         self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None, limit: int = 50
     ) -> list[dict[str, Any]]:

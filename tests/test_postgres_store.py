@@ -153,3 +153,9 @@ def test_unreachable_database_fails_fast_with_what_to_do():
         PostgresStore("postgresql://user:secret@127.0.0.1:9/db", connect_timeout_s=2)
     assert "secret" not in str(info.value)
     assert time.monotonic() - started < 10
+
+
+def test_field_values_lists_every_text_value_with_document_counts(store, contracts):
+    assert store.field_values("default", "contracts", "governing_law") == [("California", 1), ("Delaware", 1), ("New York", 1), ("new york", 1)]
+    assert store.field_values("default", "contracts", "notice_period_days") == []
+    assert store.field_values("tenant_b", "contracts", "governing_law") == [("Delaware", 1)]

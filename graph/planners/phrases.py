@@ -1,0 +1,171 @@
+"""The English the rule planner reads: quantities with comparisons, durations, money, dates, demonyms.
+
+Hand-written because no library in the dependency set parses "under sixty (60) days" or "at least two years"
+into an operator and a number of days; every rule is a pattern a user has been seen to write.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+_SMALL = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+NUMBER_WORDS = {w: i for i, w in enumerate(_SMALL)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+_WORD_NUMBER = (rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_SMALL[1:10])}))?|{'|'.join(_SMALL[1:])})(?:\s+hundred)?"
+                r"|(?:a|an|one)\s+hundred")
+_NUMBER = rf"(?:\d[\d,]*(?:\.\d+)?|{_WORD_NUMBER})"
+
+DAYS_PER_UNIT = {"day": 1, "week": 7, "month": 30, "year": 365}
+_UNIT = r"(?P<unit{n}>days?|weeks?|months?|years?|yrs?)"
+_CURRENCY = r"(?P<cur{n}>\$|€|£|rm|usd|eur|gbp|myr)?"
+
+COMPARATORS: dict[str, str] = {
+    phrase: op
+    for op, phrases in (
+        ("between", ["between"]),
+        (">=", ["at least", "no less than", "not less than", "minimum of", "a minimum of", "no fewer than"]),
+        ("<=", ["at most", "no more than", "not more than", "up to", "maximum of", "a maximum of", "not exceeding"]),
+        (">", ["more than", "over", "above", "greater than", "longer than", "exceeding", "higher than", "in excess of",
+               "bigger than", "larger than"]),
+        ("<", ["less than", "under", "below", "fewer than", "shorter than", "lower than", "smaller than", "cheaper than", "within"]),
+        ("=", ["exactly", "equal to"]),
+    )
+    for phrase in phrases
+}
+_COMPARATOR = "|".join(sorted(map(re.escape, COMPARATORS), key=len, reverse=True))
+_SUFFIX_OPS = {"or less": "<=", "or fewer": "<=", "or shorter": "<=", "or below": "<=", "or under": "<=",
+               "or more": ">=", "or longer": ">=", "or above": ">=", "or over": ">=", "or greater": ">="}
+
+_QUANTITY = re.compile(
+    rf"(?:\b(?P<cmp>{_COMPARATOR})\s+)?"
+    + _CURRENCY.format(n=1) + r"\s*(?P<num1>" + _NUMBER + r")(?:\s*\(\d[\d,.]*\))?\s*(?:-\s*)?" + _UNIT.format(n=1) + "?"
+    + r"(?:\s*\band\s+" + _CURRENCY.format(n=2) + r"\s*(?P<num2>" + _NUMBER + r")(?:\s*\(\d[\d,.]*\))?\s*" + _UNIT.format(n=2) + "?)?"
+    + rf"(?:\s*\b(?P<suffix>{'|'.join(_SUFFIX_OPS)}))?",
+    re.IGNORECASE,
+)
+_YEAR_ONLY = re.compile(r"^(19|20)\d\d$")
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number the question states, with its comparison, unit and where it stands in the question."""
+
+    op: str
+    value: float
+    high: float | None
+    unit: str | None
+    money: bool
+    span: tuple[int, int]
+    text: str
+
+
+def parse_number(text: str) -> float | None:
+    """'1,250' -> 1250, 'sixty' -> 60, 'twenty-five' -> 25, 'a hundred' -> 100."""
+    text = text.strip().lower()
+    if re.fullmatch(r"\d[\d,]*(?:\.\d+)?", text):
+        return float(text.replace(",", ""))
+    hundred = text.endswith("hundred")
+    words = re.split(r"[- ]+", text.removesuffix("hundred").strip()) if text.removesuffix("hundred").strip() else ["one"]
+    if any(w not in NUMBER_WORDS and w not in ("a", "an") for w in words):
+        return None
+    value = sum(NUMBER_WORDS.get(w, 1) for w in words)
+    return float(value * 100 if hundred else value)
+
+
+def quantities(question: str) -> list[Quantity]:
+    """Every stated quantity; a bare year (2018) is a date, not a quantity, unless it carries a unit or money."""
+    found = []
+    for m in _QUANTITY.finditer(question):
+        unit = (m.group("unit1") or m.group("unit2") or "").lower().rstrip("s") or None
+        unit = "year" if unit == "yr" else unit
+        money = bool(m.group("cur1") or m.group("cur2"))
+        raw = m.group("num1")
+        if raw.lower() in ("a", "an") and not unit:
+            continue
+        if _YEAR_ONLY.match(raw) and not unit and not money:
+            continue
+        if not unit and not money and not m.group("cmp") and not m.group("suffix"):
+            continue
+        value = parse_number(raw)
+        high = parse_number(m.group("num2")) if m.group("num2") else None
+        if value is None:
+            continue
+        op = COMPARATORS.get((m.group("cmp") or "").lower(), "=")
+        if m.group("suffix"):
+            op = _SUFFIX_OPS[m.group("suffix").lower()]
+        if op == "between" and high is None:
+            continue
+        found.append(Quantity(op=op, value=value, high=high, unit=unit, money=money, span=m.span(), text=m.group(0)))
+    return found
+
+
+def in_days(quantity: Quantity) -> float | None:
+    return quantity.value * DAYS_PER_UNIT[quantity.unit] if quantity.unit in DAYS_PER_UNIT else None
+
+
+_MONTHS = {m: i for i, m in enumerate(["january", "february", "march", "april", "may", "june", "july", "august",
+                                        "september", "october", "november", "december"], start=1)}
+_MONTH = r"(?P<month>" + "|".join(_MONTHS) + r"|" + "|".join(m[:3] for m in _MONTHS) + r")\.?"
+_DATE_EXPR = re.compile(
+    r"(?P<cmp>before|after|since|until|prior to|by|in|during|from|between|on|as of)?\s*"
+    rf"(?:(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})|(?:{_MONTH}\s+)?(?P<year>(?:19|20)\d\d)\b)"
+    rf"(?:\s+(?:and|to|-)\s+(?:(?P<iso2>\d{{4}}-\d{{2}}-\d{{2}})|(?:(?P<month2>[a-z]+)\.?\s+)?(?P<year2>(?:19|20)\d\d)\b))?",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class DateRange:
+    op: str
+    value: str | list[str]
+    span: tuple[int, int]
+    text: str
+
+
+def _period(iso: str | None, month: str | None, year: str | None) -> tuple[date, date]:
+    if iso:
+        day = date.fromisoformat(iso)
+        return day, day
+    y = int(year)
+    if month:
+        m = _MONTHS.get(month.lower()) or next(v for k, v in _MONTHS.items() if k.startswith(month.lower()[:3]))
+        end = date(y + (m == 12), m % 12 + 1, 1).toordinal() - 1
+        return date(y, m, 1), date.fromordinal(end)
+    return date(y, 1, 1), date(y, 12, 31)
+
+
+def date_ranges(question: str) -> list[DateRange]:
+    """'in 2018' -> between 2018-01-01 and 2018-12-31; 'before March 2019' -> < 2019-03-01; 'since 2015' -> >= 2015-01-01."""
+    found = []
+    for m in _DATE_EXPR.finditer(question):
+        try:
+            start, end = _period(m.group("iso"), m.group("month"), m.group("year"))
+            if m.group("year2") or m.group("iso2"):
+                end = _period(m.group("iso2"), m.group("month2") if (m.group("month2") or "").lower()[:3] in {k[:3] for k in _MONTHS} else None, m.group("year2"))[1]
+        except (ValueError, StopIteration):
+            continue
+        cmp = (m.group("cmp") or "").lower()
+        if cmp in ("before", "until", "prior to", "by"):
+            found.append(DateRange("<", start.isoformat(), m.span(), m.group(0)))
+        elif cmp in ("after",):
+            found.append(DateRange(">", end.isoformat(), m.span(), m.group(0)))
+        elif cmp in ("since", "as of"):
+            found.append(DateRange(">=", start.isoformat(), m.span(), m.group(0)))
+        elif start == end:
+            found.append(DateRange("=", start.isoformat(), m.span(), m.group(0)))
+        else:
+            found.append(DateRange("between", [start.isoformat(), end.isoformat()], m.span(), m.group(0)))
+    return found
+
+
+DEMONYMS = {
+    "american": "United States", "australian": "Australia", "british": "United Kingdom", "canadian": "Canada",
+    "chinese": "China", "dutch": "Netherlands", "english": "England", "french": "France", "german": "Germany",
+    "hong kong": "Hong Kong", "indian": "India", "irish": "Ireland", "israeli": "Israel", "italian": "Italy",
+    "japanese": "Japan", "korean": "Korea", "malaysian": "Malaysia", "scottish": "Scotland", "singaporean": "Singapore",
+    "spanish": "Spain", "swedish": "Sweden", "swiss": "Switzerland", "taiwanese": "Taiwan",
+}
+NEGATIONS = re.compile(r"\b(?:no|not|without|lack(?:s|ing)?|lacking|missing|excluding|exclude|absent|neither|nor)\b", re.IGNORECASE)

@@ -1,0 +1,306 @@
+"""The rule planner's decompose step: a question's words mapped to intent, buckets and catalog constraints.
+
+No model is involved. What the words can mean comes from the index itself: the buckets that hold documents,
+each bucket's field catalog (names, types, descriptions), the value lists of its text fields (read from
+Postgres), and, when no word names a bucket, which bucket holds the chunk closest to the question (one
+vector search per bucket: the content decides, not a one-line description). Quantities, dates and demonyms
+are read by `phrases`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from graph.decomposition import Constraint, Decomposition, Intent
+from graph.planners.phrases import DEMONYMS, NEGATIONS, Quantity, date_ranges, in_days, quantities
+from retrievers.field_catalog import CatalogField
+from retrievers.models import SearchFilter
+from retrievers.protocols import DocumentStore
+from retrievers.stack import Stack
+
+BUCKET_WORDS = {
+    "contracts": ("contract", "agreement", "nda", "non-disclosure", "confidentiality", "licen", "lease", "governed", "governing law"),
+    "invoices": ("invoice", "billed", "bill ", "vat"),
+    "receipts": ("receipt", "purchase", "shop", "store", "restaurant", "spent", "bought"),
+    "datasheets": ("datasheet", "component", "resistor", "capacitor", "regulator", "transistor", "part number", "tolerance"),
+    "certificates": ("certificate", "certified", "certification", "iso 9001", "iso 14001", "accreditation"),
+    "generic": ("study", "studies", "abstract", "paper", "article", "research"),
+}
+MONEY_FIELD_WORDS = ("total", "amount", "price", "cost", "paid", "spent", "spend", "worth", "value", "sum")
+NAME_FIELDS = ("parties", "party", "company", "issuer", "holder", "manufacturer", "customer", "partner_name", "author")
+GENERIC_FIELD_TOKENS = {"days", "date", "period", "of", "on", "for", "the", "name", "number"}
+DATE_FIELD_WORDS = {
+    "agreement_date": ("signed", "agreement", "dated", "executed"),
+    "effective_date": ("effective", "start", "commence", "began"),
+    "expiration_date": ("expir", "end", "terminat"),
+    "valid_until": ("valid until", "expir", "valid through", "lapse"),
+    "valid_from": ("valid from", "issued", "granted"),
+    "date_due": ("due",),
+}
+STOPWORDS = set(
+    "a an the of in on at by for to from with without and or not no is are was were be been do does did what which who whom when where why how "
+    "many much all any each every me my our us we i you your it its this that these those there their them than then as into about over under "
+    "list show find give tell have has had per more less least most please documents document".split()
+)
+_CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][\w&'.-]*(?:\s+(?:&\s+)?[A-Z][\w&'.-]*)*)")
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _mentions(text: str, stem: str) -> bool:
+    """`stem` occurs as the start of a word of `text` ("terminat" in "terminated", "notice" in "notices")."""
+    return re.search(rf"\b{re.escape(stem)}", text) is not None
+
+
+def _name_tokens(name: str) -> list[str]:
+    return [t for t in name.split("_") if t not in GENERIC_FIELD_TOKENS]
+
+
+def _mention_score(text: str, f: CatalogField) -> float:
+    """Share of a field's name words (first five letters) that the question mentions."""
+    tokens = _name_tokens(f.name)
+    return sum(_mentions(text, t[:5]) for t in tokens) / len(tokens) if tokens else 0.0
+
+
+@dataclass
+class BucketView:
+    """What the decomposer reads about one bucket, loaded once per planner."""
+
+    name: str
+    description: str
+    fields: list[CatalogField]
+    store: DocumentStore
+    scope: str
+    _values: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+
+    def typed(self, *types: str) -> list[CatalogField]:
+        return [f for f in self.fields if f.type in types]
+
+    def values(self, f: CatalogField) -> list[tuple[str, int]]:
+        if f.name not in self._values:
+            self._values[f.name] = self.store.field_values(self.scope, self.name, f.name)
+        return self._values[f.name]
+
+
+class RuleDecomposer:
+    """question -> Decomposition, from the index's buckets, field catalogs, value lists and the embedder."""
+
+    def __init__(self, stack: Stack, scope: str):
+        self.stack, self.store, self.scope = stack, stack.store, scope
+
+    @cached_property
+    def buckets(self) -> dict[str, BucketView]:
+        described = self.store.buckets()
+        in_use = self.store.bucket_document_counts(self.scope) or dict.fromkeys(described, 0)
+        return {
+            name: BucketView(name, described[name], self.store.field_catalog(self.scope, name), self.store, self.scope)
+            for name in described
+            if name in in_use
+        }
+
+    def decompose(self, question: str) -> Decomposition:
+        text = " ".join(question.split())
+        lowered = text.lower().replace("-", " ")
+        buckets = self._buckets(text, lowered)
+        constraints: list[Constraint] = []
+        used: list[tuple[int, int]] = []
+        for bucket in buckets:
+            constraints += self._constraints(self.buckets[bucket], text, lowered, used)
+        intent = _intent(lowered, bool(constraints))
+        aggregate, group_by = self._aggregate(intent, lowered, [self.buckets[b] for b in buckets])
+        return Decomposition(
+            question=text, intent=intent, buckets=buckets, constraints=constraints,
+            topic_terms=_topic_terms(lowered, used, buckets), sub_queries=_sub_queries(text, intent),
+            aggregate=aggregate, group_by=group_by,
+        )
+
+    # -- buckets --------------------------------------------------------------------------------------
+
+    def _buckets(self, text: str, lowered: str) -> list[str]:
+        named = [b for b, words in BUCKET_WORDS.items() if b in self.buckets and any(_mentions(lowered, w) for w in words)]
+        if named:
+            return named[:2]
+        by_values = [b for b, view in self.buckets.items() if self._value_hits(view, lowered)]
+        if len(by_values) == 1:
+            return by_values
+        return [self._closest_bucket(text)]
+
+    def _closest_bucket(self, text: str) -> str:
+        names = list(self.buckets)
+        if len(names) == 1:
+            return names[0]
+        vector = self.stack.embedder.embed_query(text)
+        best = {name: hits[0].score for name in names if (hits := self.stack.vectors.search(vector, SearchFilter(scope=self.scope, bucket=name), 1))}
+        return max(best, key=best.get) if best else ("generic" if "generic" in names else names[0])
+
+    # -- constraints ----------------------------------------------------------------------------------
+
+    def _constraints(self, view: BucketView, text: str, lowered: str, used: list[tuple[int, int]]) -> list[Constraint]:
+        found: dict[str, Constraint] = {}
+
+        def add(f: CatalogField, op: str, value, span: tuple[int, int], source: str) -> None:
+            found.setdefault(f.name, Constraint(bucket=view.name, field=f.name, op=op, value=value, source_text=source))
+            used.append(span)
+
+        for q in quantities(lowered):
+            target = self._numeric_field(view, lowered, q)
+            if target is not None:
+                scale = in_days(q) / q.value if q.unit and target.name.endswith("_days") and q.value else 1.0
+                low = round(q.value * scale, 2)
+                value = [low, round(q.high * scale, 2)] if q.op == "between" else low
+                add(target, q.op, value, q.span, q.text)
+        date_fields = view.typed("date")
+        for d in date_ranges(lowered):
+            if date_fields:
+                add(self._date_field(date_fields, lowered), d.op, d.value, d.span, d.text)
+        for f in view.typed("boolean"):
+            phrase = " ".join(f.name.split("_"))
+            match = re.search(rf"\b{re.escape(phrase)}", lowered) or re.search(rf"\b{re.escape(phrase.replace(' ', ''))}", lowered)
+            if match:
+                negated = NEGATIONS.search(lowered[max(0, match.start() - 25) : match.start()]) is not None
+                add(f, "=", not negated, match.span(), match.group(0))
+        named_values: dict[str, tuple[CatalogField, list[str], list[tuple[int, int]]]] = {}
+        for f, value_set, span in self._value_hits(view, lowered):
+            entry = named_values.setdefault(f.name, (f, [], []))
+            entry[1].extend(v for v in value_set if v not in entry[1])
+            entry[2].append(span)
+        for f, values, spans in named_values.values():
+            for span in spans[1:]:
+                used.append(span)
+            source = " / ".join(text[s:e] for s, e in spans)
+            add(f, "=" if len(values) == 1 else "in", values[0] if len(values) == 1 else values, spans[0], source)
+        for name_text, span in self._names(view, text, used):
+            target = self._name_field(view, name_text, lowered)
+            if target is not None:
+                add(target, "~", name_text, span, name_text)
+        return list(found.values())
+
+    def _numeric_field(self, view: BucketView, lowered: str, q: Quantity) -> CatalogField | None:
+        numeric = view.typed("integer", "number")
+        if q.unit:
+            candidates = [f for f in numeric if f.name.endswith("_days")]
+        else:
+            candidates = [f for f in numeric if not f.name.endswith("_days")]
+            if not q.money:
+                candidates = [f for f in candidates if _mention_score(lowered, f) > 0] or [
+                    f for f in candidates if any(w in f.name for w in MONEY_FIELD_WORDS)
+                ]
+        if not candidates:
+            return None
+        return max(candidates, key=lambda f: (_mention_score(lowered, f), any(w in f.name for w in MONEY_FIELD_WORDS), f.doc_count))
+
+    def _date_field(self, date_fields: list[CatalogField], lowered: str) -> CatalogField:
+        def score(f: CatalogField) -> tuple[int, bool, int]:
+            words = DATE_FIELD_WORDS.get(f.name, tuple(_name_tokens(f.name)))
+            return (sum(_mentions(lowered, w) for w in words), f.name == "date", f.doc_count)
+
+        return max(date_fields, key=score)
+
+    def _value_hits(self, view: BucketView, lowered: str) -> list[tuple[CatalogField, list[str], tuple[int, int]]]:
+        """Text values the question names (or a country its demonym names), one field per value, best field first."""
+        countries = [(country, m.span()) for word, country in DEMONYMS.items() if (m := re.search(rf"\b{word}\b", lowered))]
+        hits: dict[str, tuple[CatalogField, list[str], tuple[int, int], float]] = {}
+        for f in view.typed("string"):
+            if f.name in NAME_FIELDS:
+                continue
+            values = view.values(f)
+            for value, documents in values:
+                if len(value) < 3 or value.lower() in STOPWORDS:
+                    continue
+                match = re.search(rf"\b{re.escape(value.lower().replace('-', ' '))}s?\b", lowered)
+                if match:
+                    key = value.lower()
+                    rank = _mention_score(lowered, f) * 1000 + documents
+                    if key not in hits or rank > hits[key][3]:
+                        hits[key] = (f, [value], match.span(), rank)
+            for country, span in countries:
+                named = [v for v, _ in values if country.lower() in v.lower()]
+                if named:
+                    rank = _mention_score(lowered, f) * 1000 + len(named)
+                    if country not in hits or rank > hits[country][3]:
+                        hits[country] = (f, named, span, rank)
+        longest_first = sorted(hits.values(), key=lambda h: h[2][1] - h[2][0], reverse=True)
+        kept: list[tuple[CatalogField, list[str], tuple[int, int]]] = []
+        for f, values, span, _ in longest_first:
+            if not any(span[0] < s[1] and s[0] < span[1] for _, _, s in kept):
+                kept.append((f, values, span))
+        return kept
+
+    def _names(self, view: BucketView, text: str, used: list[tuple[int, int]]) -> list[tuple[str, tuple[int, int]]]:
+        """Capitalised phrases (not the question's first word, not a bucket word) that nothing else took."""
+        names = []
+        for m in _CAPITALISED.finditer(text):
+            phrase = m.group(1).strip(" .")
+            if len(phrase) < 3 or any(m.start() < e and s < m.end() for s, e in used):
+                continue
+            if phrase.lower() in STOPWORDS or any(_mentions(phrase.lower(), w) for words in BUCKET_WORDS.values() for w in words):
+                continue
+            names.append((phrase, m.span()))
+        return names
+
+    def _name_field(self, view: BucketView, name: str, lowered: str) -> CatalogField | None:
+        """The name-like text field whose values contain `name` most often."""
+        best, best_count = None, 0
+        for f in view.typed("string"):
+            if f.name not in NAME_FIELDS:
+                continue
+            count = sum(name.lower() in v.lower() for v, _ in view.values(f))
+            if count > best_count or (count == best_count and count and _mention_score(lowered, f) > 0):
+                best, best_count = f, count
+        return best
+
+    # -- aggregates -------------------------------------------------------------------------------------
+
+    def _aggregate(self, intent: Intent, lowered: str, views: list[BucketView]) -> tuple[str | None, list[str]]:
+        if intent not in ("count", "sum") or not views:
+            return None, []
+        view = views[0]
+        grouping = re.search(r"\b(?:per|for each|for every|grouped by|broken down by|split by|by each)\s+(\w+(?:\s\w+)?)", lowered)
+        group_by = [f.name for f in view.fields if grouping and _mention_score(grouping.group(1), f) > 0][:1]
+        if intent == "count":
+            return "count", group_by
+        function = "avg" if re.search(r"\b(average|mean)\b", lowered) else "max" if re.search(r"\b(highest|largest|maximum|biggest|most expensive)\b", lowered) \
+            else "min" if re.search(r"\b(lowest|smallest|minimum|cheapest)\b", lowered) else "sum"
+        numeric = view.typed("integer", "number")
+        if not numeric:
+            return "count", group_by
+        target = max(numeric, key=lambda f: (_mention_score(lowered, f), any(w in f.name for w in MONEY_FIELD_WORDS), f.doc_count))
+        return f"{function}({target.name})", group_by
+
+
+def _intent(lowered: str, constrained: bool) -> Intent:
+    if re.search(r"\b(how many|number of|count)\b", lowered):
+        return "count"
+    if re.search(r"\b(sum of|in total|altogether|how much (?:did|was|were|have|has|do)|total (?:amount|value|spend|spent|paid|cost)|"
+                 r"what (?:is|was) the total|average|mean|highest|lowest|largest|smallest|maximum|minimum)\b", lowered):
+        return "sum"
+    if re.search(r"\b(summari[sz]e|summary|overview)\b", lowered):
+        return "summarize"
+    if re.search(r"\b(compare|comparison|difference between|versus|vs)\b", lowered):
+        return "compare"
+    if re.search(r"^(which|list|show|find|give me|get|what (?:contracts|receipts|invoices|documents|certificates|datasheets|agreements))\b", lowered) \
+            or re.search(r"\ball (?:the )?\w+ (?:that|with|where|governed|signed|from)\b", lowered):
+        return "list"
+    if re.search(r"^(what is the|what's the|what was the|when (?:was|is|did|does)|who (?:is|was|are|were|signed))\b", lowered):
+        return "lookup"
+    return "list" if constrained else "qa"
+
+
+def _topic_terms(lowered: str, used: list[tuple[int, int]], buckets: list[str]) -> list[str]:
+    kept = "".join(" " if any(s <= i < e for s, e in used) else ch for i, ch in enumerate(lowered))
+    bucket_words = {w.strip() for b in buckets for w in BUCKET_WORDS.get(b, ())}
+    return list(dict.fromkeys(
+        w for w in _WORD.findall(kept)
+        if w not in STOPWORDS and len(w) > 2 and not any(w.startswith(b) for b in bucket_words) and not w.isdigit()
+    ))
+
+
+def _sub_queries(text: str, intent: Intent) -> list[str]:
+    """A comparison splits into its sides; any other question is searched as asked."""
+    if intent == "compare":
+        parts = re.split(r"\b(?:and|versus|vs\.?|with)\b", re.sub(r"^(compare|what is the difference between)\s+", "", text, flags=re.I))
+        sides = [p.strip(" ?,.") for p in parts if len(p.strip(" ?,.")) > 2]
+        if len(sides) >= 2:
+            return sides
+    return [text]

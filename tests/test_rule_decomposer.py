@@ -1,0 +1,148 @@
+"""The rule planner's decomposition on the sample corpus: paraphrases map to the right fields, operators and values.
+
+Each question is checked twice: its constraints are what the words mean, and, run through annotations_search,
+they select exactly the documents the sample corpus's own annotations say.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from graph.planners.phrases import date_ranges, parse_number, quantities
+from graph.planners.rule_decomposer import RuleDecomposer
+from retrievers.ingest import Ingestor
+from retrievers.loaders import field_specs, sample
+from tests.conftest import fresh_database, make_stack
+from tools.context import ToolContext
+from tools.registry import call_tool
+
+
+@pytest.fixture(scope="module")
+def stack(postgres_url, minilm, tmp_path_factory):
+    with fresh_database(postgres_url) as url:
+        s = make_stack(url, tmp_path_factory.mktemp("planner"), minilm)
+        Ingestor(s).ingest(sample.load(), field_specs=field_specs("sample"), progress=False)
+        yield s
+        s.close()
+
+
+@pytest.fixture(scope="module")
+def decomposer(stack):
+    return RuleDecomposer(stack, "default")
+
+
+def _rows(bucket: str, keep) -> set[str]:
+    """Documents of the sample corpus whose own annotation rows satisfy `keep` (the reference answer)."""
+    return {s.document.doc_id for s in sample.load() if s.document.bucket == bucket and any(keep(a.row) for a in s.annotations)}
+
+
+def _selected(stack, decomposition) -> set[str]:
+    bucket = decomposition.buckets[0]
+    result = call_tool("annotations_search", {"bucket": bucket, "predicates": decomposition.predicates(bucket), "top_k": 50}, ToolContext(stack))
+    return {h["doc_id"] for h in result["hits"]}
+
+
+def _values(row, name):
+    value = row.get(name)
+    return value if isinstance(value, list) else [] if value is None else [value]
+
+
+QUESTIONS = [
+    ("Which contracts have a notice period under 60 days?", "list", "contracts",
+     [("notice_period_days", "<", 60)], lambda r: any(v < 60 for v in _values(r, "notice_period_days"))),
+    ("agreements that can be ended with less than two months' notice", "list", "contracts",
+     [("notice_period_days", "<", 60)], lambda r: any(v < 60 for v in _values(r, "notice_period_days"))),
+    ("List contracts renewing for at least two years", "list", "contracts",
+     [("renewal_term_days", ">=", 730)], lambda r: any(v >= 730 for v in _values(r, "renewal_term_days"))),
+    ("contracts governed by English law", "list", "contracts",
+     [("governing_law", "=", "England")], lambda r: "England" in _values(r, "governing_law")),
+    ("Which agreements are governed by Delaware or New York law?", "list", "contracts",
+     [("governing_law", "in", ["Delaware", "New York"])], lambda r: {"Delaware", "New York"} & set(_values(r, "governing_law"))),
+    ("contracts without audit rights", "list", "contracts",
+     [("audit_rights", "=", False)], lambda r: r.get("audit_rights") is False),
+    ("Which contracts include a non-compete?", "list", "contracts",
+     [("non_compete", "=", True)], lambda r: r.get("non_compete") is True),
+    ("contracts signed before 2022", "list", "contracts",
+     [("agreement_date", "<", "2022-01-01")], lambda r: r.get("agreement_date", "9999") < "2022-01-01"),
+    ("receipts with a total of more than 100", "list", "receipts",
+     [("total", ">", 100)], lambda r: r.get("total", 0) > 100),
+    ("receipts from 2023", "list", "receipts",
+     [("date", "between", ["2023-01-01", "2023-12-31"])], lambda r: r.get("date", "").startswith("2023")),
+    ("invoices in EUR", "list", "invoices", [("currency", "=", "EUR")], lambda r: r.get("currency") == "EUR"),
+    ("certificates that expire before 2025", "list", "certificates",
+     [("valid_until", "<", "2025-01-01")], lambda r: r.get("valid_until", "9999") < "2025-01-01"),
+]
+
+
+@pytest.mark.parametrize("question, intent, bucket, expected, keep", QUESTIONS, ids=[q for q, *_ in QUESTIONS])
+def test_paraphrased_constraints_select_the_annotated_documents(stack, decomposer, question, intent, bucket, expected, keep):
+    d = decomposer.decompose(question)
+    assert (d.intent, d.buckets) == (intent, [bucket])
+    assert [(c.field, c.op, c.value) for c in d.constraints] == expected
+    assert _selected(stack, d) == _rows(bucket, keep) != set()
+
+
+def test_counts_and_sums_name_their_aggregate_and_grouping(decomposer):
+    counted = decomposer.decompose("How many contracts per governing law?")
+    assert (counted.intent, counted.aggregate, counted.group_by, counted.constraints) == ("count", "count", ["governing_law"], [])
+    delaware = decomposer.decompose("How many contracts are governed by Delaware law?")
+    assert (delaware.aggregate, delaware.group_by) == ("count", [])
+    summed = decomposer.decompose("What is the total spent at Blue Kettle Cafe in 2023?")
+    assert (summed.intent, summed.buckets, summed.aggregate) == ("sum", ["receipts"], "sum(total)")
+    assert {(c.field, c.op) for c in summed.constraints} == {("company", "~"), ("date", "between")}
+    average = decomposer.decompose("What is the average invoice amount in USD?")
+    assert (average.aggregate, [(c.field, c.value) for c in average.constraints]) == ("avg(amount)", [("currency", "USD")])
+
+
+def test_a_name_the_catalog_holds_becomes_a_contains_predicate(decomposer):
+    d = decomposer.decompose("Which agreements with Kestrel Analytics have exclusivity?")
+    assert {(c.field, c.op, str(c.value)) for c in d.constraints} == {("exclusivity", "=", "True"), ("parties", "~", "Kestrel Analytics")}
+
+
+def test_questions_without_fields_are_topic_searches_in_the_closest_bucket(decomposer):
+    d = decomposer.decompose("How do I get onto the VPN when working from home?")
+    assert d.intent == "qa" and d.constraints == [] and d.buckets == ["generic"]
+    assert {"vpn", "working", "home"} <= set(d.topic_terms)
+
+
+def test_comparisons_split_into_their_sides(decomposer):
+    d = decomposer.decompose("Compare the exclusivity of consulting agreements and distribution agreements")
+    assert d.intent == "compare" and len(d.sub_queries) == 2
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("under 60 days", [("<", 60.0, None, "day")]),
+        ("at least two years", [(">=", 2.0, None, "year")]),
+        ("more than 500", [(">", 500.0, None, None)]),
+        ("sixty (60) days or less", [("<=", 60.0, None, "day")]),
+        ("between 30 and 90 days", [("between", 30.0, 90.0, "day")]),
+        ("twenty-five weeks", [("=", 25.0, None, "week")]),
+        ("over RM 1,250.50", [(">", 1250.5, None, None)]),
+        ("in 2018", []),
+    ],
+)
+def test_quantities_are_read_with_their_comparison_and_unit(text, expected):
+    assert [(q.op, q.value, q.high, q.unit) for q in quantities(text)] == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("in 2018", [("between", ["2018-01-01", "2018-12-31"])]),
+        ("in March 2018", [("between", ["2018-03-01", "2018-03-31"])]),
+        ("before 2015", [("<", "2015-01-01")]),
+        ("after June 2019", [(">", "2019-06-30")]),
+        ("since 2020", [(">=", "2020-01-01")]),
+        ("between 2012 and 2014", [("between", ["2012-01-01", "2014-12-31"])]),
+        ("on 2021-03-04", [("=", "2021-03-04")]),
+    ],
+)
+def test_dates_become_ranges(text, expected):
+    assert [(d.op, d.value) for d in date_ranges(text)] == expected
+
+
+def test_number_words():
+    assert [parse_number(w) for w in ("sixty", "twenty-five", "a hundred", "1,200", "twelve")] == [60, 25, 100, 1200, 12]
+    assert parse_number("several") is None
