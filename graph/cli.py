@@ -188,6 +188,33 @@ def cmd_demo(args: argparse.Namespace) -> None:
         stack.close()
 
 
+def cmd_ask(args: argparse.Namespace) -> None:
+    from graph.ask import ask
+    from graph.context import AgentContext
+
+    ask(args.question, thread=args.thread, explain=args.explain,
+        context=AgentContext(scope=args.scope, max_tool_calls=args.max_tool_calls, max_hits=args.max_hits))
+
+
+def cmd_resume(args: argparse.Namespace) -> None:
+    from graph.ask import resume
+    from graph.context import AgentContext
+
+    try:
+        answer = json.loads(args.answer)
+    except json.JSONDecodeError as exc:
+        raise RagentError(f"--answer is not JSON ({exc.msg}); e.g. --answer '{{\"choice\": \"stop\"}}'") from None
+    resume(args.thread, answer, explain=args.explain,
+           context=AgentContext(scope=args.scope, max_tool_calls=args.max_tool_calls, max_hits=args.max_hits))
+
+
+def _agent_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scope", type=scope_name, default=DEFAULT_SCOPE)
+    parser.add_argument("--explain", action="store_true", help="print the decomposition, decisions and tool calls")
+    parser.add_argument("--max-tool-calls", type=int, default=8, help="tool calls allowed in the run (capped at 24)")
+    parser.add_argument("--max-hits", type=int, default=50, help="more matching documents than this asks you to narrow")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ragent", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -236,6 +263,18 @@ def build_parser() -> argparse.ArgumentParser:
     buckets.add_argument("name", nargs="?")
     buckets.add_argument("--description", default="")
     buckets.set_defaults(run=cmd_buckets)
+
+    ask_parser = sub.add_parser("ask", help="answer a question with citations; asks you when it cannot go on")
+    ask_parser.add_argument("question")
+    ask_parser.add_argument("--thread", help="thread id (a new one by default); the run is checkpointed under it")
+    _agent_options(ask_parser)
+    ask_parser.set_defaults(run=cmd_ask)
+
+    resume_parser = sub.add_parser("resume", help="answer a thread's clarification and let it finish")
+    resume_parser.add_argument("thread")
+    resume_parser.add_argument("--answer", required=True, help='JSON, e.g. {"choice": "export"} or {"choice": "narrow", "field": "governing_law", "value": "Delaware"}')
+    _agent_options(resume_parser)
+    resume_parser.set_defaults(run=cmd_resume)
 
     stats = sub.add_parser("stats", help="counts and sizes of every store")
     stats.set_defaults(run=cmd_stats)

@@ -111,7 +111,7 @@ class RuleDecomposer:
         aggregate, group_by = self._aggregate(intent, lowered, [self.buckets[b] for b in buckets])
         return Decomposition(
             question=text, intent=intent, buckets=buckets, constraints=constraints,
-            topic_terms=_topic_terms(lowered, used, buckets), sub_queries=_sub_queries(text, intent),
+            topic_terms=_topic_terms(lowered, used, buckets, {c.field for c in constraints}), sub_queries=_sub_queries(text, intent),
             aggregate=aggregate, group_by=group_by,
         )
 
@@ -287,9 +287,10 @@ def _intent(lowered: str, constrained: bool) -> Intent:
     return "list" if constrained else "qa"
 
 
-def _topic_terms(lowered: str, used: list[tuple[int, int]], buckets: list[str]) -> list[str]:
+def _topic_terms(lowered: str, used: list[tuple[int, int]], buckets: list[str], fields: set[str]) -> list[str]:
+    """Content words the constraints did not take: not a bucket word, not a word of a constrained field's name."""
     kept = "".join(" " if any(s <= i < e for s, e in used) else ch for i, ch in enumerate(lowered))
-    bucket_words = {w.strip() for b in buckets for w in BUCKET_WORDS.get(b, ())}
+    bucket_words = {w.strip() for b in buckets for w in BUCKET_WORDS.get(b, ())} | {t for f in fields for t in f.split("_")}
     return list(dict.fromkeys(
         w for w in _WORD.findall(kept)
         if w not in STOPWORDS and len(w) > 2 and not any(w.startswith(b) for b in bucket_words) and not w.isdigit()

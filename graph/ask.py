@@ -1,0 +1,103 @@
+"""`ragent ask` and `ragent resume`: run the agent on a thread checkpointed in Postgres, ask the human at a
+clarification (in a terminal) or say how to resume (anywhere else), and print the answer with its citations."""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
+
+from graph import resources
+from graph.builder import compile_graph
+from graph.checkpointing import postgres_checkpointer
+from graph.context import AgentContext
+from retrievers.stack import open_stack
+
+
+@contextmanager
+def agent_session() -> Iterator[CompiledStateGraph]:
+    """The stack installed for the nodes, and the graph compiled with a checkpointer on the stack's Postgres."""
+    stack = open_stack()
+    resources.use_stack(stack)
+    try:
+        with postgres_checkpointer(stack.store.url) as saver:
+            yield compile_graph(saver)
+    finally:
+        resources.use_stack(None)
+        stack.close()
+
+
+def print_clarification(payload: dict[str, Any], thread: str) -> None:
+    print(f"\nI need your help ({payload['kind']}): {payload['reason']}.")
+    if payload.get("error"):
+        print(f"  {payload['error']}")
+    for a in payload["attempts"]:
+        print(f"  tried {a['tool']} on {a['bucket']} ({a['route']}): {a['status']}, {a['total_hits']} hit(s)")
+    for number, option in enumerate(payload["options"], start=1):
+        print(f"  [{number}] {option['label']}")
+    reply = {k: v for k, v in payload["options"][-1].items() if k != "label"}
+    print(f"thread {thread}; to answer later: ragent resume {thread} --answer '{json.dumps(reply)}'")
+
+
+def print_answer(values: dict[str, Any], explain: bool) -> None:
+    answer = values["answer"]
+    print(f"\n{answer.text}")
+    if answer.citations:
+        print("\nSources: " + ", ".join(sorted({c.annotation_id or c.doc_id for c in answer.citations})))
+    if explain:
+        d = values["decomposition"]
+        print(f"\n-- decomposition: intent={d.intent} buckets={d.buckets} constraints="
+              + json.dumps([[c.field, c.op, c.value] for c in d.constraints]) + f" topic={d.topic_terms}")
+        for decision in values.get("decisions", []):
+            print(f"-- decision: {decision.action}: {decision.reason}")
+        for e in values.get("evidence", []):
+            print(f"-- call {e.step} [{e.route}] {e.call.tool} {json.dumps(e.call.arguments)[:160]} -> {e.envelope['status']} ({e.envelope['total_hits']} hits)")
+
+
+def settle(agent: CompiledStateGraph, thread: str, context: AgentContext, *, explain: bool,
+           ask_human: Callable[[dict[str, Any]], dict[str, Any] | None] | None) -> bool:
+    """Print the answer, or the clarification; with `ask_human`, answer it and go on. True when answered."""
+    config = {"configurable": {"thread_id": thread}}
+    while True:
+        state = agent.get_state(config)
+        if not state.interrupts:
+            print_answer(state.values, explain)
+            return True
+        payload = state.interrupts[0].value
+        print_clarification(payload, thread)
+        reply = ask_human(payload) if ask_human else None
+        if reply is None:
+            return False
+        agent.invoke(Command(resume=reply), config, context=context)
+
+
+def terminal_choice(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """Ask for an option number on the terminal; empty input leaves the question open."""
+    options = payload["options"]
+    while True:
+        text = input(f"choose 1-{len(options)} (enter to leave it open): ").strip()
+        if not text:
+            return None
+        if text.isdigit() and 1 <= int(text) <= len(options):
+            return {k: v for k, v in options[int(text) - 1].items() if k != "label"}
+
+
+def ask(question: str, *, thread: str | None, context: AgentContext, explain: bool) -> str:
+    thread = thread or uuid.uuid4().hex[:12]
+    with agent_session() as agent:
+        agent.invoke({"question": question}, {"configurable": {"thread_id": thread}}, context=context)
+        settle(agent, thread, context, explain=explain, ask_human=terminal_choice if sys.stdin.isatty() else None)
+    return thread
+
+
+def resume(thread: str, answer: dict[str, Any], *, context: AgentContext, explain: bool) -> None:
+    with agent_session() as agent:
+        if not agent.get_state({"configurable": {"thread_id": thread}}).interrupts:
+            raise SystemExit(f"ragent: error: thread {thread} is not waiting for an answer")
+        agent.invoke(Command(resume=answer), {"configurable": {"thread_id": thread}}, context=context)
+        settle(agent, thread, context, explain=explain, ask_human=terminal_choice if sys.stdin.isatty() else None)

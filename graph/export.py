@@ -1,0 +1,30 @@
+"""CSV export of a full result set, written only inside the export folder under a name the code chooses."""
+
+from __future__ import annotations
+
+import csv
+import uuid
+from pathlib import Path
+from typing import Any
+
+from graph.decomposition import Decomposition
+from retrievers.stack import Stack
+
+EXPORT_ROWS_MAX = 1_000_000
+
+
+def export_csv(stack: Stack, scope: str, d: Decomposition, folder: Path) -> tuple[Path, int]:
+    """Every annotation row of the decomposition's constraints (all of them, not the top_k a tool returns)."""
+    rows: list[dict[str, Any]] = []
+    for bucket in d.buckets:
+        for r in stack.store.find_annotations(scope, bucket, [c.predicate() for c in d.constraints if c.bucket == bucket], limit=EXPORT_ROWS_MAX):
+            rows.append({"bucket": bucket, "doc_id": r["doc_id"], "annotation_id": r["annotation_id"], "title": r["title"],
+                         **{k: "; ".join(map(str, v)) if isinstance(v, list) else v for k, v in r["row"].items()}})
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"export-{uuid.uuid4().hex[:12]}.csv"
+    columns = list(dict.fromkeys(k for row in rows for k in row)) or ["bucket", "doc_id", "annotation_id", "title"]
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path, len(rows)

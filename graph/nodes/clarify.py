@@ -1,0 +1,90 @@
+"""clarify: ask the human (a LangGraph interrupt) and fold the validated answer back into the run.
+
+The node re-runs from its first line when the run resumes, so nothing with side effects happens before
+`interrupt`; the export, if chosen, is written after it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from langgraph.runtime import Runtime
+from langgraph.types import Command, interrupt
+from pydantic import ValidationError
+
+from graph import resources
+from graph.context import AgentContext
+from graph.decomposition import Constraint
+from graph.export import export_csv
+from graph.schemas import Answer, ClarifyOption, ClarifyReply
+from graph.state import AgentState
+
+NARROW_SUGGESTIONS = 3
+
+
+def _narrow_options(state: AgentState) -> list[ClarifyOption]:
+    """The values that split the rows found so far best, on a text or yes/no field not yet constrained."""
+    taken = {c.field for c in state["decomposition"].constraints}
+    counts: dict[str, Counter] = {}
+    for g in state.get("graded", []):
+        for field, value in (g.row or {}).items():
+            if field not in taken and isinstance(value, (str, bool)) and len(str(value)) <= 60:
+                counts.setdefault(field, Counter())[value] += 1
+    if not counts:
+        return []
+    field = max(counts, key=lambda f: (len(counts[f]) > 1, min(len(counts[f]), 10), sum(counts[f].values())))
+    return [ClarifyOption(choice="narrow", label=f"only {field} = {value} ({n} of those shown)", field=field, op="=", value=value)
+            for value, n in counts[field].most_common(NARROW_SUGGESTIONS)]
+
+
+def clarification_payload(state: AgentState, budget_left: int) -> dict[str, Any]:
+    """What the human sees: the kind, what was tried with counts, why, and the options still possible
+    (narrowing or broadening needs tool calls left in the run's budget)."""
+    decision = state["decisions"][-1]
+    d = state["decomposition"]
+    options = _narrow_options(state) if decision.clarify_kind == "overload" and budget_left > 0 else []
+    if decision.clarify_kind == "overload":
+        options.append(ClarifyOption(choice="export", label="export the full result as CSV"))
+    elif budget_left > 0:
+        options.append(ClarifyOption(choice="broaden", label="search the text without the field constraints" if d.constraints else "search every bucket"))
+    options.append(ClarifyOption(choice="stop", label="stop here"))
+    attempts = [{"route": e.route, "tool": e.call.tool, "bucket": e.call.arguments.get("bucket"), "status": e.envelope["status"],
+                 "total_hits": e.envelope["total_hits"]} for e in state.get("evidence", [])]
+    return {"kind": decision.clarify_kind, "question": state["question"], "reason": decision.reason, "attempts": attempts,
+            "options": [o.model_dump(exclude_none=True) for o in options]}
+
+
+def clarify(state: AgentState, runtime: Runtime[AgentContext]) -> Command:
+    budget_left = runtime.context.tool_call_cap - state.get("tool_calls", 0)
+    payload = clarification_payload(state, budget_left)
+    allowed = {o["choice"] for o in payload["options"]} | ({"narrow"} if payload["kind"] == "overload" and budget_left > 0 else set())
+    d = state["decomposition"]
+    fields = {f.name for f in resources.planner(runtime.context.scope).decomposer.buckets[d.buckets[0]].fields}
+    problem = None
+    while True:
+        raw = interrupt(payload | ({"error": problem} if problem else {}))
+        try:
+            reply = ClarifyReply.model_validate(raw)
+            if reply.choice not in allowed:
+                raise ValueError(f"{reply.choice!r} is not offered here; choose one of {', '.join(sorted(allowed))}")
+            if reply.choice == "narrow" and reply.field not in fields:
+                raise ValueError(f"narrow needs a field of {d.buckets[0]} ({', '.join(sorted(fields))}) and a value")
+            break
+        except (ValidationError, ValueError) as exc:
+            problem = f"that answer cannot be used ({exc}); answer with one of the options"
+    if reply.choice == "narrow":
+        added = Constraint(bucket=d.buckets[0], field=reply.field, op=reply.op or "=", value=reply.value, source_text="(from the clarification)")
+        return Command(goto="plan", update={"clarification": reply, "decomposition": d.model_copy(update={"constraints": [*d.constraints, added]})})
+    if reply.choice == "broaden":
+        broader = d.model_copy(update={"constraints": [], "buckets": d.buckets if d.constraints else list(resources.planner(runtime.context.scope).decomposer.buckets)})
+        route = resources.planner(runtime.context.scope).route(broader, runtime.context, tried=[])
+        return Command(goto="plan", update={"clarification": reply, "decomposition": broader, "route": route})
+    if reply.choice == "export":
+        stack = resources.stack()
+        folder = Path(runtime.context.export_dir) if runtime.context.export_dir else stack.settings.home / "exports"
+        path, count = export_csv(stack, runtime.context.scope, d, folder)
+        answer = Answer(format="export", text=f"Exported all {count} matching rows to {path}.", export_path=str(path), value=count)
+        return Command(goto="compose", update={"clarification": reply, "answer": answer})
+    return Command(goto="compose", update={"clarification": reply, "answer": Answer(format="stopped", text="Stopped at your request; nothing more was searched.")})

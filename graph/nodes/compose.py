@@ -1,0 +1,83 @@
+"""compose: the answer shaped by intent, citing only documents and annotation rows in the evidence.
+
+A list is a table of the matching rows with the constrained fields; a count or sum is the figure from the
+aggregate envelope with how it was derived; anything else is the relevant passages, each with its document.
+Every number printed comes from an envelope; every citation is a hit of this run.
+"""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from graph.context import AgentContext
+from graph.schemas import Answer, Citation, Evidence, GradedHit
+from graph.state import AgentState
+
+FAILED = ("unavailable", "timeout", "rate_limited")
+PROSE_PASSAGES = 5
+
+
+def _cell(value) -> str:
+    return "; ".join(map(str, value)) if isinstance(value, list) else "" if value is None else str(value)
+
+
+def _failures(evidence: list[Evidence]) -> str:
+    failed = sorted({f"{e.call.tool} ({e.envelope['status']}: {e.envelope.get('hint') or ''})" for e in evidence if e.envelope["status"] in FAILED})
+    return ("\n\nNot every source answered: " + "; ".join(failed)) if failed else ""
+
+
+def _figure(state: AgentState, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
+    d = state["decomposition"]
+    aggregate = next(e for e in evidence if e.call.tool == "annotations_aggregate" and e.envelope.get("total"))
+    total, groups = aggregate.envelope["total"], aggregate.envelope["hits"]
+    where = " and ".join(f"{c.field} {c.op} {_cell(c.value)}" for c in d.constraints) or "no constraint"
+    function = aggregate.call.arguments["aggregate"]
+    lines = [f"**{_cell(total['value'])}**: {function} over {total['documents']} {aggregate.call.arguments['bucket']} documents where {where}."]
+    if groups:
+        keys = list(groups[0]["group"])
+        lines += ["", f"| {' | '.join(keys)} | documents | value |", "|" + "---|" * (len(keys) + 2)]
+        lines += [f"| {' | '.join(_cell(g['group'][k]) for k in keys)} | {g['documents']} | {_cell(g['value'])} |" for g in groups]
+    value = total["value"] if isinstance(total["value"], (int, float)) else None
+    citations = [Citation(doc_id=g.doc_id, annotation_id=g.annotation_id) for g in relevant if g.annotation_id]
+    return Answer(format="figure", text="\n".join(lines), value=value, citations=citations)
+
+
+def _table(state: AgentState, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
+    d = state["decomposition"]
+    columns = list(dict.fromkeys(c.field for c in d.constraints))
+    total = sum(e.envelope.get("total_hits", 0) for e in evidence if e.call.tool == "annotations_search")
+    rows = [{"doc_id": g.doc_id, "annotation_id": g.annotation_id, **{c: (g.row or {}).get(c) for c in columns}} for g in relevant if g.annotation_id]
+    lines = [f"{total} matching row(s)" + (f", showing {len(rows)}" if len(rows) < total else "") + ":", "",
+             "| doc_id | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
+    lines += [f"| {r['doc_id']} | " + " | ".join(_cell(r[c]) for c in columns) + " |" for r in rows]
+    return Answer(format="table", text="\n".join(lines), rows=rows,
+                  citations=[Citation(doc_id=r["doc_id"], annotation_id=r["annotation_id"]) for r in rows])
+
+
+def _prose(relevant: list[GradedHit]) -> Answer:
+    passages, seen = [], set()
+    for g in sorted((g for g in relevant if g.chunk_id), key=lambda g: -(g.score or 0)):
+        if g.doc_id not in seen:
+            seen.add(g.doc_id)
+            passages.append(g)
+        if len(passages) == PROSE_PASSAGES:
+            break
+    if not passages:
+        return Answer(format="prose", text="I found no passage that answers this.")
+    text = "From the documents:\n" + "\n".join(f"- {g.text} [{g.doc_id}]" for g in passages)
+    return Answer(format="prose", text=text, citations=[Citation(doc_id=g.doc_id, chunk_id=g.chunk_id) for g in passages])
+
+
+def compose(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    if "answer" in state:
+        return {}
+    evidence = [e for e in state.get("evidence", []) if e.attempt == state.get("attempt")]
+    relevant = [g for g in state.get("graded", []) if g.relevant]
+    d = state["decomposition"]
+    if any(e.call.tool == "annotations_aggregate" and e.envelope.get("total") for e in evidence):
+        answer = _figure(state, evidence, relevant)
+    elif any(g.annotation_id for g in relevant) and d.intent in ("list", "count", "sum", "lookup"):
+        answer = _table(state, evidence, relevant)
+    else:
+        answer = _prose(relevant)
+    return {"answer": answer.model_copy(update={"text": answer.text + _failures(evidence)})}

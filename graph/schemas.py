@@ -1,0 +1,94 @@
+"""The typed outputs the nodes exchange: route, plan, tool calls, evidence, grades, decisions, clarification, answer."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+RouteKind = Literal["structured", "hybrid", "long_text"]
+ROUTES: tuple[RouteKind, ...] = ("structured", "hybrid", "long_text")
+
+
+class Route(BaseModel):
+    kind: RouteKind
+    fallback_order: list[RouteKind] = Field(description="Routes still to try, in order, when this one finds too little")
+    min_hits: int = Field(ge=0, description="Fewer relevant documents than this is too little")
+    max_hits: int = Field(ge=1, description="More matching documents than this is too many to list")
+
+
+class ToolCall(BaseModel):
+    tool: str
+    arguments: dict[str, Any]
+    purpose: str = ""
+
+
+class Plan(BaseModel):
+    buckets: list[str]
+    strategy: str
+    calls: list[ToolCall]
+    max_tool_calls: int = Field(ge=1)
+
+
+class Evidence(BaseModel):
+    """One executed tool call and the envelope it returned."""
+
+    step: int
+    attempt: int = Field(description="Which plan of the run made this call; review and grade look at the current one")
+    route: RouteKind
+    call: ToolCall
+    envelope: dict[str, Any]
+
+
+class GradedHit(BaseModel):
+    doc_id: str
+    annotation_id: str | None = None
+    chunk_id: str | None = None
+    relevant: bool
+    why: str
+    score: float | None = None
+    text: str = ""
+    row: dict[str, Any] | None = None
+
+
+Action = Literal["enough", "more", "clarify", "fallback"]
+ClarifyKind = Literal["no_low", "overload"]
+
+
+class Decision(BaseModel):
+    action: Action
+    reason: str
+    next_calls: list[ToolCall] = Field(default_factory=list)
+    clarify_kind: ClarifyKind | None = None
+
+
+class ClarifyOption(BaseModel):
+    choice: Literal["narrow", "broaden", "export", "stop"]
+    label: str
+    field: str | None = None
+    op: str | None = None
+    value: Any = None
+
+
+class ClarifyReply(BaseModel):
+    """What the human answers; validated before the run goes on."""
+
+    choice: Literal["narrow", "broaden", "export", "stop"]
+    field: str | None = None
+    op: str | None = None
+    value: Any = None
+
+
+class Citation(BaseModel):
+    doc_id: str
+    annotation_id: str | None = None
+    chunk_id: str | None = None
+
+
+class Answer(BaseModel):
+    format: Literal["table", "figure", "prose", "export", "stopped"]
+    text: str
+    value: float | None = None
+    rows: list[dict[str, Any]] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
+    export_path: str | None = None
