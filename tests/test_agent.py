@@ -1,0 +1,182 @@
+"""The agent end to end with the RulePlanner on the sample corpus: routes, fallbacks, the cap, clarifications
+resumed by every option, a run resumed by a new process from its Postgres checkpoint, and valid citations."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from graph import resources
+from graph.builder import compile_graph
+from graph.checkpointing import SERDE
+from graph.context import AgentContext
+from retrievers.ingest import Ingestor
+from retrievers.loaders import field_specs, sample
+from tests.conftest import fresh_database, make_stack
+
+
+@pytest.fixture(scope="module")
+def agent(postgres_url, minilm, tmp_path_factory):
+    with fresh_database(postgres_url) as url:
+        stack = make_stack(url, tmp_path_factory.mktemp("agent"), minilm)
+        Ingestor(stack).ingest(sample.load(), field_specs=field_specs("sample"), progress=False)
+        resources.use_stack(stack)
+        yield compile_graph(InMemorySaver(serde=SERDE))
+        resources.use_stack(None)
+        stack.close()
+
+
+class Run:
+    def __init__(self, agent, question: str, context: AgentContext = AgentContext()):
+        self.agent, self.context = agent, context
+        self.config = {"configurable": {"thread_id": uuid.uuid4().hex}}
+        agent.invoke({"question": question}, self.config, context=context)
+
+    @property
+    def state(self):
+        return self.agent.get_state(self.config)
+
+    @property
+    def interrupt(self):
+        return self.state.interrupts[0].value if self.state.interrupts else None
+
+    @property
+    def answer(self):
+        return self.state.values.get("answer")
+
+    def resume(self, reply):
+        self.agent.invoke(Command(resume=reply), self.config, context=self.context)
+        return self
+
+    def routes(self) -> list[str]:
+        return list(dict.fromkeys(e.route for e in self.state.values.get("evidence", [])))
+
+    def actions(self) -> list[str]:
+        return [d.action for d in self.state.values["decisions"]]
+
+
+def _cited_in_evidence(run: Run) -> bool:
+    found = {(h["doc_id"], h.get("annotation_id"), h.get("chunk_id")) for e in run.state.values["evidence"] for h in e.envelope["hits"] if "doc_id" in h}
+    docs = {d for d, _, _ in found}
+    annotations = {a for _, a, _ in found if a}
+    chunks = {c for _, _, c in found if c}
+    return all(c.doc_id in docs and (c.annotation_id is None or c.annotation_id in annotations) and (c.chunk_id is None or c.chunk_id in chunks)
+               for c in run.answer.citations)
+
+
+def test_structured_list_is_a_table_of_the_matching_rows(agent):
+    run = Run(agent, "Which contracts have a notice period under 60 days?")
+    assert run.routes() == ["structured"] and run.answer.format == "table"
+    assert {r["doc_id"] for r in run.answer.rows} == {"sample-contract-006", "sample-contract-010"}
+    assert _cited_in_evidence(run) and len(run.answer.citations) == 2
+
+
+def test_structured_count_per_field_is_a_figure_with_its_groups(agent):
+    run = Run(agent, "How many contracts per governing law?")
+    assert run.routes() == ["structured"] and run.answer.format == "figure" and run.answer.value == 10
+    assert "| Delaware | 3 | 3 |" in run.answer.text and _cited_in_evidence(run)
+
+
+def test_a_sum_is_derived_from_the_aggregate(agent):
+    run = Run(agent, "What is the total amount of invoices in EUR?")
+    euro = [a.row["amount"] for s in sample.load() if s.document.bucket == "invoices" for a in s.annotations if a.row.get("currency") == "EUR"]
+    assert run.answer.format == "figure" and run.answer.value == pytest.approx(sum(euro))
+    assert "sum(amount)" in run.answer.text and "currency = EUR" in run.answer.text
+    assert f"{sum(euro):g}" in run.answer.text or str(round(sum(euro), 2)) in run.answer.text
+
+
+def test_long_text_route_answers_with_cited_passages(agent):
+    run = Run(agent, "How do I get onto the VPN when working from home?")
+    assert run.routes() == ["long_text"] and run.answer.format == "prose"
+    assert run.answer.citations[0].doc_id == "sample-generic-002" and _cited_in_evidence(run)
+    calls = [e.call.tool for e in run.state.values["evidence"]]
+    assert sorted(calls) == ["search_semantic", "search_text"], "the two independent searches run as one parallel step"
+
+
+def test_hybrid_route_searches_inside_the_documents_the_fields_allow(agent):
+    run = Run(agent, "Summarize the limitation of liability in contracts governed by Delaware law")
+    assert run.routes()[0] == "hybrid"
+    delaware = {s.document.doc_id for s in sample.load() for a in s.annotations if "Delaware" in (a.row.get("governing_law") or [])}
+    hits = {h["doc_id"] for e in run.state.values["evidence"] if e.route == "hybrid" for h in e.envelope["hits"]}
+    assert hits and hits <= delaware
+    assert run.answer.format == "prose" and {c.doc_id for c in run.answer.citations} <= delaware
+
+
+def test_an_empty_structured_route_falls_back_then_clarifies_no_low(agent):
+    run = Run(agent, "Which receipts have a total of more than 100000?")
+    assert run.routes() == ["structured", "hybrid", "long_text"]
+    assert run.actions().count("fallback") == 2 and run.interrupt["kind"] == "no_low"
+    assert run.interrupt["attempts"][0] == {"route": "structured", "tool": "annotations_search", "bucket": "receipts", "status": "no_results", "total_hits": 0}
+
+
+def test_the_tool_call_cap_is_never_exceeded(agent):
+    run = Run(agent, "Which receipts have a total of more than 100000?", AgentContext(max_tool_calls=2))
+    assert len(run.state.values["evidence"]) == 2 and run.interrupt["kind"] == "no_low"
+    assert all(o["choice"] == "stop" for o in run.interrupt["options"]), "with no calls left only stopping is offered"
+    big = Run(agent, "Which receipts have a total of more than 100000?", AgentContext(max_tool_calls=1000))
+    assert len(big.state.values["evidence"]) <= 24
+
+
+def test_no_low_resumed_by_broaden_and_by_stop(agent):
+    question = "Which contracts have a notice period of more than 400 days?"
+    asked = Run(agent, question)
+    assert asked.interrupt["kind"] == "no_low" and {"broaden", "stop"} == {o["choice"] for o in asked.interrupt["options"]}
+    broadened = asked.resume({"choice": "broaden"})
+    assert broadened.state.values["decomposition"].constraints == [] and broadened.answer.format == "prose"
+    assert broadened.routes()[-1] == "long_text" and _cited_in_evidence(broadened)
+    stopped = Run(agent, question).resume({"choice": "stop"})
+    assert stopped.answer.format == "stopped"
+
+
+def test_overload_resumed_by_narrow_export_and_stop(agent, tmp_path):
+    context = AgentContext(max_hits=3, export_dir=str(tmp_path))
+    question = "Which contracts have a notice period of at least 30 days?"
+    first = Run(agent, question, context)
+    assert first.interrupt["kind"] == "overload" and {"export", "stop"} <= {o["choice"] for o in first.interrupt["options"]}
+    option = next(o for o in first.interrupt["options"] if o["choice"] == "narrow")
+    narrowed = first.resume({k: v for k, v in option.items() if k != "label"})
+    assert narrowed.answer.format == "table" and 0 < len(narrowed.answer.rows) <= 3
+    assert all(r[option["field"]] == option["value"] for r in narrowed.answer.rows)
+
+    exported = Run(agent, question, context).resume({"choice": "export"})
+    path = Path(exported.answer.export_path)
+    assert path.parent == tmp_path and path.suffix == ".csv"
+    with path.open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == exported.answer.value > 3 and all(int(r["notice_period_days"].split(";")[0]) >= 30 for r in rows)
+
+    assert Run(agent, question, context).resume({"choice": "stop"}).answer.format == "stopped"
+
+
+def test_an_invalid_resume_is_asked_again_with_the_reason(agent):
+    run = Run(agent, "Which contracts have a notice period of at least 30 days?", AgentContext(max_hits=3))
+    run.resume({"choice": "launch the rockets"})
+    assert run.answer is None and "cannot be used" in run.interrupt["error"]
+    run.resume({"choice": "narrow", "field": "no_such_field", "value": 1})
+    assert "narrow needs a field of contracts" in run.interrupt["error"]
+    assert run.resume({"choice": "stop"}).answer.format == "stopped"
+
+
+def test_a_new_process_resumes_the_thread_from_its_postgres_checkpoint(tmp_path):
+    env = {**os.environ, "RAGENT_HOME": str(tmp_path), "RAGENT_CACHE_DIR": str(tmp_path / "cache")}
+    cli = [sys.executable, "-m", "graph.cli"]
+    ingested = subprocess.run([*cli, "ingest", "--dataset", "sample"], env=env, capture_output=True, text=True, timeout=600)
+    assert ingested.returncode == 0, ingested.stderr
+    asked = subprocess.run([*cli, "ask", "Which contracts have a notice period of at least 30 days?", "--max-hits", "3", "--thread", "t-1"],
+                           env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert asked.returncode == 0 and "I need your help (overload)" in asked.stdout and "ragent resume t-1" in asked.stdout
+    resumed = subprocess.run([*cli, "resume", "t-1", "--answer", json.dumps({"choice": "narrow", "field": "governing_law", "value": "Delaware"}),
+                              "--max-hits", "3", "--explain"], env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "| doc_id | notice_period_days | governing_law |" in resumed.stdout and "-- decision: clarify" in resumed.stdout
+    again = subprocess.run([*cli, "resume", "t-1", "--answer", '{"choice": "stop"}'], env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode != 0 and "not waiting for an answer" in again.stderr
