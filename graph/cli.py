@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import uuid
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -21,18 +22,16 @@ from retrievers.models import DEFAULT_SCOPE, SCOPE_RE, SearchFilter, SourceDocum
 
 SNIPPET_CHARS = 160
 
-# What `ragent demo` shows on the sample corpus: an exact identifier, a paraphrase, a fused query, and predicates.
-DEMO_SEARCHES = [
-    ("keyword", "INV-2023-0147", "invoices"),
-    ("semantic", "how much warning must be given before ending the agreement", "contracts"),
-    ("fused", "RoHS compliant voltage regulator", None),
+# What `ragent demo` asks on the sample corpus: every route, and one question that needs a clarification
+# (the demo answers it with the first option offered, as a user at the terminal might).
+DEMO_QUESTIONS = [
+    ("Which contracts have a notice period under 60 days?", {}),
+    ("How many contracts per governing law?", {}),
+    ("What is the total amount of invoices in EUR?", {}),
+    ("Summarize the limitation of liability in contracts governed by Delaware law", {}),
+    ("How do I get onto the VPN when working from home?", {}),
+    ("Which contracts have a notice period of at least 30 days?", {"max_hits": 3}),
 ]
-DEMO_PREDICATES = [
-    ("contracts", [Predicate(field="notice_period_days", op="<", value=90)]),
-    ("certificates", [Predicate(field="valid_until", op="<", value="2026-01-01")]),
-    ("datasheets", [Predicate(field="parameter", op="=", value="resistance"), Predicate(field="value", op=">=", value=1000)]),
-]
-
 
 def shared_data_dir() -> Path:
     """`../shared/data` beside the project (or `RAGENT_SHARED_DATA`), where the real datasets live."""
@@ -165,27 +164,24 @@ def cmd_stats(args: argparse.Namespace) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> None:
+    from graph import resources
+    from graph.ask import agent_session, settle
+    from graph.context import AgentContext
     from retrievers.ingest import Ingestor
     from retrievers.loaders import field_specs, sample
-    from retrievers.search import Retriever
-    from retrievers.stack import open_stack
 
-    stack = open_stack()
-    try:
-        print("== ingesting the sample corpus")
-        print(Ingestor(stack).ingest(sample.load(), field_specs=field_specs("sample")).summary())
-        retriever = Retriever(stack)
-        for mode, query, bucket in DEMO_SEARCHES:
-            print(f"\n== {mode} search: {query!r}" + (f" in {bucket}" if bucket else ""))
-            _print_hits(getattr(retriever, mode)(query, SearchFilter(bucket=bucket), 3))
-        for bucket, predicates in DEMO_PREDICATES:
-            described = " AND ".join(f"{p.field} {p.op} {p.value}" for p in predicates)
-            rows = stack.store.find_annotations(DEFAULT_SCOPE, bucket, predicates)
-            print(f"\n== annotations in {bucket} where {described}: {len(rows)} row(s)")
-            for row in rows[:5]:
-                print(f"  {row['annotation_id']}  {json.dumps(row['row'], ensure_ascii=False)[:160]}")
-    finally:
-        stack.close()
+    def first_option(payload: dict) -> dict:
+        print(f"(the demo answers: {payload['options'][0]['label']})")
+        return {k: v for k, v in payload["options"][0].items() if k != "label"}
+
+    with agent_session() as agent:
+        print("== ingesting the sample corpus (unchanged documents are skipped)")
+        print(Ingestor(resources.stack()).ingest(sample.load(), field_specs=field_specs("sample")).summary())
+        for number, (question, settings) in enumerate(DEMO_QUESTIONS, start=1):
+            print(f"\n== question {number}: {question}")
+            thread, context = f"demo-{uuid.uuid4().hex[:8]}", AgentContext(**settings)
+            agent.invoke({"question": question}, {"configurable": {"thread_id": thread}}, context=context)
+            settle(agent, thread, context, explain=False, ask_human=first_option)
 
 
 def cmd_ask(args: argparse.Namespace) -> None:
@@ -219,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="ragent", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    demo = sub.add_parser("demo", help="ingest the sample corpus and run searches of every kind")
+    demo = sub.add_parser("demo", help="ingest the sample corpus and answer questions that take every route")
     demo.set_defaults(run=cmd_demo)
 
     ingest = sub.add_parser("ingest", help="ingest a folder (.txt .md .json .jsonl .pdf) or a dataset from ../shared/data")

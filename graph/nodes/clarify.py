@@ -24,13 +24,14 @@ from graph.state import AgentState
 NARROW_SUGGESTIONS = 3
 
 
-def _narrow_options(state: AgentState) -> list[ClarifyOption]:
-    """The values that split the rows found so far best, on a text or yes/no field not yet constrained."""
+def _narrow_options(state: AgentState, categorical: set[str]) -> list[ClarifyOption]:
+    """The values that split the rows found so far best, on a categorical field (a catalog field with a short
+    value list) not yet constrained."""
     taken = {c.field for c in state["decomposition"].constraints}
     counts: dict[str, Counter] = {}
     for g in state.get("graded", []):
         for field, value in (g.row or {}).items():
-            if field not in taken and isinstance(value, (str, bool)) and len(str(value)) <= 60:
+            if field in categorical and field not in taken and isinstance(value, (str, bool)):
                 counts.setdefault(field, Counter())[value] += 1
     if not counts:
         return []
@@ -39,12 +40,12 @@ def _narrow_options(state: AgentState) -> list[ClarifyOption]:
             for value, n in counts[field].most_common(NARROW_SUGGESTIONS)]
 
 
-def clarification_payload(state: AgentState, budget_left: int) -> dict[str, Any]:
+def clarification_payload(state: AgentState, budget_left: int, categorical: set[str]) -> dict[str, Any]:
     """What the human sees: the kind, what was tried with counts, why, and the options still possible
     (narrowing or broadening needs tool calls left in the run's budget)."""
     decision = state["decisions"][-1]
     d = state["decomposition"]
-    options = _narrow_options(state) if decision.clarify_kind == "overload" and budget_left > 0 else []
+    options = _narrow_options(state, categorical) if decision.clarify_kind == "overload" and budget_left > 0 else []
     if decision.clarify_kind == "overload":
         options.append(ClarifyOption(choice="export", label="export the full result as CSV"))
     elif budget_left > 0:
@@ -57,11 +58,12 @@ def clarification_payload(state: AgentState, budget_left: int) -> dict[str, Any]
 
 
 def clarify(state: AgentState, runtime: Runtime[AgentContext]) -> Command:
-    budget_left = runtime.context.tool_call_cap - state.get("tool_calls", 0)
-    payload = clarification_payload(state, budget_left)
-    allowed = {o["choice"] for o in payload["options"]} | ({"narrow"} if payload["kind"] == "overload" and budget_left > 0 else set())
     d = state["decomposition"]
-    fields = {f.name for f in resources.planner(runtime.context.scope).decomposer.buckets[d.buckets[0]].fields}
+    catalog = resources.planner(runtime.context.scope).decomposer.buckets[d.buckets[0]].fields
+    fields = {f.name for f in catalog}
+    budget_left = runtime.context.tool_call_cap - state.get("tool_calls", 0)
+    payload = clarification_payload(state, budget_left, {f.name for f in catalog if f.values is not None})
+    allowed = {o["choice"] for o in payload["options"]} | ({"narrow"} if payload["kind"] == "overload" and budget_left > 0 else set())
     problem = None
     while True:
         raw = interrupt(payload | ({"error": problem} if problem else {}))

@@ -32,7 +32,7 @@ def _figure(state: AgentState, evidence: list[Evidence], relevant: list[GradedHi
     total, groups = aggregate.envelope["total"], aggregate.envelope["hits"]
     where = " and ".join(f"{c.field} {c.op} {_cell(c.value)}" for c in d.constraints) or "no constraint"
     function = aggregate.call.arguments["aggregate"]
-    lines = [f"**{_cell(total['value'])}**: {function} over {total['documents']} {aggregate.call.arguments['bucket']} documents where {where}."]
+    lines = [f"**{_cell(total['value'])}**: {function} over {total['documents']} documents of bucket {aggregate.call.arguments['bucket']} where {where}."]
     if groups:
         keys = list(groups[0]["group"])
         lines += ["", f"| {' | '.join(keys)} | documents | value |", "|" + "---|" * (len(keys) + 2)]
