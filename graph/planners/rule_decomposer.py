@@ -57,10 +57,20 @@ def _name_tokens(name: str) -> list[str]:
     return [t for t in name.split("_") if t not in GENERIC_FIELD_TOKENS]
 
 
+FIELD_WORD_SYNONYMS = {
+    "term": ("term", "last", "duration", "runs for", "valid for", "in force"),
+    "notice": ("notice", "warning", "advance"),
+    "renewal": ("renew",),
+    "total": ("total", "paid", "spent", "cost"),
+    "amount": ("amount", "worth", "value of"),
+}
+
+
 def _mention_score(text: str, f: CatalogField) -> float:
-    """Share of a field's name words (first five letters) that the question mentions."""
+    """Share of a field's name words that the question mentions (by their first five letters, or a synonym)."""
     tokens = _name_tokens(f.name)
-    return sum(_mentions(text, t[:5]) for t in tokens) / len(tokens) if tokens else 0.0
+    said = sum(_mentions(text, t[:5]) or any(_mentions(text, w) for w in FIELD_WORD_SYNONYMS.get(t, ())) for t in tokens)
+    return said / len(tokens) if tokens else 0.0
 
 
 @dataclass

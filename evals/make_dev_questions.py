@@ -1,0 +1,144 @@
+"""Write the dev question set (evals/questions/dev.jsonl) with expected answers computed from the labels.
+
+    python -m evals.make_dev_questions
+
+Expected answers come from the datasets' labels read through the project's loaders (the same normalised
+values the index holds), so the set is reproducible and changes only if the labels or the normalisation
+change. Phrasings vary on purpose; a held-out set phrased differently judges the planner.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+from graph.cli import shared_data_dir
+from retrievers.loaders import cuad, invoices, kleister_nda, sample, sroie
+
+OUT = Path(__file__).resolve().parent / "questions" / "dev.jsonl"
+MAX_LISTED = 50
+
+
+def _rows(loader, path: Path | None) -> dict[str, dict[str, Any]]:
+    return {s.document.doc_id: s.annotations[0].row if s.annotations else {} for s in loader.load(path)}
+
+
+def _values(row: dict, field: str) -> list:
+    value = row.get(field)
+    return value if isinstance(value, list) else [] if value is None else [value]
+
+
+def law(name: str) -> Callable[[dict], bool]:
+    return lambda r: any(name.lower() in v.lower() for v in _values(r, "governing_law"))
+
+
+def notice(test: Callable[[float], bool]) -> Callable[[dict], bool]:
+    return lambda r: any(test(v) for v in _values(r, "notice_period_days"))
+
+
+def jurisdiction(name: str) -> Callable[[dict], bool]:
+    return lambda r: name in _values(r, "jurisdiction")
+
+
+def company(name: str) -> Callable[[dict], bool]:
+    return lambda r: name in r.get("company", "").lower()
+
+
+def main() -> None:
+    data = shared_data_dir()
+    samples = {s.document.doc_id: (s.document.bucket, s.annotations[0].row) for s in sample.load()}
+
+    def in_bucket(bucket: str) -> dict[str, dict]:
+        return {d: r for d, (b, r) in samples.items() if b == bucket}
+
+    # The questions run against every dataset at once, so an answer covers every source of a bucket.
+    contracts = _rows(cuad, data / "cuad") | _rows(kleister_nda, data / "kleister_nda") | in_bucket("contracts")
+    ndas = _rows(kleister_nda, data / "kleister_nda")
+    receipts = _rows(sroie, data / "sroie") | in_bucket("receipts")
+    invoice_rows = _rows(invoices, data / "invoice2data_samples") | in_bucket("invoices")
+    questions: list[dict[str, Any]] = []
+
+    def listing(qid: str, question: str, rows: dict, bucket: str, keep: Callable[[dict], bool]) -> None:
+        ids = sorted(d for d, r in rows.items() if keep(r))
+        kind, expected = ("list", {"doc_ids": ids}) if 0 < len(ids) <= MAX_LISTED else ("clarify", {"clarify": "overload" if ids else "no_low"})
+        questions.append({"id": qid, "question": question, "kind": kind, "expected": expected, "buckets": [bucket]})
+
+    def figure(qid: str, question: str, kind: str, value: float, bucket: str) -> None:
+        questions.append({"id": qid, "question": question, "kind": kind, "expected": {"value": round(value, 2)}, "buckets": [bucket]})
+
+    for i, (q, name) in enumerate([
+        ("Which contracts are governed by Delaware law?", "Delaware"),
+        ("List the agreements subject to the laws of Texas", "Texas"),
+        ("Which contracts fall under Florida law?", "Florida"),
+        ("contracts governed by the law of Pennsylvania", "Pennsylvania"),
+        ("Show me the agreements that are governed by Chinese law", "China"),
+        ("Which contracts are subject to English law?", "England"),
+        ("List the contracts governed by New York law", "New York"),
+    ]):
+        listing(f"cuad-law-{i}", q, contracts, "contracts", law(name))
+    for i, (q, name) in enumerate([
+        ("How many contracts are governed by New York law?", "New York"),
+        ("Count the agreements governed by California law", "California"),
+        ("How many contracts are subject to the laws of Israel?", "Israel"),
+    ]):
+        figure(f"cuad-count-law-{i}", q, "count", sum(law(name)(r) for r in contracts.values()), "contracts")
+    listing("cuad-notice-0", "Which contracts have a notice period shorter than 60 days?", contracts, "contracts", notice(lambda v: v < 60))
+    listing("cuad-notice-1", "agreements that require at least 180 days' notice to stop a renewal", contracts, "contracts", notice(lambda v: v >= 180))
+    listing("cuad-notice-2", "contracts where the notice period is more than 2000 days", contracts, "contracts", notice(lambda v: v > 2000))
+    figure("cuad-notice-3", "How many contracts have a notice period of 30 days?", "count", sum(notice(lambda v: v == 30)(r) for r in contracts.values()), "contracts")
+    for i, (q, ctype, flag) in enumerate([
+        ("How many license agreements include a non-compete clause?", "License Agreement", "non_compete"),
+        ("How many distributor agreements grant exclusivity?", "Distributor Agreement", "exclusivity"),
+        ("Count the service agreements with a cap on liability", "Service Agreement", "cap_on_liability"),
+    ]):
+        figure(f"cuad-flag-count-{i}", q, "count", sum(r.get("contract_type") == ctype and r.get(flag) is True for r in contracts.values()), "contracts")
+    for i, (q, ctype, flag) in enumerate([
+        ("Which sponsorship agreements have a non-compete?", "Sponsorship Agreement", "non_compete"),
+        ("Which franchise agreements contain audit rights?", "Franchise Agreement", "audit_rights"),
+        ("List the hosting agreements without a cap on liability", "Hosting Agreement", "cap_on_liability"),
+    ]):
+        want = flag != "cap_on_liability"
+        listing(f"cuad-flag-list-{i}", q, contracts, "contracts", lambda r, c=ctype, f=flag, w=want: r.get("contract_type") == c and r.get(f) is w)
+    figure("cuad-escrow", "How many contracts provide for source code escrow?", "count", sum(r.get("source_code_escrow") is True for r in contracts.values()), "contracts")
+    listing("cuad-signed", "Which contracts were signed before 1997?", contracts, "contracts", lambda r: r.get("agreement_date", "9999") < "1997-01-01")
+
+    figure("nda-count-0", "How many NDAs fall under Delaware jurisdiction?", "count", sum(jurisdiction("Delaware")(r) for r in ndas.values()), "contracts")
+    figure("nda-count-1", "How many non-disclosure agreements are under Massachusetts jurisdiction?", "count", sum(jurisdiction("Massachusetts")(r) for r in ndas.values()), "contracts")
+    listing("nda-list-0", "Which NDAs are under Oregon jurisdiction?", ndas, "contracts", jurisdiction("Oregon"))
+    listing("nda-term-0", "NDAs with a term longer than three years", ndas, "contracts", lambda r: r.get("term_days", 0) > 1095)
+    listing("nda-term-1", "Which confidentiality agreements last at least five years?", ndas, "contracts", lambda r: r.get("term_days", 0) >= 1825)
+    figure("nda-term-2", "How many NDAs have a term of two years?", "count", sum(r.get("term_days") == 730 for r in ndas.values()), "contracts")
+    figure("nda-term-3", "How many NDAs have a term of less than one year?", "count", sum(0 < r.get("term_days", 0) < 365 for r in ndas.values()), "contracts")
+
+    for i, (q, name) in enumerate([
+        ("What is the total spent at Gardenia Bakeries?", "gardenia bakeries"),
+        ("How much was paid in total at Sanyu Stationery?", "sanyu stationery"),
+        ("What is the sum of all receipts from Restoran Wan Sheng?", "restoran wan sheng"),
+    ]):
+        figure(f"sroie-sum-{i}", q, "sum", sum(r.get("total", 0) for r in receipts.values() if company(name)(r)), "receipts")
+    for i, (q, name) in enumerate([("How many receipts are from Unihakka International?", "unihakka international"),
+                                   ("How many receipts come from 99 Speed Mart?", "99 speed mart")]):
+        figure(f"sroie-count-{i}", q, "count", sum(company(name)(r) for r in receipts.values()), "receipts")
+    figure("sroie-count-2", "How many receipts are dated 2017?", "count", sum(r.get("date", "").startswith("2017") for r in receipts.values()), "receipts")
+    figure("sroie-sum-3", "What was spent in total on receipts from March 2018?", "sum", sum(r.get("total", 0) for r in receipts.values() if r.get("date", "").startswith("2018-03")), "receipts")
+    listing("sroie-list-0", "Which receipts have a total above 1000?", receipts, "receipts", lambda r: r.get("total", 0) > 1000)
+    listing("sroie-list-1", "Which receipts have a total of more than 100000?", receipts, "receipts", lambda r: r.get("total", 0) > 100000)
+    figure("sroie-avg", "What is the average total of receipts from Gardenia Bakeries?", "sum",
+           (lambda t: sum(t) / len(t))([r["total"] for r in receipts.values() if company("gardenia bakeries")(r) and "total" in r]), "receipts")
+
+    figure("invoice-sum-0", "What is the total amount of invoices in EUR?", "sum",
+           sum(r.get("amount", 0) for r in invoice_rows.values() if r.get("currency") == "EUR"), "invoices")
+    listing("sample-list-0", "Which certificates expire before 2025?", in_bucket("certificates"), "certificates", lambda r: r.get("valid_until", "9999") < "2025-01-01")
+    listing("sample-list-1", "Which datasheets are for resistors?", in_bucket("datasheets"), "datasheets", lambda r: r.get("category") == "resistor")
+    figure("sample-count-0", "How many datasheets are RoHS compliant?", "count", sum(r.get("rohs_compliant") is True for r in in_bucket("datasheets").values()), "datasheets")
+    questions.append({"id": "sample-qa-0", "question": "How do I get onto the VPN when working from home?", "kind": "qa",
+                      "expected": {"doc_ids": ["sample-generic-002"]}, "buckets": ["generic"]})
+
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions))
+    print(f"{len(questions)} questions -> {OUT}")
+
+
+if __name__ == "__main__":
+    main()
