@@ -11,10 +11,11 @@ HARD_MAX_TOOL_CALLS = 24
 @dataclass(frozen=True)
 class AgentContext:
     """`scope` decides what every tool can see; `max_tool_calls` is clipped to HARD_MAX_TOOL_CALLS, which no
-    setting or planner can raise."""
+    setting or planner can raise. `planner`: auto uses the LLM planner when a chat model is configured
+    (OPENAI_API_KEY), the rules otherwise; rules or llm force one."""
 
     scope: str = "default"
-    planner: Literal["rules"] = "rules"
+    planner: Literal["auto", "rules", "llm"] = "auto"
     max_tool_calls: int = 8
     min_hits: int = 1
     max_hits: int = 50

@@ -6,13 +6,21 @@ here. The CLI and tests install the stack they opened with `use_stack`.
 
 from __future__ import annotations
 
+import os
 import threading
 
+from langchain_core.language_models import BaseChatModel
+
+from graph.context import AgentContext
+from graph.planners.llm_planner import LLMPlanner
 from graph.planners.rule_planner import RulePlanner
+from retrievers.errors import InvalidInput
 from retrievers.stack import Stack, open_stack
 from tools.context import ToolContext, ToolLimits
 
-_lock = threading.Lock()
+DEFAULT_CHAT_MODEL = "gpt-4o-mini"
+CHAT_TIMEOUT_S = 30
+_lock = threading.RLock()
 _stack: Stack | None = None
 
 
@@ -41,6 +49,32 @@ def tool_context(scope: str) -> ToolContext:
         return _tool_contexts[scope]
 
 
-def planner(scope: str) -> RulePlanner:
-    """The planner for a run; built per call so that it sees the catalog as it is now."""
-    return RulePlanner(stack(), scope)
+_chat_model: BaseChatModel | None = None
+
+
+def use_chat_model(model: BaseChatModel | None) -> None:
+    global _chat_model
+    with _lock:
+        _chat_model = model
+
+
+def chat_model() -> BaseChatModel | None:
+    """The installed chat model, else one from OPENAI_API_KEY / OPENAI_BASE_URL / RAGENT_CHAT_MODEL, else None."""
+    global _chat_model
+    with _lock:
+        if _chat_model is None and os.environ.get("OPENAI_API_KEY"):
+            from langchain_openai import ChatOpenAI
+
+            _chat_model = ChatOpenAI(model=os.environ.get("RAGENT_CHAT_MODEL", DEFAULT_CHAT_MODEL), base_url=os.environ.get("OPENAI_BASE_URL"),
+                                     timeout=CHAT_TIMEOUT_S, max_retries=1, temperature=0)
+        return _chat_model
+
+
+def planner(context: AgentContext) -> RulePlanner | LLMPlanner:
+    """The planner for a run, built per call so that it sees the catalog as it is now."""
+    model = chat_model() if context.planner in ("auto", "llm") else None
+    if context.planner == "llm" and model is None:
+        raise InvalidInput("planner 'llm' needs a chat model: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible endpoint)")
+    if model is None:
+        return RulePlanner(stack(), context.scope)
+    return LLMPlanner(stack(), context.scope, model, tool_context(context.scope))

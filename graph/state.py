@@ -6,7 +6,16 @@ import operator
 from typing import Annotated, Any, TypedDict
 
 from graph.decomposition import Decomposition
-from graph.schemas import Answer, ClarifyReply, Decision, Evidence, GradedHit, Plan, Route, ToolCall
+from graph.schemas import (
+    Answer,
+    ClarifyReply,
+    Decision,
+    Evidence,
+    GradedHit,
+    Plan,
+    Route,
+    ToolCall,
+)
 
 
 class InputState(TypedDict):

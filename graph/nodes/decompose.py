@@ -8,4 +8,4 @@ from graph.state import AgentState
 
 
 def decompose(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
-    return {"decomposition": resources.planner(runtime.context.scope).decompose(state["question"]), "tool_calls": state.get("tool_calls", 0)}
+    return {"decomposition": resources.planner(runtime.context).decompose(state["question"]), "tool_calls": state.get("tool_calls", 0)}

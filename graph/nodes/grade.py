@@ -9,4 +9,4 @@ from graph.state import AgentState
 
 def grade(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     current = [e for e in state.get("evidence", []) if e.attempt == state["attempt"]]
-    return {"graded": resources.planner(runtime.context.scope).grade(state["decomposition"], current)}
+    return {"graded": resources.planner(runtime.context).grade(state["decomposition"], current)}

@@ -8,5 +8,5 @@ from graph.state import AgentState
 
 
 def plan(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
-    chosen = resources.planner(runtime.context.scope).plan(state["decomposition"], state["route"], runtime.context)
+    chosen = resources.planner(runtime.context).plan(state["decomposition"], state["route"], runtime.context)
     return {"plan": chosen, "attempt": state.get("attempt", 0) + 1, "graded": []}

@@ -9,7 +9,7 @@ from graph.state import AgentState
 
 def review(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     current = [e for e in state.get("evidence", []) if e.attempt == state["attempt"]]
-    decision = resources.planner(runtime.context.scope).review(
+    decision = resources.planner(runtime.context).review(
         state["decomposition"], state["route"], state["plan"], current, state.get("graded", []),
         state.get("tool_calls", 0), runtime.context,
     )

@@ -9,5 +9,5 @@ from graph.state import AgentState
 
 def route(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     tried = [e.route for e in state.get("evidence", [])] + ([state["route"].kind] if "route" in state else [])
-    chosen = resources.planner(runtime.context.scope).route(state["decomposition"], runtime.context, list(dict.fromkeys(tried)))
+    chosen = resources.planner(runtime.context).route(state["decomposition"], runtime.context, list(dict.fromkeys(tried)))
     return {"route": chosen}

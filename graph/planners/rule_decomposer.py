@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from graph.decomposition import Constraint, Decomposition, Intent
-from graph.planners.phrases import DEMONYMS, NEGATIONS, Quantity, date_ranges, in_days, quantities
+from graph.planners.phrases import (
+    DEMONYMS,
+    NEGATIONS,
+    Quantity,
+    date_ranges,
+    in_days,
+    quantities,
+)
 from retrievers.field_catalog import CatalogField
 from retrievers.models import SearchFilter
 from retrievers.protocols import DocumentStore

@@ -14,7 +14,15 @@ import re
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
 from graph.planners.rule_decomposer import RuleDecomposer
-from graph.schemas import Decision, Evidence, GradedHit, Plan, Route, RouteKind, ToolCall
+from graph.schemas import (
+    Decision,
+    Evidence,
+    GradedHit,
+    Plan,
+    Route,
+    RouteKind,
+    ToolCall,
+)
 from retrievers.stack import Stack
 from tools.confidence import low_confidence_threshold
 

@@ -1,0 +1,134 @@
+"""LLMPlanner: decompose, plan and review by a chat model's structured output, with the rules as a safety net.
+
+Each mode asks the model for its typed output (`with_structured_output`), checks it against the index (buckets,
+catalog fields, tool names and arguments), asks once more with the error when it is invalid, and then hands the
+mode to the RulePlanner. Routing and grading stay with the rules: they are cheap and deterministic. A tool call
+that comes back `invalid_request` is recovered by the rule planner's calls for the same route.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from pydantic import BaseModel
+
+from graph.context import AgentContext
+from graph.decomposition import Decomposition
+from graph.planners.rule_planner import RulePlanner
+from graph.schemas import Decision, Evidence, GradedHit, Plan, Route, RouteKind
+from retrievers.errors import InvalidInput
+from retrievers.stack import Stack
+from tools.context import ToolContext
+from tools.langchain_tools import fields_text
+from tools.registry import TOOLS
+from tools.runner import require_bucket
+
+PROMPTS = Path(__file__).resolve().parents[2] / "prompts" / "planner.toml"
+ATTEMPTS = 2
+T = TypeVar("T", bound=BaseModel)
+
+
+@cache
+def prompts() -> dict[str, dict[str, str]]:
+    with PROMPTS.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+class LLMPlanner:
+    def __init__(self, stack: Stack, scope: str, model: BaseChatModel, tools: ToolContext):
+        self.rules = RulePlanner(stack, scope)
+        self.model = model
+        self.tools = tools
+        self.fallbacks: list[str] = []
+
+    @property
+    def decomposer(self):
+        return self.rules.decomposer
+
+    def _ask(self, mode: str, schema: type[T], variables: dict[str, Any], check: Callable[[T], None]) -> T | None:
+        """The model's output for `mode`, checked; one retry with the error; None when both fail."""
+        text = prompts()[mode]
+        messages: list[tuple[str, str]] = [("system", text["system"].format(**variables)), ("human", text["human"].format(**variables))]
+        structured = self.model.with_structured_output(schema)
+        for _ in range(ATTEMPTS):
+            try:
+                output = structured.invoke(messages)
+                if not isinstance(output, schema):
+                    output = schema.model_validate(output)
+                check(output)
+                return output
+            except Exception as exc:  # parsing, validation and our own checks all mean "ask again, then fall back"
+                messages.append(("human", f"That answer cannot be used: {exc}. Answer again, following the schema and the lists given."))
+        self.fallbacks.append(mode)
+        return None
+
+    def _fields(self, buckets: list[str]) -> str:
+        return fields_text(self.tools, buckets)
+
+    def decompose(self, question: str) -> Decomposition:
+        buckets = self.decomposer.buckets
+        variables = {"question": question, "fields": self._fields(list(buckets)),
+                     "buckets": "\n".join(f"{name}: {view.description}" for name, view in buckets.items())}
+        return self._ask("decompose", Decomposition, variables, self._check_decomposition) or self.rules.decompose(question)
+
+    def _check_decomposition(self, d: Decomposition) -> None:
+        for bucket in d.buckets:
+            require_bucket(self.tools, bucket)
+        for c in d.constraints:
+            known = {f.name for f in self.decomposer.buckets[c.bucket].fields} if c.bucket in self.decomposer.buckets else set()
+            if c.field not in known:
+                raise InvalidInput(f"field {c.field!r} is not a field of bucket {c.bucket!r}; fields: {', '.join(sorted(known)) or 'none'}")
+
+    def route(self, d: Decomposition, context: AgentContext, tried: list[RouteKind]) -> Route:
+        return self.rules.route(d, context, tried)
+
+    def plan(self, d: Decomposition, route: Route, context: AgentContext) -> Plan:
+        variables = {"route": route.kind, "decomposition": d.model_dump_json(), "fields": self._fields(d.buckets),
+                     "max_tool_calls": context.tool_call_cap}
+        planned = self._ask("plan", Plan, variables, self._check_plan)
+        if planned is None:
+            return self.rules.plan(d, route, context)
+        return planned.model_copy(update={"max_tool_calls": min(planned.max_tool_calls, context.tool_call_cap), "strategy": route.kind})
+
+    def _check_plan(self, plan: Plan) -> None:
+        if not plan.calls:
+            raise InvalidInput("the plan has no tool calls")
+        for call in plan.calls:
+            if call.tool not in TOOLS:
+                raise InvalidInput(f"no tool {call.tool!r}; tools: {', '.join(TOOLS)}")
+            TOOLS[call.tool].arguments.model_validate(call.arguments)
+
+    def grade(self, d: Decomposition, evidence: list[Evidence]) -> list[GradedHit]:
+        return self.rules.grade(d, evidence)
+
+    def review(self, d: Decomposition, route: Route, plan: Plan, evidence: list[Evidence], graded: list[GradedHit],
+               tool_calls: int, context: AgentContext) -> Decision:
+        rejected = [e for e in evidence if e.envelope["status"] == "invalid_request"]
+        left = context.tool_call_cap - tool_calls
+        if rejected and left > 0:
+            reasons = "; ".join(e.envelope["hint"] for e in rejected)
+            return Decision(action="more", reason=f"recovering from rejected calls ({reasons})",
+                            next_calls=self.rules.plan(d, route, context).calls[:left])
+        if not evidence:
+            return self.rules.review(d, route, plan, evidence, graded, tool_calls, context)
+        lines = "\n".join(f"- {e.call.tool} {json.dumps(e.call.arguments)[:200]}: {e.envelope['status']}, {e.envelope['total_hits']} hits" for e in evidence)
+        variables = {"question": d.question, "route": route.kind, "fallbacks": ", ".join(route.fallback_order) or "none",
+                     "max_hits": route.max_hits, "calls_left": left, "evidence": lines}
+
+        def check(decision: Decision) -> None:
+            if decision.action == "fallback" and not route.fallback_order:
+                raise InvalidInput("no route is left to fall back to")
+            if decision.action == "clarify" and decision.clarify_kind is None:
+                raise InvalidInput("clarify needs clarify_kind no_low or overload")
+            if decision.action == "more":
+                if not decision.next_calls or left <= 0:
+                    raise InvalidInput("more needs next_calls and tool calls left")
+                self._check_plan(Plan(buckets=d.buckets, strategy=route.kind, calls=decision.next_calls, max_tool_calls=left))
+
+        decided = self._ask("review", Decision, variables, check)
+        return decided or self.rules.review(d, route, plan, evidence, graded, tool_calls, context)

@@ -1,0 +1,103 @@
+"""LLMPlanner driven by scripted fake chat models from langchain-core (no network, no model)."""
+
+from __future__ import annotations
+
+import uuid
+from itertools import count
+
+import pytest
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+from graph import resources
+from graph.builder import compile_graph
+from graph.checkpointing import SERDE
+from graph.context import AgentContext
+from retrievers.ingest import Ingestor
+from retrievers.loaders import field_specs, sample
+from tests.conftest import fresh_database, make_stack
+
+_ids = count()
+
+
+class ScriptedModel(GenericFakeChatModel):
+    """Replies with the scripted messages in order; tools are 'bound' by replying with tool calls as scripted."""
+
+    def bind_tools(self, tools, **kwargs):
+        return self
+
+
+def structured(name: str, args: dict) -> AIMessage:
+    return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call_{next(_ids)}"}])
+
+
+DELAWARE = {"question": "Which contracts are governed by Delaware law?", "intent": "list", "buckets": ["contracts"],
+            "constraints": [{"bucket": "contracts", "field": "governing_law", "op": "=", "value": "Delaware"}]}
+PLAN = {"buckets": ["contracts"], "strategy": "structured", "max_tool_calls": 5, "calls": [
+    {"tool": "annotations_search", "arguments": {"bucket": "contracts", "predicates": {"governing_law": {"op": "=", "value": "Delaware"}}, "top_k": 50}}]}
+ENOUGH = {"action": "enough", "reason": "three Delaware contracts found"}
+
+
+@pytest.fixture(scope="module")
+def stack(postgres_url, minilm, tmp_path_factory):
+    with fresh_database(postgres_url) as url:
+        s = make_stack(url, tmp_path_factory.mktemp("llm"), minilm)
+        Ingestor(s).ingest(sample.load(), field_specs=field_specs("sample"), progress=False)
+        resources.use_stack(s)
+        yield s
+        resources.use_stack(None)
+        s.close()
+
+
+def run(script: list[AIMessage], question: str = DELAWARE["question"]):
+    resources.use_chat_model(ScriptedModel(messages=iter(script)))
+    try:
+        agent = compile_graph(InMemorySaver(serde=SERDE))
+        config = {"configurable": {"thread_id": uuid.uuid4().hex}}
+        agent.invoke({"question": question}, config, context=AgentContext(planner="llm"))
+        return agent.get_state(config).values
+    finally:
+        resources.use_chat_model(None)
+
+
+DELAWARE_CONTRACTS = {s.document.doc_id for s in sample.load() for a in s.annotations if "Delaware" in (a.row.get("governing_law") or [])}
+
+
+def test_valid_structured_outputs_drive_the_planned_calls(stack):
+    state = run([structured("Decomposition", DELAWARE), structured("Plan", PLAN), structured("Decision", ENOUGH)])
+    assert [e.call.model_dump() for e in state["evidence"]] == [{**PLAN["calls"][0], "purpose": ""}]
+    assert state["decisions"][-1].reason == "three Delaware contracts found"
+    assert {r["doc_id"] for r in state["answer"].rows} == DELAWARE_CONTRACTS
+
+
+def test_invalid_outputs_are_retried_once_then_the_rules_take_the_mode(stack):
+    garbage = AIMessage(content="I think Delaware?")
+    unknown_field = structured("Decomposition", {**DELAWARE, "constraints": [{"bucket": "contracts", "field": "jurisdiction_of_mars", "op": "=", "value": "x"}]})
+    state = run([garbage, unknown_field, garbage, garbage, garbage, garbage])
+    assert [(c.field, c.value) for c in state["decomposition"].constraints] == [("governing_law", "Delaware")], "the rule decomposer took over"
+    assert {r["doc_id"] for r in state["answer"].rows} == DELAWARE_CONTRACTS
+
+
+def test_a_second_attempt_with_the_error_is_used_when_valid(stack):
+    unknown_bucket = structured("Decomposition", {**DELAWARE, "buckets": ["recipes"]})
+    state = run([unknown_bucket, structured("Decomposition", DELAWARE), structured("Plan", PLAN), structured("Decision", ENOUGH)])
+    assert state["decomposition"].buckets == ["contracts"] and state["decisions"][-1].reason == "three Delaware contracts found"
+
+
+def test_a_call_rejected_as_invalid_request_is_recovered(stack):
+    bad_plan = {**PLAN, "calls": [{"tool": "annotations_search", "arguments": {"bucket": "contracts", "predicates": {"colour": {"op": "=", "value": "red"}}}}]}
+    state = run([structured("Decomposition", DELAWARE), structured("Plan", bad_plan), structured("Decision", ENOUGH)])
+    statuses = [e.envelope["status"] for e in state["evidence"]]
+    assert statuses[0] == "invalid_request" and "unknown field 'colour'" in state["evidence"][0].envelope["hint"]
+    assert "recovering from rejected calls" in state["decisions"][1].reason and statuses[-1] == "ok"
+    assert {r["doc_id"] for r in state["answer"].rows} == DELAWARE_CONTRACTS
+
+
+def test_planner_llm_without_a_model_is_a_clear_error(stack, monkeypatch):
+    from retrievers.errors import InvalidInput
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(InvalidInput, match="needs a chat model: set OPENAI_API_KEY"):
+        resources.planner(AgentContext(planner="llm"))
+    assert type(resources.planner(AgentContext(planner="auto"))).__name__ == "RulePlanner"
