@@ -3,7 +3,8 @@
     python -m evals.dev_eval --questions evals/questions/dev.jsonl --home bench-out/all [--out bench-out]
 
 The home must hold the datasets the questions are about (all shared datasets and the sample corpus). Lists
-are scored by set F1 over cited document ids, counts and sums by the value (0.5% relative tolerance), clarify
+are scored by set F1 over cited document ids, counts and sums by the value (0.5% relative tolerance), lookups by
+the expected value appearing in the answer (case and spacing ignored), clarify
 questions by the kind of clarification, qa by whether the expected documents are cited. The issue 6 runner
 (LangSmith `evaluate`, BEIR sets) will take this over; this one measures the planner while it is built.
 """
@@ -39,6 +40,10 @@ def f1(predicted: set[str], expected: set[str]) -> float:
     return 2 * hits / (len(predicted) + len(expected))
 
 
+def _normalised(text: Any) -> str:
+    return " ".join(str(text).lower().split())
+
+
 def score(question: dict[str, Any], answer, clarify_kind: str | None) -> float:
     kind, expected = question["kind"], question["expected"]
     cited = {c.doc_id for c in answer.citations} if answer else set()
@@ -49,6 +54,8 @@ def score(question: dict[str, Any], answer, clarify_kind: str | None) -> float:
     if kind in ("count", "sum"):
         value = answer.value if answer else None
         return float(value is not None and abs(value - expected["value"]) <= max(0.01, VALUE_TOLERANCE * abs(expected["value"])))
+    if kind == "lookup":
+        return float(answer is not None and _normalised(expected["answer"]) in _normalised(answer.text))
     return float(set(expected["doc_ids"]) <= cited)
 
 
@@ -82,7 +89,7 @@ def main() -> None:
     finally:
         resources.use_stack(None)
         stack.close()
-    by_kind = {k: [r["score"] for r in records if r["kind"] == k] for k in ("list", "count", "sum", "clarify", "qa")}
+    by_kind = {k: [r["score"] for r in records if r["kind"] == k] for k in ("list", "count", "sum", "lookup", "clarify", "qa")}
     latencies = [r["latency_ms"] for r in records]
     summary = {
         "questions": len(records),

@@ -45,6 +45,20 @@ def company(name: str) -> Callable[[dict], bool]:
     return lambda r: name in r.get("company", "").lower()
 
 
+def _distinct_parties(contracts: dict[str, dict], *, cuad_only: bool) -> list[tuple[str, str]]:
+    """(doc_id, short party name) for contracts whose first party's first two words name no other contract,
+    and which have a governing law and an agreement date to ask about."""
+    names = {d: " ".join(_values(r, "parties")[0].replace(",", " ").split()[:2]) for d, r in contracts.items() if _values(r, "parties")}
+    found = []
+    for doc_id, name in sorted(names.items()):
+        row = contracts[doc_id]
+        if cuad_only and not doc_id.startswith("cuad_") or len(name) < 8 or not row.get("agreement_date") or not row.get("governing_law"):
+            continue
+        if sum(name.lower() in p.lower() for r in contracts.values() for p in _values(r, "parties")) == 1:
+            found.append((doc_id, name))
+    return found
+
+
 def main() -> None:
     data = shared_data_dir()
     samples = {s.document.doc_id: (s.document.bucket, s.annotations[0].row) for s in sample.load()}
@@ -111,6 +125,13 @@ def main() -> None:
     figure("nda-term-2", "How many NDAs have a term of two years?", "count", sum(r.get("term_days") == 730 for r in ndas.values()), "contracts")
     figure("nda-term-3", "How many NDAs have a term of less than one year?", "count", sum(0 < r.get("term_days", 0) < 365 for r in ndas.values()), "contracts")
 
+    for i, (doc_id, party) in enumerate(_distinct_parties(contracts, cuad_only=True)[:6]):
+        field, template = [("governing_law", "What is the governing law of the agreement with {}?"),
+                           ("agreement_date", "When was the contract with {} signed?"),
+                           ("governing_law", "Which law governs the contract with {}?")][i % 3]
+        value = contracts[doc_id][field]
+        questions.append({"id": f"cuad-lookup-{i}", "question": template.format(party), "kind": "lookup",
+                          "expected": {"answer": value[0] if isinstance(value, list) else value}, "buckets": ["contracts"]})
     for i, (q, name) in enumerate([
         ("What is the total spent at Gardenia Bakeries?", "gardenia bakeries"),
         ("How much was paid in total at Sanyu Stationery?", "sanyu stationery"),

@@ -37,6 +37,7 @@ class Decomposition(BaseModel):
     sub_queries: list[str] = Field(default_factory=list)
     aggregate: str | None = Field(default=None, description="For count and sum questions: count, sum(field), avg(field), min(field), max(field)")
     group_by: list[str] = Field(default_factory=list)
+    show_fields: list[str] = Field(default_factory=list, description="Fields the answer should show besides the constrained ones (what a lookup asks for)")
 
     def predicates(self, bucket: str) -> dict[str, dict[str, Any]]:
         """The constraints of `bucket` in the tools' `{field: {op, value}}` form."""

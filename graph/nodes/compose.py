@@ -44,7 +44,7 @@ def _figure(state: AgentState, evidence: list[Evidence], relevant: list[GradedHi
 
 def _table(state: AgentState, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
     d = state["decomposition"]
-    columns = list(dict.fromkeys(c.field for c in d.constraints))
+    columns = list(dict.fromkeys([*(c.field for c in d.constraints), *d.show_fields]))
     total = sum(e.envelope.get("total_hits", 0) for e in evidence if e.call.tool == "annotations_search")
     rows = [{"doc_id": g.doc_id, "annotation_id": g.annotation_id, **{c: (g.row or {}).get(c) for c in columns}} for g in relevant if g.annotation_id]
     lines = [f"{total} matching row(s)" + (f", showing {len(rows)}" if len(rows) < total else "") + ":", "",

@@ -118,7 +118,7 @@ class RuleDecomposer:
 
     def decompose(self, question: str) -> Decomposition:
         text = " ".join(question.split())
-        lowered = text.lower().replace("-", " ")
+        lowered = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text.lower())
         buckets = self._buckets(text, lowered)
         constraints: list[Constraint] = []
         used: list[tuple[int, int]] = []
@@ -126,10 +126,11 @@ class RuleDecomposer:
             constraints += self._constraints(self.buckets[bucket], text, lowered, used)
         intent = _intent(lowered, bool(constraints))
         aggregate, group_by = self._aggregate(intent, lowered, [self.buckets[b] for b in buckets])
+        show = self._shown_fields(buckets, _without_bucket_words(lowered, buckets), {c.field for c in constraints} | set(group_by))
         return Decomposition(
             question=text, intent=intent, buckets=buckets, constraints=constraints,
             topic_terms=_topic_terms(lowered, used, buckets, {c.field for c in constraints}), sub_queries=_sub_queries(text, intent),
-            aggregate=aggregate, group_by=group_by,
+            aggregate=aggregate, group_by=group_by, show_fields=show if intent in ("lookup", "list") else [],
         )
 
     # -- buckets --------------------------------------------------------------------------------------
@@ -267,6 +268,12 @@ class RuleDecomposer:
                 best, best_count = f, count
         return best
 
+    def _shown_fields(self, buckets: list[str], lowered: str, asked: set[str]) -> list[str]:
+        """Fields the question asks to see ("what is the governing law of...", "when was it signed")."""
+        return [f.name for b in buckets for f in self.buckets[b].fields
+                if f.name not in asked and f.type != "boolean" and (_mention_score(lowered, f) >= 0.5 or
+                    (f.type == "date" and any(_mentions(lowered, w) for w in DATE_FIELD_WORDS.get(f.name, ()))))]
+
     # -- aggregates -------------------------------------------------------------------------------------
 
     def _aggregate(self, intent: Intent, lowered: str, views: list[BucketView]) -> tuple[str | None, list[str]]:
@@ -302,6 +309,17 @@ def _intent(lowered: str, constrained: bool) -> Intent:
     if re.search(r"^(what is the|what's the|what was the|when (?:was|is|did|does)|who (?:is|was|are|were|signed))\b", lowered):
         return "lookup"
     return "list" if constrained else "qa"
+
+
+BUCKET_NOUNS = {"contracts": ("contract", "agreement", "nda"), "invoices": ("invoice",), "receipts": ("receipt",),
+                "datasheets": ("datasheet",), "certificates": ("certificate",)}
+
+
+def _without_bucket_words(lowered: str, buckets: list[str]) -> str:
+    """The question without the nouns that name its buckets ("agreement" would otherwise ask for agreement_date)."""
+    for word in (w for b in buckets for w in BUCKET_NOUNS.get(b, ())):
+        lowered = re.sub(rf"\b{re.escape(word)}\w*", " ", lowered)
+    return lowered
 
 
 def _topic_terms(lowered: str, used: list[tuple[int, int]], buckets: list[str], fields: set[str]) -> list[str]:
