@@ -13,11 +13,13 @@ import json
 from pathlib import Path
 from typing import Any, Callable
 
+from evals.beir_data import load_qrels, load_queries
 from graph.cli import shared_data_dir
 from retrievers.loaders import cuad, invoices, kleister_nda, sample, sroie
 
 OUT = Path(__file__).resolve().parent / "questions" / "dev.jsonl"
 MAX_LISTED = 50
+QA_CLAIMS = 5
 
 
 def _rows(loader, path: Path | None) -> dict[str, dict[str, Any]]:
@@ -153,6 +155,10 @@ def main() -> None:
     listing("sample-list-0", "Which certificates expire before 2025?", in_bucket("certificates"), "certificates", lambda r: r.get("valid_until", "9999") < "2025-01-01")
     listing("sample-list-1", "Which datasheets are for resistors?", in_bucket("datasheets"), "datasheets", lambda r: r.get("category") == "resistor")
     figure("sample-count-0", "How many datasheets are RoHS compliant?", "count", sum(r.get("rohs_compliant") is True for r in in_bucket("datasheets").values()), "datasheets")
+    qrels = load_qrels(data / "scifact", "train")
+    claims = load_queries(data / "scifact", set(qrels))
+    for i, qid in enumerate(sorted(qrels, key=int)[:QA_CLAIMS]):
+        questions.append({"id": f"scifact-qa-{i}", "question": claims[qid], "kind": "qa", "expected": {"doc_ids": sorted(qrels[qid])}, "buckets": ["generic"]})
     questions.append({"id": "sample-qa-0", "question": "How do I get onto the VPN when working from home?", "kind": "qa",
                       "expected": {"doc_ids": ["sample-generic-002"]}, "buckets": ["generic"]})
 

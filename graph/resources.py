@@ -12,6 +12,7 @@ import threading
 from langchain_core.language_models import BaseChatModel
 
 from graph.context import AgentContext
+from graph.planners.base import Planner
 from graph.planners.llm_planner import LLMPlanner
 from graph.planners.rule_planner import RulePlanner
 from retrievers.errors import InvalidInput
@@ -70,7 +71,7 @@ def chat_model() -> BaseChatModel | None:
         return _chat_model
 
 
-def planner(context: AgentContext) -> RulePlanner | LLMPlanner:
+def planner(context: AgentContext) -> Planner:
     """The planner for a run, built per call so that it sees the catalog as it is now."""
     model = chat_model() if context.planner in ("auto", "llm") else None
     if context.planner == "llm" and model is None:

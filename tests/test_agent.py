@@ -180,3 +180,39 @@ def test_a_new_process_resumes_the_thread_from_its_postgres_checkpoint(tmp_path)
     assert "| doc_id | notice_period_days | governing_law |" in resumed.stdout and "-- decision: clarify" in resumed.stdout
     again = subprocess.run([*cli, "resume", "t-1", "--answer", '{"choice": "stop"}'], env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode != 0 and "not waiting for an answer" in again.stderr
+
+
+def test_on_real_receipts_and_contracts_answers_match_the_labels(postgres_url, minilm, tmp_path):
+    """A count, a sum and a list over SROIE and CUAD labels, asked in words, answered from the annotations."""
+    from retrievers.loaders import cuad, sroie
+    from retrievers.normalize import parse_amount
+    from tests.conftest import SHARED_DATA, shared_dataset
+
+    shared_dataset("sroie")
+    shared_dataset("cuad")
+    receipts = [json.loads(line) for line in (SHARED_DATA / "sroie" / "derived_receipts.jsonl").read_text().splitlines()[:150]]
+    contracts = [s for s in cuad.load(SHARED_DATA / "cuad") if len(s.document.body) < 8000]
+    with fresh_database(postgres_url) as url:
+        stack = make_stack(url, tmp_path, minilm)
+        Ingestor(stack).ingest(sroie.load(SHARED_DATA / "sroie", limit=150), field_specs=field_specs("sroie"), progress=False)
+        Ingestor(stack).ingest(contracts, field_specs=field_specs("cuad"), progress=False)
+        resources.use_stack(stack)
+        try:
+            agent = compile_graph(InMemorySaver(serde=SERDE))
+            companies = [r["entities"]["company"] for r in receipts]
+            busiest = max(set(companies), key=companies.count)
+            name = " ".join(busiest.split()[:2]).title()
+            mine = [r for r in receipts if name.lower() in r["entities"]["company"].lower()]
+            counted = Run(agent, f"How many receipts are from {name}?")
+            assert counted.answer.value == len(mine)
+            summed = Run(agent, f"What is the total spent at {name}?")
+            assert summed.answer.value == pytest.approx(sum(parse_amount(r["entities"]["total"]) for r in mine), abs=0.01)
+            with_law = [s.document.doc_id for s in contracts for a in s.annotations if a.row.get("governing_law")]
+            law = max({v for s in contracts for a in s.annotations for v in a.row.get("governing_law", [])},
+                      key=lambda v: sum(v in a.row.get("governing_law", []) for s in contracts for a in s.annotations))
+            listed = Run(agent, f"Which contracts are governed by {law} law?")
+            expected = {s.document.doc_id for s in contracts for a in s.annotations if law in a.row.get("governing_law", [])}
+            assert with_law and {r["doc_id"] for r in listed.answer.rows} == expected and _cited_in_evidence(listed)
+        finally:
+            resources.use_stack(None)
+            stack.close()

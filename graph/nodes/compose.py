@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 from graph.context import AgentContext
 from graph.schemas import Answer, Citation, Evidence, GradedHit
 from graph.state import AgentState
+from retrievers.fusion import reciprocal_rank_fusion
 
 FAILED = ("unavailable", "timeout", "rate_limited")
 PROSE_PASSAGES = 5
@@ -54,9 +55,12 @@ def _table(state: AgentState, evidence: list[Evidence], relevant: list[GradedHit
                   citations=[Citation(doc_id=r["doc_id"], annotation_id=r["annotation_id"]) for r in rows])
 
 
-def _prose(relevant: list[GradedHit]) -> Answer:
+def _prose(evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
+    """The best relevant passages, ordered by reciprocal-rank fusion of the searches that found them (BM25 and
+    cosine scores are not comparable), one passage per document."""
+    fused = dict(reciprocal_rank_fusion([[h["chunk_id"] for h in e.envelope["hits"] if "chunk_id" in h] for e in evidence]))
     passages, seen = [], set()
-    for g in sorted((g for g in relevant if g.chunk_id), key=lambda g: -(g.score or 0)):
+    for g in sorted((g for g in relevant if g.chunk_id), key=lambda g: -fused.get(g.chunk_id, 0.0)):
         if g.doc_id not in seen:
             seen.add(g.doc_id)
             passages.append(g)
@@ -79,5 +83,5 @@ def compose(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     elif any(g.annotation_id for g in relevant) and d.intent in ("list", "count", "sum", "lookup"):
         answer = _table(state, evidence, relevant)
     else:
-        answer = _prose(relevant)
+        answer = _prose(evidence, relevant)
     return {"answer": answer.model_copy(update={"text": answer.text + _failures(evidence)})}
