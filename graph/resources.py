@@ -25,10 +25,12 @@ _lock = threading.RLock()
 _stack: Stack | None = None
 
 
-def use_stack(stack: Stack | None) -> None:
+def use_stack(stack: Stack | None) -> Stack | None:
+    """Install the stack the nodes use; returns the one installed before, so a caller can put it back."""
     global _stack
     with _lock:
-        _stack = stack
+        previous, _stack = _stack, stack
+        return previous
 
 
 def stack() -> Stack:

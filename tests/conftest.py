@@ -186,3 +186,26 @@ def embedder(request):
     from retrievers.openai_embedder import OpenAIEmbedder
 
     return OpenAIEmbedder("tiny", base_url=request.getfixturevalue("embeddings_endpoint"), api_key="test-key")
+
+
+@pytest.fixture(scope="session")
+def sample_stack(postgres_url, minilm, tmp_path_factory):
+    """The embedded stack with the sample corpus ingested, shared by the tests that only read it."""
+    from retrievers.ingest import Ingestor
+    from retrievers.loaders import field_specs, sample
+
+    with fresh_database(postgres_url) as url:
+        stack = make_stack(url, tmp_path_factory.mktemp("sample"), minilm)
+        Ingestor(stack).ingest(sample.load(), field_specs=field_specs("sample"), progress=False)
+        yield stack
+        stack.close()
+
+
+@pytest.fixture(scope="module")
+def installed_sample_stack(sample_stack):
+    """The sample stack installed as the engines the graph's nodes use."""
+    from graph import resources
+
+    resources.use_stack(sample_stack)
+    yield sample_stack
+    resources.use_stack(None)

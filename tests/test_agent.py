@@ -25,14 +25,8 @@ from tests.conftest import fresh_database, make_stack
 
 
 @pytest.fixture(scope="module")
-def agent(postgres_url, minilm, tmp_path_factory):
-    with fresh_database(postgres_url) as url:
-        stack = make_stack(url, tmp_path_factory.mktemp("agent"), minilm)
-        Ingestor(stack).ingest(sample.load(), field_specs=field_specs("sample"), progress=False)
-        resources.use_stack(stack)
-        yield compile_graph(InMemorySaver(serde=SERDE))
-        resources.use_stack(None)
-        stack.close()
+def agent(installed_sample_stack):
+    return compile_graph(InMemorySaver(serde=SERDE))
 
 
 class Run:
@@ -196,7 +190,7 @@ def test_on_real_receipts_and_contracts_answers_match_the_labels(postgres_url, m
         stack = make_stack(url, tmp_path, minilm)
         Ingestor(stack).ingest(sroie.load(SHARED_DATA / "sroie", limit=150), field_specs=field_specs("sroie"), progress=False)
         Ingestor(stack).ingest(contracts, field_specs=field_specs("cuad"), progress=False)
-        resources.use_stack(stack)
+        previous = resources.use_stack(stack)
         try:
             agent = compile_graph(InMemorySaver(serde=SERDE))
             companies = [r["entities"]["company"] for r in receipts]
@@ -214,5 +208,5 @@ def test_on_real_receipts_and_contracts_answers_match_the_labels(postgres_url, m
             expected = {s.document.doc_id for s in contracts for a in s.annotations if law in a.row.get("governing_law", [])}
             assert with_law and {r["doc_id"] for r in listed.answer.rows} == expected and _cited_in_evidence(listed)
         finally:
-            resources.use_stack(None)
+            resources.use_stack(previous)
             stack.close()

@@ -14,9 +14,7 @@ from graph import resources
 from graph.builder import compile_graph
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
-from retrievers.ingest import Ingestor
-from retrievers.loaders import field_specs, sample
-from tests.conftest import fresh_database, make_stack
+from retrievers.loaders import sample
 
 _ids = count()
 
@@ -40,14 +38,8 @@ ENOUGH = {"action": "enough", "reason": "three Delaware contracts found"}
 
 
 @pytest.fixture(scope="module")
-def stack(postgres_url, minilm, tmp_path_factory):
-    with fresh_database(postgres_url) as url:
-        s = make_stack(url, tmp_path_factory.mktemp("llm"), minilm)
-        Ingestor(s).ingest(sample.load(), field_specs=field_specs("sample"), progress=False)
-        resources.use_stack(s)
-        yield s
-        resources.use_stack(None)
-        s.close()
+def stack(installed_sample_stack):
+    return installed_sample_stack
 
 
 def run(script: list[AIMessage], question: str = DELAWARE["question"]):

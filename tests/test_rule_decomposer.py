@@ -10,20 +10,14 @@ import pytest
 
 from graph.planners.phrases import date_ranges, parse_number, quantities
 from graph.planners.rule_decomposer import RuleDecomposer
-from retrievers.ingest import Ingestor
-from retrievers.loaders import field_specs, sample
-from tests.conftest import fresh_database, make_stack
+from retrievers.loaders import sample
 from tools.context import ToolContext
 from tools.registry import call_tool
 
 
 @pytest.fixture(scope="module")
-def stack(postgres_url, minilm, tmp_path_factory):
-    with fresh_database(postgres_url) as url:
-        s = make_stack(url, tmp_path_factory.mktemp("planner"), minilm)
-        Ingestor(s).ingest(sample.load(), field_specs=field_specs("sample"), progress=False)
-        yield s
-        s.close()
+def stack(sample_stack):
+    return sample_stack
 
 
 @pytest.fixture(scope="module")
