@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from tools.arguments import AnnotationsAggregateArgs, AnnotationsSearchArgs, to_predicates
+from tools.arguments import (
+    AnnotationsAggregateArgs,
+    AnnotationsSearchArgs,
+    to_predicates,
+)
 from tools.context import ToolContext
 from tools.envelope import Envelope
 from tools.runner import require_bucket

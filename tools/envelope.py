@@ -7,6 +7,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 Status = Literal["ok", "no_results", "low_confidence", "timeout", "unavailable", "invalid_request", "rate_limited"]
+SOURCE_FAILED: tuple[Status, ...] = ("unavailable", "timeout", "rate_limited")
+"""Statuses that say a source failed, not that it found nothing: an answer names them."""
 
 
 class Envelope(BaseModel):

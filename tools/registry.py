@@ -12,7 +12,13 @@ from pydantic import BaseModel
 
 from tools.annotation_tools import annotations_aggregate, annotations_search
 from tools.arguments import (
-    AnnotationsAggregateArgs, AnnotationsSearchArgs, DocumentArgs, DocumentMetadataArgs, FusedSearchArgs, SearchSemanticArgs, SearchTextArgs,
+    AnnotationsAggregateArgs,
+    AnnotationsSearchArgs,
+    DocumentArgs,
+    DocumentMetadataArgs,
+    FusedSearchArgs,
+    SearchSemanticArgs,
+    SearchTextArgs,
 )
 from tools.context import ToolContext
 from tools.document_tools import get_document, get_document_metadata

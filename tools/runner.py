@@ -16,7 +16,13 @@ import psycopg
 from psycopg_pool import PoolClosed, PoolTimeout
 from pydantic import BaseModel, ValidationError
 
-from retrievers.errors import BackendUnavailable, EmbeddingModelMismatch, IndexUnreadable, InvalidInput, RateLimited
+from retrievers.errors import (
+    BackendUnavailable,
+    EmbeddingModelMismatch,
+    IndexUnreadable,
+    InvalidInput,
+    RateLimited,
+)
 from tools.context import EngineTimeout, ToolContext
 from tools.envelope import Envelope, failure
 

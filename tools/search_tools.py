@@ -12,7 +12,13 @@ from typing import Any, Callable
 from retrievers.errors import InvalidInput
 from retrievers.models import SearchFilter
 from retrievers.search import Retriever, SearchHit
-from tools.arguments import FusedSearchArgs, SearchArgs, SearchSemanticArgs, SearchTextArgs, to_predicates
+from tools.arguments import (
+    FusedSearchArgs,
+    SearchArgs,
+    SearchSemanticArgs,
+    SearchTextArgs,
+    to_predicates,
+)
 from tools.confidence import low_confidence_threshold
 from tools.context import ToolContext
 from tools.envelope import Envelope

@@ -13,8 +13,8 @@ from graph.context import AgentContext
 from graph.schemas import Answer, Citation, Evidence, GradedHit
 from graph.state import AgentState
 from retrievers.fusion import reciprocal_rank_fusion
+from tools.envelope import SOURCE_FAILED
 
-FAILED = ("unavailable", "timeout", "rate_limited")
 PROSE_PASSAGES = 5
 
 
@@ -23,7 +23,7 @@ def _cell(value) -> str:
 
 
 def _failures(evidence: list[Evidence]) -> str:
-    failed = sorted({f"{e.call.tool} ({e.envelope['status']}: {e.envelope.get('hint') or ''})" for e in evidence if e.envelope["status"] in FAILED})
+    failed = sorted({f"{e.call.tool} ({e.envelope['status']}: {e.envelope.get('hint') or ''})" for e in evidence if e.envelope["status"] in SOURCE_FAILED})
     return ("\n\nNot every source answered: " + "; ".join(failed)) if failed else ""
 
 

@@ -25,10 +25,10 @@ from graph.schemas import (
 )
 from retrievers.stack import Stack
 from tools.confidence import low_confidence_threshold
+from tools.envelope import SOURCE_FAILED
 
 STRUCTURED_ROWS = 50
 MAX_SUB_QUERIES = 3
-FAILED = ("unavailable", "timeout", "rate_limited")
 
 
 class RulePlanner:
@@ -109,7 +109,7 @@ class RulePlanner:
             if left <= 0:
                 return Decision(action="clarify", clarify_kind="no_low", reason=f"the tool-call budget ({context.tool_call_cap} calls) is spent")
             return Decision(action="more", reason=f"run the {route.kind} plan", next_calls=plan.calls)
-        failures = sorted({e.call.tool for e in evidence if e.envelope["status"] in FAILED})
+        failures = sorted({e.call.tool for e in evidence if e.envelope["status"] in SOURCE_FAILED})
         note = f" ({', '.join(failures)} failed)" if failures else ""
         if route.kind == "structured":
             total = sum(e.envelope.get("total_hits", 0) for e in evidence if e.call.tool == "annotations_search")
