@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, TypedDict
 
 from graph.decomposition import Decomposition
 from graph.schemas import (
@@ -29,14 +29,13 @@ class OutputState(TypedDict, total=False):
 
 class AgentState(InputState, total=False):
     decomposition: Decomposition
-    route: Route
-    plan: Plan
+    route: Route | None
+    plan: Plan | None
     pending: list[ToolCall]
     evidence: Annotated[list[Evidence], operator.add]
     graded: list[GradedHit]
     decisions: Annotated[list[Decision], operator.add]
     tool_calls: int
     attempt: int
-    clarification: ClarifyReply
-    clarify_payload: dict[str, Any]
-    answer: Answer
+    clarification: ClarifyReply | None
+    answer: Answer | None

@@ -210,3 +210,13 @@ def test_on_real_receipts_and_contracts_answers_match_the_labels(postgres_url, m
         finally:
             resources.use_stack(previous)
             stack.close()
+
+
+def test_a_second_question_on_the_same_thread_starts_afresh(agent):
+    run = Run(agent, "Which receipts have a total of more than 100000?")
+    assert run.interrupt["kind"] == "no_low"
+    run.resume({"choice": "stop"})
+    run.agent.invoke({"question": "Which contracts have a notice period under 60 days?"}, run.config, context=run.context)
+    values = run.state.values
+    assert [e.route for e in values["evidence"]] == ["structured"] and values["tool_calls"] == 1
+    assert values["answer"].format == "table" and {r["doc_id"] for r in values["answer"].rows} == {"sample-contract-006", "sample-contract-010"}

@@ -73,7 +73,7 @@ def _prose(evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
 
 
 def compose(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
-    if "answer" in state:
+    if state.get("answer"):
         return {}
     evidence = [e for e in state.get("evidence", []) if e.attempt == state.get("attempt")]
     relevant = [g for g in state.get("graded", []) if g.relevant]

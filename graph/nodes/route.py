@@ -8,6 +8,6 @@ from graph.state import AgentState
 
 
 def route(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
-    tried = [e.route for e in state.get("evidence", [])] + ([state["route"].kind] if "route" in state else [])
+    tried = [e.route for e in state.get("evidence", [])] + ([state["route"].kind] if state.get("route") else [])
     chosen = resources.planner(runtime.context).route(state["decomposition"], runtime.context, list(dict.fromkeys(tried)))
     return {"route": chosen}
