@@ -63,6 +63,12 @@ QUESTIONS = [
     ("receipts from 2023", "list", "receipts",
      [("date", "between", ["2023-01-01", "2023-12-31"])], lambda r: r.get("date", "").startswith("2023")),
     ("invoices in EUR", "list", "invoices", [("currency", "=", "EUR")], lambda r: r.get("currency") == "EUR"),
+    ("Which agreements are governed by the laws of the State of New York?", "list", "contracts",
+     [("governing_law", "=", "New York")], lambda r: "New York" in _values(r, "governing_law")),
+    ("Which contracts can be terminated for convenience?", "list", "contracts",
+     [("termination_for_convenience", "=", True)], lambda r: r.get("termination_for_convenience") is True),
+    ("Which agreements expire before 2025?", "list", "contracts",
+     [("expiration_date", "<", "2025-01-01")], lambda r: r.get("expiration_date", "9999") < "2025-01-01"),
     ("certificates that expire before 2025", "list", "certificates",
      [("valid_until", "<", "2025-01-01")], lambda r: r.get("valid_until", "9999") < "2025-01-01"),
 ]
@@ -84,6 +90,8 @@ def test_counts_and_sums_name_their_aggregate_and_grouping(decomposer):
     summed = decomposer.decompose("What is the total spent at Blue Kettle Cafe in 2023?")
     assert (summed.intent, summed.buckets, summed.aggregate) == ("sum", ["receipts"], "sum(total)")
     assert {(c.field, c.op) for c in summed.constraints} == {("company", "~"), ("date", "between")}
+    biggest = decomposer.decompose("What is the biggest receipt total?")
+    assert (biggest.intent, biggest.aggregate) == ("sum", "max(total)")
     average = decomposer.decompose("What is the average invoice amount in USD?")
     assert (average.aggregate, [(c.field, c.value) for c in average.constraints]) == ("avg(amount)", [("currency", "USD")])
 

@@ -51,6 +51,8 @@ STOPWORDS = set(
     "many much all any each every me my our us we i you your it its this that these those there their them than then as into about over under "
     "list show find give tell have has had per more less least most please documents document".split()
 )
+NOT_NAMES = {"state", "states", "commonwealth", "republic", "province", "law", "laws", "court", "courts", "united", "kingdom",
+             "inc", "ltd", "llc", "corp", "company", "sdn bhd", "rm", "usd", "eur", "gbp"}
 _CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][\w&'.-]*(?:\s+(?:&\s+)?[A-Z][\w&'.-]*)*)")
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -73,10 +75,15 @@ FIELD_WORD_SYNONYMS = {
 }
 
 
+def _says(text: str, word: str) -> bool:
+    """A long word by its first five letters ("renew" in "renewal"); a short one whole ("term" not in "terminate")."""
+    return _mentions(text, word[:5]) if len(word) > 4 else re.search(rf"\b{re.escape(word)}s?\b", text) is not None
+
+
 def _mention_score(text: str, f: CatalogField) -> float:
-    """Share of a field's name words that the question mentions (by their first five letters, or a synonym)."""
+    """Share of a field's name words that the question says (or says by a synonym)."""
     tokens = _name_tokens(f.name)
-    said = sum(_mentions(text, t[:5]) or any(_mentions(text, w) for w in FIELD_WORD_SYNONYMS.get(t, ())) for t in tokens)
+    said = sum(_says(text, t) or any(_says(text, w) for w in FIELD_WORD_SYNONYMS.get(t, ())) for t in tokens)
     return said / len(tokens) if tokens else 0.0
 
 
@@ -126,7 +133,8 @@ class RuleDecomposer:
             constraints += self._constraints(self.buckets[bucket], text, lowered, used)
         intent = _intent(lowered, bool(constraints))
         aggregate, group_by = self._aggregate(intent, lowered, [self.buckets[b] for b in buckets])
-        show = self._shown_fields(buckets, _without_bucket_words(lowered, buckets), {c.field for c in constraints} | set(group_by))
+        untaken = _blanked(lowered, used + [m.span() for c in constraints if (m := _flag_mention(lowered, c.field))])
+        show = self._shown_fields(buckets, _without_bucket_words(untaken, buckets), {c.field for c in constraints} | set(group_by))
         return Decomposition(
             question=text, intent=intent, buckets=buckets, constraints=constraints,
             topic_terms=_topic_terms(lowered, used, buckets, {c.field for c in constraints}), sub_queries=_sub_queries(text, intent),
@@ -169,12 +177,12 @@ class RuleDecomposer:
                 value = [low, round(q.high * scale, 2)] if q.op == "between" else low
                 add(target, q.op, value, q.span, q.text)
         date_fields = view.typed("date")
+        unnamed = _without_bucket_words(lowered, [view.name])
         for d in date_ranges(lowered):
             if date_fields:
-                add(self._date_field(date_fields, lowered), d.op, d.value, d.span, d.text)
+                add(self._date_field(date_fields, unnamed), d.op, d.value, d.span, d.text)
         for f in view.typed("boolean"):
-            phrase = " ".join(f.name.split("_"))
-            match = re.search(rf"\b{re.escape(phrase)}", lowered) or re.search(rf"\b{re.escape(phrase.replace(' ', ''))}", lowered)
+            match = _flag_mention(lowered, f.name)
             if match:
                 negated = NEGATIONS.search(lowered[max(0, match.start() - 25) : match.start()]) is not None
                 add(f, "=", not negated, match.span(), match.group(0))
@@ -252,7 +260,7 @@ class RuleDecomposer:
             phrase = m.group(1).strip(" .")
             if len(phrase) < 3 or any(m.start() < e and s < m.end() for s, e in used):
                 continue
-            if phrase.lower() in STOPWORDS or any(_mentions(phrase.lower(), w) for words in BUCKET_WORDS.values() for w in words):
+            if phrase.lower() in STOPWORDS | NOT_NAMES or any(_mentions(phrase.lower(), w) for words in BUCKET_WORDS.values() for w in words):
                 continue
             names.append((phrase, m.span()))
         return names
@@ -271,7 +279,7 @@ class RuleDecomposer:
     def _shown_fields(self, buckets: list[str], lowered: str, asked: set[str]) -> list[str]:
         """Fields the question asks to see ("what is the governing law of...", "when was it signed")."""
         return [f.name for b in buckets for f in self.buckets[b].fields
-                if f.name not in asked and f.type != "boolean" and (_mention_score(lowered, f) >= 0.5 or
+                if f.name not in asked and f.type != "boolean" and (_mention_score(lowered, f) == 1.0 or
                     (f.type == "date" and any(_mentions(lowered, w) for w in DATE_FIELD_WORDS.get(f.name, ()))))]
 
     # -- aggregates -------------------------------------------------------------------------------------
@@ -293,11 +301,20 @@ class RuleDecomposer:
         return f"{function}({target.name})", group_by
 
 
+def _flag_mention(lowered: str, name: str) -> re.Match | None:
+    """Where a yes/no field is named: its words in order, each by its stem, close together
+    ("termination for convenience" and "terminated for convenience"; "non compete" and "noncompete")."""
+    words = [w for w in name.split("_") if len(w) > 2 or w in ("ip",)]
+    stems = [re.escape(w[:6]) if len(w) > 4 else re.escape(w) for w in words]
+    spaced = r"\w*(?:\W+\w+){0,2}?\W+".join(stems)
+    return re.search(rf"\b{spaced}\w*", lowered) or re.search(rf"\b{''.join(stems)}\w*", lowered)
+
+
 def _intent(lowered: str, constrained: bool) -> Intent:
     if re.search(r"\b(how many|number of|count)\b", lowered):
         return "count"
     if re.search(r"\b(sum of|in total|altogether|how much (?:did|was|were|have|has|do)|total (?:amount|value|spend|spent|paid|cost)|"
-                 r"what (?:is|was) the total|average|mean|highest|lowest|largest|smallest|maximum|minimum)\b", lowered):
+                 r"what (?:is|was) the total|average|mean|highest|lowest|largest|smallest|biggest|maximum|minimum|most expensive|cheapest)\b", lowered):
         return "sum"
     if re.search(r"\b(summari[sz]e|summary|overview)\b", lowered):
         return "summarize"
@@ -322,9 +339,14 @@ def _without_bucket_words(lowered: str, buckets: list[str]) -> str:
     return lowered
 
 
+def _blanked(lowered: str, spans: list[tuple[int, int]]) -> str:
+    """The text with the given spans replaced by spaces (offsets unchanged)."""
+    return "".join(" " if any(s <= i < e for s, e in spans) else ch for i, ch in enumerate(lowered))
+
+
 def _topic_terms(lowered: str, used: list[tuple[int, int]], buckets: list[str], fields: set[str]) -> list[str]:
     """Content words the constraints did not take: not a bucket word, not a word of a constrained field's name."""
-    kept = "".join(" " if any(s <= i < e for s, e in used) else ch for i, ch in enumerate(lowered))
+    kept = _blanked(lowered, used)
     bucket_words = {w.strip() for b in buckets for w in BUCKET_WORDS.get(b, ())} | {t for f in fields for t in f.split("_")}
     return list(dict.fromkeys(
         w for w in _WORD.findall(kept)
