@@ -47,8 +47,9 @@ _tool_contexts: dict[str, ToolContext] = {}
 def tool_context(scope: str) -> ToolContext:
     """One ToolContext (and its engine thread pool) per scope for the life of the process."""
     with _lock:
-        if scope not in _tool_contexts or _tool_contexts[scope].stack is not _stack:
-            _tool_contexts[scope] = ToolContext(_stack or open_stack(), scope=scope, limits=ToolLimits())
+        current = stack()
+        if scope not in _tool_contexts or _tool_contexts[scope].stack is not current:
+            _tool_contexts[scope] = ToolContext(current, scope=scope, limits=ToolLimits())
         return _tool_contexts[scope]
 
 

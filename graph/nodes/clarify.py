@@ -59,7 +59,8 @@ def clarification_payload(state: AgentState, budget_left: int, categorical: set[
 
 def clarify(state: AgentState, runtime: Runtime[AgentContext]) -> Command:
     d = state["decomposition"]
-    catalog = resources.planner(runtime.context).decomposer.buckets[d.buckets[0]].fields
+    planner = resources.planner(runtime.context)
+    catalog = planner.decomposer.buckets[d.buckets[0]].fields
     fields = {f.name for f in catalog}
     budget_left = runtime.context.tool_call_cap - state.get("tool_calls", 0)
     payload = clarification_payload(state, budget_left, {f.name for f in catalog if f.values is not None})
@@ -80,8 +81,8 @@ def clarify(state: AgentState, runtime: Runtime[AgentContext]) -> Command:
         added = Constraint(bucket=d.buckets[0], field=reply.field, op=reply.op or "=", value=reply.value, source_text="(from the clarification)")
         return Command(goto="plan", update={"clarification": reply, "decomposition": d.model_copy(update={"constraints": [*d.constraints, added]})})
     if reply.choice == "broaden":
-        broader = d.model_copy(update={"constraints": [], "buckets": d.buckets if d.constraints else list(resources.planner(runtime.context).decomposer.buckets)})
-        route = resources.planner(runtime.context).route(broader, runtime.context, tried=[])
+        broader = d.model_copy(update={"constraints": [], "buckets": d.buckets if d.constraints else list(planner.decomposer.buckets)})
+        route = planner.route(broader, runtime.context, tried=[])
         return Command(goto="plan", update={"clarification": reply, "decomposition": broader, "route": route})
     if reply.choice == "export":
         stack = resources.stack()

@@ -196,7 +196,7 @@ class RuleDecomposer:
                 used.append(span)
             source = " / ".join(text[s:e] for s, e in spans)
             add(f, "=" if len(values) == 1 else "in", values[0] if len(values) == 1 else values, spans[0], source)
-        for name_text, span in self._names(view, text, used):
+        for name_text, span in _names(text, used):
             target = self._name_field(view, name_text, lowered)
             if target is not None:
                 add(target, "~", name_text, span, name_text)
@@ -252,18 +252,6 @@ class RuleDecomposer:
             if not any(span[0] < s[1] and s[0] < span[1] for _, _, s in kept):
                 kept.append((f, values, span))
         return kept
-
-    def _names(self, view: BucketView, text: str, used: list[tuple[int, int]]) -> list[tuple[str, tuple[int, int]]]:
-        """Capitalised phrases (not the question's first word, not a bucket word) that nothing else took."""
-        names = []
-        for m in _CAPITALISED.finditer(text):
-            phrase = m.group(1).strip(" .")
-            if len(phrase) < 3 or any(m.start() < e and s < m.end() for s, e in used):
-                continue
-            if phrase.lower() in STOPWORDS | NOT_NAMES or any(_mentions(phrase.lower(), w) for words in BUCKET_WORDS.values() for w in words):
-                continue
-            names.append((phrase, m.span()))
-        return names
 
     def _name_field(self, view: BucketView, name: str, lowered: str) -> CatalogField | None:
         """The name-like text field whose values contain `name` most often."""
@@ -330,6 +318,20 @@ def _intent(lowered: str, constrained: bool) -> Intent:
 
 BUCKET_NOUNS = {"contracts": ("contract", "agreement", "nda"), "invoices": ("invoice",), "receipts": ("receipt",),
                 "datasheets": ("datasheet",), "certificates": ("certificate",)}
+
+
+def _names(text: str, used: list[tuple[int, int]]) -> list[tuple[str, tuple[int, int]]]:
+    """Capitalised phrases (not the question's first word, not a bucket word) that nothing else took."""
+    names = []
+    for m in _CAPITALISED.finditer(text):
+        phrase = m.group(1).strip(" .")
+        if len(phrase) < 3 or any(m.start() < e and s < m.end() for s, e in used):
+            continue
+        if phrase.lower() in STOPWORDS | NOT_NAMES or any(_mentions(phrase.lower(), w) for words in BUCKET_WORDS.values() for w in words):
+            continue
+        names.append((phrase, m.span()))
+    return names
+
 
 
 def _without_bucket_words(lowered: str, buckets: list[str]) -> str:
