@@ -1,18 +1,28 @@
 """Checkpoints in Postgres (the embedded server by default), so that a thread outlives the process.
 
+The CLI uses the synchronous saver on one connection; the LangGraph server (`langgraph.json`'s
+`checkpointer.path`) enters `server_checkpointer`, an async saver on a connection pool, because the server
+runs many threads at once on one event loop.
+
 The serializer is told which of our types it may rebuild from a checkpoint; LangGraph refuses (or warns
 about) any other, so a tampered checkpoint cannot make it construct arbitrary classes.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-from typing import Iterator
+import asyncio
+from contextlib import asynccontextmanager, contextmanager
+from typing import AsyncIterator, Iterator
 
 from langgraph.checkpoint.postgres import PostgresSaver
+from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-from psycopg import Connection
+from psycopg import AsyncConnection, Connection
 from psycopg.rows import dict_row
+from psycopg_pool import AsyncConnectionPool
+
+from retrievers.settings import Settings
+from retrievers.stack import database_url
 
 STATE_TYPES = [
     ("graph.decomposition", name) for name in ("Decomposition", "Constraint")
@@ -21,11 +31,25 @@ STATE_TYPES = [
     for name in ("Route", "ToolCall", "Plan", "Evidence", "GradedHit", "Decision", "ClarifyOption", "ClarifyReply", "Citation", "Answer")
 ]
 SERDE = JsonPlusSerializer(allowed_msgpack_modules=STATE_TYPES)
+CONNECTION_OPTIONS = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
+SERVER_POOL_SIZE = 16
 
 
 @contextmanager
-def postgres_checkpointer(database_url: str) -> Iterator[PostgresSaver]:
-    with Connection.connect(database_url, autocommit=True, prepare_threshold=0, row_factory=dict_row) as conn:
+def postgres_checkpointer(url: str) -> Iterator[PostgresSaver]:
+    with Connection.connect(url, **CONNECTION_OPTIONS) as conn:
         saver = PostgresSaver(conn, serde=SERDE)
         saver.setup()
+        yield saver
+
+
+@asynccontextmanager
+async def server_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
+    """The LangGraph server's checkpointer: `DATABASE_URL`, else the embedded Postgres under RAGENT_HOME.
+    Starting the embedded server blocks, so it runs off the event loop."""
+    url = await asyncio.to_thread(database_url, Settings.from_env())
+    async with AsyncConnectionPool(url, min_size=1, max_size=SERVER_POOL_SIZE, kwargs=CONNECTION_OPTIONS,
+                                   connection_class=AsyncConnection, open=False) as pool:
+        saver = AsyncPostgresSaver(pool, serde=SERDE)
+        await saver.setup()
         yield saver

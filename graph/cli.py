@@ -204,6 +204,12 @@ def cmd_resume(args: argparse.Namespace) -> None:
            context=AgentContext(scope=args.scope, max_tool_calls=args.max_tool_calls, max_hits=args.max_hits))
 
 
+def cmd_serve(args: argparse.Namespace) -> None:
+    from graph.serve import serve
+
+    raise SystemExit(serve(host=args.host, port=args.port, with_sample=not args.no_sample))
+
+
 def _agent_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scope", type=scope_name, default=DEFAULT_SCOPE)
     parser.add_argument("--explain", action="store_true", help="print the decomposition, decisions and tool calls")
@@ -271,6 +277,12 @@ def build_parser() -> argparse.ArgumentParser:
     resume_parser.add_argument("--answer", required=True, help='JSON, e.g. {"choice": "export"} or {"choice": "narrow", "field": "governing_law", "value": "Delaware"}')
     _agent_options(resume_parser)
     resume_parser.set_defaults(run=cmd_resume)
+
+    serve = sub.add_parser("serve", help="the LangGraph server API and Studio on the embedded engines, with the sample corpus")
+    serve.add_argument("--port", type=int, help="port to listen on (a free one by default)")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--no-sample", action="store_true", help="do not ingest the sample corpus first")
+    serve.set_defaults(run=cmd_serve)
 
     stats = sub.add_parser("stats", help="counts and sizes of every store")
     stats.set_defaults(run=cmd_stats)

@@ -20,7 +20,6 @@ class AgentContext:
     min_hits: int = 1
     max_hits: int = 50
     top_k: int = 20
-    export_dir: str = ""
 
     @property
     def tool_call_cap(self) -> int:

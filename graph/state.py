@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated, TypedDict
+from typing import Annotated
+
+from typing_extensions import TypedDict
 
 from graph.decomposition import Decomposition
 from graph.schemas import (
@@ -23,19 +25,21 @@ class InputState(TypedDict):
 
 
 class OutputState(TypedDict, total=False):
-    answer: Answer
-    decisions: list[Decision]
+    """What a client sees of a run: the answer and every node's decision. A stream in `updates` mode shows a
+    node's update only for these keys, so each node writes at least one of them (retrieve's per-call statuses
+    go out as `custom` events; the full envelopes stay in the thread's state)."""
 
-
-class AgentState(InputState, total=False):
     decomposition: Decomposition
     route: Route | None
     plan: Plan | None
-    pending: list[ToolCall]
-    evidence: Annotated[list[Evidence], operator.add]
     graded: list[GradedHit]
     decisions: Annotated[list[Decision], operator.add]
     tool_calls: int
+    answer: Answer | None
+
+
+class AgentState(InputState, OutputState, total=False):
+    pending: list[ToolCall]
+    evidence: Annotated[list[Evidence], operator.add]
     attempt: int
     clarification: ClarifyReply | None
-    answer: Answer | None

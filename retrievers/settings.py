@@ -16,7 +16,9 @@ def _flag(value: str | None, default: bool) -> bool:
 class Settings:
     """Where data lives and which engines serve it.
 
-    `home` holds the embedded Postgres, the Tantivy index and the qdrant-edge shard. `DATABASE_URL`,
+    `home` (RAGENT_HOME, by default the user's data folder, ~/.local/share/ragent) holds the embedded Postgres,
+    the Tantivy index, the qdrant-edge shard and CSV exports. It is outside the project on purpose: the LangGraph
+    dev server watches the project folder and reloads on every file written there. `DATABASE_URL`,
     `OPENSEARCH_URL` and `QDRANT_URL` each replace one embedded engine with a server.
     """
 
@@ -36,10 +38,10 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
-        home = Path(env.get("RAGENT_HOME", Path.cwd() / ".ragent")).expanduser().resolve()
+        home = Path(env.get("RAGENT_HOME", Path(env.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "ragent"))
         cache = Path(env.get("RAGENT_CACHE_DIR", Path(env.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ragent"))
         return cls(
-            home=home,
+            home=home.expanduser().resolve(),
             cache_dir=cache.expanduser().resolve(),
             database_url=env.get("DATABASE_URL") or None,
             opensearch_url=env.get("OPENSEARCH_URL") or None,

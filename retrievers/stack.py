@@ -62,12 +62,17 @@ def make_vector_index(settings: Settings) -> VectorIndex:
     return QdrantEdgeVectorIndex(settings.home / "qdrant-edge", exact=settings.exact_vector_search)
 
 
-def make_store(settings: Settings) -> DocumentStore:
+def database_url(settings: Settings) -> str:
+    """`DATABASE_URL`, else the embedded Postgres in the home folder (started here if it is not running)."""
     if settings.database_url:
-        return PostgresStore(settings.database_url)
+        return settings.database_url
     from retrievers.embedded_postgres import embedded_database_url
 
-    return PostgresStore(embedded_database_url(settings.home / "postgres"))
+    return embedded_database_url(settings.home / "postgres")
+
+
+def make_store(settings: Settings) -> DocumentStore:
+    return PostgresStore(database_url(settings))
 
 
 def open_stack(settings: Settings | None = None) -> Stack:

@@ -131,8 +131,8 @@ def test_no_low_resumed_by_broaden_and_by_stop(agent):
     assert stopped.answer.format == "stopped"
 
 
-def test_overload_resumed_by_narrow_export_and_stop(agent, tmp_path):
-    context = AgentContext(max_hits=3, export_dir=str(tmp_path))
+def test_overload_resumed_by_narrow_export_and_stop(agent, installed_sample_stack):
+    context = AgentContext(max_hits=3)
     question = "Which contracts have a notice period of at least 30 days?"
     first = Run(agent, question, context)
     assert first.interrupt["kind"] == "overload" and {"export", "stop"} <= {o["choice"] for o in first.interrupt["options"]}
@@ -143,7 +143,7 @@ def test_overload_resumed_by_narrow_export_and_stop(agent, tmp_path):
 
     exported = Run(agent, question, context).resume({"choice": "export"})
     path = Path(exported.answer.export_path)
-    assert path.parent == tmp_path and path.suffix == ".csv"
+    assert path.parent == installed_sample_stack.settings.home / "exports" and path.suffix == ".csv"
     with path.open() as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == exported.answer.value > 3 and all(int(r["notice_period_days"].split(";")[0]) >= 30 for r in rows)

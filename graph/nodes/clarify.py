@@ -7,7 +7,6 @@ The node re-runs from its first line when the run resumes, so nothing with side 
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from langgraph.runtime import Runtime
@@ -86,8 +85,7 @@ def clarify(state: AgentState, runtime: Runtime[AgentContext]) -> Command:
         return Command(goto="plan", update={"clarification": reply, "decomposition": broader, "route": route})
     if reply.choice == "export":
         stack = resources.stack()
-        folder = Path(runtime.context.export_dir) if runtime.context.export_dir else stack.settings.home / "exports"
-        path, count = export_csv(stack, runtime.context.scope, d, folder)
+        path, count = export_csv(stack, runtime.context.scope, d, stack.settings.home / "exports")
         answer = Answer(format="export", text=f"Exported all {count} matching rows to {path}.", export_path=str(path), value=count)
         return Command(goto="compose", update={"clarification": reply, "answer": answer})
     return Command(goto="compose", update={"clarification": reply, "answer": Answer(format="stopped", text="Stopped at your request; nothing more was searched.")})

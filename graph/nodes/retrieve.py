@@ -21,7 +21,8 @@ def retrieve(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     with ThreadPoolExecutor(max_workers=PARALLEL_CALLS) as pool:
         envelopes = list(pool.map(lambda call: call_tool(call.tool, call.arguments, context), calls))
     write = get_stream_writer()
-    for call, envelope in zip(calls, envelopes):
-        write({"event": "tool", "tool": call.tool, "status": envelope["status"], "total_hits": envelope["total_hits"], "took_ms": envelope["took_ms"]})
+    for step, (call, envelope) in enumerate(zip(calls, envelopes), start=done):
+        write({"event": "tool", "step": step, "tool": call.tool, "bucket": call.arguments.get("bucket"),
+               "status": envelope["status"], "total_hits": envelope["total_hits"], "took_ms": envelope["took_ms"]})
     evidence = [Evidence(step=done + i, attempt=state["attempt"], route=state["route"].kind, call=c, envelope=e) for i, (c, e) in enumerate(zip(calls, envelopes))]
     return {"evidence": evidence, "tool_calls": done + len(calls), "pending": []}

@@ -1,0 +1,136 @@
+"""The agent behind a real LangGraph server: `ragent serve` (which runs `langgraph dev` from `langgraph.json`)
+started by the test on a free port, and driven over HTTP through `langgraph_sdk` as a client application would:
+answers, a clarification resumed with a command, streamed progress, threads that outlive a restart in Postgres,
+and 20 threads at once."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import psycopg
+import pytest
+from langgraph_sdk import get_client, get_sync_client
+
+from evals.served_agent import ServedAgent
+from retrievers.loaders import sample
+from tests.conftest import fresh_database
+
+PROJECT_FOLDER = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def server(postgres_url, tmp_path_factory):
+    with fresh_database(postgres_url) as url, ServedAgent(tmp_path_factory.mktemp("served"), {"DATABASE_URL": url}) as served:
+        yield served
+
+
+@pytest.fixture
+def client(server):
+    return get_sync_client(url=server.url)
+
+
+EURO_TOTAL = sum(a.row["amount"] for s in sample.load() if s.document.bucket == "invoices" for a in s.annotations if a.row.get("currency") == "EUR")
+QUESTIONS = {
+    "Which contracts have a notice period under 60 days?":
+        lambda answer: {r["doc_id"] for r in answer["rows"]} == {"sample-contract-006", "sample-contract-010"},
+    "How many contracts per governing law?": lambda answer: answer["value"] == 10 and "| Delaware | 3 | 3 |" in answer["text"],
+    "What is the total amount of invoices in EUR?": lambda answer: answer["value"] == pytest.approx(EURO_TOTAL),
+    "How do I get onto the VPN when working from home?": lambda answer: answer["citations"][0]["doc_id"] == "sample-generic-002",
+}
+
+
+def ask(client, question: str, **run_options) -> tuple[str, dict]:
+    thread = client.threads.create()["thread_id"]
+    return thread, client.runs.wait(thread, "agent", input={"question": question}, **run_options)
+
+
+def test_studio_gets_forms_for_the_input_the_output_and_the_runtime_context(client):
+    assistant = client.assistants.search(graph_id="agent")[0]
+    schemas = client.assistants.get_schemas(assistant["assistant_id"])
+    assert schemas["input_schema"]["required"] == ["question"]
+    assert {"answer", "decisions", "route", "plan"} <= set(schemas["output_schema"]["properties"])
+    context = schemas["context_schema"]["properties"]
+    assert {"scope", "planner", "max_tool_calls", "min_hits", "max_hits", "top_k"} == set(context)
+    assert context["planner"]["enum"] == ["auto", "rules", "llm"]
+
+
+def test_a_question_over_http_is_answered_with_citations(client):
+    thread, output = ask(client, "Which contracts have a notice period under 60 days?")
+    answer = output["answer"]
+    assert answer["format"] == "table" and QUESTIONS["Which contracts have a notice period under 60 days?"](answer)
+    assert {c["doc_id"] for c in answer["citations"]} == {"sample-contract-006", "sample-contract-010"}
+    assert output["route"]["kind"] == "structured" and output["decisions"][-1]["action"] == "enough"
+    assert client.threads.get(thread)["status"] == "idle"
+
+
+def test_a_clarification_interrupts_the_thread_and_a_command_resumes_it(client):
+    thread, _ = ask(client, "Which contracts have a notice period of at least 30 days?", context={"max_hits": 3})
+    waiting = client.threads.get(thread)
+    assert waiting["status"] == "interrupted"
+    [payload] = [i["value"] for interrupts in waiting["interrupts"].values() for i in interrupts]
+    assert payload["kind"] == "overload" and {"narrow", "export", "stop"} <= {o["choice"] for o in payload["options"]}
+    narrow = next(o for o in payload["options"] if o["choice"] == "narrow")
+    output = client.runs.wait(thread, "agent", command={"resume": {k: v for k, v in narrow.items() if k != "label"}}, context={"max_hits": 3})
+    rows = output["answer"]["rows"]
+    assert output["answer"]["format"] == "table" and 0 < len(rows) <= 3
+    assert all(r[narrow["field"]] == narrow["value"] for r in rows)
+    assert client.threads.get(thread)["status"] == "idle"
+
+
+def test_a_streamed_run_shows_every_node_decision_and_each_tool_call(client):
+    thread = client.threads.create()["thread_id"]
+    parts = list(client.runs.stream(thread, "agent", input={"question": "Summarize the limitation of liability in contracts governed by Delaware law"},
+                                    stream_mode=["updates", "custom"]))
+    updates = [p.data for p in parts if p.event == "updates"]
+    tools = [p.data for p in parts if p.event == "custom"]
+    nodes = [node for update in updates for node in update]
+    assert {"decompose", "route", "plan", "review", "retrieve", "grade", "compose"} <= set(nodes)
+    assert all(update[node] is not None for update in updates for node in update), "every node's update carries its decision"
+    route = next(u["route"]["route"] for u in updates if "route" in u)
+    assert route["kind"] == "hybrid"
+    state = client.threads.get_state(thread)["values"]
+    assert [(t["tool"], t["status"], t["total_hits"]) for t in tools] == [
+        (e["call"]["tool"], e["envelope"]["status"], e["envelope"]["total_hits"]) for e in state["evidence"]]
+    assert len(tools) == state["tool_calls"] > 0 and nodes[-1] == "compose"
+
+
+def test_threads_outlive_a_server_restart_in_postgres(server, client):
+    answered, before = ask(client, "How many contracts per governing law?")
+    waiting, _ = ask(client, "Which contracts have a notice period of more than 400 days?")
+    server.stop()
+    with psycopg.connect(server.env["DATABASE_URL"]) as conn:
+        stored = conn.execute("SELECT count(DISTINCT thread_id) FROM checkpoints WHERE thread_id = ANY(%s)", ([answered, waiting],)).fetchone()[0]
+    assert stored == 2, "both threads are checkpointed in Postgres"
+    server.start()
+    restarted = get_sync_client(url=server.url)
+    assert restarted.threads.get_state(answered)["values"]["answer"] == before["answer"]
+    assert restarted.threads.get(waiting)["status"] == "interrupted"
+    output = restarted.runs.wait(waiting, "agent", command={"resume": {"choice": "stop"}})
+    assert output["answer"]["format"] == "stopped"
+
+
+def test_twenty_threads_at_once_all_get_correct_answers(server):
+    questions = [q for _ in range(5) for q in QUESTIONS]
+
+    async def ask_all() -> list[dict]:
+        client = get_client(url=server.url)
+
+        async def one(question: str) -> dict:
+            thread = await client.threads.create()
+            return await client.runs.wait(thread["thread_id"], "agent", input={"question": question}, raise_error=True)
+
+        return await asyncio.gather(*(one(q) for q in questions))
+
+    outputs = asyncio.run(ask_all())
+    assert len(outputs) == 20
+    wrong = [q for q, output in zip(questions, outputs) if not QUESTIONS[q](output["answer"])]
+    assert not wrong
+
+
+def test_the_server_writes_nothing_inside_the_project_folder(server):
+    assert (server.home / "server" / ".langgraph_api").is_dir(), "the runtime's thread index lives in the home"
+    skipped = {".git", ".venv", "__pycache__", ".pytest_cache", "bench-out"}
+    written = [path for path in PROJECT_FOLDER.rglob("*") if not skipped & set(path.relative_to(PROJECT_FOLDER).parts)
+               and path.is_file() and path.stat().st_mtime > server.first_started_at]
+    assert not written
