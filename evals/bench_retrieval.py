@@ -29,7 +29,7 @@ import qdrant_edge as qe
 
 from evals.beir_data import load_qrels, load_queries
 from evals.metrics import ndcg_at_k, percentile, recall_at_k
-from graph.cli import shared_data_dir
+from retrievers.loaders import shared_data_dir
 from retrievers.annotation_filters import Predicate
 from retrievers.ingest import Ingestor
 from retrievers.loaders import scifact

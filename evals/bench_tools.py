@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from evals.metrics import percentile
-from graph.cli import shared_data_dir
+from retrievers.loaders import shared_data_dir
 from retrievers.loaders.common import read_jsonl
 from retrievers.settings import Settings
 from retrievers.stack import open_stack

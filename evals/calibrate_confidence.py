@@ -20,7 +20,7 @@ import numpy as np
 
 from evals.beir_data import load_qrels, load_queries
 from evals.metrics import percentile
-from graph.cli import shared_data_dir
+from retrievers.loaders import shared_data_dir
 from retrievers.models import SearchFilter
 from retrievers.settings import Settings
 from retrievers.stack import open_stack

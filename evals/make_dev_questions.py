@@ -1,4 +1,5 @@
-"""Write the dev question set (evals/questions/dev.jsonl) with expected answers computed from the labels.
+"""Write the question sets (evals/questions/dev.jsonl over every dataset, sample.jsonl over the sample corpus
+alone) with expected answers computed from the labels.
 
     python -m evals.make_dev_questions
 
@@ -14,10 +15,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from evals.beir_data import load_qrels, load_queries
-from graph.cli import shared_data_dir
+from retrievers.loaders import shared_data_dir
 from retrievers.loaders import cuad, invoices, kleister_nda, sample, sroie
 
-OUT = Path(__file__).resolve().parent / "questions" / "dev.jsonl"
+QUESTIONS = Path(__file__).resolve().parent / "questions"
 MAX_LISTED = 50
 QA_CLAIMS = 5
 
@@ -61,9 +62,81 @@ def _distinct_parties(contracts: dict[str, dict], *, cuad_only: bool) -> list[tu
     return found
 
 
-def main() -> None:
-    data = shared_data_dir()
-    samples = {s.document.doc_id: (s.document.bucket, s.annotations[0].row) for s in sample.load()}
+class QuestionSet:
+    """Questions judged against one corpus: every question records the datasets its expected answer was computed on."""
+
+    def __init__(self, datasets: list[str]):
+        self.datasets, self.questions = sorted(datasets), []
+
+    def add(self, qid: str, question: str, kind: str, expected: dict, bucket: str, **extra: Any) -> None:
+        self.questions.append({"id": qid, "question": question, "kind": kind, "expected": expected, "buckets": [bucket], "datasets": self.datasets, **extra})
+
+    def listing(self, qid: str, question: str, rows: dict, bucket: str, keep: Callable[[dict], bool]) -> None:
+        ids = sorted(d for d, r in rows.items() if keep(r))
+        kind, expected = ("list", {"doc_ids": ids}) if 0 < len(ids) <= MAX_LISTED else ("clarify", {"clarify": "overload" if ids else "no_low"})
+        self.add(qid, question, kind, expected, bucket)
+
+    def figure(self, qid: str, question: str, kind: str, value: float, bucket: str) -> None:
+        self.add(qid, question, kind, {"value": round(value, 2)}, bucket)
+
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in self.questions))
+        print(f"{len(self.questions)} questions -> {path}")
+
+
+def _sample_rows() -> dict[str, tuple[str, dict]]:
+    return {s.document.doc_id: (s.document.bucket, s.annotations[0].row if s.annotations else {}) for s in sample.load()}
+
+
+def receipt_questions(qs: QuestionSet, receipts: dict[str, dict]) -> None:
+    """Sums, counts, an average and lists over receipt labels (SROIE and the sample corpus's receipts)."""
+    for i, (q, name) in enumerate([
+        ("What is the total spent at Gardenia Bakeries?", "gardenia bakeries"),
+        ("How much was paid in total at Sanyu Stationery?", "sanyu stationery"),
+        ("What is the sum of all receipts from Restoran Wan Sheng?", "restoran wan sheng"),
+    ]):
+        qs.figure(f"sroie-sum-{i}", q, "sum", sum(r.get("total", 0) for r in receipts.values() if company(name)(r)), "receipts")
+    for i, (q, name) in enumerate([("How many receipts are from Unihakka International?", "unihakka international"),
+                                   ("How many receipts come from 99 Speed Mart?", "99 speed mart")]):
+        qs.figure(f"sroie-count-{i}", q, "count", sum(company(name)(r) for r in receipts.values()), "receipts")
+    qs.figure("sroie-count-2", "How many receipts are dated 2017?", "count", sum(r.get("date", "").startswith("2017") for r in receipts.values()), "receipts")
+    qs.figure("sroie-sum-3", "What was spent in total on receipts from March 2018?", "sum", sum(r.get("total", 0) for r in receipts.values() if r.get("date", "").startswith("2018-03")), "receipts")
+    qs.listing("sroie-list-0", "Which receipts have a total above 1000?", receipts, "receipts", lambda r: r.get("total", 0) > 1000)
+    qs.listing("sroie-list-1", "Which receipts have a total of more than 100000?", receipts, "receipts", lambda r: r.get("total", 0) > 100000)
+    qs.figure("sroie-avg", "What is the average total of receipts from Gardenia Bakeries?", "sum",
+           (lambda t: sum(t) / len(t))([r["total"] for r in receipts.values() if company("gardenia bakeries")(r) and "total" in r]), "receipts")
+
+
+def sample_set() -> QuestionSet:
+    """Questions on the sample corpus alone: fast enough for CI, and covering every kind and both clarifications."""
+    rows = _sample_rows()
+
+    def in_bucket(bucket: str) -> dict[str, dict]:
+        return {d: r for d, (b, r) in rows.items() if b == bucket}
+
+    contracts, invoices_, receipts = in_bucket("contracts"), in_bucket("invoices"), in_bucket("receipts")
+    qs = QuestionSet(["sample"])
+    qs.listing("sample-notice-0", "Which contracts have a notice period under 60 days?", contracts, "contracts", notice(lambda v: v < 60))
+    qs.listing("sample-law-0", "Which contracts are governed by Delaware law?", contracts, "contracts", law("Delaware"))
+    qs.figure("sample-law-1", "How many contracts are governed by New York law?", "count", sum(law("New York")(r) for r in contracts.values()), "contracts")
+    qs.listing("sample-cert-0", "Which certificates expire before 2025?", in_bucket("certificates"), "certificates", lambda r: r.get("valid_until", "9999") < "2025-01-01")
+    qs.listing("sample-sheet-0", "Which datasheets are for resistors?", in_bucket("datasheets"), "datasheets", lambda r: r.get("category") == "resistor")
+    qs.figure("sample-sheet-1", "How many datasheets are RoHS compliant?", "count", sum(r.get("rohs_compliant") is True for r in in_bucket("datasheets").values()), "datasheets")
+    qs.figure("sample-invoice-0", "What is the total amount of invoices in EUR?", "sum", sum(r.get("amount", 0) for r in invoices_.values() if r.get("currency") == "EUR"), "invoices")
+    qs.figure("sample-receipt-0", "How many receipts are there?", "count", len(receipts), "receipts")
+    qs.listing("sample-receipt-1", "Which receipts have a total of more than 100000?", receipts, "receipts", lambda r: r.get("total", 0) > 100000)
+    doc_id, party = _distinct_parties(contracts, cuad_only=False)[0]
+    qs.add("sample-lookup-0", f"What is the governing law of the agreement with {party}?", "lookup", {"answer": contracts[doc_id]["governing_law"][0]}, "contracts")
+    qs.add("sample-overload-0", "Which contracts have a notice period of at least 30 days?", "clarify", {"clarify": "overload"}, "contracts",
+           context={"max_hits": 3}, resume={"choice": "stop"})
+    qs.add("sample-qa-0", "How do I get onto the VPN when working from home?", "qa", {"doc_ids": ["sample-generic-002"]}, "generic")
+    return qs
+
+
+def dev_set(data: Path) -> QuestionSet:
+    """Questions over every shared dataset and the sample corpus ingested together."""
+    samples = _sample_rows()
 
     def in_bucket(bucket: str) -> dict[str, dict]:
         return {d: r for d, (b, r) in samples.items() if b == bucket}
@@ -73,15 +146,8 @@ def main() -> None:
     contracts = _rows(cuad, data / "cuad") | ndas | in_bucket("contracts")
     receipts = _rows(sroie, data / "sroie") | in_bucket("receipts")
     invoice_rows = _rows(invoices, data / "invoice2data_samples") | in_bucket("invoices")
-    questions: list[dict[str, Any]] = []
-
-    def listing(qid: str, question: str, rows: dict, bucket: str, keep: Callable[[dict], bool]) -> None:
-        ids = sorted(d for d, r in rows.items() if keep(r))
-        kind, expected = ("list", {"doc_ids": ids}) if 0 < len(ids) <= MAX_LISTED else ("clarify", {"clarify": "overload" if ids else "no_low"})
-        questions.append({"id": qid, "question": question, "kind": kind, "expected": expected, "buckets": [bucket]})
-
-    def figure(qid: str, question: str, kind: str, value: float, bucket: str) -> None:
-        questions.append({"id": qid, "question": question, "kind": kind, "expected": {"value": round(value, 2)}, "buckets": [bucket]})
+    qs = QuestionSet(["cuad", "hotpotqa", "invoices", "kleister_nda", "sample", "scifact", "sroie"])
+    listing, figure = qs.listing, qs.figure
 
     for i, (q, name) in enumerate([
         ("Which contracts are governed by Delaware law?", "Delaware"),
@@ -132,23 +198,8 @@ def main() -> None:
                            ("agreement_date", "When was the contract with {} signed?"),
                            ("governing_law", "Which law governs the contract with {}?")][i % 3]
         value = contracts[doc_id][field]
-        questions.append({"id": f"cuad-lookup-{i}", "question": template.format(party), "kind": "lookup",
-                          "expected": {"answer": value[0] if isinstance(value, list) else value}, "buckets": ["contracts"]})
-    for i, (q, name) in enumerate([
-        ("What is the total spent at Gardenia Bakeries?", "gardenia bakeries"),
-        ("How much was paid in total at Sanyu Stationery?", "sanyu stationery"),
-        ("What is the sum of all receipts from Restoran Wan Sheng?", "restoran wan sheng"),
-    ]):
-        figure(f"sroie-sum-{i}", q, "sum", sum(r.get("total", 0) for r in receipts.values() if company(name)(r)), "receipts")
-    for i, (q, name) in enumerate([("How many receipts are from Unihakka International?", "unihakka international"),
-                                   ("How many receipts come from 99 Speed Mart?", "99 speed mart")]):
-        figure(f"sroie-count-{i}", q, "count", sum(company(name)(r) for r in receipts.values()), "receipts")
-    figure("sroie-count-2", "How many receipts are dated 2017?", "count", sum(r.get("date", "").startswith("2017") for r in receipts.values()), "receipts")
-    figure("sroie-sum-3", "What was spent in total on receipts from March 2018?", "sum", sum(r.get("total", 0) for r in receipts.values() if r.get("date", "").startswith("2018-03")), "receipts")
-    listing("sroie-list-0", "Which receipts have a total above 1000?", receipts, "receipts", lambda r: r.get("total", 0) > 1000)
-    listing("sroie-list-1", "Which receipts have a total of more than 100000?", receipts, "receipts", lambda r: r.get("total", 0) > 100000)
-    figure("sroie-avg", "What is the average total of receipts from Gardenia Bakeries?", "sum",
-           (lambda t: sum(t) / len(t))([r["total"] for r in receipts.values() if company("gardenia bakeries")(r) and "total" in r]), "receipts")
+        qs.add(f"cuad-lookup-{i}", template.format(party), "lookup", {"answer": value[0] if isinstance(value, list) else value}, "contracts")
+    receipt_questions(qs, receipts)
 
     figure("invoice-sum-0", "What is the total amount of invoices in EUR?", "sum",
            sum(r.get("amount", 0) for r in invoice_rows.values() if r.get("currency") == "EUR"), "invoices")
@@ -158,13 +209,23 @@ def main() -> None:
     qrels = load_qrels(data / "scifact", "train")
     claims = load_queries(data / "scifact", set(qrels))
     for i, qid in enumerate(sorted(qrels, key=int)[:QA_CLAIMS]):
-        questions.append({"id": f"scifact-qa-{i}", "question": claims[qid], "kind": "qa", "expected": {"doc_ids": sorted(qrels[qid])}, "buckets": ["generic"]})
-    questions.append({"id": "sample-qa-0", "question": "How do I get onto the VPN when working from home?", "kind": "qa",
-                      "expected": {"doc_ids": ["sample-generic-002"]}, "buckets": ["generic"]})
+        qs.add(f"scifact-qa-{i}", claims[qid], "qa", {"doc_ids": sorted(qrels[qid])}, "generic")
+    qs.add("sample-qa-0", "How do I get onto the VPN when working from home?", "qa", {"doc_ids": ["sample-generic-002"]}, "generic")
+    return qs
 
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in questions))
-    print(f"{len(questions)} questions -> {OUT}")
+
+def sroie_set(data: Path) -> QuestionSet:
+    """The receipt questions of the dev set on SROIE and the sample corpus alone: a real-data slice CI can ingest."""
+    qs = QuestionSet(["sample", "sroie"])
+    receipt_questions(qs, _rows(sroie, data / "sroie") | {d: r for d, (b, r) in _sample_rows().items() if b == "receipts"})
+    return qs
+
+
+def main() -> None:
+    data = shared_data_dir()
+    dev_set(data).write(QUESTIONS / "dev.jsonl")
+    sroie_set(data).write(QUESTIONS / "sroie.jsonl")
+    sample_set().write(QUESTIONS / "sample.jsonl")
 
 
 if __name__ == "__main__":

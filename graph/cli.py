@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import uuid
 from pathlib import Path
@@ -18,6 +17,7 @@ import psycopg
 
 from retrievers.annotation_filters import Predicate
 from retrievers.errors import RagentError
+from retrievers.loaders import shared_data_dir  # noqa: F401  (kept while helpers import it from here; removed once they are merged)
 from retrievers.models import DEFAULT_SCOPE, SCOPE_RE, SearchFilter, SourceDocument
 
 SNIPPET_CHARS = 160
@@ -32,11 +32,6 @@ DEMO_QUESTIONS = [
     ("How do I get onto the VPN when working from home?", {}),
     ("Which contracts have a notice period of at least 30 days?", {"max_hits": 3}),
 ]
-
-def shared_data_dir() -> Path:
-    """`../shared/data` beside the project (or `RAGENT_SHARED_DATA`), where the real datasets live."""
-    return Path(os.environ.get("RAGENT_SHARED_DATA", Path.cwd().parent / "shared" / "data")).resolve()
-
 
 def _parse_value(text: str) -> Any:
     try:
@@ -60,7 +55,7 @@ def cmd_ingest(args: argparse.Namespace) -> None:
 
     if args.dataset:
         module = loaders.DATASETS[args.dataset]
-        path = Path(args.path) if args.path else shared_data_dir() / (module.SHARED_FOLDER or "")
+        path = Path(args.path) if args.path else loaders.dataset_path(args.dataset)
         items, specs = module.load(path, limit=args.limit), loaders.field_specs(args.dataset)
     else:
         if not args.path or not args.bucket:
@@ -204,6 +199,22 @@ def cmd_resume(args: argparse.Namespace) -> None:
            context=AgentContext(scope=args.scope, max_tool_calls=args.max_tool_calls, max_hits=args.max_hits))
 
 
+def cmd_eval(args: argparse.Namespace) -> None:
+    if bool(args.questions) == bool(args.beir):
+        raise RagentError("give a question set (`--questions FILE.jsonl`) or a BEIR folder (`--beir DIR`)")
+    if args.questions:
+        from evals.question_eval import markdown, run_question_file
+
+        summary = run_question_file(Path(args.questions), home=Path(args.home) if args.home else None, out=Path(args.out), limit=args.limit)
+    else:
+        from evals.beir_eval import run_beir
+        from evals.question_eval import markdown
+
+        summary = run_beir(Path(args.beir), split=args.split, out=Path(args.out), limit=args.limit)
+    print(markdown(summary))
+    print(f"records and summary written to {args.out}")
+
+
 def cmd_serve(args: argparse.Namespace) -> None:
     from graph.serve import serve
 
@@ -277,6 +288,15 @@ def build_parser() -> argparse.ArgumentParser:
     resume_parser.add_argument("--answer", required=True, help='JSON, e.g. {"choice": "export"} or {"choice": "narrow", "field": "governing_law", "value": "Delaware"}')
     _agent_options(resume_parser)
     resume_parser.set_defaults(run=cmd_resume)
+
+    evaluation = sub.add_parser("eval", help="score the agent on a question set, or the search modes and the agent on a BEIR set")
+    evaluation.add_argument("--questions", help="JSONL question set (evals/questions/*.jsonl)")
+    evaluation.add_argument("--beir", help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv")
+    evaluation.add_argument("--split", default="test", help="qrels split of the BEIR folder")
+    evaluation.add_argument("--home", help="data folder already holding the corpus (default: one per dataset combination under $RAGENT_HOME/eval)")
+    evaluation.add_argument("--limit", type=int, help="only the first N questions")
+    evaluation.add_argument("--out", default="eval-out", help="folder for the JSON records and the Markdown summary")
+    evaluation.set_defaults(run=cmd_eval)
 
     serve = sub.add_parser("serve", help="the LangGraph server API and Studio on the embedded engines, with the sample corpus")
     serve.add_argument("--port", type=int, help="port to listen on (a free one by default)")

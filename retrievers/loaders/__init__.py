@@ -8,6 +8,8 @@ nothing). A user's own folder is loaded by `retrievers.loaders.files`, which als
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from types import ModuleType
 
 from retrievers.loaders import cuad, hotpotqa, invoices, kleister_nda, sample, scifact, sroie
@@ -27,3 +29,14 @@ def field_specs(dataset: str) -> dict[str, list[FieldSpec]]:
     """The annotation fields a dataset produces, by bucket, whichever form its module declares them in."""
     module = DATASETS[dataset]
     return dict(module.FIELDS) if hasattr(module, "BUCKETS") else {module.BUCKET: list(module.FIELDS)}
+
+
+def shared_data_dir() -> Path:
+    """`../shared/data` beside the project (or `RAGENT_SHARED_DATA`), where the real datasets live."""
+    return Path(os.environ.get("RAGENT_SHARED_DATA", Path.cwd().parent / "shared" / "data")).resolve()
+
+
+def dataset_path(dataset: str) -> Path | None:
+    """The dataset's folder under the shared data folder; None for the generated sample corpus."""
+    folder = DATASETS[dataset].SHARED_FOLDER
+    return shared_data_dir() / folder if folder else None

@@ -1,0 +1,79 @@
+"""The target an eval runs: one question through the agent graph, in process, and what the evaluators need of it.
+
+The graph runs on the stack installed in `graph.resources` with an in-memory checkpointer (a run's threads are
+not kept). A clarification is answered with the question's scripted `resume` reply when it has one, as a user
+would; the first clarification's kind is what `clarify` questions are scored on.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from contextlib import nullcontext
+from typing import Any
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
+from langsmith.run_helpers import get_tracing_context, tracing_context
+
+from evals.evaluators import numbers_in
+from graph.builder import compile_graph
+from graph.checkpointing import SERDE
+from graph.context import AgentContext
+from graph.schemas import Evidence
+from retrievers.fusion import reciprocal_rank_fusion
+
+EVIDENCE_TEXT_CHARS = 6000
+"""What a model judge reads of the evidence: the graded passages and rows, cut to fit a prompt."""
+
+
+def evidence_ranking(evidence: list[Evidence]) -> list[str]:
+    """The documents of a run's evidence, ranked by reciprocal-rank fusion of every envelope's hit list."""
+    rankings = [list(dict.fromkeys(h["doc_id"] for h in e.envelope["hits"] if "doc_id" in h)) for e in evidence]
+    return [doc for doc, _ in reciprocal_rank_fusion([r for r in rankings if r])]
+
+
+class AgentTarget:
+    """Callable as a LangSmith target: {"question", "context"?, "resume"?} in, the run's outputs out."""
+
+    def __init__(self, context: AgentContext = AgentContext()):
+        self.agent: CompiledStateGraph = compile_graph(InMemorySaver(serde=SERDE))
+        self.context = context
+
+    def run(self, question: str, context: AgentContext, resume: dict | None) -> tuple[dict, str | None, float]:
+        config = {"configurable": {"thread_id": uuid.uuid4().hex}}
+        # An offline evaluation traces the target "locally"; LangChain's tracer inside the graph would still try
+        # to post every node's run to LangSmith, so nested tracing is off unless the experiment is uploaded.
+        offline = get_tracing_context()["enabled"] == "local"
+        with tracing_context(enabled=False) if offline else nullcontext():
+            started = time.perf_counter()
+            self.agent.invoke({"question": question}, config, context=context)
+            state = self.agent.get_state(config)
+            clarified = state.interrupts[0].value["kind"] if state.interrupts else None
+            if state.interrupts and resume is not None:
+                self.agent.invoke(Command(resume=resume), config, context=context)
+                state = self.agent.get_state(config)
+            return state.values, clarified, (time.perf_counter() - started) * 1000
+
+    def __call__(self, inputs: dict[str, Any]) -> dict[str, Any]:
+        context = AgentContext(**{**vars(self.context), **inputs.get("context", {})})
+        values, clarified, latency = self.run(inputs["question"], context, inputs.get("resume"))
+        answer, evidence = values.get("answer"), values.get("evidence", [])
+        hits = [h for e in evidence for h in e.envelope["hits"]]
+        graded = "\n".join(f"[{g.doc_id}] {g.text or json.dumps(g.row)}" for g in values.get("graded", []) if g.relevant)
+        return {
+            "answer_text": answer.text if answer else "",
+            "format": answer.format if answer else None,
+            "value": answer.value if answer else None,
+            "citations": [c.model_dump() for c in answer.citations] if answer else [],
+            "cited_doc_ids": sorted({c.doc_id for c in answer.citations}) if answer else [],
+            "clarify_kind": clarified,
+            "tool_calls": [{"tool": e.call.tool, "route": e.route, "status": e.envelope["status"], "total_hits": e.envelope["total_hits"]} for e in evidence],
+            "evidence_keys": sorted({(h["doc_id"], h.get("annotation_id"), h.get("chunk_id")) for h in hits if "doc_id" in h}, key=str),
+            "evidence_numbers": sorted(set().union(*(numbers_in(json.dumps(e.envelope)) for e in evidence))),
+            "evidence_text": graded[:EVIDENCE_TEXT_CHARS],
+            "evidence_ranking": evidence_ranking(evidence),
+            "latency_ms": round(latency, 1),
+        }

@@ -1,0 +1,38 @@
+"""The corpus an eval is judged against: the datasets its questions name, ingested into a data folder of their own.
+
+Expected answers are computed from the labels of exactly those datasets (a count of Delaware contracts changes
+when other contracts are added), so each combination of datasets gets its own folder under
+`$RAGENT_HOME/eval/`, and the user's own documents never leak into a score. Unchanged documents are skipped,
+so a second run ingests nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from retrievers import loaders
+from retrievers.errors import InvalidInput
+from retrievers.ingest import Ingestor
+from retrievers.settings import Settings
+from retrievers.stack import Stack, open_stack
+
+
+def eval_home(datasets: set[str]) -> Path:
+    return Settings.from_env().home / "eval" / "+".join(sorted(datasets))
+
+
+def open_eval_stack(home: Path) -> Stack:
+    return open_stack(replace(Settings.from_env(), home=home.resolve()))
+
+
+def ingest_datasets(stack: Stack, datasets: set[str]) -> None:
+    unknown = datasets - set(loaders.DATASETS)
+    if unknown:
+        raise InvalidInput(f"unknown dataset(s) {sorted(unknown)}; known: {sorted(loaders.DATASETS)}")
+    for name in sorted(datasets):
+        path = loaders.dataset_path(name)
+        if path is not None and not path.is_dir():
+            raise InvalidInput(f"dataset {name} needs {path}, which is missing (set RAGENT_SHARED_DATA to the folder holding the shared datasets)")
+        print(f"== {name}: ingesting (unchanged documents are skipped)", flush=True)
+        print(Ingestor(stack).ingest(loaders.DATASETS[name].load(path), field_specs=loaders.field_specs(name)).summary(), flush=True)
