@@ -28,4 +28,5 @@ test: setup
 	$(BIN)/python -m pytest
 
 bench: setup
-	$(BIN)/python -m evals.bench_retrieval
+	$(BIN)/pip install --quiet -e '.[test,bench]'
+	$(BIN)/ragent bench

@@ -11,6 +11,7 @@ import json
 import time
 import uuid
 from contextlib import nullcontext
+from dataclasses import replace
 from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
@@ -58,7 +59,7 @@ class AgentTarget:
             return state.values, clarified, (time.perf_counter() - started) * 1000
 
     def __call__(self, inputs: dict[str, Any]) -> dict[str, Any]:
-        context = AgentContext(**{**vars(self.context), **inputs.get("context", {})})
+        context = replace(self.context, **inputs.get("context", {}))
         values, clarified, latency = self.run(inputs["question"], context, inputs.get("resume"))
         answer, evidence = values.get("answer"), values.get("evidence", [])
         hits = [h for e in evidence for h in e.envelope["hits"]]

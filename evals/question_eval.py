@@ -56,9 +56,11 @@ class Question(BaseModel):
             raise ValueError(f"kind {self.kind!r} is not one of {', '.join(KINDS)}")
         if EXPECTED_KEY[self.kind] not in self.expected:
             raise ValueError(f"a {self.kind} question needs expected.{EXPECTED_KEY[self.kind]}")
-        unknown = set(self.context) - set(vars(AgentContext()))
-        if unknown:
-            raise ValueError(f"context has unknown setting(s) {sorted(unknown)}")
+        try:
+            AgentContext(**self.context)
+        except ValidationError as error:
+            first = error.errors()[0]
+            raise ValueError(f"context.{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
 
 
 def load_questions(path: Path) -> list[Question]:

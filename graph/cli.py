@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import psycopg
+from pydantic import ValidationError
 
 from retrievers.annotation_filters import Predicate
 from retrievers.errors import RagentError
@@ -21,6 +22,7 @@ from retrievers.loaders import shared_data_dir  # noqa: F401  (kept while helper
 from retrievers.models import DEFAULT_SCOPE, SCOPE_RE, SearchFilter, SourceDocument
 
 SNIPPET_CHARS = 160
+BENCH_SECTIONS = ("langchain", "naive", "multihop", "scale")
 
 # What `ragent demo` asks on the sample corpus: every route, and one question that needs a clarification
 # (the demo answers it with the first option offered, as a user at the terminal might).
@@ -215,6 +217,13 @@ def cmd_eval(args: argparse.Namespace) -> None:
     print(f"records and summary written to {args.out}")
 
 
+def cmd_bench(args: argparse.Namespace) -> None:
+    from evals.bench import run
+
+    print(run(Path(args.out), sections=args.only or list(BENCH_SECTIONS), home=Path(args.home) if args.home else None, scale_sizes=args.scale_sizes))
+    print(f"\nreport written to {Path(args.out) / 'bench.md'}")
+
+
 def cmd_serve(args: argparse.Namespace) -> None:
     from graph.serve import serve
 
@@ -298,6 +307,13 @@ def build_parser() -> argparse.ArgumentParser:
     evaluation.add_argument("--out", default="eval-out", help="folder for the JSON records and the Markdown summary")
     evaluation.set_defaults(run=cmd_eval)
 
+    bench = sub.add_parser("bench", help="the benchmarks side by side: vs LangChain, vs naive RAG, multi-hop, cost at scale")
+    bench.add_argument("--only", nargs="+", choices=BENCH_SECTIONS, help="run only these sections")
+    bench.add_argument("--home", help="data folder holding every shared dataset (default: the eval folder for them, ingested on first use)")
+    bench.add_argument("--scale-sizes", nargs="+", type=int, default=[10_000, 100_000, 1_000_000], help="chunk counts of the scale corpora")
+    bench.add_argument("--out", default="bench-out")
+    bench.set_defaults(run=cmd_bench)
+
     serve = sub.add_parser("serve", help="the LangGraph server API and Studio on the embedded engines, with the sample corpus")
     serve.add_argument("--port", type=int, help="port to listen on (a free one by default)")
     serve.add_argument("--host", default="127.0.0.1")
@@ -315,6 +331,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.run(args)
     except RagentError as error:
         print(f"ragent: error: {error}", file=sys.stderr)
+        return 2
+    except ValidationError as error:
+        first = error.errors()[0]
+        print(f"ragent: error: {'.'.join(map(str, first['loc']))}: {first['msg']}", file=sys.stderr)
         return 2
     except psycopg.OperationalError as error:
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__

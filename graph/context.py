@@ -1,26 +1,37 @@
-"""Runtime settings of a run (LangGraph's `context_schema`): who is asking, which planner, which limits."""
+"""Runtime settings of a run (LangGraph's `context_schema`): who is asking, which planner, which limits.
+
+A pydantic dataclass, so that settings arriving as JSON (the server's `context`, an eval question's `context`)
+are checked on the way in: a wrong type or an out-of-range value fails the run at once with a message naming
+the setting, instead of surfacing later as a traceback inside a node.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
+from pydantic import ConfigDict, Field
+from pydantic.dataclasses import dataclass
+
+from retrievers.models import SCOPE_RE
+from tools.arguments import TOP_K_MAX
+
 HARD_MAX_TOOL_CALLS = 24
+MAX_HITS_LIMIT = 10_000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, config=ConfigDict(strict=True, extra="forbid"))
 class AgentContext:
     """`scope` decides what every tool can see; `max_tool_calls` is clipped to HARD_MAX_TOOL_CALLS, which no
     setting or planner can raise. `planner`: auto uses the LLM planner when a chat model is configured
     (OPENAI_API_KEY), the rules otherwise; rules or llm force one."""
 
-    scope: str = "default"
+    scope: str = Field(default="default", pattern=SCOPE_RE.pattern, description="Tenant or workspace whose documents the run may see")
     planner: Literal["auto", "rules", "llm"] = "auto"
-    max_tool_calls: int = 8
-    min_hits: int = 1
-    max_hits: int = 50
-    top_k: int = 20
+    max_tool_calls: int = Field(default=8, ge=1, description=f"Tool calls the run may make (clipped to {HARD_MAX_TOOL_CALLS})")
+    min_hits: int = Field(default=1, ge=0, le=MAX_HITS_LIMIT, description="Fewer relevant documents than this is too little")
+    max_hits: int = Field(default=50, ge=1, le=MAX_HITS_LIMIT, description="More matching documents than this asks the user to narrow")
+    top_k: int = Field(default=20, ge=1, le=TOP_K_MAX, description="Hits asked of each search")
 
     @property
     def tool_call_cap(self) -> int:
-        return max(1, min(self.max_tool_calls, HARD_MAX_TOOL_CALLS))
+        return min(self.max_tool_calls, HARD_MAX_TOOL_CALLS)

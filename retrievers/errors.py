@@ -5,8 +5,9 @@ class RagentError(Exception):
     """Base class: the message is meant to be printed as it is."""
 
 
-class InvalidInput(RagentError):
-    """A bucket, field, file or argument that cannot be used as given."""
+class InvalidInput(RagentError, ValueError):
+    """A bucket, field, file or argument that cannot be used as given. A ValueError too, which is what the
+    LangGraph server passes through to the client with its message (other exceptions become "internal error")."""
 
 
 class BackendUnavailable(RagentError):
