@@ -73,7 +73,7 @@ class AgentTarget:
             "clarify_kind": clarified,
             "tool_calls": [{"tool": e.call.tool, "route": e.route, "status": e.envelope["status"], "total_hits": e.envelope["total_hits"]} for e in evidence],
             "evidence_keys": sorted({(h["doc_id"], h.get("annotation_id"), h.get("chunk_id")) for h in hits if "doc_id" in h}, key=str),
-            "evidence_numbers": sorted(set().union(*(numbers_in(json.dumps(e.envelope)) for e in evidence))),
+            "evidence_numbers": sorted(set().union(*(numbers_in(json.dumps(e.envelope)) | numbers_in(json.dumps(e.call.arguments)) for e in evidence))),
             "evidence_text": graded[:EVIDENCE_TEXT_CHARS],
             "evidence_ranking": evidence_ranking(evidence),
             "latency_ms": round(latency, 1),

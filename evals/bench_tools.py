@@ -81,6 +81,20 @@ def _calls(data: Path, doc_ids: list[str], rng: random.Random) -> dict[str, list
     }
 
 
+def time_tool(name: str, calls: list[dict[str, Any]], context: ToolContext) -> dict:
+    """Latency of each call end to end through the tool runner, after a few warm-up calls, with the statuses
+    returned (a latency is only meaningful for calls that did the work)."""
+    for arguments in calls[:WARM_UP_CALLS]:
+        call_tool(name, arguments, context)
+    times, statuses = [], Counter()
+    for arguments in calls:
+        started = time.perf_counter()
+        statuses[call_tool(name, arguments, context)["status"]] += 1
+        times.append((time.perf_counter() - started) * 1000)
+    return {"calls": len(calls), "p50_ms": round(percentile(times, 50), 2), "p95_ms": round(percentile(times, 95), 2),
+            "statuses": dict(statuses)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, required=True)
@@ -93,15 +107,7 @@ def main() -> None:
         with stack.store.pool.connection() as conn:
             doc_ids = [d for (d,) in conn.execute("SELECT doc_id FROM documents WHERE scope = 'default'")]
         for name, calls in _calls(shared_data_dir(), doc_ids, random.Random(5)).items():
-            for arguments in calls[:WARM_UP_CALLS]:
-                call_tool(name, arguments, context)
-            times, statuses = [], Counter()
-            for arguments in calls:
-                started = time.perf_counter()
-                statuses[call_tool(name, arguments, context)["status"]] += 1
-                times.append((time.perf_counter() - started) * 1000)
-            report[name] = {"calls": len(calls), "p50_ms": round(percentile(times, 50), 2), "p95_ms": round(percentile(times, 95), 2),
-                            "statuses": dict(statuses)}
+            report[name] = time_tool(name, calls, context)
             print(name, json.dumps(report[name]))
     finally:
         context.close()

@@ -110,7 +110,8 @@ def citation_validity(outputs: dict, reference_outputs: dict) -> dict:
 
 
 def number_groundedness(outputs: dict, reference_outputs: dict) -> dict:
-    """The share of the numbers in the answer that appear in the evidence (hits, rows, aggregate results)."""
+    """The share of the numbers in the answer that appear in the evidence: the hits, rows and aggregate results,
+    and the arguments of the calls that returned them (a constraint's bound, "term_days < 365", is one)."""
     stated = numbers_in(outputs["answer_text"])
     if not stated:
         return _result("number_groundedness", None)

@@ -2,7 +2,7 @@
 
     START -> decompose -> route -> plan -> review --more--> retrieve -> grade -> review
                                              |--enough--> compose -> END
-                                             |--clarify--> clarify (interrupt) -> plan | compose
+                                             |--clarify--> clarify (interrupt) -> plan | compose | decompose (retry)
                                              |--fallback--> route
 
 `graph` is compiled without a checkpointer, for the LangGraph server (which brings its own); the CLI compiles
@@ -16,6 +16,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from graph.context import AgentContext
+from graph.failures import readable_failures
 from graph.nodes.clarify import clarify
 from graph.nodes.compose import compose
 from graph.nodes.decompose import decompose
@@ -29,14 +30,14 @@ from graph.state import AgentState, InputState, OutputState
 
 def build() -> StateGraph:
     builder = StateGraph(AgentState, context_schema=AgentContext, input_schema=InputState, output_schema=OutputState)
-    builder.add_node("decompose", decompose)
-    builder.add_node("route", route)
-    builder.add_node("plan", plan)
-    builder.add_node("review", review)
-    builder.add_node("retrieve", retrieve)
-    builder.add_node("grade", grade)
-    builder.add_node("clarify", clarify, destinations=("plan", "compose"))
-    builder.add_node("compose", compose)
+    builder.add_node("decompose", readable_failures(decompose))
+    builder.add_node("route", readable_failures(route))
+    builder.add_node("plan", readable_failures(plan))
+    builder.add_node("review", readable_failures(review))
+    builder.add_node("retrieve", readable_failures(retrieve))
+    builder.add_node("grade", readable_failures(grade))
+    builder.add_node("clarify", readable_failures(clarify), destinations=("decompose", "plan", "compose"))
+    builder.add_node("compose", readable_failures(compose))
     builder.add_edge(START, "decompose")
     builder.add_edge("decompose", "route")
     builder.add_edge("route", "plan")

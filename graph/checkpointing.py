@@ -18,9 +18,11 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from psycopg import AsyncConnection, Connection
+from psycopg.errors import UntranslatableCharacter
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
+from retrievers.errors import InvalidInput
 from retrievers.settings import Settings
 from retrievers.stack import database_url
 
@@ -35,10 +37,52 @@ CONNECTION_OPTIONS = {"autocommit": True, "prepare_threshold": 0, "row_factory":
 SERVER_POOL_SIZE = 16
 
 
+class RefusesNul:
+    """Postgres text and JSONB cannot hold U+0000, and the savers keep short strings (the question) inline as JSONB;
+    a NUL in a run's input would fail deep in the saver with a message about encodings. It is refused here with
+    one that says what to change (an InvalidInput, which the server shows its client)."""
+
+    @staticmethod
+    def _refuse() -> InvalidInput:
+        return InvalidInput("the run's input holds a NUL character (U+0000), which Postgres cannot store; remove it and ask again")
+
+    def put(self, *args, **kwargs):
+        try:
+            return super().put(*args, **kwargs)
+        except UntranslatableCharacter:
+            raise self._refuse() from None
+
+    def put_writes(self, *args, **kwargs):
+        try:
+            return super().put_writes(*args, **kwargs)
+        except UntranslatableCharacter:
+            raise self._refuse() from None
+
+    async def aput(self, *args, **kwargs):
+        try:
+            return await super().aput(*args, **kwargs)
+        except UntranslatableCharacter:
+            raise self._refuse() from None
+
+    async def aput_writes(self, *args, **kwargs):
+        try:
+            return await super().aput_writes(*args, **kwargs)
+        except UntranslatableCharacter:
+            raise self._refuse() from None
+
+
+class CheckpointSaver(RefusesNul, PostgresSaver):
+    pass
+
+
+class AsyncCheckpointSaver(RefusesNul, AsyncPostgresSaver):
+    pass
+
+
 @contextmanager
 def postgres_checkpointer(url: str) -> Iterator[PostgresSaver]:
     with Connection.connect(url, **CONNECTION_OPTIONS) as conn:
-        saver = PostgresSaver(conn, serde=SERDE)
+        saver = CheckpointSaver(conn, serde=SERDE)
         saver.setup()
         yield saver
 
@@ -50,6 +94,6 @@ async def server_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
     url = await asyncio.to_thread(database_url, Settings.from_env())
     async with AsyncConnectionPool(url, min_size=1, max_size=SERVER_POOL_SIZE, kwargs=CONNECTION_OPTIONS,
                                    connection_class=AsyncConnection, open=False) as pool:
-        saver = AsyncPostgresSaver(pool, serde=SERDE)
+        saver = AsyncCheckpointSaver(pool, serde=SERDE)
         await saver.setup()
         yield saver

@@ -18,7 +18,6 @@ from pydantic import ValidationError
 
 from retrievers.annotation_filters import Predicate
 from retrievers.errors import RagentError
-from retrievers.loaders import shared_data_dir  # noqa: F401  (kept while helpers import it from here; removed once they are merged)
 from retrievers.models import DEFAULT_SCOPE, SCOPE_RE, SearchFilter, SourceDocument
 
 SNIPPET_CHARS = 160
@@ -158,6 +157,21 @@ def cmd_stats(args: argparse.Namespace) -> None:
         print(json.dumps({"store": stack.store.counts(), "keyword": stack.keyword.stats(), "vectors": stack.vectors.stats()}, indent=2))
     finally:
         stack.close()
+
+
+def cmd_check(args: argparse.Namespace) -> None:
+    """Exit status 1 when the stores disagree and were not repaired, so that scripts and cron can alert on it."""
+    from retrievers.consistency import check
+    from retrievers.stack import open_stack
+
+    stack = open_stack()
+    try:
+        report = check(stack, repair=args.repair, scope=args.scope)
+    finally:
+        stack.close()
+    print(report.table())
+    if not report.consistent:
+        raise SystemExit(1)
 
 
 def cmd_demo(args: argparse.Namespace) -> None:
@@ -319,6 +333,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--no-sample", action="store_true", help="do not ingest the sample corpus first")
     serve.set_defaults(run=cmd_serve)
+
+    check_parser = sub.add_parser("check", help="do Postgres, the keyword index and the vector index agree? --repair makes them")
+    check_parser.add_argument("--repair", action="store_true", help="re-index chunks an engine lacks, delete what Postgres does not know")
+    check_parser.add_argument("--scope", type=scope_name, help="check one tenant or workspace (default: every scope)")
+    check_parser.set_defaults(run=cmd_check)
 
     stats = sub.add_parser("stats", help="counts and sizes of every store")
     stats.set_defaults(run=cmd_stats)

@@ -63,7 +63,7 @@ class Decision(BaseModel):
 
 
 class ClarifyOption(BaseModel):
-    choice: Literal["narrow", "broaden", "export", "stop"]
+    choice: Literal["narrow", "broaden", "export", "retry", "stop"]
     label: str
     field: str | None = None
     op: str | None = None
@@ -73,7 +73,7 @@ class ClarifyOption(BaseModel):
 class ClarifyReply(BaseModel):
     """What the human answers; validated before the run goes on."""
 
-    choice: Literal["narrow", "broaden", "export", "stop"]
+    choice: Literal["narrow", "broaden", "export", "retry", "stop"]
     field: str | None = None
     op: str | None = None
     value: Any = None

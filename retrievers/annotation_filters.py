@@ -8,7 +8,9 @@ value itself otherwise, and a predicate holds when any element satisfies it.
 
 from __future__ import annotations
 
+import reprlib
 from datetime import date
+from decimal import Decimal
 from typing import Any, Literal
 
 from psycopg import sql
@@ -25,6 +27,26 @@ OPS_BY_TYPE: dict[str, tuple[str, ...]] = {
     "boolean": ("=", "!=", "exists"),
 }
 _COMPARISONS = {"=", ">", ">=", "<", "<="}
+_SHORT = reprlib.Repr()
+_SHORT.maxstring = _SHORT.maxother = 80
+
+
+def shown(value: Any) -> str:
+    """A caller's value as a message quotes it: a repr cut to about 80 characters, so that a huge or deeply
+    nested value does not come back whole in the reason it was refused."""
+    return _SHORT.repr(value)
+
+
+def unstorable(text: str) -> str | None:
+    """Why Postgres cannot take `text`, or None: its text holds no NUL, and the driver cannot encode unpaired
+    surrogates. Such a value can match nothing stored, so it is refused before it reaches the driver."""
+    if "\x00" in text:
+        return "contains a NUL (\\x00) character"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid Unicode text (it has an unpaired surrogate)"
+    return None
 
 
 class Predicate(BaseModel):
@@ -44,13 +66,13 @@ def _scalar(field: str, ftype: str, value: Any) -> Any:
             try:
                 return float(str(value).replace(",", ""))
             except ValueError:
-                raise InvalidInput(f"field {field!r} is a number; {value!r} is not a number") from None
+                raise InvalidInput(f"field {field!r} is a number; {shown(value)} is not a number") from None
         return value
     if ftype == "date":
         try:
             return date.fromisoformat(str(value)).isoformat()
         except ValueError:
-            raise InvalidInput(f"field {field!r} is a date; give {value!r} as YYYY-MM-DD") from None
+            raise InvalidInput(f"field {field!r} is a date; give {shown(value)} as YYYY-MM-DD") from None
     if ftype == "boolean":
         if isinstance(value, bool):
             return value
@@ -58,9 +80,11 @@ def _scalar(field: str, ftype: str, value: Any) -> Any:
             return True
         if str(value).lower() in ("false", "no"):
             return False
-        raise InvalidInput(f"field {field!r} is true/false; {value!r} is neither")
+        raise InvalidInput(f"field {field!r} is true/false; {shown(value)} is neither")
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
         raise InvalidInput(f"field {field!r} is text; give a string, not {type(value).__name__}")
+    if problem := unstorable(str(value)):
+        raise InvalidInput(f"the value for field {field!r} {problem}")
     return str(value)
 
 
@@ -114,7 +138,10 @@ def compile_predicates(predicates: list[Predicate], field_types: dict[str, str],
             if not isinstance(p.value, list) or not p.value:
                 raise InvalidInput(f"operator 'in' on {p.field!r} takes a non-empty list of values")
             values = [_scalar(p.field, ftype, v) for v in p.value]
-            values = [v.lower() for v in values] if ftype == "string" else values
+            if ftype == "string":
+                values = [v.lower() for v in values]
+            elif ftype in ("number", "integer"):
+                values = [Decimal(str(v)) for v in values]  # one type: psycopg refuses a list mixing int and float
             value_params: list[Any] = [values]
         elif p.op == "between":
             if not isinstance(p.value, list) or len(p.value) != 2:

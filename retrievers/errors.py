@@ -10,8 +10,9 @@ class InvalidInput(RagentError, ValueError):
     LangGraph server passes through to the client with its message (other exceptions become "internal error")."""
 
 
-class BackendUnavailable(RagentError):
-    """An engine (Postgres, OpenSearch, Qdrant, an embeddings endpoint) cannot be reached."""
+class BackendUnavailable(RagentError, RuntimeError):
+    """An engine (Postgres, OpenSearch, Qdrant, an embeddings endpoint) cannot be reached. A RuntimeError too, so
+    that the LangGraph server passes its message to the client instead of "an internal error occurred"."""
 
 
 class EmbeddingModelMismatch(RagentError):

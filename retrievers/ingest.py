@@ -9,7 +9,9 @@ Order of writes for each batch, and why:
 4. Postgres commits each document (row, chunks, annotations) in its own transaction: the document flips
    to its new version atomically, and a crash before this point leaves the previous version intact.
 5. The engines drop the chunks of older versions of the documents that changed.
-A crash between 3 and 4 leaves unreachable chunks in the engines, which the next ingest overwrites.
+A crash between 3 and 4 leaves unreachable chunks in the engines, which the next ingest of the same content
+overwrites; a crash between 4 and 5, or a new document whose source changed before the next ingest, leaves
+them for good. `ragent check --repair` (retrievers.consistency) finds and deletes them.
 """
 
 from __future__ import annotations
@@ -58,6 +60,12 @@ class IngestReport:
             f"seconds: {self.seconds:.1f}" + (f"   ({self.chunks / self.seconds:.1f} chunks/s)" if self.seconds and self.chunks else ""),
         ]
         return "\n".join(lines)
+
+
+def embedding_text(chunk: IndexedChunk) -> str:
+    """What the embedder sees of a chunk: the document title, then the chunk text (chunks are windowed short by the
+    title's tokens for this). Re-indexing a chunk must embed exactly this, or it would miss the embedding cache."""
+    return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
 
 
 def _batches(items: Iterable[SourceDocument | Skipped], report: IngestReport, size: int) -> Iterator[list[SourceDocument]]:
@@ -129,7 +137,7 @@ class Ingestor:
             return set()
         planned = [(source, content_hash, existed, self._chunk(source, content_hash)) for source, content_hash, existed in pending]
         indexed = [ic for *_, (_, chunk_list) in planned for ic in chunk_list]
-        vectors = stack.embedder.embed_documents([f"{ic.title}\n{ic.text}" if ic.title else ic.text for ic in indexed])
+        vectors = stack.embedder.embed_documents([embedding_text(ic) for ic in indexed])
         stack.keyword.upsert(indexed)
         stack.vectors.upsert(indexed, vectors)
         for source, content_hash, existed, (chunks, chunk_list) in planned:

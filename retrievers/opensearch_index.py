@@ -22,6 +22,8 @@ from retrievers.errors import BackendUnavailable, InvalidInput, RagentError
 from retrievers.models import EngineHit, IndexedChunk, SearchFilter
 
 DEFAULT_INDEX = "ragent-chunks"
+# Chunk ids per request when enumerating (search_after pages) or deleting by id.
+ID_PAGE = 1000
 _TEXT = {"type": "text", "analyzer": "english"}
 _KEYWORD = {"type": "keyword"}
 PROPERTIES: dict[str, dict[str, str]] = {
@@ -129,13 +131,20 @@ class OpenSearchKeywordIndex:
         query: dict[str, Any] = {"filter": [{"term": {"doc_key": _doc_key(scope, doc_id)}}]}
         if keep_hash is not None:
             query["must_not"] = [{"term": {"content_hash": keep_hash}}]
+        self._delete_where({"bool": query}, f"every chunk of {doc_id!r}")
+
+    def delete_chunks(self, chunk_ids: Sequence[str]) -> None:
+        for start in range(0, len(chunk_ids), ID_PAGE):
+            page = list(chunk_ids[start : start + ID_PAGE])
+            self._delete_where({"ids": {"values": page}}, f"{len(page)} chunks by id")
+
+    def _delete_where(self, query: dict[str, Any], what: str) -> None:
+        """Delete what `query` matches, refreshed so that the next search no longer sees it."""
         with self._reaching():
-            result = self.client.delete_by_query(
-                index=self.index, body={"query": {"bool": query}}, refresh=True, conflicts="proceed"
-            )
+            result = self.client.delete_by_query(index=self.index, body={"query": query}, refresh=True, conflicts="proceed")
         if result.get("failures"):
             raise RagentError(
-                f"{self.where}: could not delete every chunk of {doc_id!r} from index {self.index!r} "
+                f"{self.where}: could not delete {what} from index {self.index!r} "
                 f"({result['failures'][0].get('cause', result['failures'][0])}); run the delete again"
             )
 
@@ -166,6 +175,22 @@ class OpenSearchKeywordIndex:
             EngineHit(chunk_id=hit["_id"], doc_id=hit["_source"]["doc_id"], score=float(hit["_score"]))
             for hit in result["hits"]["hits"]
         ]
+
+    def chunk_ids(self, scope: str | None = None) -> set[str]:
+        """Pages of ids sorted by chunk_id (`search_after`, no `_source`): no scroll context to keep alive or clear,
+        and no 10,000-hit window; one request per ID_PAGE chunks."""
+        body: dict[str, Any] = {
+            "size": ID_PAGE, "_source": False, "track_total_hits": False, "sort": [{"chunk_id": "asc"}],
+            "query": {"bool": {"filter": [{"term": {"scope": scope}}]}} if scope is not None else {"match_all": {}},
+        }
+        ids: set[str] = set()
+        while True:
+            with self._reaching():
+                hits = self.client.search(index=self.index, body=body)["hits"]["hits"]
+            ids.update(hit["_id"] for hit in hits)
+            if len(hits) < ID_PAGE:
+                return ids
+            body["search_after"] = hits[-1]["sort"]
 
     def count(self, filters: SearchFilter, query: str | None = None) -> int:
         with self._reaching():

@@ -22,7 +22,7 @@ from retrievers.annotation_aggregates import compile_aggregate, parse_aggregate
 from retrievers.annotation_filters import Predicate, compile_predicates
 from retrievers.errors import BackendUnavailable, InvalidInput
 from retrievers.field_catalog import CatalogField, build_field
-from retrievers.models import BUCKET_NAME_RE, Chunk, FieldSpec, SourceDocument
+from retrievers.models import BUCKET_NAME_RE, Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
 
 DEFAULT_BUCKETS = {
     "contracts": "Legal agreements: commercial contracts, NDAs, licences, with parties, dates, governing law and clause flags.",
@@ -99,9 +99,25 @@ CREATE TABLE IF NOT EXISTS field_catalog (
 """
 
 
+# The tables whose rows belong to a document (by a foreign key on (scope, doc_id)).
+_DOCUMENT_ROWS = ("chunks", "annotations")
+
+
 def _plain(value: Any) -> Any:
     """Postgres numerics arrive as Decimal, which JSON (and so every tool result) cannot carry."""
     return float(value) if isinstance(value, Decimal) else value
+
+
+def _without_document(verb: str, table: str, scope: str | None) -> tuple[sql.Composable, tuple[str, ...]]:
+    """`verb` (a count or a delete) over the rows of `table` whose document row is missing."""
+    where, params = (" AND t.scope = %s", (scope,)) if scope else ("", ())
+    query = sql.SQL(verb + " FROM {} t WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.scope = t.scope AND d.doc_id = t.doc_id)" + where)
+    return query.format(sql.Identifier(table)), params
+
+
+def _indexed_chunk(row: dict[str, Any]) -> IndexedChunk:
+    created_at = row.pop("created_at")
+    return IndexedChunk(**row, created_ts=timestamp(created_at))
 
 
 def redact(url: str) -> str:
@@ -122,6 +138,7 @@ class PostgresStore:
         self.pool = ConnectionPool(
             url, min_size=1, max_size=max_connections, open=False, timeout=connect_timeout_s,
             kwargs={"autocommit": True, "connect_timeout": int(max(1, connect_timeout_s))},
+            check=ConnectionPool.check_connection,  # a connection broken by a Postgres restart is replaced, not handed out
         )
         try:
             self.pool.open(wait=True, timeout=connect_timeout_s)
@@ -247,6 +264,42 @@ class PostgresStore:
             ).fetchall()
         return {row["chunk_id"]: row for row in rows}
 
+    # -- consistency with the engines ------------------------------------------------------------------
+
+    def chunk_ids(self, scope: str | None = None) -> set[str]:
+        """Ids of committed chunks; joined to their documents so that a chunk row without one is not counted as known."""
+        where, params = ("WHERE c.scope = %s", (scope,)) if scope else ("", ())
+        with self.pool.connection() as conn:
+            rows = conn.execute("SELECT c.chunk_id::text FROM chunks c JOIN documents d USING (scope, doc_id) " + where, params)
+            return {chunk_id for (chunk_id,) in rows}
+
+    def indexed_chunks(self, chunk_ids: Sequence[str]) -> list[IndexedChunk]:
+        """The committed chunks among `chunk_ids` with the document fields `Ingestor._chunk` gives the engines."""
+        if not chunk_ids:
+            return []
+        with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            rows = cur.execute(
+                """
+                SELECT c.chunk_id::text AS chunk_id, c.doc_id, c.scope, d.bucket, d.content_hash, c.ordinal, d.title, c.text,
+                       d.author, d.tags, d.created_at
+                FROM chunks c JOIN documents d USING (scope, doc_id)
+                WHERE c.chunk_id = ANY(%s::uuid[])
+                ORDER BY c.scope, c.doc_id, c.ordinal
+                """,
+                (list(chunk_ids),),
+            ).fetchall()
+        return [_indexed_chunk(row) for row in rows]
+
+    def rows_without_document(self, scope: str | None = None) -> dict[str, int]:
+        """Zero while the schema's foreign keys (ON DELETE CASCADE) hold; counted in case they were bypassed
+        (`session_replication_role = replica` during a restore, or a hand-made schema without them)."""
+        with self.pool.connection() as conn:
+            return {table: conn.execute(*_without_document("SELECT count(*)", table, scope)).fetchone()[0] for table in _DOCUMENT_ROWS}
+
+    def delete_rows_without_document(self, scope: str | None = None) -> dict[str, int]:
+        with self.pool.connection() as conn:
+            return {table: conn.execute(*_without_document("DELETE", table, scope)).rowcount for table in _DOCUMENT_ROWS}
+
     def counts(self, scope: str | None = None) -> dict[str, int]:
         where, params = ("WHERE scope = %s", (scope,)) if scope else ("", ())
         with self.pool.connection() as conn:
@@ -343,9 +396,13 @@ class PostgresStore:
         """Annotation rows of `bucket` in `scope` on which every predicate holds, each with its document's title
         and `total_rows`, the number of matching rows before the limit."""
         where, params = self._annotation_where(scope, bucket, predicates, kind)
+        # The matching rows are counted and limited before the titles are joined, so that only the rows returned
+        # touch the documents table (joining first made the cost follow the corpus, not the matches).
         query = sql.SQL(
-            "SELECT a.annotation_id, a.doc_id, a.kind, a.row, a.raw, d.title, count(*) OVER () AS total_rows"
-            " FROM annotations a JOIN documents d USING (scope, doc_id) WHERE {} ORDER BY a.doc_id, a.annotation_id LIMIT %s"
+            "WITH matching AS (SELECT a.scope, a.annotation_id, a.doc_id, a.kind, a.row, a.raw FROM annotations a WHERE {}),"
+            " page AS (SELECT * FROM matching ORDER BY doc_id, annotation_id LIMIT %s)"
+            " SELECT p.annotation_id, p.doc_id, p.kind, p.row, p.raw, d.title, (SELECT count(*) FROM matching) AS total_rows"
+            " FROM page p JOIN documents d USING (scope, doc_id) ORDER BY p.doc_id, p.annotation_id"
         ).format(where)
         with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             return cur.execute(query, [*params, limit]).fetchall()

@@ -39,6 +39,12 @@ class KeywordIndex(Protocol):
     def delete_document(self, scope: str, doc_id: str, keep_hash: str | None = None) -> None:
         """Remove a document's chunks, except those of version `keep_hash` when it is given."""
 
+    def chunk_ids(self, scope: str | None = None) -> set[str]:
+        """Every chunk id the index holds (in `scope`, or in every scope): what a consistency check compares."""
+
+    def delete_chunks(self, chunk_ids: Sequence[str]) -> None:
+        """Remove these chunks; ids the index does not hold are ignored."""
+
     def search(self, query: str, filters: SearchFilter, limit: int) -> list[EngineHit]: ...
 
     def count(self, filters: SearchFilter, query: str | None = None) -> int:
@@ -63,6 +69,12 @@ class VectorIndex(Protocol):
     def upsert(self, chunks: Sequence[IndexedChunk], vectors: Sequence[Sequence[float]]) -> None: ...
 
     def delete_document(self, scope: str, doc_id: str, keep_hash: str | None = None) -> None: ...
+
+    def chunk_ids(self, scope: str | None = None) -> set[str]:
+        """Every chunk id the index holds (in `scope`, or in every scope)."""
+
+    def delete_chunks(self, chunk_ids: Sequence[str]) -> None:
+        """Remove these chunks; ids the index does not hold are ignored."""
 
     def search(self, vector: Sequence[float], filters: SearchFilter, limit: int) -> list[EngineHit]: ...
 
@@ -101,6 +113,18 @@ class DocumentStore(Protocol):
 
     def chunks_by_id(self, scope: str, chunk_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Committed chunks of `scope` with their document's fields."""
+
+    def chunk_ids(self, scope: str | None = None) -> set[str]:
+        """Ids of the committed chunks (in `scope`, or in every scope): what the engines must hold, no more."""
+
+    def indexed_chunks(self, chunk_ids: Sequence[str]) -> list[IndexedChunk]:
+        """The committed chunks among `chunk_ids`, rebuilt as ingestion gave them to the engines (to re-index them)."""
+
+    def rows_without_document(self, scope: str | None = None) -> dict[str, int]:
+        """Chunk and annotation rows whose document row is missing, by table (zero while the foreign keys hold)."""
+
+    def delete_rows_without_document(self, scope: str | None = None) -> dict[str, int]:
+        """Delete the rows `rows_without_document` counts; returns how many went, by table."""
 
     def record_field_specs(self, bucket: str, specs: Sequence[FieldSpec]) -> None: ...
 

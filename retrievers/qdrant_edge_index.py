@@ -24,6 +24,8 @@ from retrievers.models import EngineHit, IndexedChunk, SearchFilter
 
 PAYLOAD_KEYWORD_FIELDS = ("doc_id", "doc_key", "scope", "bucket", "author", "tags", "content_hash")
 UPSERT_BATCH = 512
+# Point ids per scroll page when enumerating, and per request when deleting by id.
+ID_PAGE = 1000
 
 
 def _match(key: str, value: str) -> qe.FieldCondition:
@@ -135,6 +137,27 @@ class QdrantEdgeVectorIndex:
         with self._lock:
             self.shard.update(qe.UpdateOperation.delete_points_by_filter(selector))
             self.shard.flush()
+
+    def delete_chunks(self, chunk_ids: Sequence[str]) -> None:
+        if not chunk_ids:
+            return
+        with self._lock:
+            for start in range(0, len(chunk_ids), ID_PAGE):
+                self.shard.update(qe.UpdateOperation.delete_points(list(chunk_ids[start : start + ID_PAGE])))
+            self.shard.flush()
+
+    def chunk_ids(self, scope: str | None = None) -> set[str]:
+        """Scroll pages of ids only (no payload, no vectors), in point-id order."""
+        selector = qe.Filter(must=[_match("scope", scope)]) if scope is not None else None
+        ids: set[str] = set()
+        offset = None
+        while True:
+            records, offset = self.shard.scroll(
+                qe.ScrollRequest(offset=offset, limit=ID_PAGE, filter=selector, with_payload=False, with_vector=False)
+            )
+            ids.update(str(record.id) for record in records)
+            if offset is None:
+                return ids
 
     def search(self, vector: Sequence[float], filters: SearchFilter, limit: int) -> list[EngineHit]:
         if limit <= 0:

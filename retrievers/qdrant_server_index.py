@@ -15,7 +15,7 @@ from qdrant_client import QdrantClient, models
 
 from retrievers.errors import BackendUnavailable
 from retrievers.models import EngineHit, IndexedChunk, SearchFilter
-from retrievers.qdrant_edge_index import PAYLOAD_KEYWORD_FIELDS, UPSERT_BATCH, check_model_signature, chunk_payload
+from retrievers.qdrant_edge_index import ID_PAGE, PAYLOAD_KEYWORD_FIELDS, UPSERT_BATCH, check_model_signature, chunk_payload
 
 
 def _match(key: str, value: str) -> models.FieldCondition:
@@ -83,6 +83,24 @@ class QdrantServerVectorIndex:
         must_not = [_match("content_hash", keep_hash)] if keep_hash is not None else None
         selector = models.Filter(must=[_match("doc_key", f"{scope}\x1f{doc_id}")], must_not=must_not)
         self.client.delete(self.collection, points_selector=models.FilterSelector(filter=selector), wait=True)
+
+    def delete_chunks(self, chunk_ids: Sequence[str]) -> None:
+        for start in range(0, len(chunk_ids), ID_PAGE):
+            selector = models.PointIdsList(points=list(chunk_ids[start : start + ID_PAGE]))
+            self.client.delete(self.collection, points_selector=selector, wait=True)
+
+    def chunk_ids(self, scope: str | None = None) -> set[str]:
+        """Scroll pages of ids only (no payload, no vectors); one request per ID_PAGE points."""
+        selector = models.Filter(must=[_match("scope", scope)]) if scope is not None else None
+        ids: set[str] = set()
+        offset = None
+        while True:
+            records, offset = self.client.scroll(
+                self.collection, scroll_filter=selector, limit=ID_PAGE, offset=offset, with_payload=False, with_vectors=False
+            )
+            ids.update(str(record.id) for record in records)
+            if offset is None:
+                return ids
 
     def search(self, vector: Sequence[float], filters: SearchFilter, limit: int) -> list[EngineHit]:
         if limit <= 0:

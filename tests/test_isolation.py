@@ -13,7 +13,6 @@ import csv
 import uuid
 
 import pytest
-from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 

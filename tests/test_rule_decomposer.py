@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from graph.planners.phrases import date_ranges, parse_number, quantities
+from graph.planners.phrases import date_ranges, parse_number, proper_names, quantities
 from graph.planners.rule_decomposer import RuleDecomposer
 from retrievers.loaders import sample
 from tools.context import ToolContext
@@ -110,6 +110,36 @@ def test_questions_without_fields_are_topic_searches_in_the_closest_bucket(decom
 def test_comparisons_split_into_their_sides(decomposer):
     d = decomposer.decompose("Compare the exclusivity of consulting agreements and distribution agreements")
     assert d.intent == "compare" and len(d.sub_queries) == 2
+
+
+@pytest.mark.parametrize(
+    "question, sides",
+    [
+        ("Who is older, Annie Morton or Terry Richardson?", ["Annie Morton", "Terry Richardson"]),
+        ('Which came to market first, "Hey Pa! There\'s a Goat on the Roof" or "Poleconomy"', ["Hey Pa! There's a Goat on the Roof", "Poleconomy"]),
+        ("Which canal is further north, Beaver and Erie Canal or the Dismal Swamp Canal?", ["Beaver and Erie Canal", "Dismal Swamp Canal"]),
+        ("Did Frankie Valli sing with Hellogoodbye or The Four Seasons?", ["Hellogoodbye", "The Four Seasons"]),
+        ("Were Scott Derrickson and Ed Wood of the same nationality?", ["Scott Derrickson", "Ed Wood"]),
+        ("Are Local H and For Against both from the United States?", ["Local H", "For Against"]),
+        ("What occupations do Charles Burnett and Alan J. Pakula have in common?", ["Charles Burnett", "Alan J. Pakula"]),
+        ("Who founded Procter and Gamble?", []),
+        ("How do I get onto the VPN when working from home?", []),
+    ],
+)
+def test_two_named_things_side_by_side_are_searched_each_on_its_own(decomposer, question, sides):
+    assert decomposer.decompose(question).sub_queries == [question, *sides]
+
+
+def test_a_value_mentioned_in_passing_does_not_pull_the_question_into_its_bucket(decomposer):
+    assert decomposer.decompose("How do I get onto the VPN from the Delaware office?").buckets == ["generic"]
+    governed = decomposer.decompose("Anything governed by Delaware law?")
+    assert governed.buckets == ["contracts"] and [(c.field, c.value) for c in governed.constraints] == [("governing_law", "Delaware")]
+
+
+def test_proper_names_in_running_text():
+    text = ("Sachin Warrier is a singer. He worked as a software engineer at Tata Consultancy Services in Kochi. "
+            "Later he joined the American staff of Roger O. Egeberg's office at the Bank of England in March.")
+    assert [n.text for n in proper_names(text)] == ["Sachin Warrier", "Tata Consultancy Services", "Kochi", "Roger O. Egeberg", "Bank of England"]
 
 
 @pytest.mark.parametrize(

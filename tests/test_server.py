@@ -11,6 +11,8 @@ from pathlib import Path
 import httpx
 import psycopg
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from langgraph_sdk import get_client, get_sync_client
 
 from evals.served_agent import ServedAgent
@@ -163,3 +165,24 @@ def test_a_request_body_over_one_megabyte_is_refused(server):
     thread = get_sync_client(url=server.url).threads.create()["thread_id"]
     response = httpx.post(f"{server.url}/threads/{thread}/runs/wait", json={"assistant_id": "agent", "input": {"question": "x" * 2_000_000}})
     assert response.status_code == 413
+
+
+RUN_INPUTS_TRIED = 40
+json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=50),
+                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner, max_size=3), max_leaves=10)
+hostile_text = st.one_of(st.text(max_size=300), st.sampled_from(["'; DROP TABLE documents; --", "\u202e\u0000", "{{scope}}", "x" * 2001, "%s %s"]))
+
+
+@settings(max_examples=RUN_INPUTS_TRIED, deadline=None, database=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(question=st.one_of(hostile_text, json_values), context=st.dictionaries(st.sampled_from(["scope", "planner", "max_tool_calls", "top_k", "max_hits", "min_hits", "other"]), json_values, max_size=3))
+def test_any_run_input_gets_an_answer_a_question_back_or_a_readable_error(client, question, context):
+    """Hostile, random and wrongly typed run inputs: the run ends answered, interrupted or failed with a message
+    a user can read; the server never fails internally."""
+    thread = client.threads.create()["thread_id"]
+    output = client.runs.wait(thread, "agent", input={"question": question}, context=context, raise_error=False)
+    status = client.threads.get(thread)["status"]
+    if status == "error":
+        error = output["__error__"]
+        assert error["error"] in ("InvalidInput", "ValidationError") and error["message"] != "An internal error occurred", error
+    else:
+        assert status in ("idle", "interrupted") and ("answer" in output or "__interrupt__" in output)

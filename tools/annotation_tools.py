@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from retrievers.annotation_filters import shown
 from tools.arguments import (
     AnnotationsAggregateArgs,
     AnnotationsSearchArgs,
@@ -19,7 +20,7 @@ def annotations_search(args: AnnotationsSearchArgs, context: ToolContext) -> Env
     predicates = to_predicates(args.predicates)
     rows = context.engine(_POSTGRES, context.stack.store.find_annotations, context.scope, args.bucket, predicates, limit=args.top_k)
     if not rows:
-        described = ", ".join(f"{p.field} {p.op} {p.value!r}" for p in predicates) or "no predicates"
+        described = ", ".join(f"{p.field} {p.op} {shown(p.value)}" for p in predicates) or "no predicates"
         return Envelope(
             status="no_results",
             hint=f"no annotation row in {args.bucket!r} has {described}; loosen a predicate (e.g. '~' instead of '='), "

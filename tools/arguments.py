@@ -1,18 +1,18 @@
 """Argument models of every tool: what a model may set, with bounds, and nothing that could widen the scope.
 
 Every model forbids unknown keys, so an argument such as `scope` is refused rather than silently ignored.
-The bucket is a plain string here and is checked against the buckets that exist at call time; the LangChain
+The bucket is a short string here and is checked against the buckets that exist at call time; the LangChain
 schemas (tools.langchain_tools) narrow it to an enum of those buckets for the model to see.
 """
 
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from retrievers.annotation_filters import Op, Predicate
+from retrievers.annotation_filters import Op, Predicate, unstorable
 
 TOP_K_DEFAULT = 20
 TOP_K_MAX = 50
@@ -22,6 +22,21 @@ QUERY_CHARS_MAX = 1000
 DOCUMENT_CHARS_DEFAULT = 4000
 DOCUMENT_CHARS_MAX = 20000
 LIST_ITEMS_MAX = 100
+NAME_CHARS_MAX = 64
+DOC_ID_CHARS_MAX = 200
+
+
+def _storable(value: str) -> str:
+    """Names and ids are stored text: one that Postgres (or an engine) cannot take is refused here, not by the engine."""
+    if problem := unstorable(value):
+        raise ValueError(problem)
+    return value
+
+
+Text = Annotated[str, AfterValidator(_storable)]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=NAME_CHARS_MAX), AfterValidator(_storable)]
+"""A bucket or field name: bucket names have at most 40 characters and field names 63 (retrievers.models)."""
+DocId = Annotated[str, StringConstraints(min_length=1, max_length=DOC_ID_CHARS_MAX), AfterValidator(_storable)]
 
 
 class Strict(BaseModel):
@@ -32,12 +47,12 @@ class Filter(Strict):
     """Filters every search shares, all pushed down into the engines: authors any-of, tags all-of, a created
     range (inclusive), and document ids any-of."""
 
-    bucket: str | None = Field(default=None, description="Same as the tool's bucket; give one or the other")
-    author: list[str] | None = Field(default=None, max_length=LIST_ITEMS_MAX, description="Any of these authors")
-    tags: list[str] | None = Field(default=None, max_length=LIST_ITEMS_MAX, description="All of these tags")
+    bucket: Name | None = Field(default=None, description="Same as the tool's bucket; give one or the other")
+    author: list[Text] | None = Field(default=None, max_length=LIST_ITEMS_MAX, description="Any of these authors")
+    tags: list[Text] | None = Field(default=None, max_length=LIST_ITEMS_MAX, description="All of these tags")
     created_after: date | None = Field(default=None, description="Created on or after, YYYY-MM-DD")
     created_before: date | None = Field(default=None, description="Created on or before, YYYY-MM-DD")
-    doc_id: list[str] | None = Field(default=None, max_length=1000, description="Any of these document ids")
+    doc_id: list[DocId] | None = Field(default=None, max_length=1000, description="Any of these document ids")
 
 
 class Condition(Strict):
@@ -48,7 +63,7 @@ class Condition(Strict):
     value: Any = None
 
 
-Predicates = dict[str, Condition]
+Predicates = dict[Name, Condition]
 
 
 def to_predicates(predicates: Predicates | None) -> list[Predicate]:
@@ -56,11 +71,11 @@ def to_predicates(predicates: Predicates | None) -> list[Predicate]:
 
 
 class SearchArgs(Strict):
-    bucket: str = Field(description="Bucket to search")
+    bucket: Name = Field(description="Bucket to search")
     query: str = Field(min_length=1, max_length=QUERY_CHARS_MAX, description="What to look for")
     top_k: int = Field(default=TOP_K_DEFAULT, ge=1, le=TOP_K_MAX, description=f"Chunks to return (1-{TOP_K_MAX})")
     context_chars: int = Field(default=CONTEXT_CHARS_DEFAULT, ge=50, le=CONTEXT_CHARS_MAX, description="Length of each snippet")
-    doc_id: str | None = Field(default=None, description="Search inside this document only")
+    doc_id: DocId | None = Field(default=None, description="Search inside this document only")
     filter: Filter | None = None
     filters: Predicates | None = Field(
         default=None, max_length=20, description="Annotation predicates {field: {op, value}}; only documents whose annotations match are searched"
@@ -87,24 +102,24 @@ class FusedSearchArgs(SearchArgs):
 
 
 class AnnotationsSearchArgs(Strict):
-    bucket: str
+    bucket: Name
     predicates: Predicates = Field(default_factory=dict, max_length=20, description="{field: {op, value}}; all must hold on one row")
     top_k: int = Field(default=TOP_K_DEFAULT, ge=1, le=TOP_K_MAX)
 
 
 class AnnotationsAggregateArgs(Strict):
-    bucket: str
+    bucket: Name
     aggregate: str = Field(description="count, sum(field), avg(field), min(field) or max(field)", max_length=80)
-    group_by: list[str] = Field(default_factory=list, max_length=3, description="Fields to group by (up to 3)")
+    group_by: list[Name] = Field(default_factory=list, max_length=3, description="Fields to group by (up to 3)")
     predicates: Predicates = Field(default_factory=dict, max_length=20)
 
 
 class DocumentMetadataArgs(Strict):
-    doc_id: str = Field(min_length=1, max_length=200)
+    doc_id: DocId
 
 
 class DocumentArgs(Strict):
-    doc_id: str = Field(min_length=1, max_length=200)
+    doc_id: DocId
     max_chars: int = Field(default=DOCUMENT_CHARS_DEFAULT, ge=100, le=DOCUMENT_CHARS_MAX)
 
 

@@ -6,12 +6,13 @@ schema, the server); no tool argument can change it, and every engine query of e
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Mapping, TypeVar
 
 from retrievers.models import DEFAULT_SCOPE
 from retrievers.stack import Stack
@@ -55,6 +56,12 @@ class ToolLimits:
     max_envelope_chars: int = 60_000
     max_prefilter_documents: int = 50_000
     calls_per_second: float | None = None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> ToolLimits:
+        """The limits an operator sets: RAGENT_ENGINE_TIMEOUT_S and RAGENT_TOOL_CALLS_PER_SECOND."""
+        rate = env.get("RAGENT_TOOL_CALLS_PER_SECOND")
+        return cls(engine_timeout_s=float(env.get("RAGENT_ENGINE_TIMEOUT_S", cls.engine_timeout_s)), calls_per_second=float(rate) if rate else None)
 
 
 @dataclass

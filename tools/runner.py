@@ -16,6 +16,7 @@ import psycopg
 from psycopg_pool import PoolClosed, PoolTimeout
 from pydantic import BaseModel, ValidationError
 
+from retrievers.annotation_filters import shown
 from retrievers.errors import (
     BackendUnavailable,
     EmbeddingModelMismatch,
@@ -29,12 +30,24 @@ from tools.envelope import Envelope, failure
 log = logging.getLogger(__name__)
 
 
+REASONS_SHOWN = 5
+KEY_CHARS_SHOWN = 60
+
+
+def _shown_key(part: str | int) -> str:
+    """A key of the arguments as a reason names it. Keys are the caller's (a predicate's field, an unknown
+    argument), so an empty, overlong or unprintable one is quoted and cut short rather than echoed whole."""
+    text = str(part)
+    return text if text and len(text) <= KEY_CHARS_SHOWN and text.isprintable() else shown(text)
+
+
 def validation_reason(error: ValidationError) -> str:
-    """Pydantic's errors as one line: 'top_k: Input should be less than or equal to 50; scope: Extra inputs are not permitted'."""
-    parts = []
-    for item in error.errors(include_url=False):
-        where = ".".join(str(p) for p in item["loc"]) or "arguments"
-        parts.append(f"{where}: {item['msg']}")
+    """Pydantic's errors as one line: 'top_k: Input should be less than or equal to 50; scope: Extra inputs are not permitted',
+    the first few of them only, so that arguments wrong in a thousand places still get a reason a model can read."""
+    items = error.errors(include_url=False)
+    parts = [f"{'.'.join(_shown_key(p) for p in item['loc']) or 'arguments'}: {item['msg']}" for item in items[:REASONS_SHOWN]]
+    if len(items) > REASONS_SHOWN:
+        parts.append(f"and {len(items) - REASONS_SHOWN} more")
     return "; ".join(parts)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from retrievers.annotation_filters import shown
 from retrievers.errors import InvalidInput
 from retrievers.models import SearchFilter
 from retrievers.search import Retriever, SearchHit
@@ -80,7 +81,7 @@ def _no_results(args: SearchArgs, tool: str) -> Envelope:
         "fused_search": "another bucket",
     }[tool]
     widen = f"drop or loosen {', '.join(narrowing)}, or try " if narrowing else "try "
-    return Envelope(status="no_results", hint=f"nothing in bucket {args.bucket!r} matched {args.query!r}; {widen}{tries}")
+    return Envelope(status="no_results", hint=f"nothing in bucket {args.bucket!r} matched {shown(args.query)}; {widen}{tries}")
 
 
 def _matching(args: SearchArgs, context: ToolContext, engine: str, search: Callable[..., list[SearchHit]]) -> tuple[SearchFilter | None, list[SearchHit]]:

@@ -19,6 +19,7 @@ from graph.decomposition import Constraint
 from graph.export import export_csv
 from graph.schemas import Answer, ClarifyOption, ClarifyReply
 from graph.state import AgentState
+from tools.envelope import SOURCE_FAILED
 
 NARROW_SUGGESTIONS = 3
 
@@ -41,7 +42,8 @@ def _narrow_options(state: AgentState, categorical: set[str]) -> list[ClarifyOpt
 
 def clarification_payload(state: AgentState, budget_left: int, categorical: set[str]) -> dict[str, Any]:
     """What the human sees: the kind, what was tried with counts, why, and the options still possible
-    (narrowing or broadening needs tool calls left in the run's budget)."""
+    (narrowing or broadening needs tool calls left in the run's budget; trying again, when a source failed,
+    starts the question afresh with a new budget)."""
     decision = state["decisions"][-1]
     d = state["decomposition"]
     options = _narrow_options(state, categorical) if decision.clarify_kind == "overload" and budget_left > 0 else []
@@ -49,6 +51,9 @@ def clarification_payload(state: AgentState, budget_left: int, categorical: set[
         options.append(ClarifyOption(choice="export", label="export the full result as CSV"))
     elif budget_left > 0:
         options.append(ClarifyOption(choice="broaden", label="search the text without the field constraints" if d.constraints else "search every bucket"))
+    failed = sorted({e.call.tool for e in state.get("evidence", []) if e.envelope["status"] in SOURCE_FAILED})
+    if failed:
+        options.append(ClarifyOption(choice="retry", label=f"try again from the start ({', '.join(failed)} failed)"))
     options.append(ClarifyOption(choice="stop", label="stop here"))
     attempts = [{"route": e.route, "tool": e.call.tool, "bucket": e.call.arguments.get("bucket"), "status": e.envelope["status"],
                  "total_hits": e.envelope["total_hits"]} for e in state.get("evidence", [])]
@@ -76,6 +81,8 @@ def clarify(state: AgentState, runtime: Runtime[AgentContext]) -> Command:
             break
         except (ValidationError, ValueError) as exc:
             problem = f"that answer cannot be used ({exc}); answer with one of the options"
+    if reply.choice == "retry":
+        return Command(goto="decompose", update={"clarification": reply})
     if reply.choice == "narrow":
         added = Constraint(bucket=d.buckets[0], field=reply.field, op=reply.op or "=", value=reply.value, source_text="(from the clarification)")
         return Command(goto="plan", update={"clarification": reply, "decomposition": d.model_copy(update={"constraints": [*d.constraints, added]})})

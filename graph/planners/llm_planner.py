@@ -19,6 +19,7 @@ from pydantic import BaseModel
 
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
+from graph.planners import chat_breaker
 from graph.planners.rule_planner import RulePlanner
 from graph.schemas import Decision, Evidence, GradedHit, Plan, Route, RouteKind
 from retrievers.errors import InvalidInput
@@ -63,8 +64,12 @@ class LLMPlanner:
                 check(output)
                 return output
             except Exception as exc:  # parsing, validation and our own checks all mean "ask again, then fall back"
+                if chat_breaker.is_transport_failure(exc):
+                    chat_breaker.trip()
+                    self.fallbacks.append(f"{mode}: the chat model failed ({type(exc).__name__})")
+                    return None
                 messages.append(("human", f"That answer cannot be used: {exc}. Answer again, following the schema and the lists given."))
-        self.fallbacks.append(mode)
+        self.fallbacks.append(f"{mode}: no usable answer after {ATTEMPTS} attempts")
         return None
 
     def _fields(self, buckets: list[str]) -> str:
@@ -131,4 +136,7 @@ class LLMPlanner:
                 self._check_plan(Plan(buckets=d.buckets, strategy=route.kind, calls=decision.next_calls, max_tool_calls=left))
 
         decided = self._ask("review", Decision, variables, check)
-        return decided or self.rules.review(d, route, plan, evidence, graded, tool_calls, context)
+        if decided:
+            return decided
+        ruled = self.rules.review(d, route, plan, evidence, graded, tool_calls, context)
+        return ruled.model_copy(update={"reason": f"{ruled.reason} (decided by the rules; {'; '.join(self.fallbacks)})"})

@@ -12,16 +12,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import pairwise
 
 from graph.decomposition import Constraint, Decomposition, Intent
 from graph.planners.phrases import (
     DEMONYMS,
     NEGATIONS,
+    STOPWORDS,
     Quantity,
     date_ranges,
     in_days,
+    proper_names,
     quantities,
 )
+from retrievers.errors import RagentError
 from retrievers.field_catalog import CatalogField
 from retrievers.models import SearchFilter
 from retrievers.protocols import DocumentStore
@@ -46,13 +50,12 @@ DATE_FIELD_WORDS = {
     "valid_from": ("valid from", "issued", "granted"),
     "date_due": ("due",),
 }
-STOPWORDS = set(
-    "a an the of in on at by for to from with without and or not no is are was were be been do does did what which who whom when where why how "
-    "many much all any each every me my our us we i you your it its this that these those there their them than then as into about over under "
-    "list show find give tell have has had per more less least most please documents document".split()
-)
 NOT_NAMES = {"state", "states", "commonwealth", "republic", "province", "law", "laws", "court", "courts", "united", "kingdom",
              "inc", "ltd", "llc", "corp", "company", "sdn bhd", "rm", "usd", "eur", "gbp"}
+VALUE_BUCKET_MARGIN = 0.1
+"""How much closer (cosine) another bucket's content may be before a value the question names no longer picks its
+bucket: on the shared corpora, Wikipedia questions that merely mention a state or a nationality are 0.2 to 0.3 closer
+to the Wikipedia paragraphs than to the contracts, while terse field questions ("What is in EUR?") are within 0.1."""
 _CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][\w&'.-]*(?:\s+(?:&\s+)?[A-Z][\w&'.-]*)*)")
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -144,21 +147,30 @@ class RuleDecomposer:
     # -- buckets --------------------------------------------------------------------------------------
 
     def _buckets(self, text: str, lowered: str) -> list[str]:
+        """A bucket the words name; else the one bucket whose values the question names, unless its content is
+        clearly farther from the question than another bucket's (a value is a weak sign on its own: "Virginia"
+        in "Virginia Woolf" or "American" in "American Beauty" also match governing-law values); else the
+        bucket whose content is closest."""
         named = [b for b, words in BUCKET_WORDS.items() if b in self.buckets and any(_mentions(lowered, w) for w in words)]
         if named:
             return named[:2]
         by_values = [b for b, view in self.buckets.items() if self._value_hits(view, lowered)]
-        if len(by_values) == 1:
+        closeness = self._closeness(text) if len(self.buckets) > 1 else {}
+        closest = max(closeness, key=closeness.get) if closeness else None
+        if len(by_values) == 1 and (closest is None or closeness.get(by_values[0], -1.0) >= closeness[closest] - VALUE_BUCKET_MARGIN):
             return by_values
-        return [self._closest_bucket(text)]
+        return [closest or ("generic" if "generic" in self.buckets else next(iter(self.buckets)))]
 
-    def _closest_bucket(self, text: str) -> str:
-        names = list(self.buckets)
-        if len(names) == 1:
-            return names[0]
-        vector = self.stack.embedder.embed_query(text)
-        best = {name: hits[0].score for name in names if (hits := self.stack.vectors.search(vector, SearchFilter(scope=self.scope, bucket=name), 1))}
-        return max(best, key=best.get) if best else ("generic" if "generic" in names else names[0])
+    def _closeness(self, text: str) -> dict[str, float]:
+        """Each bucket's best chunk score for the question (one vector search per bucket); nothing when the
+        embedder or the vector index fails, so that the question still gets a bucket (and the searches that
+        follow report the failure)."""
+        try:
+            vector = self.stack.embedder.embed_query(text)
+            return {name: hits[0].score for name in self.buckets
+                    if (hits := self.stack.vectors.search(vector, SearchFilter(scope=self.scope, bucket=name), 1))}
+        except RagentError:
+            return {}
 
     # -- constraints ----------------------------------------------------------------------------------
 
@@ -356,11 +368,36 @@ def _topic_terms(lowered: str, used: list[tuple[int, int]], buckets: list[str], 
     ))
 
 
+_CHOICE = re.compile(r"[,:]\s*(?P<first>[^,:]+?)\s+or\s+(?P<second>[^,:?]+?)\s*\??\s*$")
+_SHARED = re.compile(r"\b(?:both|same|in common|share|shared)\b", re.IGNORECASE)
+
+
+def _side(text: str) -> str:
+    """A side as it is searched: without quotes, question mark or leading article."""
+    return re.sub(r"^(?:the|a|an)\s+", "", text.strip(" \"'“”?"), flags=re.IGNORECASE)
+
+
+def _named_sides(text: str) -> list[str]:
+    """The two things a question sets side by side, each to be searched on its own: the choice it ends on ("Who
+    is older, Annie Morton or Terry Richardson?"), two names it offers with 'or', or two names it joins with
+    'and' while asking what they share ("Were Scott Derrickson and Ed Wood of the same nationality?")."""
+    choice = _CHOICE.search(text)
+    if choice:
+        return [_side(choice.group("first")), _side(choice.group("second"))]
+    names = proper_names(text)
+    for first, second in pairwise(names):
+        joint = text[first.span[1] : second.span[0]].strip(" ,\"'“”").lower()
+        if joint == "or" or (joint == "and" and _SHARED.search(text)):
+            return [first.text, second.text]
+    return []
+
+
 def _sub_queries(text: str, intent: Intent) -> list[str]:
-    """A comparison splits into its sides; any other question is searched as asked."""
+    """A comparison splits into its sides; a question that sets two named things side by side is searched as asked
+    and for each of them (one passage rarely covers both); any other question is searched as asked."""
     if intent == "compare":
         parts = re.split(r"\b(?:and|versus|vs\.?|with)\b", re.sub(r"^(compare|what is the difference between)\s+", "", text, flags=re.I))
         sides = [p.strip(" ?,.") for p in parts if len(p.strip(" ?,.")) > 2]
         if len(sides) >= 2:
             return sides
-    return [text]
+    return list(dict.fromkeys([text, *_named_sides(text)]))

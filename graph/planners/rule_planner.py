@@ -4,15 +4,20 @@ relevant and when there is enough, from the decomposition and the envelopes the 
 Routes, in the order they are tried:
 - structured: the question names fields; annotations answer it (a list of rows, or an aggregate).
 - hybrid: fields narrow the documents, then keyword and semantic search find the passages inside them.
-- long_text: no fields; semantic and keyword search over the text, one pair of calls per sub-query.
+- long_text: no fields; semantic and keyword search over the text, one pair of calls per sub-query (the question,
+  and each side of a comparison). When the passages found are the pages of things the question names and they
+  name something else no search has found (the author of the novel asked about), review plans one follow-up
+  round that looks those names up: the second hop of a multi-hop question.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
+from graph.planners.phrases import STOPWORDS, Name, proper_names
 from graph.planners.rule_decomposer import RuleDecomposer
 from graph.schemas import (
     Decision,
@@ -29,6 +34,97 @@ from tools.envelope import SOURCE_FAILED
 
 STRUCTURED_ROWS = 50
 MAX_SUB_QUERIES = 3
+LOOKUPS = 2
+"""Names the follow-up round looks up at most, one keyword search each (a page title is an exact-word match)."""
+LOOKUP_TOP_K = 5
+ANCHOR_PASSAGES = 2
+NEAR_CHARS = 80
+"""How far around a name in a passage the question's own words count as pointing at it."""
+
+
+def _occurs(text: str, phrase: str) -> bool:
+    """`phrase` occurs in `text` as whole words, not inside a longer word (a plain scan: the grade checks every
+    page title against every passage, too many distinct patterns for the regex cache)."""
+    start = text.find(phrase) if phrase else -1
+    while start != -1:
+        end = start + len(phrase)
+        if not (start and text[start - 1].isalnum()) and not (end < len(text) and text[end].isalnum()):
+            return True
+        start = text.find(phrase, start + 1)
+    return False
+
+
+def _says(text: str, phrase: str) -> bool:
+    """`phrase` occurs in `text` as whole words, case ignored."""
+    return _occurs(text.lower(), phrase.lower())
+
+
+def _stems(text: str) -> list[str]:
+    """The content words of `text` by their first five letters, as the grade compares them."""
+    return [w[:5] for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in STOPWORDS]
+
+
+def _holds(text: str, stems: list[str]) -> float:
+    """Share of `stems` (three to five letters, as `_stems` and the topic terms give them) that start a word of `text`."""
+    starts = {w[:n] for w in re.findall(r"\w+", text) for n in (3, 4, 5)}
+    return sum(t in starts for t in stems) / len(stems) if stems else 0.0
+
+
+def _around(text: str, name: Name) -> str:
+    """The words of `text` near where it mentions `name`."""
+    start, end = name.span
+    return text[max(0, start - NEAR_CHARS) : end + NEAR_CHARS]
+
+
+def _page_title(title: str) -> str:
+    """A title without its disambiguation ("Kiss and Tell (1945 film)" -> "Kiss and Tell")."""
+    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip()
+
+
+def _passage_hits(evidence: list[Evidence]) -> dict[str, dict]:
+    """A passage hit of every document the evidence found passages of."""
+    return {h["doc_id"]: h for e in evidence for h in e.envelope.get("hits", []) if "chunk_id" in h}
+
+
+def _pages(hits: dict[str, dict]) -> dict[str, str]:
+    """The page title of each document."""
+    return {doc_id: _page_title(h["metadata"].get("title") or "") for doc_id, h in hits.items()}
+
+
+def _names_page(text: str, page: str) -> bool:
+    """`text` writes the page's title as the title is written (three letters or more, whole words, same case): a
+    question about working from home does not name the page of the song "Home"."""
+    return len(page) > 2 and _occurs(text, page)
+
+
+def _named_pages(question: str, pages: dict[str, str]) -> dict[str, str]:
+    """The pages whose title the question names."""
+    return {doc_id: page for doc_id, page in pages.items() if _names_page(question, page)}
+
+
+def _linked_pages(question: str, evidence: list[Evidence], pages: dict[str, str]) -> dict[str, str]:
+    """Why each page is relevant by its title alone: it is the page of something the question names, or a passage of
+    such a page names it (the second hop). In a collection of pages about one thing each, that is relevance even
+    when the page shares no word with the question ("the actress who plays Bobbi Bacha": Bobbi Bacha's page names
+    Sela Ward)."""
+    named = _named_pages(question, pages)
+    naming = {h["snippet"]: named[h["doc_id"]] for e in evidence for h in e.envelope.get("hits", []) if h.get("doc_id") in named and "chunk_id" in h}
+    why = {doc_id: f"the page of {page!r}, which the question names" for doc_id, page in named.items()}
+    for doc_id, page in pages.items():
+        by = next((owner for snippet, owner in naming.items() if _names_page(snippet, page)), None) if doc_id not in why else None
+        if by:
+            why[doc_id] = f"named on the page of {by!r}"
+    return why
+
+
+@dataclass(frozen=True)
+class Lead:
+    """A name a passage mentions that no search has found, and how strongly the question's words point at it."""
+
+    name: str
+    page: str
+    bucket: str
+    pointed: float
 
 
 class RulePlanner:
@@ -75,24 +171,16 @@ class RulePlanner:
         return Plan(buckets=d.buckets, strategy=route.kind, calls=calls, max_tool_calls=context.tool_call_cap)
 
     def grade(self, d: Decomposition, evidence: list[Evidence]) -> list[GradedHit]:
-        """Annotation rows match by construction; a passage is relevant when it scores above the embedder's
-        confidence threshold (semantic) or holds at least half of the question's topic words (keyword). When the
-        question is only field constraints (no topic words), text cannot show that a passage meets them, so no
-        passage is relevant: the run clarifies rather than answer from look-alike documents."""
+        """Annotation rows match by construction; passages are graded by `_passage`."""
         graded: dict[tuple[str, str | None, str | None], GradedHit] = {}
-        terms = [t[:5] for t in d.topic_terms]
+        linked = _linked_pages(d.question, evidence, _pages(_passage_hits(evidence)))
         for e in evidence:
             for hit in e.envelope.get("hits", []):
                 if e.call.tool == "annotations_search":
                     item = GradedHit(doc_id=hit["doc_id"], annotation_id=hit["annotation_id"], relevant=True,
                                      why="its annotations satisfy every constraint", row=hit["row"])
                 elif "chunk_id" in hit:
-                    text = hit["snippet"].lower()
-                    overlap = sum(re.search(rf"\b{re.escape(t)}", text) is not None for t in terms) / len(terms) if terms else 0.0
-                    semantic = e.call.tool == "search_semantic" and self.threshold is not None and hit["score"] >= self.threshold
-                    checkable = bool(terms) or not d.constraints
-                    relevant = checkable and (semantic or overlap >= 0.5 or (e.call.tool == "fused_search" and overlap > 0))
-                    why = "close in meaning" if semantic else f"holds {overlap:.0%} of the topic words"
+                    relevant, why = self._passage(d, e.call, hit, linked)
                     item = GradedHit(doc_id=hit["doc_id"], chunk_id=hit["chunk_id"], relevant=relevant, why=why, score=hit["score"], text=hit["snippet"])
                 else:
                     continue
@@ -100,6 +188,26 @@ class RulePlanner:
                 if key not in graded or (item.relevant and not graded[key].relevant):
                     graded[key] = item
         return list(graded.values())
+
+    def _passage(self, d: Decomposition, call: ToolCall, hit: dict, linked: dict[str, str]) -> tuple[bool, str]:
+        """A passage is relevant, for the first of these reasons, when it scores above the embedder's confidence
+        threshold (semantic); holds at least half of the question's topic words (keyword; any of them for a fused
+        hit); holds every word of the narrower query its call searched for (a side of a comparison, a name looked
+        up); or is the page of something the question names, or a page such a page names (`_linked_pages`). When
+        the question is only field constraints (no topic words), text cannot show that a passage meets them, so no
+        passage is relevant: the run clarifies rather than answer from look-alike documents."""
+        text = hit["snippet"].lower()
+        overlap = _holds(text, [t[:5] for t in d.topic_terms])
+        query = call.arguments.get("query") or ""
+        narrower = _stems(query) if query != d.question else []
+        reasons = [
+            (call.tool == "search_semantic" and self.threshold is not None and hit["score"] >= self.threshold, "close in meaning"),
+            (overlap >= 0.5 or (call.tool == "fused_search" and overlap > 0), f"holds {overlap:.0%} of the topic words"),
+            (bool(narrower) and _holds(f"{hit['metadata'].get('title') or ''} {text}".lower(), narrower) == 1.0, f"holds every word of {query!r}"),
+            (hit["doc_id"] in linked, linked.get(hit["doc_id"], "")),
+        ]
+        checkable = bool(d.topic_terms) or not d.constraints
+        return next(((checkable, why) for holds, why in reasons if holds), (False, f"holds {overlap:.0%} of the topic words"))
 
     def review(self, d: Decomposition, route: Route, plan: Plan, evidence: list[Evidence], graded: list[GradedHit],
                tool_calls: int, context: AgentContext) -> Decision:
@@ -120,7 +228,8 @@ class RulePlanner:
             return Decision(action="enough", reason=f"{total} matching row(s){note}")
         relevant = {g.doc_id for g in graded if g.relevant}
         if len(relevant) >= route.min_hits:
-            return Decision(action="enough", reason=f"{len(relevant)} relevant document(s){note}")
+            follow_up = self._follow_up(d, plan, evidence, graded, left) if route.kind == "long_text" else None
+            return follow_up or Decision(action="enough", reason=f"{len(relevant)} relevant document(s){note}")
         searched = {c.arguments.get("bucket") for c in plan.calls} | {e.call.arguments.get("bucket") for e in evidence}
         others = [b for b in self.decomposer.buckets if b not in searched]
         if route.kind == "long_text" and others and left > 0 and (d.topic_terms or not d.constraints):
@@ -130,9 +239,49 @@ class RulePlanner:
                             next_calls=calls)
         return self._too_little(route, left, f"no relevant passage{note}")
 
+    def _follow_up(self, d: Decomposition, plan: Plan, evidence: list[Evidence], graded: list[GradedHit], left: int) -> Decision | None:
+        """The second hop: when relevant passages are the pages of things the question names, the names those
+        pages mention that no search has found yet are where the answer may continue ("the author of The Thing of
+        It Is..." -> the novel's page names William Goldman). Looks up the names the question's own words point at
+        most, within the calls left, once per plan (never after a call the plan did not make). Not for a question
+        split into sides: it has searched for each thing it sets side by side, and those are what it compares."""
+        if left <= 0 or len(d.sub_queries) > 1 or any(e.call not in plan.calls for e in evidence):
+            return None
+        leads = self._leads(d, [g for g in graded if g.relevant and g.chunk_id], _passage_hits(evidence))[: min(left, LOOKUPS)]
+        if not leads:
+            return None
+        calls = [ToolCall(tool="search_text", purpose=f"look up {lead.name}, named on the page of {lead.page}",
+                          arguments={"bucket": lead.bucket, "query": lead.name, "top_k": LOOKUP_TOP_K}) for lead in leads]
+        named = "; ".join(f"{lead.name!r} (on the page of {lead.page!r})" for lead in leads)
+        return Decision(action="more", reason=f"the passages name what no search has found yet: {named}; look up each", next_calls=calls)
+
+    @staticmethod
+    def _leads(d: Decomposition, relevant: list[GradedHit], hits: dict[str, dict]) -> list[Lead]:
+        """Names on the pages the question names (at most ANCHOR_PASSAGES of them, best first) that are not in the
+        question, not the title of a page found, and share no word with their own page's title (a page names its
+        subject in full: "Thomas Loren Friedman" on "Thomas Friedman"), the ones the question's other words stand
+        near first."""
+        pages = _pages(hits)
+        named = _named_pages(d.question, pages)
+        found = {page.lower() for page in pages.values()}
+        question_names = {w.lower() for n in proper_names(d.question) for w in n.text.split()}
+        pointers = [t[:5] for t in d.topic_terms if t not in question_names]
+        anchors: dict[str, GradedHit] = {}
+        for g in relevant:
+            if g.doc_id in named:
+                anchors.setdefault(g.doc_id, g)
+        leads: dict[str, Lead] = {}
+        for anchor in list(anchors.values())[:ANCHOR_PASSAGES]:
+            own_words = set(_stems(pages[anchor.doc_id]))
+            for name in proper_names(anchor.text):
+                new = name.text.lower() not in found and name.text.lower() not in leads and not _says(d.question, name.text)
+                if new and not own_words & set(_stems(name.text)):
+                    pointed = _holds(_around(anchor.text, name).lower(), pointers)
+                    leads[name.text.lower()] = Lead(name.text, pages[anchor.doc_id], hits[anchor.doc_id]["metadata"]["bucket"], pointed)
+        return sorted(leads.values(), key=lambda lead: -lead.pointed)
+
     @staticmethod
     def _too_little(route: Route, left: int, reason: str) -> Decision:
         if route.fallback_order and left > 0:
             return Decision(action="fallback", reason=f"{reason}; next route: {route.fallback_order[0]}")
         return Decision(action="clarify", clarify_kind="no_low", reason=reason)
-

@@ -51,6 +51,17 @@ def make_chunks() -> list[IndexedChunk]:
     return chunks
 
 
+def bulk_chunks(n: int, scope: str = "bulk") -> list[IndexedChunk]:
+    """More chunks than one page of an adapter's enumeration or deletion requests (1000 ids), to test paging."""
+    return [
+        IndexedChunk(
+            chunk_id=IndexedChunk.make_id(scope, f"bulk-{i // 4}", "v1", i % 4), doc_id=f"bulk-{i // 4}", scope=scope,
+            bucket="generic", content_hash="v1", ordinal=i % 4, title="", text=f"Bulk paragraph number {i}.",
+        )
+        for i in range(n)
+    ]
+
+
 def matches_filter(chunk: IndexedChunk, f: SearchFilter) -> bool:
     if chunk.scope != f.scope:
         return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from retrievers.models import IndexedChunk, SearchFilter
-from tests.conformance.corpus import FILTERS, make_chunks, matches_filter
+from tests.conformance.corpus import FILTERS, bulk_chunks, make_chunks, matches_filter
 
 
 @pytest.fixture
@@ -75,6 +75,35 @@ def test_delete_in_one_scope_leaves_the_other_scope_alone(loaded_index):
     before_b = loaded_index.count(SearchFilter(scope="tenant_b"))
     loaded_index.delete_document("tenant_a", "doc-00")
     assert loaded_index.count(SearchFilter(scope="tenant_b")) == before_b
+
+
+def test_chunk_ids_are_every_chunk_held_by_scope(loaded_index):
+    chunks = make_chunks()
+    assert loaded_index.chunk_ids() == {c.chunk_id for c in chunks}
+    assert loaded_index.chunk_ids("tenant_b") == {c.chunk_id for c in chunks if c.scope == "tenant_b"}
+    assert loaded_index.chunk_ids("nobody") == set()
+
+
+def test_an_empty_index_holds_no_chunk_ids(keyword_index):
+    assert keyword_index.chunk_ids() == set()
+
+
+def test_delete_chunks_removes_exactly_those_and_ignores_unknown_ids(loaded_index):
+    chunks = make_chunks()
+    gone = [c for c in chunks if "Delaware" in c.text and c.scope == "tenant_a"][:2]
+    loaded_index.delete_chunks([c.chunk_id for c in gone] + [IndexedChunk.make_id("tenant_a", "never-indexed", "v1", 0)])
+    loaded_index.delete_chunks([])
+    assert loaded_index.chunk_ids() == {c.chunk_id for c in chunks} - {c.chunk_id for c in gone}
+    assert not {h.chunk_id for h in loaded_index.search("Delaware", SearchFilter(scope="tenant_a"), limit=50)} & {c.chunk_id for c in gone}
+    assert loaded_index.count(SearchFilter(scope="tenant_a")) == sum(c.scope == "tenant_a" for c in chunks) - len(gone)
+
+
+def test_enumeration_and_deletion_page_through_thousands_of_chunks(keyword_index):
+    bulk = bulk_chunks(2500)
+    keyword_index.upsert(bulk)
+    assert keyword_index.chunk_ids("bulk") == {c.chunk_id for c in bulk}
+    keyword_index.delete_chunks([c.chunk_id for c in bulk[:2100]])
+    assert keyword_index.chunk_ids() == {c.chunk_id for c in bulk[2100:]}
 
 
 def test_a_busy_tantivy_writer_is_waited_for_then_reported(tmp_path, monkeypatch):

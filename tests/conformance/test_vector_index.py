@@ -11,7 +11,7 @@ import pytest
 
 from retrievers.errors import EmbeddingModelMismatch
 from retrievers.models import IndexedChunk, SearchFilter
-from tests.conformance.corpus import FILTERS, make_chunks, matches_filter
+from tests.conformance.corpus import FILTERS, bulk_chunks, make_chunks, matches_filter
 
 DIM = 16
 
@@ -66,6 +66,37 @@ def test_delete_document_keeps_only_the_new_version(loaded_index):
     loaded_index.delete_document("tenant_a", "doc-01")
     assert loaded_index.count(only_doc) == 0
     assert loaded_index.count(SearchFilter(scope="tenant_b")) == sum(c.scope == "tenant_b" for c in make_chunks())
+
+
+def test_chunk_ids_are_every_chunk_held_by_scope(loaded_index):
+    chunks = make_chunks()
+    assert loaded_index.chunk_ids() == {c.chunk_id for c in chunks}
+    assert loaded_index.chunk_ids("tenant_b") == {c.chunk_id for c in chunks if c.scope == "tenant_b"}
+    assert loaded_index.chunk_ids("nobody") == set()
+
+
+def test_an_empty_index_holds_no_chunk_ids(vector_index):
+    vector_index.ensure_model("test-model", DIM)
+    assert vector_index.chunk_ids() == set()
+
+
+def test_delete_chunks_removes_exactly_those_and_ignores_unknown_ids(loaded_index):
+    chunks, vectors = make_chunks(), _vectors(len(make_chunks()))
+    loaded_index.delete_chunks([chunks[5].chunk_id, chunks[7].chunk_id, IndexedChunk.make_id("tenant_a", "never-indexed", "v1", 0)])
+    loaded_index.delete_chunks([])
+    assert loaded_index.chunk_ids() == {c.chunk_id for c in chunks} - {chunks[5].chunk_id, chunks[7].chunk_id}
+    hits = loaded_index.search(vectors[5].tolist(), SearchFilter(scope=chunks[5].scope), limit=50)
+    assert chunks[5].chunk_id not in {h.chunk_id for h in hits}
+    assert loaded_index.count(SearchFilter(scope="tenant_a")) == sum(c.scope == "tenant_a" for c in chunks) - 2
+
+
+def test_enumeration_and_deletion_page_through_thousands_of_chunks(vector_index):
+    vector_index.ensure_model("test-model", DIM)
+    bulk = bulk_chunks(2500)
+    vector_index.upsert(bulk, _vectors(len(bulk)).tolist())
+    assert vector_index.chunk_ids("bulk") == {c.chunk_id for c in bulk}
+    vector_index.delete_chunks([c.chunk_id for c in bulk[:2100]])
+    assert vector_index.chunk_ids() == {c.chunk_id for c in bulk[2100:]}
 
 
 def test_another_embedding_model_is_refused(loaded_index, vector_index_factory):

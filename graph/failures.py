@@ -1,0 +1,34 @@
+"""Engine failures outside the tools, as errors a user can read.
+
+Tools turn every engine failure into an envelope status. The planner also reads the index outside the tools
+(the buckets, the field catalog, value lists), and when Postgres is gone that raises psycopg's or the pool's own
+exceptions, whose text means little to a user (and which the LangGraph server hides as "an internal error").
+Each node is wrapped so that such a failure stops the run with a BackendUnavailable that says what failed and
+what to do. The thread keeps its last checkpoint, so running it again once Postgres is back continues from the
+node that failed.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Callable
+
+import psycopg
+from psycopg_pool import PoolClosed, PoolTimeout
+
+from retrievers.errors import BackendUnavailable
+
+POSTGRES_FAILURES = (psycopg.OperationalError, PoolTimeout, PoolClosed)
+
+
+def readable_failures(node: Callable) -> Callable:
+    @functools.wraps(node)
+    def guarded(*args, **kwargs):
+        try:
+            return node(*args, **kwargs)
+        except POSTGRES_FAILURES as error:
+            reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            raise BackendUnavailable(f"Postgres is unavailable ({reason}) in step {node.__name__}; the thread is kept at its last "
+                                     "checkpoint: run it again once Postgres is back and it continues from there") from None
+
+    return guarded
