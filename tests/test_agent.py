@@ -88,6 +88,13 @@ def test_a_sum_is_derived_from_the_aggregate(agent):
     assert f"{sum(euro):g}" in run.answer.text or str(round(sum(euro), 2)) in run.answer.text
 
 
+def test_a_figure_over_a_whole_bucket_comes_from_the_annotations(agent):
+    run = Run(agent, "How many receipts are there?")
+    receipts = sum(1 for s in sample.load() if s.document.bucket == "receipts")
+    assert run.routes() == ["structured"] and run.answer.format == "figure" and run.answer.value == receipts
+    assert Run(agent, "How many contracts mention a warranty?").routes()[0] == "long_text", "words beyond the figure need the text"
+
+
 def test_long_text_route_answers_with_cited_passages(agent):
     run = Run(agent, "How do I get onto the VPN when working from home?")
     assert run.routes() == ["long_text"] and run.answer.format == "prose"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
 from graph.planners.phrases import STOPWORDS, Name, proper_names
-from graph.planners.rule_decomposer import RuleDecomposer
+from graph.planners.rule_decomposer import MONEY_FIELD_WORDS, RuleDecomposer
 from graph.schemas import (
     Decision,
     Evidence,
@@ -127,6 +127,18 @@ class Lead:
     pointed: float
 
 
+FIGURE_WORDS = {"count", "number", "many", "much", "average", "mean", *MONEY_FIELD_WORDS}
+
+
+def _whole_bucket_figure(d: Decomposition) -> bool:
+    """A count or sum over a whole bucket ("How many receipts are there?", "What is the total amount of all
+    invoices?"): the question's words name nothing but the figure, so the annotations answer it, not passages."""
+    if d.intent not in ("count", "sum") or not d.aggregate:
+        return False
+    field_words = set(re.split(r"[^a-z]+", d.aggregate.lower()))
+    return all(term in FIGURE_WORDS or term in field_words for term in d.topic_terms)
+
+
 class RulePlanner:
     def __init__(self, stack: Stack, scope: str):
         self.stack = stack
@@ -137,7 +149,8 @@ class RulePlanner:
         return self.decomposer.decompose(question)
 
     def route(self, d: Decomposition, context: AgentContext, tried: list[RouteKind]) -> Route:
-        if (d.constraints and d.intent in ("list", "count", "sum", "lookup")) or (d.intent in ("count", "sum") and d.aggregate and d.group_by):
+        if (d.constraints and d.intent in ("list", "count", "sum", "lookup")) or (d.intent in ("count", "sum") and d.aggregate and d.group_by) \
+                or _whole_bucket_figure(d):
             order: list[RouteKind] = ["structured", "hybrid", "long_text"]
         elif d.constraints:
             order = ["hybrid", "structured", "long_text"]
