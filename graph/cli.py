@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from retrievers.annotation_filters import Predicate
 from retrievers.errors import RagentError
-from retrievers.models import DEFAULT_SCOPE, SCOPE_RE, SearchFilter, SourceDocument
+from retrievers.models import DEFAULT_SCOPE, SCOPE_RE, SearchFilter
 
 SNIPPET_CHARS = 160
 BENCH_SECTIONS = ("langchain", "naive", "multihop", "scale")
@@ -50,37 +50,17 @@ def _print_hits(hits) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> None:
-    from retrievers import loaders
-    from retrievers.ingest import Ingestor
+    from retrievers.sources import ingest_source
     from retrievers.stack import open_stack
 
-    if args.dataset:
-        module = loaders.DATASETS[args.dataset]
-        path = Path(args.path) if args.path else loaders.dataset_path(args.dataset)
-        items, specs = module.load(path, limit=args.limit), loaders.field_specs(args.dataset)
-    else:
-        if not args.path or not args.bucket:
-            raise RagentError("give a folder and its bucket (`ragent ingest PATH --bucket NAME`) or a dataset (`--dataset NAME`)")
-        from retrievers.loaders import files
-
-        items = files.load(Path(args.path), bucket=args.bucket, annotations_file=Path(args.annotations) if args.annotations else None)
-        specs = None
     stack = open_stack()
     try:
-        if args.bucket:
-            stack.store.require_bucket(args.bucket)
-        items = _in_scope(items, args.scope)
-        report = Ingestor(stack).ingest(items, field_specs=specs, total=args.limit, force=args.force)
+        report = ingest_source(stack, path=Path(args.path) if args.path else None, bucket=args.bucket, dataset=args.dataset,
+                               annotations=Path(args.annotations) if args.annotations else None, limit=args.limit,
+                               scope=args.scope, force=args.force)
     finally:
         stack.close()
     print(report.summary())
-
-
-def _in_scope(items, scope: str):
-    for item in items:
-        if scope != DEFAULT_SCOPE and isinstance(item, SourceDocument):
-            item.document = item.document.model_copy(update={"scope": scope})
-        yield item
 
 
 def scope_name(text: str) -> str:

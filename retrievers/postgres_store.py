@@ -233,10 +233,6 @@ class PostgresStore:
                     rows,
                 )
 
-    def delete_document(self, scope: str, doc_id: str) -> bool:
-        with self.pool.connection() as conn:
-            return conn.execute("DELETE FROM documents WHERE scope = %s AND doc_id = %s", (scope, doc_id)).rowcount > 0
-
     def get_document(self, scope: str, doc_id: str) -> dict[str, Any] | None:
         with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             return cur.execute("SELECT * FROM documents WHERE scope = %s AND doc_id = %s", (scope, doc_id)).fetchone()

@@ -105,6 +105,19 @@ def test_a_streamed_run_shows_every_node_decision_and_each_tool_call(client):
     assert len(tools) == state["tool_calls"] > 0 and nodes[-1] == "compose"
 
 
+def test_documents_reach_a_running_server_through_the_ingest_graph(server, client):
+    folder = server.home / "inbox" / "handbook"
+    folder.mkdir(parents=True)
+    (folder / "parking.md").write_text("# Parking\nVisitors park in the zorblatt garage behind building C; the gate code is at reception.")
+    thread = client.threads.create()["thread_id"]
+    report = client.runs.wait(thread, "ingest", input={"path": "handbook", "bucket": "generic"})
+    assert report["added"] == 1 and report["chunks"] == 1 and not report["skipped"]
+    _, output = ask(client, "Where do visitors park in the zorblatt garage?")
+    assert output["answer"]["citations"][0]["doc_id"].endswith("parking.md")
+    refused = client.runs.wait(client.threads.create()["thread_id"], "ingest", input={"path": "/etc", "bucket": "generic"}, raise_error=False)
+    assert "/etc is outside the folders this server ingests from" in refused["__error__"]["message"]
+
+
 def test_threads_outlive_a_server_restart_in_postgres(server, client):
     answered, before = ask(client, "How many contracts per governing law?")
     waiting, _ = ask(client, "Which contracts have a notice period of more than 400 days?")

@@ -1,0 +1,88 @@
+"""The ingestion flow as the LangGraph server's second graph (`ingest` in `langgraph.json`).
+
+The server owns the embedded engines while it runs (the embedded vector index admits one process), so this is how
+documents reach a running server: from Studio's form or the API, a folder (with its bucket and an optional
+annotations file) or a named dataset. A client names folders on the server's machine, so folders are accepted only
+under the ingest roots: `RAGENT_INGEST_ROOTS` (folders separated by the path separator), by default the data
+home's `inbox` folder and the shared data folder. A relative path is taken inside the first root.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from langgraph.graph import END, START, StateGraph
+from typing_extensions import NotRequired, TypedDict
+
+from graph import resources
+from retrievers.errors import InvalidInput
+from retrievers.loaders import shared_data_dir
+from retrievers.models import DEFAULT_SCOPE, SCOPE_RE
+from retrievers.sources import ingest_source
+
+
+class IngestRequest(TypedDict):
+    path: NotRequired[str]
+    bucket: NotRequired[str]
+    annotations: NotRequired[str]
+    dataset: NotRequired[str]
+    scope: NotRequired[str]
+    force: NotRequired[bool]
+
+
+class IngestResult(TypedDict, total=False):
+    summary: str
+    added: int
+    updated: int
+    unchanged: int
+    chunks: int
+    annotation_rows: int
+    skipped: list[dict[str, str]]
+
+
+class IngestState(IngestRequest, IngestResult):
+    pass
+
+
+def ingest_roots() -> list[Path]:
+    configured = os.environ.get("RAGENT_INGEST_ROOTS")
+    if configured:
+        return [Path(root).expanduser().resolve() for root in configured.split(os.pathsep) if root]
+    return [resources.stack().settings.home / "inbox", shared_data_dir()]
+
+
+def allowed_path(text: str | None) -> Path | None:
+    """The path, resolved (symbolic links and `..` included), if it lies under an ingest root; else refused."""
+    if not text:
+        return None
+    roots = ingest_roots()
+    path = Path(text).expanduser()
+    resolved = (path if path.is_absolute() else roots[0] / path).resolve()
+    if not any(resolved.is_relative_to(root) for root in roots):
+        raise InvalidInput(f"{text} is outside the folders this server ingests from ({', '.join(map(str, roots))}); "
+                           "put the files there, or set RAGENT_INGEST_ROOTS")
+    return resolved
+
+
+def ingest(state: IngestState) -> IngestResult:
+    scope = state.get("scope") or DEFAULT_SCOPE
+    if not isinstance(scope, str) or not SCOPE_RE.match(scope):
+        raise InvalidInput(f"scope {scope!r} is not valid (letters, digits, '_.:-', up to 64 characters)")
+    report = ingest_source(resources.stack(), path=allowed_path(state.get("path")), bucket=state.get("bucket"),
+                           annotations=allowed_path(state.get("annotations")), dataset=state.get("dataset"), scope=scope,
+                           force=bool(state.get("force")), progress=False)
+    return {"summary": report.summary(), "added": report.added, "updated": report.updated, "unchanged": report.unchanged,
+            "chunks": report.chunks, "annotation_rows": report.annotation_rows,
+            "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped]}
+
+
+def build() -> StateGraph:
+    builder = StateGraph(IngestState, input_schema=IngestRequest, output_schema=IngestResult)
+    builder.add_node("ingest", ingest)
+    builder.add_edge(START, "ingest")
+    builder.add_edge("ingest", END)
+    return builder
+
+
+graph = build().compile()
