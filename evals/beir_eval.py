@@ -18,7 +18,7 @@ from langsmith.schemas import Example
 
 from evals.agent_target import AgentTarget
 from evals.beir_data import load_qrels, load_queries
-from evals.eval_corpus import open_eval_stack
+from evals.eval_corpus import installed_stack
 from evals.metrics import ndcg_at_k, recall_at_k
 from evals.question_eval import langsmith_evaluate, summarise, write_report
 from graph import resources
@@ -78,9 +78,7 @@ def run_beir(folder: Path, *, split: str, out: Path, limit: int | None = None) -
     queries = load_queries(folder, set(qrels))
     ids = sorted(queries)[:limit]
     name = folder.resolve().name
-    stack = open_eval_stack(Settings.from_env().home / "eval" / f"beir-{name}")
-    previous = resources.use_stack(stack)
-    try:
+    with installed_stack(Settings.from_env().home / "eval" / f"beir-{name}") as stack:
         print(f"== {name}: ingesting the corpus into bucket {BUCKET} (unchanged documents are skipped)", flush=True)
         print(Ingestor(stack).ingest(load_corpus(folder, bucket=BUCKET, tag=name)).summary(), flush=True)
         dataset = uuid.uuid5(uuid.NAMESPACE_URL, f"ragent-beir-{name}-{split}")
@@ -91,9 +89,6 @@ def run_beir(folder: Path, *, split: str, out: Path, limit: int | None = None) -
                     "relevant": row["example"].outputs["relevant"], "top10": {m: (row["run"].outputs or {}).get("rankings", {}).get(m, [])[:10] for m in MODES},
                     "tool_calls": (row["run"].outputs or {}).get("tool_calls"), "latency_ms": (row["run"].outputs or {}).get("latency_ms"),
                     "error": row["run"].error, "scores": {r.key: r.score for r in row["evaluation_results"]["results"]}} for row in results]
-    finally:
-        resources.use_stack(previous)
-        stack.close()
     summary = summarise(records)
     write_report(out, f"eval-beir-{name}-{split}", summary, records)
     return summary

@@ -25,7 +25,6 @@ import argparse
 import json
 import time
 import uuid
-from dataclasses import replace
 from pathlib import Path
 from statistics import mean
 from typing import Any
@@ -33,15 +32,13 @@ from typing import Any
 from langgraph.checkpoint.memory import InMemorySaver
 
 from evals.beir_data import load_qrels, load_queries
+from evals.eval_corpus import installed_stack
 from evals.metrics import percentile
-from graph import resources
 from graph.builder import compile_graph
 from graph.checkpointing import SERDE
-from retrievers.loaders import shared_data_dir
 from graph.context import AgentContext
+from retrievers.loaders import shared_data_dir
 from retrievers.loaders.hotpotqa import BUCKET, SHARED_FOLDER
-from retrievers.settings import Settings
-from retrievers.stack import open_stack
 from tools.context import ToolContext
 from tools.registry import call_tool
 
@@ -97,23 +94,20 @@ def run(home: Path, split: str = "test") -> dict:
     data = shared_data_dir() / SHARED_FOLDER
     qrels = load_qrels(data, split)
     queries = load_queries(data, set(qrels))
-    stack = open_stack(replace(Settings.from_env(), home=home.resolve()))
-    previous = resources.use_stack(stack)
-    tools = ToolContext(stack)
     agent = compile_graph(InMemorySaver(serde=SERDE))
     records = []
-    try:
-        for qid, question in queries.items():
-            gold = qrels[qid]
-            record = {"id": qid, "question": question, "gold": sorted(gold), "agent": _run_agent(agent, question, gold)}
-            record |= {tool: _run_baseline(tool, question, gold, tools) for tool in BASELINE_TOOLS}
-            records.append(record)
-            print(f"{qid}: agent {record['agent']['found']} in {record['agent']['tool_calls']} calls, "
-                  f"one search {record['fused_search']['found']['evidence']}", flush=True)
-    finally:
-        tools.close()
-        resources.use_stack(previous)
-        stack.close()
+    with installed_stack(home) as stack:
+        tools = ToolContext(stack)
+        try:
+            for qid, question in queries.items():
+                gold = qrels[qid]
+                record = {"id": qid, "question": question, "gold": sorted(gold), "agent": _run_agent(agent, question, gold)}
+                record |= {tool: _run_baseline(tool, question, gold, tools) for tool in BASELINE_TOOLS}
+                records.append(record)
+                print(f"{qid}: agent {record['agent']['found']} in {record['agent']['tool_calls']} calls, "
+                      f"one search {record['fused_search']['found']['evidence']}", flush=True)
+        finally:
+            tools.close()
     return {
         "split": split, "questions": len(records),
         "summary": {"agent": _summary(records, "agent"),

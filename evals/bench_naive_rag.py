@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evals.eval_corpus import ingest_datasets, open_eval_stack
+from evals.eval_corpus import ingest_datasets, installed_stack
 from evals.evaluators import CODE_EVALUATORS, numbers_in
 from evals.question_eval import evaluate_questions, examples, langsmith_evaluate, load_questions, metric_means
 from graph import resources
@@ -62,15 +62,10 @@ def _kind_means(records: list[dict], kinds: tuple[str, ...]) -> dict[str, tuple[
 
 def run(home: Path, questions_path: Path) -> dict:
     questions = load_questions(questions_path)
-    stack = open_eval_stack(home)
-    previous = resources.use_stack(stack)
-    try:
+    with installed_stack(home) as stack:
         ingest_datasets(stack, {d for q in questions for d in q.datasets})
         agent = evaluate_questions(questions, f"{questions_path.stem}-agent")
         naive = _records(langsmith_evaluate(NaiveRag(), examples(questions), CODE_EVALUATORS, f"{questions_path.stem}-naive"), questions)
-    finally:
-        resources.use_stack(previous)
-        stack.close()
     report: dict[str, Any] = {"questions": len(questions), "set": str(questions_path)}
     for system, records in (("agent", agent), ("naive RAG", naive)):
         structured = _kind_means(records, STRUCTURED_KINDS)

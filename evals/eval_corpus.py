@@ -8,9 +8,12 @@ so a second run ingests nothing.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from typing import Iterator
 
+from graph import resources
 from retrievers import loaders
 from retrievers.errors import InvalidInput
 from retrievers.ingest import Ingestor
@@ -24,6 +27,18 @@ def eval_home(datasets: set[str]) -> Path:
 
 def open_eval_stack(home: Path) -> Stack:
     return open_stack(replace(Settings.from_env(), home=home.resolve()))
+
+
+@contextmanager
+def installed_stack(home: Path) -> Iterator[Stack]:
+    """The stack of `home`, installed as the engines the graph's nodes use while the block runs, then closed."""
+    stack = open_eval_stack(home)
+    previous = resources.use_stack(stack)
+    try:
+        yield stack
+    finally:
+        resources.use_stack(previous)
+        stack.close()
 
 
 def ingest_datasets(stack: Stack, datasets: set[str]) -> None:

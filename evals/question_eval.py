@@ -28,7 +28,7 @@ from langsmith.schemas import Example
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evals.agent_target import AgentTarget
-from evals.eval_corpus import eval_home, ingest_datasets, open_eval_stack
+from evals.eval_corpus import eval_home, ingest_datasets, installed_stack
 from evals.evaluators import CODE_EVALUATORS, model_judges
 from evals.metrics import percentile
 from graph import resources
@@ -165,14 +165,9 @@ def run_question_file(path: Path, *, home: Path | None, out: Path, limit: int | 
     datasets = {d for q in questions for d in q.datasets}
     if home is None and not datasets:
         raise InvalidInput(f"{path}: the questions name no datasets; add \"datasets\" to them or pass --home with the corpus ingested")
-    stack = open_eval_stack(home or eval_home(datasets))
-    previous = resources.use_stack(stack)
-    try:
+    with installed_stack(home or eval_home(datasets)) as stack:
         ingest_datasets(stack, datasets)
         records = evaluate_questions(questions, path.stem)
-    finally:
-        resources.use_stack(previous)
-        stack.close()
     summary = summarise(records)
     write_report(out, f"eval-{path.stem}", summary, records)
     return summary

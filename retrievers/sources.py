@@ -9,7 +9,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 
 from retrievers import loaders
 from retrievers.errors import InvalidInput
-from retrievers.ingest import IngestReport, Ingestor
+from retrievers.ingest import Ingestor, IngestReport
 from retrievers.loaders import files
 from retrievers.loaders.files import Skipped
 from retrievers.models import DEFAULT_SCOPE, FieldSpec, SourceDocument
