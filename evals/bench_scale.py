@@ -224,7 +224,8 @@ def _measure_in_fresh_process(out: Path, n_chunks: int) -> dict:
 
 
 def run(out: Path, sizes: list[int]) -> dict:
-    """Measure each size in turn, smallest first, stopping at the first size that is over budget or fails."""
+    """Measure each size in turn, smallest first, stopping at the first size that is over budget or fails; plot
+    what was measured into OUT/scale.png and evals/reports/scale.png."""
     _require_embedded_engines()
     out = out.resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -244,6 +245,10 @@ def run(out: Path, sizes: list[int]) -> dict:
             report["limit"] = (f"{n_chunks:,} chunks: the process building the corpus died (most likely killed when memory ran out); "
                                f"its folder {out / f'scale-{n_chunks}'} is left for inspection")
             break
+    if report["results"]:
+        plot(report, out / "scale.png")
+        REPORT_PNG.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(out / "scale.png", REPORT_PNG)
     return report
 
 
@@ -320,10 +325,6 @@ def main() -> None:
     report = run(args.out, args.sizes)
     (args.out / "scale.json").write_text(json.dumps(report, indent=2))
     (args.out / "scale.md").write_text(markdown(report))
-    if report["results"]:
-        plot(report, args.out / "scale.png")
-        REPORT_PNG.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(args.out / "scale.png", REPORT_PNG)
     print(markdown(report))
 
 
