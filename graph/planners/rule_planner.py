@@ -13,11 +13,11 @@ Routes, in the order they are tried:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
-from graph.planners.phrases import STOPWORDS, Name, proper_names
+from graph.planners.pages import Lead, around, holds, linked_pages, named_pages, page_titles, passage_hits, says, stems
+from graph.planners.phrases import proper_names
 from graph.planners.rule_decomposer import MONEY_FIELD_WORDS, RuleDecomposer
 from graph.schemas import (
     Decision,
@@ -38,93 +38,6 @@ LOOKUPS = 2
 """Names the follow-up round looks up at most, one keyword search each (a page title is an exact-word match)."""
 LOOKUP_TOP_K = 5
 ANCHOR_PASSAGES = 2
-NEAR_CHARS = 80
-"""How far around a name in a passage the question's own words count as pointing at it."""
-
-
-def _occurs(text: str, phrase: str) -> bool:
-    """`phrase` occurs in `text` as whole words, not inside a longer word (a plain scan: the grade checks every
-    page title against every passage, too many distinct patterns for the regex cache)."""
-    start = text.find(phrase) if phrase else -1
-    while start != -1:
-        end = start + len(phrase)
-        if not (start and text[start - 1].isalnum()) and not (end < len(text) and text[end].isalnum()):
-            return True
-        start = text.find(phrase, start + 1)
-    return False
-
-
-def _says(text: str, phrase: str) -> bool:
-    """`phrase` occurs in `text` as whole words, case ignored."""
-    return _occurs(text.lower(), phrase.lower())
-
-
-def _stems(text: str) -> list[str]:
-    """The content words of `text` by their first five letters, as the grade compares them."""
-    return [w[:5] for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in STOPWORDS]
-
-
-def _holds(text: str, stems: list[str]) -> float:
-    """Share of `stems` (three to five letters, as `_stems` and the topic terms give them) that start a word of `text`."""
-    starts = {w[:n] for w in re.findall(r"\w+", text) for n in (3, 4, 5)}
-    return sum(t in starts for t in stems) / len(stems) if stems else 0.0
-
-
-def _around(text: str, name: Name) -> str:
-    """The words of `text` near where it mentions `name`."""
-    start, end = name.span
-    return text[max(0, start - NEAR_CHARS) : end + NEAR_CHARS]
-
-
-def _page_title(title: str) -> str:
-    """A title without its disambiguation ("Kiss and Tell (1945 film)" -> "Kiss and Tell")."""
-    return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip()
-
-
-def _passage_hits(evidence: list[Evidence]) -> dict[str, dict]:
-    """A passage hit of every document the evidence found passages of."""
-    return {h["doc_id"]: h for e in evidence for h in e.envelope.get("hits", []) if "chunk_id" in h}
-
-
-def _pages(hits: dict[str, dict]) -> dict[str, str]:
-    """The page title of each document."""
-    return {doc_id: _page_title(h["metadata"].get("title") or "") for doc_id, h in hits.items()}
-
-
-def _names_page(text: str, page: str) -> bool:
-    """`text` writes the page's title as the title is written (three letters or more, whole words, same case): a
-    question about working from home does not name the page of the song "Home"."""
-    return len(page) > 2 and _occurs(text, page)
-
-
-def _named_pages(question: str, pages: dict[str, str]) -> dict[str, str]:
-    """The pages whose title the question names."""
-    return {doc_id: page for doc_id, page in pages.items() if _names_page(question, page)}
-
-
-def _linked_pages(question: str, evidence: list[Evidence], pages: dict[str, str]) -> dict[str, str]:
-    """Why each page is relevant by its title alone: it is the page of something the question names, or a passage of
-    such a page names it (the second hop). In a collection of pages about one thing each, that is relevance even
-    when the page shares no word with the question ("the actress who plays Bobbi Bacha": Bobbi Bacha's page names
-    Sela Ward)."""
-    named = _named_pages(question, pages)
-    naming = {h["snippet"]: named[h["doc_id"]] for e in evidence for h in e.envelope.get("hits", []) if h.get("doc_id") in named and "chunk_id" in h}
-    why = {doc_id: f"the page of {page!r}, which the question names" for doc_id, page in named.items()}
-    for doc_id, page in pages.items():
-        by = next((owner for snippet, owner in naming.items() if _names_page(snippet, page)), None) if doc_id not in why else None
-        if by:
-            why[doc_id] = f"named on the page of {by!r}"
-    return why
-
-
-@dataclass(frozen=True)
-class Lead:
-    """A name a passage mentions that no search has found, and how strongly the question's words point at it."""
-
-    name: str
-    page: str
-    bucket: str
-    pointed: float
 
 
 FIGURE_WORDS = {"count", "number", "many", "much", "average", "mean", *MONEY_FIELD_WORDS}
@@ -186,7 +99,7 @@ class RulePlanner:
     def grade(self, d: Decomposition, evidence: list[Evidence]) -> list[GradedHit]:
         """Annotation rows match by construction; passages are graded by `_passage`."""
         graded: dict[tuple[str, str | None, str | None], GradedHit] = {}
-        linked = _linked_pages(d.question, evidence, _pages(_passage_hits(evidence)))
+        linked = linked_pages(d.question, evidence, page_titles(passage_hits(evidence)))
         for e in evidence:
             for hit in e.envelope.get("hits", []):
                 if e.call.tool == "annotations_search":
@@ -206,17 +119,17 @@ class RulePlanner:
         """A passage is relevant, for the first of these reasons, when it scores above the embedder's confidence
         threshold (semantic); holds at least half of the question's topic words (keyword; any of them for a fused
         hit); holds every word of the narrower query its call searched for (a side of a comparison, a name looked
-        up); or is the page of something the question names, or a page such a page names (`_linked_pages`). When
+        up); or is the page of something the question names, or a page such a page names (`linked_pages`). When
         the question is only field constraints (no topic words), text cannot show that a passage meets them, so no
         passage is relevant: the run clarifies rather than answer from look-alike documents."""
         text = hit["snippet"].lower()
-        overlap = _holds(text, [t[:5] for t in d.topic_terms])
+        overlap = holds(text, [t[:5] for t in d.topic_terms])
         query = call.arguments.get("query") or ""
-        narrower = _stems(query) if query != d.question else []
+        narrower = stems(query) if query != d.question else []
         reasons = [
             (call.tool == "search_semantic" and self.threshold is not None and hit["score"] >= self.threshold, "close in meaning"),
             (overlap >= 0.5 or (call.tool == "fused_search" and overlap > 0), f"holds {overlap:.0%} of the topic words"),
-            (bool(narrower) and _holds(f"{hit['metadata'].get('title') or ''} {text}".lower(), narrower) == 1.0, f"holds every word of {query!r}"),
+            (bool(narrower) and holds(f"{hit['metadata'].get('title') or ''} {text}".lower(), narrower) == 1.0, f"holds every word of {query!r}"),
             (hit["doc_id"] in linked, linked.get(hit["doc_id"], "")),
         ]
         checkable = bool(d.topic_terms) or not d.constraints
@@ -260,7 +173,7 @@ class RulePlanner:
         split into sides: it has searched for each thing it sets side by side, and those are what it compares."""
         if left <= 0 or len(d.sub_queries) > 1 or any(e.call not in plan.calls for e in evidence):
             return None
-        leads = self._leads(d, [g for g in graded if g.relevant and g.chunk_id], _passage_hits(evidence))[: min(left, LOOKUPS)]
+        leads = self._leads(d, [g for g in graded if g.relevant and g.chunk_id], passage_hits(evidence))[: min(left, LOOKUPS)]
         if not leads:
             return None
         calls = [ToolCall(tool="search_text", purpose=f"look up {lead.name}, named on the page of {lead.page}",
@@ -274,8 +187,8 @@ class RulePlanner:
         question, not the title of a page found, and share no word with their own page's title (a page names its
         subject in full: "Thomas Loren Friedman" on "Thomas Friedman"), the ones the question's other words stand
         near first."""
-        pages = _pages(hits)
-        named = _named_pages(d.question, pages)
+        pages = page_titles(hits)
+        named = named_pages(d.question, pages)
         found = {page.lower() for page in pages.values()}
         question_names = {w.lower() for n in proper_names(d.question) for w in n.text.split()}
         pointers = [t[:5] for t in d.topic_terms if t not in question_names]
@@ -285,11 +198,11 @@ class RulePlanner:
                 anchors.setdefault(g.doc_id, g)
         leads: dict[str, Lead] = {}
         for anchor in list(anchors.values())[:ANCHOR_PASSAGES]:
-            own_words = set(_stems(pages[anchor.doc_id]))
+            own_words = set(stems(pages[anchor.doc_id]))
             for name in proper_names(anchor.text):
-                new = name.text.lower() not in found and name.text.lower() not in leads and not _says(d.question, name.text)
-                if new and not own_words & set(_stems(name.text)):
-                    pointed = _holds(_around(anchor.text, name).lower(), pointers)
+                new = name.text.lower() not in found and name.text.lower() not in leads and not says(d.question, name.text)
+                if new and not own_words & set(stems(name.text)):
+                    pointed = holds(around(anchor.text, name).lower(), pointers)
                     leads[name.text.lower()] = Lead(name.text, pages[anchor.doc_id], hits[anchor.doc_id]["metadata"]["bucket"], pointed)
         return sorted(leads.values(), key=lambda lead: -lead.pointed)
 
