@@ -24,7 +24,6 @@ import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 import psutil
@@ -33,17 +32,14 @@ from langgraph.types import Command
 from langgraph_sdk import get_client
 from psycopg_pool import ConnectionPool
 
+from evals.eval_corpus import installed_stack
 from evals.metrics import percentile
 from evals.served_agent import ServedAgent
-from graph import resources
 from graph.builder import compile_graph
 from graph.checkpointing import CONNECTION_OPTIONS, SERDE
 from graph.cli import DEMO_QUESTIONS
 from graph.context import AgentContext
-from retrievers.ingest import Ingestor
-from retrievers.loaders import field_specs, sample
-from retrievers.settings import Settings
-from retrievers.stack import open_stack
+from retrievers.sources import ingest_source
 
 QUESTIONS = [(q, AgentContext(**settings)) for q, settings in DEMO_QUESTIONS]
 STOP = {"choice": "stop"}
@@ -61,13 +57,11 @@ def _summary(latencies: list[float], errors: list[str], rss_start: float, rss_en
 
 
 def in_process(home: Path, seconds: float, concurrency: int) -> dict:
-    stack = open_stack(replace(Settings.from_env(), home=home))
-    Ingestor(stack).ingest(sample.load(), field_specs=field_specs("sample"), progress=False)
-    previous = resources.use_stack(stack)
     latencies: list[float] = []
     errors: list[str] = []
     lock = threading.Lock()
-    try:
+    with installed_stack(home) as stack:
+        ingest_source(stack, dataset="sample", progress=False)
         with ConnectionPool(stack.store.url, min_size=4, max_size=concurrency, kwargs=CONNECTION_OPTIONS) as pool:
             saver = PostgresSaver(pool, serde=SERDE)
             saver.setup()
@@ -97,9 +91,6 @@ def in_process(home: Path, seconds: float, concurrency: int) -> dict:
             with ThreadPoolExecutor(max_workers=concurrency) as workers:
                 list(workers.map(worker, range(concurrency)))
             return _summary(latencies, errors, rss_start, _rss_mb(me), time.monotonic() - started)
-    finally:
-        resources.use_stack(previous)
-        stack.close()
 
 
 def through_server(seconds: float, concurrency: int) -> dict:

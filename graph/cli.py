@@ -158,8 +158,7 @@ def cmd_demo(args: argparse.Namespace) -> None:
     from graph import resources
     from graph.ask import agent_session, settle
     from graph.context import AgentContext
-    from retrievers.ingest import Ingestor
-    from retrievers.loaders import field_specs, sample
+    from retrievers.sources import ingest_source
 
     def first_option(payload: dict) -> dict:
         print(f"(the demo answers: {payload['options'][0]['label']})")
@@ -167,7 +166,7 @@ def cmd_demo(args: argparse.Namespace) -> None:
 
     with agent_session() as agent:
         print("== ingesting the sample corpus (unchanged documents are skipped)")
-        print(Ingestor(resources.stack()).ingest(sample.load(), field_specs=field_specs("sample")).summary())
+        print(ingest_source(resources.stack(), dataset="sample").summary())
         for number, (question, settings) in enumerate(DEMO_QUESTIONS, start=1):
             print(f"\n== question {number}: {question}")
             thread, context = f"demo-{uuid.uuid4().hex[:8]}", AgentContext(**settings)

@@ -42,13 +42,12 @@ def free_port(host: str) -> int:
 
 
 def ingest_sample_corpus() -> None:
-    from retrievers.ingest import Ingestor
-    from retrievers.loaders import field_specs, sample
+    from retrievers.sources import ingest_source
     from retrievers.stack import open_stack
 
     stack = open_stack()
     try:
-        print(Ingestor(stack).ingest(sample.load(), field_specs=field_specs("sample")).summary(), flush=True)
+        print(ingest_source(stack, dataset="sample").summary(), flush=True)
     finally:
         stack.close()
 

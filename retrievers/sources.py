@@ -23,7 +23,7 @@ def in_scope(items: Iterable[SourceDocument | Skipped], scope: str) -> Iterator[
         yield item
 
 
-def ingest_source(stack: Stack, *, path: Path | None, bucket: str | None, annotations: Path | None = None, dataset: str | None = None,
+def ingest_source(stack: Stack, *, path: Path | None = None, bucket: str | None = None, annotations: Path | None = None, dataset: str | None = None,
                   limit: int | None = None, scope: str = DEFAULT_SCOPE, force: bool = False, progress: bool | None = None) -> IngestReport:
     specs: Mapping[str, Sequence[FieldSpec]] | None = None
     if dataset:
