@@ -1,6 +1,8 @@
 # Two commands do everything on a fresh machine:
 #   make demo   set up, ingest the sample corpus on the embedded engines, run searches of every kind
-#   make test   set up and run the tests
+#   make test   set up and run the tests: both tiers, the fast one and the integration one (real engines)
+# and one for the edit-test loop:
+#   make test-fast   only the fast tier (no engines, seconds): pytest -m "not integration"
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
@@ -8,7 +10,7 @@ export HF_HUB_OFFLINE := 1
 export LANGSMITH_TEST_TRACKING := false
 export LANGGRAPH_CLI_NO_ANALYTICS := 1
 
-.PHONY: setup demo test bench
+.PHONY: setup demo test test-fast bench
 
 setup: $(VENV)/.installed
 
@@ -26,6 +28,9 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m pytest
+
+test-fast: setup
+	$(BIN)/python -m pytest -m "not integration"
 
 bench: setup
 	$(BIN)/pip install --quiet -e '.[test,bench]'

@@ -1,6 +1,6 @@
 """The target an eval runs: one question through the agent graph, in process, and what the evaluators need of it.
 
-The graph runs on the stack installed in `graph.resources` with an in-memory checkpointer (a run's threads are
+The graph runs on the services it is given with an in-memory checkpointer (a run's threads are
 not kept). A clarification is answered with the question's scripted `resume` reply when it has one, as a user
 would; the first clarification's kind is what `clarify` questions are scored on.
 """
@@ -20,10 +20,11 @@ from langgraph.types import Command
 from langsmith.run_helpers import get_tracing_context, tracing_context
 
 from evals.evaluators import numbers_in
-from graph.builder import compile_graph
+from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
 from graph.schemas import Evidence
+from graph.services import AgentServices
 from retrievers.fusion import reciprocal_rank_fusion
 
 EVIDENCE_TEXT_CHARS = 6000
@@ -32,15 +33,15 @@ EVIDENCE_TEXT_CHARS = 6000
 
 def evidence_ranking(evidence: list[Evidence]) -> list[str]:
     """The documents of a run's evidence, ranked by reciprocal-rank fusion of every envelope's hit list."""
-    rankings = [list(dict.fromkeys(h["doc_id"] for h in e.envelope["hits"] if "doc_id" in h)) for e in evidence]
+    rankings = [e.envelope.doc_ids() for e in evidence]
     return [doc for doc, _ in reciprocal_rank_fusion([r for r in rankings if r])]
 
 
 class AgentTarget:
     """Callable as a LangSmith target: {"question", "context"?, "resume"?} in, the run's outputs out."""
 
-    def __init__(self, context: AgentContext = AgentContext()):
-        self.agent: CompiledStateGraph = compile_graph(InMemorySaver(serde=SERDE))
+    def __init__(self, services: AgentServices, context: AgentContext = AgentContext()):
+        self.agent: CompiledStateGraph = compile_agent(services, InMemorySaver(serde=SERDE))
         self.context = context
 
     def run(self, question: str, context: AgentContext, resume: dict | None) -> tuple[dict, str | None, float]:
@@ -62,7 +63,7 @@ class AgentTarget:
         context = replace(self.context, **inputs.get("context", {}))
         values, clarified, latency = self.run(inputs["question"], context, inputs.get("resume"))
         answer, evidence = values.get("answer"), values.get("evidence", [])
-        hits = [h for e in evidence for h in e.envelope["hits"]]
+
         graded = "\n".join(f"[{g.doc_id}] {g.text or json.dumps(g.row)}" for g in values.get("graded", []) if g.relevant)
         return {
             "answer_text": answer.text if answer else "",
@@ -71,9 +72,9 @@ class AgentTarget:
             "citations": [c.model_dump() for c in answer.citations] if answer else [],
             "cited_doc_ids": sorted({c.doc_id for c in answer.citations}) if answer else [],
             "clarify_kind": clarified,
-            "tool_calls": [{"tool": e.call.tool, "route": e.route, "status": e.envelope["status"], "total_hits": e.envelope["total_hits"]} for e in evidence],
-            "evidence_keys": sorted({(h["doc_id"], h.get("annotation_id"), h.get("chunk_id")) for h in hits if "doc_id" in h}, key=str),
-            "evidence_numbers": sorted(set().union(*(numbers_in(json.dumps(e.envelope)) | numbers_in(json.dumps(e.call.arguments)) for e in evidence))),
+            "tool_calls": [{"tool": e.call.tool, "route": e.route, "status": e.envelope.status, "total_hits": e.envelope.total_hits} for e in evidence],
+            "evidence_keys": sorted(set().union(*(e.envelope.citable() for e in evidence)), key=str),
+            "evidence_numbers": sorted(set().union(*(numbers_in(e.envelope.model_dump_json()) | numbers_in(json.dumps(e.call.arguments)) for e in evidence))),
             "evidence_text": graded[:EVIDENCE_TEXT_CHARS],
             "evidence_ranking": evidence_ranking(evidence),
             "latency_ms": round(latency, 1),

@@ -18,10 +18,10 @@ from langsmith.schemas import Example
 
 from evals.agent_target import AgentTarget
 from evals.beir_data import load_qrels, load_queries
-from evals.eval_corpus import installed_stack
+from evals.eval_corpus import eval_services
 from evals.metrics import ndcg_at_k, recall_at_k
 from evals.question_eval import langsmith_evaluate, summarise, write_report
-from graph import resources
+from graph.services import AgentServices
 from retrievers.errors import InvalidInput
 from retrievers.ingest import Ingestor
 from retrievers.loaders.beir import load_corpus
@@ -42,9 +42,9 @@ def _documents(hits) -> list[str]:
 class RankingTarget:
     """The four rankings of one query: three search modes on the installed stack, and the agent's evidence."""
 
-    def __init__(self):
-        self.retriever = Retriever(resources.stack())
-        self.agent = AgentTarget()
+    def __init__(self, services: AgentServices):
+        self.retriever = Retriever(services.stack)
+        self.agent = AgentTarget(services)
         self.filters = SearchFilter(bucket=BUCKET)
 
     def __call__(self, inputs: dict[str, Any]) -> dict[str, Any]:
@@ -78,13 +78,13 @@ def run_beir(folder: Path, *, split: str, out: Path, limit: int | None = None) -
     queries = load_queries(folder, set(qrels))
     ids = sorted(queries)[:limit]
     name = folder.resolve().name
-    with installed_stack(Settings.from_env().home / "eval" / f"beir-{name}") as stack:
+    with eval_services(Settings.from_env().home / "eval" / f"beir-{name}") as services:
         print(f"== {name}: ingesting the corpus into bucket {BUCKET} (unchanged documents are skipped)", flush=True)
-        print(Ingestor(stack).ingest(load_corpus(folder, bucket=BUCKET, tag=name)).summary(), flush=True)
+        print(Ingestor(services.stack).ingest(load_corpus(folder, bucket=BUCKET, tag=name)).summary(), flush=True)
         dataset = uuid.uuid5(uuid.NAMESPACE_URL, f"ragent-beir-{name}-{split}")
         items = [Example(id=uuid.uuid5(dataset, qid), dataset_id=dataset, inputs={"question": queries[qid]},
                          outputs={"relevant": sorted(qrels[qid])}, metadata={"question_id": qid}) for qid in ids]
-        results = langsmith_evaluate(RankingTarget(), items, ranking_evaluators(), f"beir-{name}-{split}")
+        results = langsmith_evaluate(RankingTarget(services), items, ranking_evaluators(), f"beir-{name}-{split}")
         records = [{"id": row["example"].metadata["question_id"], "question": row["example"].inputs["question"],
                     "relevant": row["example"].outputs["relevant"], "top10": {m: (row["run"].outputs or {}).get("rankings", {}).get(m, [])[:10] for m in MODES},
                     "tool_calls": (row["run"].outputs or {}).get("tool_calls"), "latency_ms": (row["run"].outputs or {}).get("latency_ms"),

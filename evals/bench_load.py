@@ -32,12 +32,12 @@ from langgraph.types import Command
 from langgraph_sdk import get_client
 from psycopg_pool import ConnectionPool
 
-from evals.eval_corpus import installed_stack
+from evals.eval_corpus import eval_services
 from evals.metrics import percentile
 from evals.served_agent import ServedAgent
-from graph.builder import compile_graph
+from graph.builder import compile_agent
 from graph.checkpointing import CONNECTION_OPTIONS, SERDE
-from graph.cli import DEMO_QUESTIONS
+from evals.demo_questions import DEMO_QUESTIONS
 from graph.context import AgentContext
 from retrievers.sources import ingest_source
 
@@ -60,12 +60,12 @@ def in_process(home: Path, seconds: float, concurrency: int) -> dict:
     latencies: list[float] = []
     errors: list[str] = []
     lock = threading.Lock()
-    with installed_stack(home) as stack:
-        ingest_source(stack, dataset="sample", progress=False)
-        with ConnectionPool(stack.store.url, min_size=4, max_size=concurrency, kwargs=CONNECTION_OPTIONS) as pool:
+    with eval_services(home) as services:
+        ingest_source(services.stack, dataset="sample", progress=False)
+        with ConnectionPool(services.stack.store.url, min_size=4, max_size=concurrency, kwargs=CONNECTION_OPTIONS) as pool:
             saver = PostgresSaver(pool, serde=SERDE)
             saver.setup()
-            agent = compile_graph(saver)
+            agent = compile_agent(services, saver)
             deadline = time.monotonic() + seconds
 
             def worker(number: int) -> None:

@@ -32,15 +32,15 @@ from typing import Any
 from langgraph.checkpoint.memory import InMemorySaver
 
 from evals.beir_data import load_qrels, load_queries
-from evals.eval_corpus import installed_stack
+from evals.eval_corpus import eval_services
 from evals.metrics import percentile
-from graph.builder import compile_graph
+from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
+from graph.services import AgentServices
 from retrievers.loaders import shared_data_dir
 from retrievers.loaders.hotpotqa import BUCKET, SHARED_FOLDER
-from tools.context import ToolContext
-from tools.registry import call_tool
+from retrievers.models import DEFAULT_SCOPE
 
 BASELINE_TOOLS = ("fused_search", "search_semantic")
 BASELINE_TOP_K = 20
@@ -62,7 +62,7 @@ def _run_agent(agent, question: str, gold: set[str]) -> dict[str, Any]:
     latency_ms = (time.perf_counter() - started) * 1000
     values = agent.get_state(config).values
     retrieved = {
-        "evidence": {h["doc_id"] for e in values.get("evidence", []) for h in e.envelope["hits"] if "doc_id" in h},
+        "evidence": {doc_id for e in values.get("evidence", []) for doc_id in e.envelope.doc_ids()},
         "relevant": {g.doc_id for g in values.get("graded", []) if g.relevant},
     }
     return _found(retrieved, gold) | {
@@ -71,11 +71,11 @@ def _run_agent(agent, question: str, gold: set[str]) -> dict[str, Any]:
     }
 
 
-def _run_baseline(tool: str, question: str, gold: set[str], context: ToolContext) -> dict[str, Any]:
+def _run_baseline(tool: str, question: str, gold: set[str], services: AgentServices) -> dict[str, Any]:
     started = time.perf_counter()
-    envelope = call_tool(tool, {"bucket": BUCKET, "query": question, "top_k": BASELINE_TOP_K}, context)
+    envelope = services.tools.run(DEFAULT_SCOPE, tool, {"bucket": BUCKET, "query": question, "top_k": BASELINE_TOP_K})
     latency_ms = (time.perf_counter() - started) * 1000
-    return _found({"evidence": {h["doc_id"] for h in envelope["hits"]}}, gold) | {"tool_calls": 1, "latency_ms": round(latency_ms, 1)}
+    return _found({"evidence": set(envelope.doc_ids())}, gold) | {"tool_calls": 1, "latency_ms": round(latency_ms, 1)}
 
 
 def _summary(records: list[dict[str, Any]], system: str) -> dict[str, Any]:
@@ -94,20 +94,16 @@ def run(home: Path, split: str = "test") -> dict:
     data = shared_data_dir() / SHARED_FOLDER
     qrels = load_qrels(data, split)
     queries = load_queries(data, set(qrels))
-    agent = compile_graph(InMemorySaver(serde=SERDE))
     records = []
-    with installed_stack(home) as stack:
-        tools = ToolContext(stack)
-        try:
-            for qid, question in queries.items():
-                gold = qrels[qid]
-                record = {"id": qid, "question": question, "gold": sorted(gold), "agent": _run_agent(agent, question, gold)}
-                record |= {tool: _run_baseline(tool, question, gold, tools) for tool in BASELINE_TOOLS}
-                records.append(record)
-                print(f"{qid}: agent {record['agent']['found']} in {record['agent']['tool_calls']} calls, "
-                      f"one search {record['fused_search']['found']['evidence']}", flush=True)
-        finally:
-            tools.close()
+    with eval_services(home) as services:
+        agent = compile_agent(services, InMemorySaver(serde=SERDE))
+        for qid, question in queries.items():
+            gold = qrels[qid]
+            record = {"id": qid, "question": question, "gold": sorted(gold), "agent": _run_agent(agent, question, gold)}
+            record |= {tool: _run_baseline(tool, question, gold, services) for tool in BASELINE_TOOLS}
+            records.append(record)
+            print(f"{qid}: agent {record['agent']['found']} in {record['agent']['tool_calls']} calls, "
+                  f"one search {record['fused_search']['found']['evidence']}", flush=True)
     return {
         "split": split, "questions": len(records),
         "summary": {"agent": _summary(records, "agent"),

@@ -17,12 +17,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evals.eval_corpus import ingest_datasets, installed_stack
+from evals.eval_corpus import eval_services, ingest_datasets
 from evals.evaluators import CODE_EVALUATORS, numbers_in
 from evals.question_eval import evaluate_questions, examples, langsmith_evaluate, load_questions, metric_means
-from graph import resources
 from retrievers.models import SearchFilter
 from retrievers.search import Retriever
+from retrievers.stack import Stack
 
 TOP_CHUNKS = 10
 STRUCTURED_KINDS = ("list", "count", "sum")
@@ -31,8 +31,8 @@ STRUCTURED_KINDS = ("list", "count", "sum")
 class NaiveRag:
     """One semantic search of the question, top 10 chunks, an extractive answer (see the module docstring)."""
 
-    def __init__(self):
-        self.retriever = Retriever(resources.stack())
+    def __init__(self, stack: Stack):
+        self.retriever = Retriever(stack)
 
     def __call__(self, inputs: dict[str, Any]) -> dict[str, Any]:
         started = time.perf_counter()
@@ -62,10 +62,10 @@ def _kind_means(records: list[dict], kinds: tuple[str, ...]) -> dict[str, tuple[
 
 def run(home: Path, questions_path: Path) -> dict:
     questions = load_questions(questions_path)
-    with installed_stack(home) as stack:
-        ingest_datasets(stack, {d for q in questions for d in q.datasets})
-        agent = evaluate_questions(questions, f"{questions_path.stem}-agent")
-        naive = _records(langsmith_evaluate(NaiveRag(), examples(questions), CODE_EVALUATORS, f"{questions_path.stem}-naive"), questions)
+    with eval_services(home) as services:
+        ingest_datasets(services.stack, {d for q in questions for d in q.datasets})
+        agent = evaluate_questions(services, questions, f"{questions_path.stem}-agent")
+        naive = _records(langsmith_evaluate(NaiveRag(services.stack), examples(questions), CODE_EVALUATORS, f"{questions_path.stem}-naive"), questions)
     report: dict[str, Any] = {"questions": len(questions), "set": str(questions_path)}
     for system, records in (("agent", agent), ("naive RAG", naive)):
         structured = _kind_means(records, STRUCTURED_KINDS)
@@ -97,7 +97,7 @@ def markdown(report: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--questions", type=Path, default=Path("evals/questions/dev.jsonl"))
+    parser.add_argument("--questions", type=Path, default=Path(__file__).resolve().parent / "questions" / "dev.jsonl")
     parser.add_argument("--home", type=Path, default=Path("bench-out/all"))
     parser.add_argument("--out", type=Path, default=Path("bench-out"))
     args = parser.parse_args()

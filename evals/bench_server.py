@@ -19,7 +19,7 @@ from langgraph_sdk import get_client
 
 from evals.metrics import percentile
 from evals.served_agent import ServedAgent
-from graph.cli import DEMO_QUESTIONS
+from evals.demo_questions import DEMO_QUESTIONS
 
 CONCURRENT_THREADS = 20
 STARTUP_LINE = re.compile(r"Application started up in ([0-9.]+)s")

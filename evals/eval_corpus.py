@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
-from graph import resources
+from graph.services import AgentServices
 from retrievers import loaders
 from retrievers.errors import InvalidInput
 from retrievers.ingest import Ingestor
@@ -25,20 +25,19 @@ def eval_home(datasets: set[str]) -> Path:
     return Settings.from_env().home / "eval" / "+".join(sorted(datasets))
 
 
+def eval_settings(home: Path) -> Settings:
+    return replace(Settings.from_env(), home=home.resolve())
+
+
 def open_eval_stack(home: Path) -> Stack:
-    return open_stack(replace(Settings.from_env(), home=home.resolve()))
+    return open_stack(eval_settings(home))
 
 
 @contextmanager
-def installed_stack(home: Path) -> Iterator[Stack]:
-    """The stack of `home`, installed as the engines the graph's nodes use while the block runs, then closed."""
-    stack = open_eval_stack(home)
-    previous = resources.use_stack(stack)
-    try:
-        yield stack
-    finally:
-        resources.use_stack(previous)
-        stack.close()
+def eval_services(home: Path) -> Iterator[AgentServices]:
+    """Agent services on the engines of `home` (the chat model from the environment), closed when the block ends."""
+    with AgentServices.from_env(eval_settings(home)) as services:
+        yield services
 
 
 def ingest_datasets(stack: Stack, datasets: set[str]) -> None:

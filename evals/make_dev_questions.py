@@ -6,6 +6,9 @@ alone) with expected answers computed from the labels.
 Expected answers come from the datasets' labels read through the project's loaders (the same normalised
 values the index holds), so the set is reproducible and changes only if the labels or the normalisation
 change. Phrasings vary on purpose; a held-out set phrased differently judges the planner.
+
+A checkout tool: it rewrites the files in the checkout's evals/questions/ (the copies an installed wheel holds are
+data to read) and needs the shared datasets (`RAGENT_SHARED_DATA`, or shared/data beside the checkout).
 """
 
 from __future__ import annotations

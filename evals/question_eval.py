@@ -28,11 +28,11 @@ from langsmith.schemas import Example
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evals.agent_target import AgentTarget
-from evals.eval_corpus import eval_home, ingest_datasets, installed_stack
+from evals.eval_corpus import eval_home, eval_services, ingest_datasets
 from evals.evaluators import CODE_EVALUATORS, model_judges
 from evals.metrics import percentile
-from graph import resources
 from graph.context import AgentContext
+from graph.services import AgentServices
 from retrievers.errors import InvalidInput
 
 KINDS = ("list", "count", "sum", "lookup", "qa", "clarify")
@@ -114,12 +114,13 @@ def langsmith_evaluate(target, items: list[Example], evaluators: list, name: str
                     experiment_prefix=f"ragent-{name}", upload_results=upload, client=client, max_concurrency=0)
 
 
-def evaluate_questions(questions: list[Question], name: str, *, context: AgentContext = AgentContext()) -> list[dict[str, Any]]:
-    """Answer and score every question on the stack installed in `graph.resources`; one record per question."""
-    judges, skipped = model_judges(resources.chat_model())
+def evaluate_questions(services: AgentServices, questions: list[Question], name: str, *,
+                       context: AgentContext = AgentContext()) -> list[dict[str, Any]]:
+    """Answer and score every question with the agent on `services`; one record per question."""
+    judges, skipped = model_judges(services.chat_model)
     if skipped:
         print(skipped, flush=True)
-    results = langsmith_evaluate(AgentTarget(context), examples(questions), [*CODE_EVALUATORS, *judges], name)
+    results = langsmith_evaluate(AgentTarget(services, context), examples(questions), [*CODE_EVALUATORS, *judges], name)
     by_id = {q.id: q for q in questions}
     records = []
     for row in results:
@@ -165,9 +166,9 @@ def run_question_file(path: Path, *, home: Path | None, out: Path, limit: int | 
     datasets = {d for q in questions for d in q.datasets}
     if home is None and not datasets:
         raise InvalidInput(f"{path}: the questions name no datasets; add \"datasets\" to them or pass --home with the corpus ingested")
-    with installed_stack(home or eval_home(datasets)) as stack:
-        ingest_datasets(stack, datasets)
-        records = evaluate_questions(questions, path.stem)
+    with eval_services(home or eval_home(datasets)) as services:
+        ingest_datasets(services.stack, datasets)
+        records = evaluate_questions(services, questions, path.stem)
     summary = summarise(records)
     write_report(out, f"eval-{path.stem}", summary, records)
     return summary

@@ -5,11 +5,14 @@
                                              |--clarify--> clarify (interrupt) -> plan | compose | decompose (retry)
                                              |--fallback--> route
 
-`graph` is compiled without a checkpointer, for the LangGraph server (which brings its own); the CLI compiles
-the same builder with a Postgres checkpointer so that threads outlive the process.
+Each node gets the services it runs with bound here (`services=`), so what a node uses is in its signature. The
+LangGraph server compiles it without a checkpointer (`graph.server`, which brings its own); the CLI and the evals
+compile it with theirs.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
@@ -25,18 +28,22 @@ from graph.nodes.plan import plan
 from graph.nodes.retrieve import retrieve
 from graph.nodes.review import after_review, review
 from graph.nodes.route import route
+from graph.services import AgentServices
 from graph.state import AgentState, InputState, OutputState
 
 
-def build() -> StateGraph:
+def build_agent(services: AgentServices) -> StateGraph:
+    def bound(node):
+        return partial(readable_failures(node), services=services)
+
     builder = StateGraph(AgentState, context_schema=AgentContext, input_schema=InputState, output_schema=OutputState)
-    builder.add_node("decompose", readable_failures(decompose))
-    builder.add_node("route", readable_failures(route))
-    builder.add_node("plan", readable_failures(plan))
-    builder.add_node("review", readable_failures(review))
-    builder.add_node("retrieve", readable_failures(retrieve))
-    builder.add_node("grade", readable_failures(grade))
-    builder.add_node("clarify", readable_failures(clarify), destinations=("decompose", "plan", "compose"))
+    builder.add_node("decompose", bound(decompose))
+    builder.add_node("route", bound(route))
+    builder.add_node("plan", bound(plan))
+    builder.add_node("review", bound(review))
+    builder.add_node("retrieve", bound(retrieve))
+    builder.add_node("grade", bound(grade))
+    builder.add_node("clarify", bound(clarify), destinations=("decompose", "plan", "compose"))
     builder.add_node("compose", readable_failures(compose))
     builder.add_edge(START, "decompose")
     builder.add_edge("decompose", "route")
@@ -49,8 +56,5 @@ def build() -> StateGraph:
     return builder
 
 
-def compile_graph(checkpointer: BaseCheckpointSaver | None = None) -> CompiledStateGraph:
-    return build().compile(checkpointer=checkpointer)
-
-
-graph = compile_graph()
+def compile_agent(services: AgentServices, checkpointer: BaseCheckpointSaver | None = None) -> CompiledStateGraph:
+    return build_agent(services).compile(checkpointer=checkpointer)

@@ -8,16 +8,22 @@ from pathlib import Path
 from typing import Any
 
 from graph.decomposition import Decomposition
-from retrievers.stack import Stack
+from tools.context import ToolContext
 
 EXPORT_ROWS_MAX = 1_000_000
 
 
-def export_csv(stack: Stack, scope: str, d: Decomposition, folder: Path) -> tuple[Path, int]:
-    """Every annotation row of the decomposition's constraints (all of them, not the top_k a tool returns)."""
+def _matching_rows(context: ToolContext, bucket: str, d: Decomposition) -> list[dict[str, Any]]:
+    predicates = [c.predicate() for c in d.constraints if c.bucket == bucket]
+    return context.engine("Postgres (annotations)", context.stack.store.find_annotations, context.scope, bucket, predicates, limit=EXPORT_ROWS_MAX)
+
+
+def export_csv(context: ToolContext, d: Decomposition, folder: Path) -> tuple[Path, int]:
+    """Every annotation row of the decomposition's constraints in the context's scope (all of them, not the top_k a
+    tool returns), read under the scope's engine timeout like any tool call."""
     rows: list[dict[str, Any]] = []
     for bucket in d.buckets:
-        for r in stack.store.find_annotations(scope, bucket, [c.predicate() for c in d.constraints if c.bucket == bucket], limit=EXPORT_ROWS_MAX):
+        for r in _matching_rows(context, bucket, d):
             rows.append({"bucket": bucket, "doc_id": r["doc_id"], "annotation_id": r["annotation_id"], "title": r["title"],
                          **{k: "; ".join(map(str, v)) if isinstance(v, list) else v for k, v in r["row"].items()}})
     folder.mkdir(parents=True, exist_ok=True)

@@ -1,8 +1,9 @@
 """Engine failures outside the tools, as errors a user can read.
 
-Tools turn every engine failure into an envelope status. The planner also reads the index outside the tools
-(the buckets, the field catalog, value lists), and when Postgres is gone that raises psycopg's or the pool's own
-exceptions, whose text means little to a user (and which the LangGraph server hides as "an internal error").
+Tools turn every engine failure into an envelope status. The planner also reads the index through the catalog
+(the buckets, the field catalog, value lists) and clarify reads an export, all from Postgres; when Postgres is
+gone that raises psycopg's or the pool's own exceptions, or an EngineTimeout when it does not answer in time,
+whose text means little to a user (and which the LangGraph server hides as "an internal error").
 Each node is wrapped so that such a failure stops the run with a BackendUnavailable that says what failed and
 what to do. The thread keeps its last checkpoint, so running it again once Postgres is back continues from the
 node that failed.
@@ -17,8 +18,9 @@ import psycopg
 from psycopg_pool import PoolClosed, PoolTimeout
 
 from retrievers.errors import BackendUnavailable
+from tools.context import EngineTimeout
 
-POSTGRES_FAILURES = (psycopg.OperationalError, PoolTimeout, PoolClosed)
+POSTGRES_FAILURES = (psycopg.OperationalError, PoolTimeout, PoolClosed, EngineTimeout)
 
 
 def readable_failures(node: Callable) -> Callable:

@@ -10,12 +10,13 @@ home's `inbox` folder and the shared data folder. A relative path is taken insid
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import NotRequired, TypedDict
 
-from graph import resources
+from graph.services import AgentServices
 from retrievers.errors import InvalidInput
 from retrievers.loaders import shared_data_dir
 from retrievers.models import DEFAULT_SCOPE, SCOPE_RE
@@ -45,18 +46,17 @@ class IngestState(IngestRequest, IngestResult):
     pass
 
 
-def ingest_roots() -> list[Path]:
+def ingest_roots(home: Path) -> list[Path]:
     configured = os.environ.get("RAGENT_INGEST_ROOTS")
     if configured:
         return [Path(root).expanduser().resolve() for root in configured.split(os.pathsep) if root]
-    return [resources.stack().settings.home / "inbox", shared_data_dir()]
+    return [home / "inbox", shared_data_dir()]
 
 
-def allowed_path(text: str | None) -> Path | None:
+def allowed_path(text: str | None, roots: list[Path]) -> Path | None:
     """The path, resolved (symbolic links and `..` included), if it lies under an ingest root; else refused."""
     if not text:
         return None
-    roots = ingest_roots()
     path = Path(text).expanduser()
     resolved = (path if path.is_absolute() else roots[0] / path).resolve()
     if not any(resolved.is_relative_to(root) for root in roots):
@@ -65,24 +65,23 @@ def allowed_path(text: str | None) -> Path | None:
     return resolved
 
 
-def ingest(state: IngestState) -> IngestResult:
+def ingest(state: IngestState, *, services: AgentServices) -> IngestResult:
     scope = state.get("scope") or DEFAULT_SCOPE
     if not isinstance(scope, str) or not SCOPE_RE.match(scope):
         raise InvalidInput(f"scope {scope!r} is not valid (letters, digits, '_.:-', up to 64 characters)")
-    report = ingest_source(resources.stack(), path=allowed_path(state.get("path")), bucket=state.get("bucket"),
-                           annotations=allowed_path(state.get("annotations")), dataset=state.get("dataset"), scope=scope,
+    stack = services.stack
+    roots = ingest_roots(stack.settings.home)
+    report = ingest_source(stack, path=allowed_path(state.get("path"), roots), bucket=state.get("bucket"),
+                           annotations=allowed_path(state.get("annotations"), roots), dataset=state.get("dataset"), scope=scope,
                            force=bool(state.get("force")), progress=False)
     return {"summary": report.summary(), "added": report.added, "updated": report.updated, "unchanged": report.unchanged,
             "chunks": report.chunks, "annotation_rows": report.annotation_rows,
             "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped]}
 
 
-def build() -> StateGraph:
+def build_ingest(services: AgentServices) -> StateGraph:
     builder = StateGraph(IngestState, input_schema=IngestRequest, output_schema=IngestResult)
-    builder.add_node("ingest", ingest)
+    builder.add_node("ingest", partial(ingest, services=services))
     builder.add_edge(START, "ingest")
     builder.add_edge("ingest", END)
     return builder
-
-
-graph = build().compile()

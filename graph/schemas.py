@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from tools.envelope import Envelope
+
 RouteKind = Literal["structured", "hybrid", "long_text"]
 ROUTES: tuple[RouteKind, ...] = ("structured", "hybrid", "long_text")
 
@@ -37,7 +39,7 @@ class Evidence(BaseModel):
     attempt: int = Field(description="Which plan of the run made this call; review and grade look at the current one")
     route: RouteKind
     call: ToolCall
-    envelope: dict[str, Any]
+    envelope: Envelope
 
 
 class GradedHit(BaseModel):

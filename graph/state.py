@@ -7,7 +7,9 @@ from typing import Annotated
 
 from typing_extensions import TypedDict
 
+from graph.context import AgentContext
 from graph.decomposition import Decomposition
+from graph.planners.base import Budget
 from graph.schemas import (
     Answer,
     ClarifyReply,
@@ -43,3 +45,13 @@ class AgentState(InputState, OutputState, total=False):
     evidence: Annotated[list[Evidence], operator.add]
     attempt: int
     clarification: ClarifyReply | None
+
+
+def current_evidence(state: AgentState) -> list[Evidence]:
+    """The evidence of the current plan (an earlier route's stays in the state, for the record)."""
+    return [e for e in state.get("evidence", []) if e.attempt == state.get("attempt")]
+
+
+def budget(state: AgentState, context: AgentContext) -> Budget:
+    """The run's tool-call budget under its current plan."""
+    return Budget.of(context.tool_call_cap, state.get("tool_calls", 0), state.get("plan"))

@@ -140,6 +140,15 @@ class SourceDocument(BaseModel):
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
+def scoped_doc_key(scope: str, doc_id: str) -> str:
+    """One string naming a document within its scope, which every index stores so that a delete is one exact term.
+
+    The two parts are joined by U+001F (the unit separator), which neither can contain: `Document` accepts only
+    printable doc ids and scope names of letters, digits and '_.:-'. So no two (scope, doc_id) pairs give the same key.
+    """
+    return f"{scope}\x1f{doc_id}"
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """A window of a document body, with character offsets into that body."""
@@ -169,7 +178,7 @@ class IndexedChunk:
     @staticmethod
     def make_id(scope: str, doc_id: str, content_hash: str, ordinal: int) -> str:
         """A UUID (the form Qdrant requires) derived from the chunk's identity and version."""
-        return str(uuid.uuid5(_CHUNK_NAMESPACE, f"{scope}\x1f{doc_id}\x1f{content_hash}\x1f{ordinal}"))
+        return str(uuid.uuid5(_CHUNK_NAMESPACE, f"{scoped_doc_key(scope, doc_id)}\x1f{content_hash}\x1f{ordinal}"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from opensearchpy.exceptions import ConnectionTimeout, RequestError, TransportEr
 from opensearchpy.helpers import BulkIndexError
 
 from retrievers.errors import BackendUnavailable, InvalidInput, RagentError
-from retrievers.models import EngineHit, IndexedChunk, SearchFilter
+from retrievers.models import EngineHit, IndexedChunk, SearchFilter, scoped_doc_key
 
 DEFAULT_INDEX = "ragent-chunks"
 # Chunk ids per request when enumerating (search_after pages) or deleting by id.
@@ -39,10 +39,6 @@ def _query(text: str | None, filters: SearchFilter) -> dict[str, Any]:
     """The text (if any) as a multi_match scored per term by its best field, and the filters in filter context."""
     must = [{"multi_match": {"query": text, "fields": ["text", "title"], "type": "cross_fields", "tie_breaker": 0.3}}] if text else []
     return {"bool": {"must": must, "filter": _filter_clauses(filters)}}
-
-
-def _doc_key(scope: str, doc_id: str) -> str:
-    return f"{scope}\x1f{doc_id}"
 
 
 def _without_password(url: str) -> str:
@@ -128,7 +124,7 @@ class OpenSearchKeywordIndex:
             self.client.indices.refresh(index=self.index)
 
     def delete_document(self, scope: str, doc_id: str, keep_hash: str | None = None) -> None:
-        query: dict[str, Any] = {"filter": [{"term": {"doc_key": _doc_key(scope, doc_id)}}]}
+        query: dict[str, Any] = {"filter": [{"term": {"doc_key": scoped_doc_key(scope, doc_id)}}]}
         if keep_hash is not None:
             query["must_not"] = [{"term": {"content_hash": keep_hash}}]
         self._delete_where({"bool": query}, f"every chunk of {doc_id!r}")
@@ -222,7 +218,7 @@ def _source(chunk: IndexedChunk) -> dict[str, Any]:
     return {
         "chunk_id": chunk.chunk_id,
         "doc_id": chunk.doc_id,
-        "doc_key": _doc_key(chunk.scope, chunk.doc_id),
+        "doc_key": scoped_doc_key(chunk.scope, chunk.doc_id),
         "scope": chunk.scope,
         "bucket": chunk.bucket,
         "content_hash": chunk.content_hash,

@@ -18,63 +18,39 @@ from typing import Any, Sequence
 
 import qdrant_edge as qe
 
-from retrievers.errors import BackendUnavailable, EmbeddingModelMismatch, IndexUnreadable
 from retrievers.disk_usage import disk_usage
-from retrievers.models import EngineHit, IndexedChunk, SearchFilter
-
-PAYLOAD_KEYWORD_FIELDS = ("doc_id", "doc_key", "scope", "bucket", "author", "tags", "content_hash")
-UPSERT_BATCH = 512
-# Point ids per scroll page when enumerating, and per request when deleting by id.
-ID_PAGE = 1000
+from retrievers.errors import BackendUnavailable, IndexUnreadable
+from retrievers.models import EngineHit, IndexedChunk, SearchFilter, scoped_doc_key
+from retrievers.qdrant_payload import (
+    ID_PAGE,
+    PAYLOAD_INTEGER_FIELDS,
+    PAYLOAD_KEYWORD_FIELDS,
+    UPSERT_BATCH,
+    Condition,
+    Match,
+    MatchAny,
+    check_model_signature,
+    chunk_payload,
+    filter_conditions,
+    model_signature,
+)
 
 
 def _match(key: str, value: str) -> qe.FieldCondition:
     return qe.FieldCondition(key=key, match=qe.MatchValue(value))
 
 
+def _condition(c: Condition) -> qe.FieldCondition:
+    if isinstance(c, Match):
+        return _match(c.key, c.value)
+    if isinstance(c, MatchAny):
+        return qe.FieldCondition(key=c.key, match=qe.MatchAny(c.values))
+    return qe.FieldCondition(key=c.key, range=qe.RangeFloat(gte=c.gte, lte=c.lte))
+
+
 def edge_filter(f: SearchFilter) -> qe.Filter:
-    """The SearchFilter as a qdrant-edge filter: every field a `must` condition."""
-    must: list[Any] = [_match("scope", f.scope)]
-    if f.bucket is not None:
-        must.append(_match("bucket", f.bucket))
-    if f.doc_ids is not None:
-        must.append(qe.FieldCondition(key="doc_id", match=qe.MatchAny(list(f.doc_ids))))
-    if f.authors is not None:
-        must.append(qe.FieldCondition(key="author", match=qe.MatchAny(list(f.authors))))
-    must += [_match("tags", tag) for tag in f.tags or []]
-    if f.created_after is not None or f.created_before is not None:
-        must.append(
-            qe.FieldCondition(key="created_ts", range=qe.RangeFloat(gte=f.created_after_ts, lte=f.created_before_ts))
-        )
-    return qe.Filter(must=must)
-
-
-def chunk_payload(chunk: IndexedChunk) -> dict[str, Any]:
-    """The payload both Qdrant adapters store: the filter fields, plus the doc key used for deletes."""
-    payload: dict[str, Any] = {
-        "doc_id": chunk.doc_id,
-        "doc_key": f"{chunk.scope}\x1f{chunk.doc_id}",
-        "scope": chunk.scope,
-        "bucket": chunk.bucket,
-        "content_hash": chunk.content_hash,
-        "ordinal": chunk.ordinal,
-        "tags": list(chunk.tags),
-    }
-    if chunk.author:
-        payload["author"] = chunk.author
-    if chunk.created_ts is not None:
-        payload["created_ts"] = chunk.created_ts
-    return payload
-
-
-def check_model_signature(recorded: dict[str, Any], model_name: str, dimension: int, where: str) -> None:
-    """Refuse a model other than the one the index was written with."""
-    recorded = recorded if isinstance(recorded, dict) else {}
-    if recorded != {"model": model_name, "dimension": dimension}:
-        raise EmbeddingModelMismatch(
-            f"{where} was built with embedding model {recorded.get('model')!r} (dimension {recorded.get('dimension')}), "
-            f"not {model_name!r} (dimension {dimension}); re-ingest into a new index or configure the original model"
-        )
+    """The SearchFilter as a qdrant-edge filter: every condition a `must`."""
+    return qe.Filter(must=[_condition(c) for c in filter_conditions(f)])
 
 
 class QdrantEdgeVectorIndex:
@@ -113,9 +89,10 @@ class QdrantEdgeVectorIndex:
         shard = qe.EdgeShard.create(str(self.path / "shard"), config)
         for name in PAYLOAD_KEYWORD_FIELDS:
             shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Keyword))
-        shard.update(qe.UpdateOperation.create_field_index("created_ts", qe.PayloadSchemaType.Integer))
+        for name in PAYLOAD_INTEGER_FIELDS:
+            shard.update(qe.UpdateOperation.create_field_index(name, qe.PayloadSchemaType.Integer))
         shard.flush()
-        self._signature_file.write_text(json.dumps({"model": model_name, "dimension": dimension}))
+        self._signature_file.write_text(json.dumps(model_signature(model_name, dimension)))
         self._shard = shard
 
     @property
@@ -133,7 +110,7 @@ class QdrantEdgeVectorIndex:
 
     def delete_document(self, scope: str, doc_id: str, keep_hash: str | None = None) -> None:
         must_not = [_match("content_hash", keep_hash)] if keep_hash is not None else None
-        selector = qe.Filter(must=[_match("doc_key", f"{scope}\x1f{doc_id}")], must_not=must_not)
+        selector = qe.Filter(must=[_match("doc_key", scoped_doc_key(scope, doc_id))], must_not=must_not)
         with self._lock:
             self.shard.update(qe.UpdateOperation.delete_points_by_filter(selector))
             self.shard.flush()

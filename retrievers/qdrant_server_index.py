@@ -14,27 +14,37 @@ from typing import Any, Sequence
 from qdrant_client import QdrantClient, models
 
 from retrievers.errors import BackendUnavailable
-from retrievers.models import EngineHit, IndexedChunk, SearchFilter
-from retrievers.qdrant_edge_index import ID_PAGE, PAYLOAD_KEYWORD_FIELDS, UPSERT_BATCH, check_model_signature, chunk_payload
+from retrievers.models import EngineHit, IndexedChunk, SearchFilter, scoped_doc_key
+from retrievers.qdrant_payload import (
+    ID_PAGE,
+    PAYLOAD_INTEGER_FIELDS,
+    PAYLOAD_KEYWORD_FIELDS,
+    UPSERT_BATCH,
+    Condition,
+    Match,
+    MatchAny,
+    check_model_signature,
+    chunk_payload,
+    filter_conditions,
+    model_signature,
+)
 
 
 def _match(key: str, value: str) -> models.FieldCondition:
     return models.FieldCondition(key=key, match=models.MatchValue(value=value))
 
 
+def _condition(c: Condition) -> models.FieldCondition:
+    if isinstance(c, Match):
+        return _match(c.key, c.value)
+    if isinstance(c, MatchAny):
+        return models.FieldCondition(key=c.key, match=models.MatchAny(any=c.values))
+    return models.FieldCondition(key=c.key, range=models.Range(gte=c.gte, lte=c.lte))
+
+
 def server_filter(f: SearchFilter) -> models.Filter:
-    """The SearchFilter as a qdrant-client filter, field for field the same as `edge_filter`."""
-    must: list[Any] = [_match("scope", f.scope)]
-    if f.bucket is not None:
-        must.append(_match("bucket", f.bucket))
-    if f.doc_ids is not None:
-        must.append(models.FieldCondition(key="doc_id", match=models.MatchAny(any=list(f.doc_ids))))
-    if f.authors is not None:
-        must.append(models.FieldCondition(key="author", match=models.MatchAny(any=list(f.authors))))
-    must += [_match("tags", tag) for tag in f.tags or []]
-    if f.created_after is not None or f.created_before is not None:
-        must.append(models.FieldCondition(key="created_ts", range=models.Range(gte=f.created_after_ts, lte=f.created_before_ts)))
-    return models.Filter(must=must)
+    """The SearchFilter as a qdrant-client filter: every condition a `must`, as in `edge_filter`."""
+    return models.Filter(must=[_condition(c) for c in filter_conditions(f)])
 
 
 class QdrantServerVectorIndex:
@@ -65,11 +75,12 @@ class QdrantServerVectorIndex:
         self.client.create_collection(
             self.collection,
             vectors_config=models.VectorParams(size=dimension, distance=models.Distance.COSINE),
-            metadata={"model": model_name, "dimension": dimension},
+            metadata=model_signature(model_name, dimension),
         )
         for name in PAYLOAD_KEYWORD_FIELDS:
             self.client.create_payload_index(self.collection, name, models.PayloadSchemaType.KEYWORD)
-        self.client.create_payload_index(self.collection, "created_ts", models.PayloadSchemaType.INTEGER)
+        for name in PAYLOAD_INTEGER_FIELDS:
+            self.client.create_payload_index(self.collection, name, models.PayloadSchemaType.INTEGER)
 
     def upsert(self, chunks: Sequence[IndexedChunk], vectors: Sequence[Sequence[float]]) -> None:
         points = [
@@ -81,7 +92,7 @@ class QdrantServerVectorIndex:
 
     def delete_document(self, scope: str, doc_id: str, keep_hash: str | None = None) -> None:
         must_not = [_match("content_hash", keep_hash)] if keep_hash is not None else None
-        selector = models.Filter(must=[_match("doc_key", f"{scope}\x1f{doc_id}")], must_not=must_not)
+        selector = models.Filter(must=[_match("doc_key", scoped_doc_key(scope, doc_id))], must_not=must_not)
         self.client.delete(self.collection, points_selector=models.FilterSelector(filter=selector), wait=True)
 
     def delete_chunks(self, chunk_ids: Sequence[str]) -> None:

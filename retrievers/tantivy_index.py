@@ -18,7 +18,7 @@ import tantivy
 
 from retrievers.disk_usage import disk_usage
 from retrievers.errors import BackendUnavailable, IndexUnreadable
-from retrievers.models import EngineHit, IndexedChunk, SearchFilter
+from retrievers.models import EngineHit, IndexedChunk, SearchFilter, scoped_doc_key
 
 ANALYZER = "en_bm25"
 _WRITER_HEAP_BYTES = 64_000_000
@@ -51,10 +51,6 @@ def _schema() -> tantivy.Schema:
     return builder.build()
 
 
-def _doc_key(scope: str, doc_id: str) -> str:
-    return f"{scope}\x1f{doc_id}"
-
-
 class TantivyKeywordIndex:
     """BM25 over chunk text and titles, with scope, bucket, doc ids, authors, tags and dates as filters."""
 
@@ -83,7 +79,7 @@ class TantivyKeywordIndex:
                 writer.add_document(self._to_document(chunk))
 
     def delete_document(self, scope: str, doc_id: str, keep_hash: str | None = None) -> None:
-        clauses = [(tantivy.Occur.Must, self._term("doc_key", _doc_key(scope, doc_id)))]
+        clauses = [(tantivy.Occur.Must, self._term("doc_key", scoped_doc_key(scope, doc_id)))]
         if keep_hash is not None:
             clauses.append((tantivy.Occur.MustNot, self._term("content_hash", keep_hash)))
         with self._writing() as writer:
@@ -125,7 +121,7 @@ class TantivyKeywordIndex:
         doc = tantivy.Document(
             chunk_id=chunk.chunk_id,
             doc_id=chunk.doc_id,
-            doc_key=_doc_key(chunk.scope, chunk.doc_id),
+            doc_key=scoped_doc_key(chunk.scope, chunk.doc_id),
             scope=chunk.scope,
             bucket=chunk.bucket,
             content_hash=chunk.content_hash,

@@ -202,10 +202,92 @@ def sample_stack(postgres_url, minilm, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def installed_sample_stack(sample_stack):
-    """The sample stack installed as the engines the graph's nodes use."""
-    from graph import resources
+def sample_services(sample_stack):
+    """Agent services on the sample stack, without a chat model; the stack stays open for the other modules."""
+    from graph.services import AgentServices
 
-    resources.use_stack(sample_stack)
-    yield sample_stack
-    resources.use_stack(None)
+    with AgentServices(sample_stack) as services:
+        yield services
+
+
+# -- test tiers ---------------------------------------------------------------------------------------------------
+# The fast tier is every test not marked `integration`; `pytest -m "not integration"` runs it in seconds.
+# A test is integration when its fixture closure (item.fixturenames, transitive) holds an engine fixture, when its
+# module starts engines without fixtures (subprocesses, a server, engines opened in helpers), or when its own body
+# names something that starts an engine or the app in a process (ENGINE_NAMES: the `ragent` subprocess helper,
+# the stack builders, the in-process embedded engines).
+
+ENGINE_FIXTURES = frozenset({
+    # tests/conftest.py: the embedded engines, the real model, and the stacks and services built on them
+    "postgres_url", "database_url", "store", "minilm", "stack", "sample_stack", "sample_services",
+    "embedder", "keyword_index", "vector_index", "vector_index_factory", "embeddings_endpoint",
+    # the osmem-server pytest plugin (an OpenSearch stand-in process)
+    "osmem_server", "osmem_clone", "osmem_url",
+})
+
+# Fixtures of one test module that build a stack, a server or an agent on engines. Each also depends on an engine
+# fixture above (so the closure catches it anyway); named here so the tier does not hinge on that. Keyed by module,
+# since names such as `agent` or `context` are generic and a module-level fixture is visible only in its module.
+MODULE_ENGINE_FIXTURES = {
+    "test_agent.py": {"agent"},
+    "test_bad_input.py": {"stored_before", "corpus", "context", "elsewhere"},
+    "test_crashes.py": {"home"},
+    "test_eval_slice.py": {"sroie_stack", "records"},
+    "test_faults.py": {"faulty", "engines_back"},
+    "test_isolation.py": {"tenants", "injected"},
+    "test_multihop.py": {"agent"},
+    "test_opensearch_index.py": {"client"},
+    "test_postgres_store.py": {"contracts"},
+    "test_rule_decomposer.py": {"decomposer"},
+    "test_server.py": {"server", "client"},
+    "test_tools.py": {"context", "tenant_b", "real_data"},
+    "conformance/test_keyword_index.py": {"loaded_index"},
+    "conformance/test_vector_index.py": {"loaded_index"},
+}
+
+# Modules whose tests start engines without (or besides) engine fixtures; every test in them is integration.
+INTEGRATION_MODULES = {
+    "test_cli.py": "every test spawns `python -m cli`, a fresh interpreter importing the app; some ingest into embedded Postgres",
+    "test_crashes.py": "kills `python -m cli ingest` and an agent run (`python -c`) mid-write, then runs `ragent check`",
+    "test_agent.py": "one test ingests and resumes a thread through `python -m cli` subprocesses on their own engines",
+    "test_server.py": "starts `ragent serve` (`langgraph dev`) as a server process",
+    "test_packaging.py": "builds a wheel, installs it in a venv and runs `ragent demo` (all engines, MiniLM)",
+    "conformance/test_keyword_index.py": "opens Tantivy indexes directly in a test body",
+    "conformance/test_vector_index.py": "opens qdrant-edge directly and probes it from a subprocess",
+}
+
+# Names which, used in a test's own body (nested functions included), start an engine or the app in a process.
+# test_evals.py is caught this way: its `ragent eval` tests call tests.test_cli.ragent (a `python -m cli` process);
+# its evaluator unit tests stay fast. A bare `subprocess` is not such a name (test_layers imports modules in one);
+# a new module that spawns the CLI or a server without `ragent` belongs in INTEGRATION_MODULES.
+ENGINE_NAMES = frozenset({
+    "ragent", "make_stack", "fresh_database", "open_stack", "ServedAgent",
+    "MiniLMEmbedder", "TantivyKeywordIndex", "QdrantEdgeVectorIndex", "embedded_database_url",
+})
+
+_TESTS = Path(__file__).resolve().parent
+
+
+def _names_used(code) -> set[str]:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _names_used(const)
+    return names
+
+
+def _is_integration(item) -> bool:
+    module = item.path.relative_to(_TESTS).as_posix() if item.path.is_relative_to(_TESTS) else item.path.name
+    if module in INTEGRATION_MODULES:
+        return True
+    names = set(item.fixturenames)
+    if names & ENGINE_FIXTURES or names & MODULE_ENGINE_FIXTURES.get(module, set()):
+        return True
+    code = getattr(getattr(item, "function", None), "__code__", None)
+    return code is not None and bool(_names_used(code) & ENGINE_NAMES)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if _is_integration(item):
+            item.add_marker(pytest.mark.integration)

@@ -15,18 +15,18 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from graph import resources
-from graph.builder import compile_graph
+from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
+from graph.services import AgentServices
 from retrievers.ingest import Ingestor
 from retrievers.loaders import field_specs, sample
 from tests.conftest import fresh_database, make_stack
 
 
 @pytest.fixture(scope="module")
-def agent(installed_sample_stack):
-    return compile_graph(InMemorySaver(serde=SERDE))
+def agent(sample_services):
+    return compile_agent(sample_services, InMemorySaver(serde=SERDE))
 
 
 class Run:
@@ -59,7 +59,7 @@ class Run:
 
 
 def _cited_in_evidence(run: Run) -> bool:
-    found = {(h["doc_id"], h.get("annotation_id"), h.get("chunk_id")) for e in run.state.values["evidence"] for h in e.envelope["hits"] if "doc_id" in h}
+    found = set().union(*(e.envelope.citable() for e in run.state.values["evidence"]))
     docs = {d for d, _, _ in found}
     annotations = {a for _, a, _ in found if a}
     chunks = {c for _, _, c in found if c}
@@ -107,7 +107,7 @@ def test_hybrid_route_searches_inside_the_documents_the_fields_allow(agent):
     run = Run(agent, "Summarize the limitation of liability in contracts governed by Delaware law")
     assert run.routes()[0] == "hybrid"
     delaware = {s.document.doc_id for s in sample.load() for a in s.annotations if "Delaware" in (a.row.get("governing_law") or [])}
-    hits = {h["doc_id"] for e in run.state.values["evidence"] if e.route == "hybrid" for h in e.envelope["hits"]}
+    hits = {doc_id for e in run.state.values["evidence"] if e.route == "hybrid" for doc_id in e.envelope.doc_ids()}
     assert hits and hits <= delaware
     assert run.answer.format == "prose" and {c.doc_id for c in run.answer.citations} <= delaware
 
@@ -138,7 +138,7 @@ def test_no_low_resumed_by_broaden_and_by_stop(agent):
     assert stopped.answer.format == "stopped"
 
 
-def test_overload_resumed_by_narrow_export_and_stop(agent, installed_sample_stack):
+def test_overload_resumed_by_narrow_export_and_stop(agent, sample_stack):
     context = AgentContext(max_hits=3)
     question = "Which contracts have a notice period of at least 30 days?"
     first = Run(agent, question, context)
@@ -150,7 +150,7 @@ def test_overload_resumed_by_narrow_export_and_stop(agent, installed_sample_stac
 
     exported = Run(agent, question, context).resume({"choice": "export"})
     path = Path(exported.answer.export_path)
-    assert path.parent == installed_sample_stack.settings.home / "exports" and path.suffix == ".csv"
+    assert path.parent == sample_stack.settings.home / "exports" and path.suffix == ".csv"
     with path.open() as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == exported.answer.value > 3 and all(int(r["notice_period_days"].split(";")[0]) >= 30 for r in rows)
@@ -169,7 +169,7 @@ def test_an_invalid_resume_is_asked_again_with_the_reason(agent):
 
 def test_a_new_process_resumes_the_thread_from_its_postgres_checkpoint(tmp_path):
     env = {**os.environ, "RAGENT_HOME": str(tmp_path), "RAGENT_CACHE_DIR": str(tmp_path / "cache")}
-    cli = [sys.executable, "-m", "graph.cli"]
+    cli = [sys.executable, "-m", "cli"]
     ingested = subprocess.run([*cli, "ingest", "--dataset", "sample"], env=env, capture_output=True, text=True, timeout=600)
     assert ingested.returncode == 0, ingested.stderr
     asked = subprocess.run([*cli, "ask", "Which contracts have a notice period of at least 30 days?", "--max-hits", "3", "--thread", "t-1"],
@@ -197,9 +197,8 @@ def test_on_real_receipts_and_contracts_answers_match_the_labels(postgres_url, m
         stack = make_stack(url, tmp_path, minilm)
         Ingestor(stack).ingest(sroie.load(SHARED_DATA / "sroie", limit=150), field_specs=field_specs("sroie"), progress=False)
         Ingestor(stack).ingest(contracts, field_specs=field_specs("cuad"), progress=False)
-        previous = resources.use_stack(stack)
         try:
-            agent = compile_graph(InMemorySaver(serde=SERDE))
+            agent = compile_agent(AgentServices(stack), InMemorySaver(serde=SERDE))
             companies = [r["entities"]["company"] for r in receipts]
             busiest = max(set(companies), key=companies.count)
             name = " ".join(busiest.split()[:2]).title()
@@ -215,7 +214,6 @@ def test_on_real_receipts_and_contracts_answers_match_the_labels(postgres_url, m
             expected = {s.document.doc_id for s in contracts for a in s.annotations if law in a.row.get("governing_law", [])}
             assert with_law and {r["doc_id"] for r in listed.answer.rows} == expected and _cited_in_evidence(listed)
         finally:
-            resources.use_stack(previous)
             stack.close()
 
 

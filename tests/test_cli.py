@@ -11,7 +11,7 @@ import pytest
 
 def ragent(*args: str, home, **env: str) -> subprocess.CompletedProcess:
     environment = {**os.environ, "RAGENT_HOME": str(home), "RAGENT_CACHE_DIR": str(home / "cache"), **env}
-    return subprocess.run([sys.executable, "-m", "graph.cli", *args], capture_output=True, text=True, env=environment, timeout=300)
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, env=environment, timeout=300)
 
 
 def _one_line_error(result: subprocess.CompletedProcess) -> str:

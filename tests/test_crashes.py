@@ -120,7 +120,7 @@ def test_ingest_killed_with_sigkill_is_completed_by_the_next_ingest(database_url
     environment = {**os.environ, "RAGENT_HOME": str(tmp_path), "RAGENT_CACHE_DIR": str(tmp_path / "cache"), "DATABASE_URL": database_url}
     with open(tmp_path / "ingest.log", "w") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "graph.cli", "ingest", "--dataset", "sample", "--limit", str(SAMPLE_LIMIT)],
+            [sys.executable, "-m", "cli", "ingest", "--dataset", "sample", "--limit", str(SAMPLE_LIMIT)],
             env=environment, stdout=log, stderr=subprocess.STDOUT,
         )
         try:
@@ -244,10 +244,10 @@ from dataclasses import replace
 from pathlib import Path
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg import Connection
-from graph import resources
-from graph.builder import compile_graph
+from graph.builder import compile_agent
 from graph.checkpointing import CONNECTION_OPTIONS, SERDE
 from graph.context import AgentContext
+from graph.services import AgentServices
 from retrievers.minilm_embedder import MiniLMEmbedder
 from tests.conftest import make_stack
 
@@ -261,11 +261,11 @@ class SlowKeyword:
 
 database_url, home = sys.argv[1], Path(sys.argv[2])
 stack = make_stack(database_url, home, MiniLMEmbedder())
-resources.use_stack(replace(stack, keyword=SlowKeyword(stack.keyword)))
+services = AgentServices(replace(stack, keyword=SlowKeyword(stack.keyword)))
 with Connection.connect(database_url, **CONNECTION_OPTIONS) as conn:
     saver = PostgresSaver(conn, serde=SERDE)
     saver.setup()
-    compile_graph(saver).invoke({"question": "How do I get onto the VPN when working from home?"},
+    compile_agent(services, saver).invoke({"question": "How do I get onto the VPN when working from home?"},
                                 {"configurable": {"thread_id": "killed"}}, context=AgentContext())
 """
 
@@ -275,10 +275,10 @@ def test_a_run_killed_mid_way_resumes_from_its_last_checkpoint(database_url, tmp
     (the planning steps are not run again) and answers."""
     from langgraph.checkpoint.postgres import PostgresSaver
 
-    from graph import resources
-    from graph.builder import compile_graph
+    from graph.builder import compile_agent
     from graph.checkpointing import CONNECTION_OPTIONS, SERDE
     from graph.context import AgentContext
+    from graph.services import AgentServices
     from retrievers.loaders import field_specs, sample
 
     with opened(database_url, tmp_path, minilm) as stack, psycopg.Connection.connect(database_url, **CONNECTION_OPTIONS) as conn:
@@ -298,15 +298,12 @@ def test_a_run_killed_mid_way_resumes_from_its_last_checkpoint(database_url, tmp
     run.wait(timeout=30)
 
     with opened(database_url, tmp_path, minilm) as stack, psycopg.Connection.connect(database_url, **CONNECTION_OPTIONS) as conn:
-        previous = resources.use_stack(stack)
-        try:
-            agent = compile_graph(PostgresSaver(conn, serde=SERDE))
+        with AgentServices(stack) as services:
+            agent = compile_agent(services, PostgresSaver(conn, serde=SERDE))
             config = {"configurable": {"thread_id": "killed"}}
             assert agent.get_state(config).next == ("retrieve",)
             agent.invoke(None, config, context=AgentContext())
             state = agent.get_state(config)
             history = list(agent.get_state_history(config))
-        finally:
-            resources.use_stack(previous)
     assert state.values["answer"].citations[0].doc_id == "sample-generic-002"
     assert [s.next for s in history].count(("route",)) == 1, "the steps before the crash ran once"

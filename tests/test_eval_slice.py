@@ -13,7 +13,7 @@ from langsmith import testing
 
 from evals.eval_corpus import ingest_datasets
 from evals.question_eval import evaluate_questions, load_questions, metric_means
-from graph import resources
+from graph.services import AgentServices
 from tests.conftest import fresh_database, make_stack, shared_dataset
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "evals" / "questions"
@@ -37,11 +37,8 @@ def records(request, sample_stack) -> dict[str, list[dict]]:
     answered = {}
     for name in SLICES:
         stack = sample_stack if name == "sample" else request.getfixturevalue(f"{name}_stack")
-        previous = resources.use_stack(stack)
-        try:
-            answered[name] = evaluate_questions(load_questions(QUESTIONS / f"{name}.jsonl"), name)
-        finally:
-            resources.use_stack(previous)
+        with AgentServices(stack) as services:
+            answered[name] = evaluate_questions(services, load_questions(QUESTIONS / f"{name}.jsonl"), name)
     return answered
 
 

@@ -20,15 +20,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import psycopg
 import pytest
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.types import Command
 from psycopg.conninfo import conninfo_to_dict
 
-from graph import resources
-from graph.builder import compile_graph
+from graph.builder import compile_agent
 from graph.checkpointing import CONNECTION_OPTIONS, SERDE
 from graph.context import AgentContext
-from graph.planners import chat_breaker
+from graph.services import AgentServices
 from retrievers.errors import BackendUnavailable
 from retrievers.ingest import Ingestor
 from retrievers.loaders import field_specs, sample
@@ -69,12 +69,10 @@ def faulty(postgres_url, minilm, tmp_path_factory):
         stack = make_stack(store_url, tmp_path_factory.mktemp("faults"), minilm)
         Ingestor(stack).ingest(sample.load(), field_specs=field_specs("sample"), progress=False)
         wrapped = replace(stack, keyword=Faulty(stack.keyword, "the keyword index"), vectors=Faulty(stack.vectors, "the vector index"))
-        previous = resources.use_stack(wrapped)
-        with psycopg.connect(checkpoint_url, **CONNECTION_OPTIONS) as conn:
+        with psycopg.connect(checkpoint_url, **CONNECTION_OPTIONS) as conn, AgentServices(wrapped) as services:
             saver = PostgresSaver(conn, serde=SERDE)
             saver.setup()
-            yield wrapped, compile_graph(saver), store_url
-        resources.use_stack(previous)
+            yield wrapped, compile_agent(services, saver), store_url
         stack.close()
         monkey.undo()
 
@@ -101,7 +99,7 @@ def test_one_search_engine_failing_answers_or_asks_and_says_which_source_failed(
     getattr(stack, engine).fault = fault
     state = agent.get_state(run(agent, VPN))
     tool = "search_text" if engine == "keyword" else "search_semantic"
-    assert {e.call.tool for e in state.values["evidence"] if e.envelope["status"] == status} == {tool}
+    assert {e.call.tool for e in state.values["evidence"] if e.envelope.status == status} == {tool}
     if state.interrupts:
         payload = state.interrupts[0].value
         assert f"{tool} failed" in payload["reason"] and any(o["choice"] == "retry" and tool in o["label"] for o in payload["options"])
@@ -180,17 +178,16 @@ def test_a_failing_chat_model_leaves_the_planning_to_the_rules_and_its_key_nowhe
     from langchain_openai import ChatOpenAI
 
     caplog.set_level(logging.INFO)
-    _, agent, _ = faulty
+    stack, _, _ = faulty
     server = ThreadingHTTPServer(("127.0.0.1", 0), ChatEndpoint)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     ChatEndpoint.mode, ChatEndpoint.calls = mode, 0
-    resources.use_chat_model(ChatOpenAI(model="any", api_key=API_KEY, base_url=f"http://127.0.0.1:{server.server_port}/v1", timeout=1, max_retries=0))
-    chat_breaker.reset()
+    model = ChatOpenAI(model="any", api_key=API_KEY, base_url=f"http://127.0.0.1:{server.server_port}/v1", timeout=1, max_retries=0)
     try:
-        state = agent.get_state(run(agent, "Which contracts have a notice period under 60 days?", AgentContext(planner="llm")))
+        with AgentServices(stack, chat_model=model) as services:
+            agent = compile_agent(services, InMemorySaver(serde=SERDE))
+            state = agent.get_state(run(agent, "Which contracts have a notice period under 60 days?", AgentContext(planner="llm")))
     finally:
-        resources.use_chat_model(None)
-        chat_breaker.reset()
         server.shutdown()
     assert {r["doc_id"] for r in state.values["answer"].rows} == {"sample-contract-006", "sample-contract-010"}
     assert ChatEndpoint.calls == 1, "after the first failure the breaker keeps the run off the endpoint"

@@ -16,8 +16,8 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from graph import resources
-from graph.builder import compile_graph
+from graph.builder import compile_agent
+from graph.services import AgentServices
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
 from retrievers.ingest import Ingestor
@@ -67,14 +67,12 @@ def tenants(postgres_url, minilm, tmp_path_factory):
                                                              "title": "VPN and notice", "body": "Connect to the VPN from home. Thirty days notice."},
                                                 "annotations": [{"row": {"governing_law": ["Delaware"], "notice_period_days": [30]}}]})
         ingestor.ingest([secret], field_specs=specs, progress=False)
-        previous = resources.use_stack(stack)
         yield stack, ingestor
-        resources.use_stack(previous)
         stack.close()
 
 
-def ask(question: str, context: AgentContext, resume: dict | None = None) -> dict:
-    agent = compile_graph(InMemorySaver(serde=SERDE))
+def ask(stack, question: str, context: AgentContext, resume: dict | None = None, chat_model=None) -> dict:
+    agent = compile_agent(AgentServices(stack, chat_model=chat_model), InMemorySaver(serde=SERDE))
     config = {"configurable": {"thread_id": uuid.uuid4().hex}}
     agent.invoke({"question": question}, config, context=context)
     if resume is not None:
@@ -104,21 +102,21 @@ ROUTES = [
 @pytest.mark.parametrize("question, labelled", ROUTES)
 def test_every_route_in_tenant_a_answers_from_tenant_a_alone(tenants, question, labelled):
     stack, _ = tenants
-    values = ask(question, AgentContext(scope=A))
+    values = ask(stack, question, AgentContext(scope=A))
     assert labelled(values), values["answer"].text
-    hits = [h for e in values["evidence"] for h in e.envelope["hits"]]
-    assert "tenant-b-secret" not in {h.get("doc_id") for h in hits} | {c.doc_id for c in values["answer"].citations}
-    assert _chunk_scopes(stack, {h["chunk_id"] for h in hits if h.get("chunk_id")}) <= {A}
+    returned = {doc_id for e in values["evidence"] for doc_id in e.envelope.doc_ids()}
+    assert "tenant-b-secret" not in returned | {c.doc_id for c in values["answer"].citations}
+    assert _chunk_scopes(stack, {h.chunk_id for e in values["evidence"] for h in e.envelope.passages()}) <= {A}
     assert _chunk_scopes(stack, {c.chunk_id for c in values["answer"].citations if c.chunk_id}) <= {A}
 
 
 def test_tenant_b_sees_its_own_labels_through_the_same_questions(tenants):
-    values = ask("Which contracts have a notice period under 60 days?", AgentContext(scope=B))
+    values = ask(tenants[0], "Which contracts have a notice period under 60 days?", AgentContext(scope=B))
     assert {r["doc_id"] for r in values["answer"].rows} == {s for s in A_LABELS if s.startswith("sample-contract")} | {"tenant-b-secret"}
 
 
 def test_an_exported_overload_holds_only_the_tenants_rows(tenants):
-    values = ask("Which contracts have a notice period of at least 30 days?", AgentContext(scope=A, max_hits=3), resume={"choice": "export"})
+    values = ask(tenants[0], "Which contracts have a notice period of at least 30 days?", AgentContext(scope=A, max_hits=3), resume={"choice": "export"})
     with open(values["answer"].export_path, newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert {r["doc_id"] for r in rows} <= {d for d in A_LABELS if d.startswith("sample-contract")}
@@ -130,14 +128,15 @@ def test_an_exported_overload_holds_only_the_tenants_rows(tenants):
 def injected(tenants):
     """Every route's run before the injected documents exist, then the documents ingested into tenant A."""
     stack, ingestor = tenants
-    before = {question: ask(question, AgentContext(scope=A)) for question, _ in ROUTES}
+    before = {question: ask(stack, question, AgentContext(scope=A)) for question, _ in ROUTES}
     ingestor.ingest(_injected(A), progress=False)
-    return before
+    return stack, before
 
 
 @pytest.mark.parametrize("question, labelled", ROUTES)
 def test_instructions_inside_documents_change_no_tool_argument_and_no_answer(injected, question, labelled):
-    before, after = injected[question], ask(question, AgentContext(scope=A))
+    stack, runs = injected
+    before, after = runs[question], ask(stack, question, AgentContext(scope=A))
     planned = [(e.call.tool, e.call.arguments) for e in after["evidence"] if e.route != "long_text"]
     assert planned == [(e.call.tool, e.call.arguments) for e in before["evidence"] if e.route != "long_text"]
     assert all("scope" not in e.call.arguments for e in after["evidence"]) and labelled(after)
@@ -156,12 +155,8 @@ def test_a_model_planner_that_obeys_an_injection_still_cannot_leave_its_scope(te
         {"tool": "get_document", "arguments": {"doc_id": "tenant-b-secret"}}]}
     model = ScriptedModel(messages=iter([structured("Decomposition", decomposition), structured("Plan", obeying), structured("Plan", obeying),
                                          structured("Decision", {"action": "enough", "reason": "done"})]))
-    resources.use_chat_model(model)
-    try:
-        values = ask(decomposition["question"], AgentContext(scope=A, planner="llm"))
-    finally:
-        resources.use_chat_model(None)
-    returned = {h.get("doc_id") for e in values["evidence"] for h in e.envelope["hits"]}
+    values = ask(tenants[0], decomposition["question"], AgentContext(scope=A, planner="llm"), chat_model=model)
+    returned = {doc_id for e in values["evidence"] for doc_id in e.envelope.doc_ids()}
     assert "tenant-b-secret" not in returned and "tenant-b-secret" not in {c.doc_id for c in values["answer"].citations}
     delaware = {d for d, s in A_LABELS.items() for a in s.annotations if "Delaware" in (a.row.get("governing_law") or [])}
     assert {c.doc_id for c in values["answer"].citations} == delaware

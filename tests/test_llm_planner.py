@@ -10,10 +10,10 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graph import resources
-from graph.builder import compile_graph
+from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
+from graph.services import AgentServices
 from retrievers.loaders import sample
 
 _ids = count()
@@ -38,26 +38,23 @@ ENOUGH = {"action": "enough", "reason": "three Delaware contracts found"}
 
 
 @pytest.fixture(scope="module")
-def stack(installed_sample_stack):
-    return installed_sample_stack
+def stack(sample_stack):
+    return sample_stack
 
 
-def run(script: list[AIMessage], question: str = DELAWARE["question"]):
-    resources.use_chat_model(ScriptedModel(messages=iter(script)))
-    try:
-        agent = compile_graph(InMemorySaver(serde=SERDE))
+def run(stack, script: list[AIMessage], question: str = DELAWARE["question"]):
+    with AgentServices(stack, chat_model=ScriptedModel(messages=iter(script))) as services:
+        agent = compile_agent(services, InMemorySaver(serde=SERDE))
         config = {"configurable": {"thread_id": uuid.uuid4().hex}}
         agent.invoke({"question": question}, config, context=AgentContext(planner="llm"))
         return agent.get_state(config).values
-    finally:
-        resources.use_chat_model(None)
 
 
 DELAWARE_CONTRACTS = {s.document.doc_id for s in sample.load() for a in s.annotations if "Delaware" in (a.row.get("governing_law") or [])}
 
 
 def test_valid_structured_outputs_drive_the_planned_calls(stack):
-    state = run([structured("Decomposition", DELAWARE), structured("Plan", PLAN), structured("Decision", ENOUGH)])
+    state = run(stack, [structured("Decomposition", DELAWARE), structured("Plan", PLAN), structured("Decision", ENOUGH)])
     assert [e.call.model_dump() for e in state["evidence"]] == [{**PLAN["calls"][0], "purpose": ""}]
     assert state["decisions"][-1].reason == "three Delaware contracts found"
     assert {r["doc_id"] for r in state["answer"].rows} == DELAWARE_CONTRACTS
@@ -66,22 +63,22 @@ def test_valid_structured_outputs_drive_the_planned_calls(stack):
 def test_invalid_outputs_are_retried_once_then_the_rules_take_the_mode(stack):
     garbage = AIMessage(content="I think Delaware?")
     unknown_field = structured("Decomposition", {**DELAWARE, "constraints": [{"bucket": "contracts", "field": "jurisdiction_of_mars", "op": "=", "value": "x"}]})
-    state = run([garbage, unknown_field, garbage, garbage, garbage, garbage])
+    state = run(stack, [garbage, unknown_field, garbage, garbage, garbage, garbage])
     assert [(c.field, c.value) for c in state["decomposition"].constraints] == [("governing_law", "Delaware")], "the rule decomposer took over"
     assert {r["doc_id"] for r in state["answer"].rows} == DELAWARE_CONTRACTS
 
 
 def test_a_second_attempt_with_the_error_is_used_when_valid(stack):
     unknown_bucket = structured("Decomposition", {**DELAWARE, "buckets": ["recipes"]})
-    state = run([unknown_bucket, structured("Decomposition", DELAWARE), structured("Plan", PLAN), structured("Decision", ENOUGH)])
+    state = run(stack, [unknown_bucket, structured("Decomposition", DELAWARE), structured("Plan", PLAN), structured("Decision", ENOUGH)])
     assert state["decomposition"].buckets == ["contracts"] and state["decisions"][-1].reason == "three Delaware contracts found"
 
 
 def test_a_call_rejected_as_invalid_request_is_recovered(stack):
     bad_plan = {**PLAN, "calls": [{"tool": "annotations_search", "arguments": {"bucket": "contracts", "predicates": {"colour": {"op": "=", "value": "red"}}}}]}
-    state = run([structured("Decomposition", DELAWARE), structured("Plan", bad_plan), structured("Decision", ENOUGH)])
-    statuses = [e.envelope["status"] for e in state["evidence"]]
-    assert statuses[0] == "invalid_request" and "unknown field 'colour'" in state["evidence"][0].envelope["hint"]
+    state = run(stack, [structured("Decomposition", DELAWARE), structured("Plan", bad_plan), structured("Decision", ENOUGH)])
+    statuses = [e.envelope.status for e in state["evidence"]]
+    assert statuses[0] == "invalid_request" and "unknown field 'colour'" in state["evidence"][0].envelope.hint
     assert "recovering from rejected calls" in state["decisions"][1].reason and statuses[-1] == "ok"
     assert {r["doc_id"] for r in state["answer"].rows} == DELAWARE_CONTRACTS
 
@@ -90,6 +87,8 @@ def test_planner_llm_without_a_model_is_a_clear_error(stack, monkeypatch):
     from retrievers.errors import InvalidInput
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    with pytest.raises(InvalidInput, match="needs a chat model: set OPENAI_API_KEY"):
-        resources.planner(AgentContext(planner="llm"))
-    assert type(resources.planner(AgentContext(planner="auto"))).__name__ == "RulePlanner"
+    with AgentServices.from_env() as services:
+        with pytest.raises(InvalidInput, match="needs a chat model: set OPENAI_API_KEY"):
+            services.planner(AgentContext(planner="llm"))
+    with AgentServices(stack) as services:
+        assert type(services.planner(AgentContext(planner="auto"))).__name__ == "RulePlanner"

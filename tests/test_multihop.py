@@ -12,8 +12,8 @@ import uuid
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graph import resources
-from graph.builder import compile_graph
+from graph.builder import compile_agent
+from graph.services import AgentServices
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
 from retrievers.ingest import Ingestor
@@ -43,11 +43,10 @@ def agent(postgres_url, minilm, tmp_path_factory):
     with fresh_database(postgres_url) as url:
         stack = make_stack(url, tmp_path_factory.mktemp("pages"), minilm)
         Ingestor(stack).ingest(pages, progress=False)
-        previous = resources.use_stack(stack)
         try:
-            yield compile_graph(InMemorySaver(serde=SERDE))
+            with AgentServices(stack) as services:
+                yield compile_agent(services, InMemorySaver(serde=SERDE))
         finally:
-            resources.use_stack(previous)
             stack.close()
 
 
@@ -58,7 +57,7 @@ def _run(agent, question: str, context: AgentContext = SMALL_TOP_K) -> dict:
 
 
 def _titles(values: dict) -> set[str]:
-    return {h["metadata"]["title"] for e in values["evidence"] for h in e.envelope["hits"]}
+    return {h.metadata.title for e in values["evidence"] for h in e.envelope.passages()}
 
 
 def test_a_comparison_is_searched_for_each_side(agent):
@@ -73,7 +72,7 @@ def test_a_comparison_is_searched_for_each_side(agent):
 def test_a_page_the_question_names_leads_to_a_follow_up_recorded_as_a_decision(agent):
     values = _run(agent, "The author of The Thing of It Is... is what nationality?")
     first_round = values["evidence"][:2]
-    assert "William Goldman" not in {h["metadata"]["title"] for e in first_round for h in e.envelope["hits"]}
+    assert "William Goldman" not in {h.metadata.title for e in first_round for h in e.envelope.passages()}
     follow_up = values["decisions"][1]
     assert follow_up.action == "more" and "'William Goldman' (on the page of 'The Thing of It Is...')" in follow_up.reason
     assert follow_up.next_calls[0].arguments["query"] == "William Goldman"

@@ -6,6 +6,8 @@ they select exactly the documents the sample corpus's own annotations say.
 
 from __future__ import annotations
 
+from contextlib import closing
+
 import pytest
 
 from graph.planners.phrases import date_ranges, parse_number, proper_names, quantities
@@ -21,8 +23,8 @@ def stack(sample_stack):
 
 
 @pytest.fixture(scope="module")
-def decomposer(stack):
-    return RuleDecomposer(stack, "default")
+def decomposer(sample_services):
+    return RuleDecomposer(sample_services.catalog("default"))
 
 
 def _rows(bucket: str, keep) -> set[str]:
@@ -32,7 +34,8 @@ def _rows(bucket: str, keep) -> set[str]:
 
 def _selected(stack, decomposition) -> set[str]:
     bucket = decomposition.buckets[0]
-    result = call_tool("annotations_search", {"bucket": bucket, "predicates": decomposition.predicates(bucket), "top_k": 50}, ToolContext(stack))
+    with closing(ToolContext(stack)) as context:
+        result = call_tool("annotations_search", {"bucket": bucket, "predicates": decomposition.predicates(bucket), "top_k": 50}, context)
     return {h["doc_id"] for h in result["hits"]}
 
 

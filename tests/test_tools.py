@@ -359,13 +359,13 @@ def test_rate_limit_answers_with_when_to_retry(context):
 def test_a_rate_limited_backend_becomes_a_rate_limited_envelope(context):
     from retrievers.errors import RateLimited
     from tools.arguments import DocumentMetadataArgs
-    from tools.runner import run_tool
+    from tools.guard import run_tool
 
     def throttled(args, ctx):
         raise RateLimited("embeddings endpoint http://x is rate limiting requests", 7.0)
 
     result = run_tool("get_document_metadata", DocumentMetadataArgs, throttled, {"doc_id": "x"}, context)
-    assert result["status"] == "rate_limited" and result["retry_after_s"] == 7.0 and "retry after 7 s" in result["hint"]
+    assert result.status == "rate_limited" and result.retry_after_s == 7.0 and "retry after 7 s" in result.hint
 
 
 def test_an_unreachable_postgres_is_unavailable_not_a_crash(context, database_url):

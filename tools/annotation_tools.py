@@ -9,8 +9,8 @@ from tools.arguments import (
     to_predicates,
 )
 from tools.context import ToolContext
-from tools.envelope import Envelope
-from tools.runner import require_bucket
+from tools.envelope import AggregateGroup, AggregateTotal, AnnotationHit, Envelope, RowMetadata
+from tools.guard import require_bucket
 
 _POSTGRES = "Postgres (annotations)"
 
@@ -27,7 +27,7 @@ def annotations_search(args: AnnotationsSearchArgs, context: ToolContext) -> Env
             "check the field's example values, or search the text",
         )
     hits = [
-        {"doc_id": r["doc_id"], "annotation_id": r["annotation_id"], "row": r["row"], "metadata": {"title": r["title"], "kind": r["kind"]}}
+        AnnotationHit(doc_id=r["doc_id"], annotation_id=r["annotation_id"], row=r["row"], metadata=RowMetadata(title=r["title"], kind=r["kind"]))
         for r in rows
     ]
     return Envelope(status="ok", hits=hits, total_hits=rows[0]["total_rows"])
@@ -38,6 +38,7 @@ def annotations_aggregate(args: AnnotationsAggregateArgs, context: ToolContext) 
     groups, total = context.engine(
         _POSTGRES, context.stack.store.aggregate, context.scope, args.bucket, to_predicates(args.predicates), args.aggregate, args.group_by
     )
-    if total["documents"] == 0:
+    total = AggregateTotal.model_validate(total)
+    if total.documents == 0:
         return Envelope(status="no_results", total=total, hint=f"no document in {args.bucket!r} matches the predicates; loosen them")
-    return Envelope(status="ok", hits=groups, total_hits=len(groups), total=total)
+    return Envelope(status="ok", hits=[AggregateGroup.model_validate(g) for g in groups], total_hits=len(groups), total=total)

@@ -1,14 +1,105 @@
-"""The one result every tool returns, success or failure: the agent reads a status, never a traceback."""
+"""The one result every tool returns, success or failure: the agent reads a status, never a traceback.
+
+Hits are typed: a passage of a search, an annotation row, a group of an aggregate, a document's metadata or its
+text. The graph and the evals read them by attribute, so a renamed key fails where it is renamed, not silently
+where it is read; the JSON a model sees is the models' dump, the same keys as before they were typed.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 Status = Literal["ok", "no_results", "low_confidence", "timeout", "unavailable", "invalid_request", "rate_limited"]
 SOURCE_FAILED: tuple[Status, ...] = ("unavailable", "timeout", "rate_limited")
 """Statuses that say a source failed, not that it found nothing: an answer names them."""
+
+
+class HitModel(BaseModel):
+    """Exact keys, so that a stored envelope's hits are read back as the kind they were written as."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class PassageMetadata(HitModel):
+    title: str | None = None
+    bucket: str
+    author: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    created_at: str | None = None
+    chars: tuple[int, int] = Field(description="Offsets of the chunk in the document's body")
+
+
+class PassageHit(HitModel):
+    """A chunk found by a search: search_text, search_semantic, fused_search."""
+
+    doc_id: str
+    chunk_id: str
+    score: float
+    snippet: str
+    metadata: PassageMetadata
+
+
+class RowMetadata(HitModel):
+    title: str | None = None
+    kind: str
+
+
+class AnnotationHit(HitModel):
+    """An annotation row satisfying every predicate: annotations_search."""
+
+    doc_id: str
+    annotation_id: str
+    row: dict[str, Any]
+    metadata: RowMetadata
+
+
+class AggregateGroup(HitModel):
+    """One group of annotations_aggregate: the group's field values, its documents and the aggregate's value."""
+
+    group: dict[str, Any]
+    documents: int
+    value: Any = None
+
+
+class AggregateTotal(HitModel):
+    """The aggregate over every matching row (not the sum of the groups: a document can fall in several)."""
+
+    documents: int
+    value: Any = None
+
+
+class DocumentMetadata(HitModel):
+    title: str | None = None
+    bucket: str
+    author: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    created_at: str | None = None
+    source: str | None = None
+    version: int
+    chars: int
+
+
+class DocumentInfoHit(HitModel):
+    """get_document_metadata."""
+
+    doc_id: str
+    summary: str | None = None
+    annotation_ids: list[str]
+    metadata: DocumentMetadata
+
+
+class DocumentTextHit(HitModel):
+    """get_document: the body without markup, cut at max_chars."""
+
+    doc_id: str
+    text: str
+    truncated: bool
+    metadata: DocumentMetadata
+
+
+Hit = PassageHit | AnnotationHit | AggregateGroup | DocumentInfoHit | DocumentTextHit
 
 
 class Envelope(BaseModel):
@@ -17,12 +108,41 @@ class Envelope(BaseModel):
     the aggregate over all matching rows, beside the groups in `hits`."""
 
     status: Status
-    hits: list[dict[str, Any]] = Field(default_factory=list)
+    hits: list[Hit] = Field(default_factory=list)
     total_hits: int = 0
     hint: str | None = None
     retry_after_s: float | None = None
     took_ms: float = 0.0
-    total: dict[str, Any] | None = None
+    total: AggregateTotal | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.status in SOURCE_FAILED
+
+    def passages(self) -> list[PassageHit]:
+        return [h for h in self.hits if isinstance(h, PassageHit)]
+
+    def rows(self) -> list[AnnotationHit]:
+        return [h for h in self.hits if isinstance(h, AnnotationHit)]
+
+    def groups(self) -> list[AggregateGroup]:
+        return [h for h in self.hits if isinstance(h, AggregateGroup)]
+
+    def doc_ids(self) -> list[str]:
+        """The documents of the hits, in their order, once each."""
+        return list(dict.fromkeys(h.doc_id for h in self.hits if not isinstance(h, AggregateGroup)))
+
+    def citable(self) -> set[tuple[str, str | None, str | None]]:
+        """(doc_id, annotation_id, chunk_id) of every hit an answer may cite."""
+        keys = set()
+        for h in self.hits:
+            if isinstance(h, PassageHit):
+                keys.add((h.doc_id, None, h.chunk_id))
+            elif isinstance(h, AnnotationHit):
+                keys.add((h.doc_id, h.annotation_id, None))
+            elif not isinstance(h, AggregateGroup):
+                keys.add((h.doc_id, None, None))
+        return keys
 
 
 def failure(status: Status, hint: str, retry_after_s: float | None = None) -> Envelope:

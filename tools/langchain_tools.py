@@ -14,26 +14,20 @@ from typing import Any, Literal
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, Field, ValidationError, create_model
 
+from tools.catalog import Catalog
 from tools.context import ToolContext
 from tools.envelope import failure
 from tools.registry import TOOLS, Tool, call_tool, descriptions
-from tools.runner import validation_reason
+from tools.guard import validation_reason
 
 MAX_FIELD_EXAMPLES = 6
 
 
-def buckets_in_index(context: ToolContext) -> dict[str, str]:
-    """Buckets holding documents in the caller's scope, with their descriptions (all buckets if none does yet)."""
-    known = context.buckets()
-    used = context.stack.store.bucket_document_counts(context.scope)
-    return {name: description for name, description in known.items() if name in used} or known
-
-
-def fields_text(context: ToolContext, buckets: list[str]) -> str:
+def fields_text(catalog: Catalog, buckets: list[str]) -> str:
     """One line per annotation field of each bucket: name, type, kind of row, range or examples, description."""
     lines = []
     for bucket in buckets:
-        fields = context.stack.store.field_catalog(context.scope, bucket)
+        fields = catalog.fields(bucket)
         if not fields:
             continue
         lines.append(f"{bucket}:")
@@ -81,8 +75,9 @@ def _invalid(name: str):
 
 def build_tools(context: ToolContext) -> list[StructuredTool]:
     """Every tool, described for the buckets and fields of `context`'s scope as they are now."""
-    buckets = buckets_in_index(context)
-    fields = fields_text(context, list(buckets))
+    catalog = Catalog(context)
+    buckets = {name: info.description for name, info in catalog.buckets.items()}
+    fields = fields_text(catalog, list(buckets))
     built = []
     for tool in TOOLS.values():
         def run(_name: str = tool.name, **arguments: Any) -> tuple[str, dict[str, Any]]:

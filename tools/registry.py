@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from pydantic import BaseModel
 
+import prompts
 from tools.annotation_tools import annotations_aggregate, annotations_search
 from tools.arguments import (
     AnnotationsAggregateArgs,
@@ -22,11 +20,9 @@ from tools.arguments import (
 )
 from tools.context import ToolContext
 from tools.document_tools import get_document, get_document_metadata
-from tools.envelope import Envelope
-from tools.runner import run_tool
+from tools.envelope import Envelope, failure
+from tools.guard import run_tool
 from tools.search_tools import fused_search, search_semantic, search_text
-
-PROMPTS = Path(__file__).resolve().parents[1] / "prompts" / "tools.toml"
 
 
 @dataclass(frozen=True)
@@ -52,15 +48,18 @@ TOOLS: dict[str, Tool] = {
 }
 
 
-@cache
 def descriptions() -> dict[str, dict[str, str]]:
-    with PROMPTS.open("rb") as handle:
-        return tomllib.load(handle)
+    return prompts.load("tools")
 
 
-def call_tool(name: str, arguments: Mapping[str, Any], context: ToolContext) -> dict[str, Any]:
+def run_named(name: str, arguments: Mapping[str, Any], context: ToolContext) -> Envelope:
     """Run a tool by name; an unknown name is an `invalid_request` like any other bad argument."""
     tool = TOOLS.get(name)
     if tool is None:
-        return Envelope(status="invalid_request", hint=f"no tool {name!r}; tools: {', '.join(TOOLS)}").model_dump()
+        return failure("invalid_request", f"no tool {name!r}; tools: {', '.join(TOOLS)}")
     return run_tool(name, tool.arguments, tool.implementation, arguments, context)
+
+
+def call_tool(name: str, arguments: Mapping[str, Any], context: ToolContext) -> dict[str, Any]:
+    """`run_named`, as the JSON a model reads."""
+    return run_named(name, arguments, context).model_dump(mode="json")

@@ -7,7 +7,7 @@ predicates exclude and `top_k` is filled from matching documents only.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 from retrievers.annotation_filters import shown
 from retrievers.errors import InvalidInput
@@ -22,8 +22,8 @@ from tools.arguments import (
 )
 from tools.confidence import low_confidence_threshold
 from tools.context import ToolContext
-from tools.envelope import Envelope
-from tools.runner import require_bucket
+from tools.envelope import Envelope, PassageHit, PassageMetadata
+from tools.guard import require_bucket
 from tools.snippets import snippet
 
 
@@ -59,18 +59,17 @@ def resolve_filters(args: SearchArgs, context: ToolContext) -> SearchFilter | No
     )
 
 
-def _hit(hit: SearchHit, query: str, context_chars: int) -> dict[str, Any]:
-    return {
-        "doc_id": hit.doc_id,
-        "chunk_id": hit.chunk_id,
-        "score": round(hit.score, 4),
-        "snippet": snippet(hit.text, query, context_chars),
-        "metadata": {
-            "title": hit.title, "bucket": hit.bucket, "author": hit.author, "tags": hit.tags,
-            "created_at": hit.created_at.date().isoformat() if hit.created_at else None,
-            "chars": [hit.start, hit.end],
-        },
-    }
+def _hit(hit: SearchHit, query: str, context_chars: int) -> PassageHit:
+    return PassageHit(
+        doc_id=hit.doc_id,
+        chunk_id=hit.chunk_id,
+        score=round(hit.score, 4),
+        snippet=snippet(hit.text, query, context_chars),
+        metadata=PassageMetadata(
+            title=hit.title, bucket=hit.bucket, author=hit.author, tags=hit.tags,
+            created_at=hit.created_at.date().isoformat() if hit.created_at else None, chars=(hit.start, hit.end),
+        ),
+    )
 
 
 def _no_results(args: SearchArgs, tool: str) -> Envelope:

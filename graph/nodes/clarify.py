@@ -13,13 +13,12 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 from pydantic import ValidationError
 
-from graph import resources
 from graph.context import AgentContext
 from graph.decomposition import Constraint
 from graph.export import export_csv
 from graph.schemas import Answer, ClarifyOption, ClarifyReply
-from graph.state import AgentState
-from tools.envelope import SOURCE_FAILED
+from graph.services import AgentServices
+from graph.state import AgentState, budget
 
 NARROW_SUGGESTIONS = 3
 
@@ -51,23 +50,22 @@ def clarification_payload(state: AgentState, budget_left: int, categorical: set[
         options.append(ClarifyOption(choice="export", label="export the full result as CSV"))
     elif budget_left > 0:
         options.append(ClarifyOption(choice="broaden", label="search the text without the field constraints" if d.constraints else "search every bucket"))
-    failed = sorted({e.call.tool for e in state.get("evidence", []) if e.envelope["status"] in SOURCE_FAILED})
+    failed = sorted({e.call.tool for e in state.get("evidence", []) if e.envelope.failed})
     if failed:
         options.append(ClarifyOption(choice="retry", label=f"try again from the start ({', '.join(failed)} failed)"))
     options.append(ClarifyOption(choice="stop", label="stop here"))
-    attempts = [{"route": e.route, "tool": e.call.tool, "bucket": e.call.arguments.get("bucket"), "status": e.envelope["status"],
-                 "total_hits": e.envelope["total_hits"]} for e in state.get("evidence", [])]
+    attempts = [{"route": e.route, "tool": e.call.tool, "bucket": e.call.arguments.get("bucket"), "status": e.envelope.status,
+                 "total_hits": e.envelope.total_hits} for e in state.get("evidence", [])]
     return {"kind": decision.clarify_kind, "question": state["question"], "reason": decision.reason, "attempts": attempts,
             "options": [o.model_dump(exclude_none=True) for o in options]}
 
 
-def clarify(state: AgentState, runtime: Runtime[AgentContext]) -> Command:
+def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> Command:
     d = state["decomposition"]
-    planner = resources.planner(runtime.context)
-    catalog = planner.decomposer.buckets[d.buckets[0]].fields
-    fields = {f.name for f in catalog}
-    budget_left = runtime.context.tool_call_cap - state.get("tool_calls", 0)
-    payload = clarification_payload(state, budget_left, {f.name for f in catalog if f.values is not None})
+    catalog = services.catalog(runtime.context.scope)
+    fields = {f.name for f in catalog.fields(d.buckets[0])}
+    budget_left = budget(state, runtime.context).left
+    payload = clarification_payload(state, budget_left, {f.name for f in catalog.categorical(d.buckets[0])})
     allowed = {o["choice"] for o in payload["options"]} | ({"narrow"} if payload["kind"] == "overload" and budget_left > 0 else set())
     problem = None
     while True:
@@ -87,12 +85,11 @@ def clarify(state: AgentState, runtime: Runtime[AgentContext]) -> Command:
         added = Constraint(bucket=d.buckets[0], field=reply.field, op=reply.op or "=", value=reply.value, source_text="(from the clarification)")
         return Command(goto="plan", update={"clarification": reply, "decomposition": d.model_copy(update={"constraints": [*d.constraints, added]})})
     if reply.choice == "broaden":
-        broader = d.model_copy(update={"constraints": [], "buckets": d.buckets if d.constraints else list(planner.decomposer.buckets)})
-        route = planner.route(broader, runtime.context, tried=[])
+        broader = d.model_copy(update={"constraints": [], "buckets": d.buckets if d.constraints else list(catalog.buckets)})
+        route = services.planner(runtime.context).route(broader, tried=[])
         return Command(goto="plan", update={"clarification": reply, "decomposition": broader, "route": route})
     if reply.choice == "export":
-        stack = resources.stack()
-        path, count = export_csv(stack, runtime.context.scope, d, stack.settings.home / "exports")
+        path, count = export_csv(services.tools.context(runtime.context.scope), d, services.stack.settings.home / "exports")
         answer = Answer(format="export", text=f"Exported all {count} matching rows to {path}.", export_path=str(path), value=count)
         return Command(goto="compose", update={"clarification": reply, "answer": answer})
     return Command(goto="compose", update={"clarification": reply, "answer": Answer(format="stopped", text="Stopped at your request; nothing more was searched.")})

@@ -11,9 +11,8 @@ from langgraph.runtime import Runtime
 
 from graph.context import AgentContext
 from graph.schemas import Answer, Citation, Evidence, GradedHit
-from graph.state import AgentState
+from graph.state import AgentState, current_evidence
 from retrievers.fusion import reciprocal_rank_fusion
-from tools.envelope import SOURCE_FAILED
 
 PROSE_PASSAGES = 5
 
@@ -23,22 +22,22 @@ def _cell(value) -> str:
 
 
 def _failures(evidence: list[Evidence]) -> str:
-    failed = sorted({f"{e.call.tool} ({e.envelope['status']}: {e.envelope.get('hint') or ''})" for e in evidence if e.envelope["status"] in SOURCE_FAILED})
+    failed = sorted({f"{e.call.tool} ({e.envelope.status}: {e.envelope.hint or ''})" for e in evidence if e.envelope.failed})
     return ("\n\nNot every source answered: " + "; ".join(failed)) if failed else ""
 
 
 def _figure(state: AgentState, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
     d = state["decomposition"]
-    aggregate = next(e for e in evidence if e.call.tool == "annotations_aggregate" and e.envelope.get("total"))
-    total, groups = aggregate.envelope["total"], aggregate.envelope["hits"]
+    aggregate = next(e for e in evidence if e.call.tool == "annotations_aggregate" and e.envelope.total)
+    total, groups = aggregate.envelope.total, aggregate.envelope.groups()
     where = " and ".join(f"{c.field} {c.op} {_cell(c.value)}" for c in d.constraints) or "no constraint"
     function = aggregate.call.arguments["aggregate"]
-    lines = [f"**{_cell(total['value'])}**: {function} over {total['documents']} documents of bucket {aggregate.call.arguments['bucket']} where {where}."]
+    lines = [f"**{_cell(total.value)}**: {function} over {total.documents} documents of bucket {aggregate.call.arguments['bucket']} where {where}."]
     if groups:
-        keys = list(groups[0]["group"])
+        keys = list(groups[0].group)
         lines += ["", f"| {' | '.join(keys)} | documents | value |", "|" + "---|" * (len(keys) + 2)]
-        lines += [f"| {' | '.join(_cell(g['group'][k]) for k in keys)} | {g['documents']} | {_cell(g['value'])} |" for g in groups]
-    value = total["value"] if isinstance(total["value"], (int, float)) else None
+        lines += [f"| {' | '.join(_cell(g.group[k]) for k in keys)} | {g.documents} | {_cell(g.value)} |" for g in groups]
+    value = total.value if isinstance(total.value, (int, float)) else None
     citations = [Citation(doc_id=g.doc_id, annotation_id=g.annotation_id) for g in relevant if g.annotation_id]
     return Answer(format="figure", text="\n".join(lines), value=value, citations=citations)
 
@@ -46,7 +45,7 @@ def _figure(state: AgentState, evidence: list[Evidence], relevant: list[GradedHi
 def _table(state: AgentState, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
     d = state["decomposition"]
     columns = list(dict.fromkeys([*(c.field for c in d.constraints), *d.show_fields]))
-    total = sum(e.envelope.get("total_hits", 0) for e in evidence if e.call.tool == "annotations_search")
+    total = sum(e.envelope.total_hits for e in evidence if e.call.tool == "annotations_search")
     rows = [{"doc_id": g.doc_id, "annotation_id": g.annotation_id, **{c: (g.row or {}).get(c) for c in columns}} for g in relevant if g.annotation_id]
     lines = [f"{total} matching row(s)" + (f", showing {len(rows)}" if len(rows) < total else "") + ":", "",
              "| doc_id | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
@@ -58,7 +57,7 @@ def _table(state: AgentState, evidence: list[Evidence], relevant: list[GradedHit
 def _prose(evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
     """The best relevant passages, ordered by reciprocal-rank fusion of the searches that found them (BM25 and
     cosine scores are not comparable), one passage per document."""
-    fused = dict(reciprocal_rank_fusion([[h["chunk_id"] for h in e.envelope["hits"] if "chunk_id" in h] for e in evidence]))
+    fused = dict(reciprocal_rank_fusion([[h.chunk_id for h in e.envelope.passages()] for e in evidence]))
     passages, seen = [], set()
     for g in sorted((g for g in relevant if g.chunk_id), key=lambda g: -fused.get(g.chunk_id, 0.0)):
         if g.doc_id not in seen:
@@ -75,10 +74,10 @@ def _prose(evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
 def compose(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
     if state.get("answer"):
         return {}
-    evidence = [e for e in state.get("evidence", []) if e.attempt == state.get("attempt")]
+    evidence = current_evidence(state)
     relevant = [g for g in state.get("graded", []) if g.relevant]
     d = state["decomposition"]
-    if any(e.call.tool == "annotations_aggregate" and e.envelope.get("total") for e in evidence):
+    if any(e.call.tool == "annotations_aggregate" and e.envelope.total for e in evidence):
         answer = _figure(state, evidence, relevant)
     elif any(g.annotation_id for g in relevant) and d.intent in ("list", "count", "sum", "lookup"):
         answer = _table(state, evidence, relevant)

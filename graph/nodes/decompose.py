@@ -8,8 +8,8 @@ keeps its history in the checkpoints, not in the new run's evidence and decision
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
-from graph import resources
 from graph.context import AgentContext
+from graph.services import AgentServices
 from graph.state import AgentState
 from retrievers.errors import InvalidInput
 
@@ -25,9 +25,9 @@ def checked_question(question: object) -> str:
     return question.strip()
 
 
-def decompose(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+def decompose(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> dict:
     return {
-        "decomposition": resources.planner(runtime.context).decompose(checked_question(state.get("question"))),
+        "decomposition": services.planner(runtime.context).decompose(checked_question(state.get("question"))),
         "evidence": Overwrite([]), "decisions": Overwrite([]), "graded": [], "pending": [],
         "tool_calls": 0, "attempt": 0, "route": None, "plan": None, "answer": None, "clarification": None,
     }

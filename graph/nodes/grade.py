@@ -2,11 +2,10 @@
 
 from langgraph.runtime import Runtime
 
-from graph import resources
 from graph.context import AgentContext
-from graph.state import AgentState
+from graph.services import AgentServices
+from graph.state import AgentState, current_evidence
 
 
-def grade(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
-    current = [e for e in state.get("evidence", []) if e.attempt == state["attempt"]]
-    return {"graded": resources.planner(runtime.context).grade(state["decomposition"], current)}
+def grade(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> dict:
+    return {"graded": services.planner(runtime.context).grade(state["decomposition"], current_evidence(state))}

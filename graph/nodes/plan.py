@@ -1,12 +1,14 @@
-"""plan: the tool calls of the chosen route, under the run's tool-call cap."""
+"""plan: the tool calls of the chosen route, under the run's tool-call budget."""
 
 from langgraph.runtime import Runtime
 
-from graph import resources
 from graph.context import AgentContext
+from graph.planners.base import Budget
+from graph.services import AgentServices
 from graph.state import AgentState
 
 
-def plan(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
-    chosen = resources.planner(runtime.context).plan(state["decomposition"], state["route"], runtime.context)
+def plan(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> dict:
+    before_any_plan = Budget.of(runtime.context.tool_call_cap, state.get("tool_calls", 0))
+    chosen = services.planner(runtime.context).plan(state["decomposition"], state["route"], before_any_plan)
     return {"plan": chosen, "attempt": state.get("attempt", 0) + 1, "graded": []}

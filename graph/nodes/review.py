@@ -2,17 +2,16 @@
 
 from langgraph.runtime import Runtime
 
-from graph import resources
 from graph.context import AgentContext
-from graph.state import AgentState
+from graph.planners.base import Progress
+from graph.services import AgentServices
+from graph.state import AgentState, budget, current_evidence
 
 
-def review(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
-    current = [e for e in state.get("evidence", []) if e.attempt == state["attempt"]]
-    decision = resources.planner(runtime.context).review(
-        state["decomposition"], state["route"], state["plan"], current, state.get("graded", []),
-        state.get("tool_calls", 0), runtime.context,
-    )
+def review(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> dict:
+    progress = Progress(decomposition=state["decomposition"], route=state["route"], plan=state["plan"], evidence=current_evidence(state),
+                        graded=state.get("graded", []), budget=budget(state, runtime.context))
+    decision = services.planner(runtime.context).review(progress)
     return {"decisions": [decision], "pending": decision.next_calls}
 
 

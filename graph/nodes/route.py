@@ -2,12 +2,11 @@
 
 from langgraph.runtime import Runtime
 
-from graph import resources
 from graph.context import AgentContext
+from graph.services import AgentServices
 from graph.state import AgentState
 
 
-def route(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+def route(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> dict:
     tried = [e.route for e in state.get("evidence", [])] + ([state["route"].kind] if state.get("route") else [])
-    chosen = resources.planner(runtime.context).route(state["decomposition"], runtime.context, list(dict.fromkeys(tried)))
-    return {"route": chosen}
+    return {"route": services.planner(runtime.context).route(state["decomposition"], list(dict.fromkeys(tried)))}

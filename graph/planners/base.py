@@ -1,26 +1,68 @@
-"""The Planner protocol: the thinking of the graph, behind one interface with a rules and an LLM implementation."""
+"""The Planner protocol: the thinking of the graph, behind one interface with a rules and an LLM implementation.
+
+A planner is built for one run step by the agent's services (`AgentServices.planner`) with what it may use: the
+run's settings (`AgentContext`: scope, limits, cutoffs), the `Catalog` of the run's scope (buckets, fields, value
+lists, which bucket is closest to a question) and, for a model, the chat model. It reads the index only through
+the catalog and never runs a tool itself: it proposes `ToolCall`s, the retrieve node runs them under the
+`Budget`. A third planner implements the five methods below; `RulePlanner` is the one to delegate to for any
+mode it does not want to decide.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
-from graph.context import AgentContext
 from graph.decomposition import Decomposition
-from graph.planners.rule_decomposer import RuleDecomposer
-from graph.schemas import Decision, Evidence, GradedHit, Plan, Route, RouteKind
+from graph.schemas import Decision, Evidence, GradedHit, Plan, Route, RouteKind, ToolCall
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The run's tool calls: how many it may make (the context's cap, and no more than the current plan asks
+    for) and how many it has made. The one place the calls left are computed."""
+
+    cap: int
+    spent: int = 0
+
+    @classmethod
+    def of(cls, cap: int, spent: int, plan: Plan | None = None) -> Budget:
+        return cls(min(cap, plan.max_tool_calls) if plan is not None else cap, spent)
+
+    @property
+    def left(self) -> int:
+        return max(0, self.cap - self.spent)
+
+    def allow(self, calls: list[ToolCall]) -> list[ToolCall]:
+        """The calls that fit in what is left, in order."""
+        return calls[: self.left]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What review decides on: the question, the current route and plan, the evidence and grades of that plan
+    only (earlier routes' are in the state, not here), and the budget."""
+
+    decomposition: Decomposition
+    route: Route
+    plan: Plan
+    evidence: list[Evidence]
+    graded: list[GradedHit]
+    budget: Budget
 
 
 class Planner(Protocol):
-    decomposer: RuleDecomposer
-    """The index as the planner reads it (buckets, catalogs, value lists); clarify uses it to check answers."""
+    def decompose(self, question: str) -> Decomposition:
+        """The question in the index's terms: intent, buckets of the catalog, constraints on catalog fields."""
 
-    def decompose(self, question: str) -> Decomposition: ...
+    def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
+        """The next route to take (structured, hybrid, long_text), never one in `tried`, with its fallbacks."""
 
-    def route(self, d: Decomposition, context: AgentContext, tried: list[RouteKind]) -> Route: ...
+    def plan(self, d: Decomposition, route: Route, budget: Budget) -> Plan:
+        """The tool calls of the route; more than `budget.left` are cut by the retrieve node."""
 
-    def plan(self, d: Decomposition, route: Route, context: AgentContext) -> Plan: ...
+    def grade(self, d: Decomposition, evidence: list[Evidence]) -> list[GradedHit]:
+        """Every hit of the current plan, relevant or not, and why."""
 
-    def grade(self, d: Decomposition, evidence: list[Evidence]) -> list[GradedHit]: ...
-
-    def review(self, d: Decomposition, route: Route, plan: Plan, evidence: list[Evidence], graded: list[GradedHit],
-               tool_calls: int, context: AgentContext) -> Decision: ...
+    def review(self, progress: Progress) -> Decision:
+        """enough, more (with next calls), fallback (to the route's next) or clarify (no_low or overload)."""

@@ -1,6 +1,6 @@
 """A circuit breaker for the chat model: after a transport failure (connection refused, timeout, a 5xx or a 429)
 the model is left alone for a while and the rules plan instead, so that a stalled endpoint costs one timeout,
-not one per planning step of every run."""
+not one per planning step of every run. One breaker lives with the chat model in the agent's services."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ import time
 import openai
 
 COOL_DOWN_S = 60.0
-_lock = threading.Lock()
-_open_until = 0.0
 
 
 def is_transport_failure(error: Exception) -> bool:
@@ -19,17 +17,20 @@ def is_transport_failure(error: Exception) -> bool:
     return isinstance(error, openai.APIConnectionError) or (isinstance(error, openai.APIStatusError) and error.status_code >= 429)
 
 
-def trip() -> None:
-    global _open_until
-    with _lock:
-        _open_until = time.monotonic() + COOL_DOWN_S
+class ChatBreaker:
+    def __init__(self, cool_down_s: float = COOL_DOWN_S):
+        self.cool_down_s = cool_down_s
+        self._open_until = 0.0
+        self._lock = threading.Lock()
 
+    def trip(self) -> None:
+        with self._lock:
+            self._open_until = time.monotonic() + self.cool_down_s
 
-def reset() -> None:
-    global _open_until
-    with _lock:
-        _open_until = 0.0
+    def reset(self) -> None:
+        with self._lock:
+            self._open_until = 0.0
 
-
-def is_open() -> bool:
-    return time.monotonic() < _open_until
+    @property
+    def is_open(self) -> bool:
+        return time.monotonic() < self._open_until

@@ -9,9 +9,6 @@ that comes back `invalid_request` is recovered by the rule planner's calls for t
 from __future__ import annotations
 
 import json
-import tomllib
-from functools import cache
-from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from langchain_core.language_models import BaseChatModel
@@ -19,37 +16,33 @@ from pydantic import BaseModel
 
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
-from graph.planners import chat_breaker
+from graph.planners.base import Budget, Progress
+from graph.planners.chat_breaker import ChatBreaker, is_transport_failure
 from graph.planners.rule_planner import RulePlanner
 from graph.schemas import Decision, Evidence, GradedHit, Plan, Route, RouteKind
+from prompts import load as load_prompts
 from retrievers.errors import InvalidInput
-from retrievers.stack import Stack
-from tools.context import ToolContext
+from tools.catalog import Catalog
 from tools.langchain_tools import fields_text
 from tools.registry import TOOLS
-from tools.runner import require_bucket
 
-PROMPTS = Path(__file__).resolve().parents[2] / "prompts" / "planner.toml"
 ATTEMPTS = 2
 T = TypeVar("T", bound=BaseModel)
 
 
-@cache
 def prompts() -> dict[str, dict[str, str]]:
-    with PROMPTS.open("rb") as handle:
-        return tomllib.load(handle)
+    return load_prompts("planner")
 
 
 class LLMPlanner:
-    def __init__(self, stack: Stack, scope: str, model: BaseChatModel, tools: ToolContext):
-        self.rules = RulePlanner(stack, scope)
-        self.model = model
-        self.tools = tools
-        self.fallbacks: list[str] = []
+    """`breaker` is shared by every planner of the process: a failed endpoint sends them all to the rules."""
 
-    @property
-    def decomposer(self):
-        return self.rules.decomposer
+    def __init__(self, context: AgentContext, catalog: Catalog, model: BaseChatModel, breaker: ChatBreaker):
+        self.catalog = catalog
+        self.rules = RulePlanner(context, catalog)
+        self.model = model
+        self.breaker = breaker
+        self.fallbacks: list[str] = []
 
     def _ask(self, mode: str, schema: type[T], variables: dict[str, Any], check: Callable[[T], None]) -> T | None:
         """The model's output for `mode`, checked; one retry with the error; None when both fail."""
@@ -64,8 +57,8 @@ class LLMPlanner:
                 check(output)
                 return output
             except Exception as exc:  # parsing, validation and our own checks all mean "ask again, then fall back"
-                if chat_breaker.is_transport_failure(exc):
-                    chat_breaker.trip()
+                if is_transport_failure(exc):
+                    self.breaker.trip()
                     self.fallbacks.append(f"{mode}: the chat model failed ({type(exc).__name__})")
                     return None
                 messages.append(("human", f"That answer cannot be used: {exc}. Answer again, following the schema and the lists given."))
@@ -73,32 +66,33 @@ class LLMPlanner:
         return None
 
     def _fields(self, buckets: list[str]) -> str:
-        return fields_text(self.tools, buckets)
+        return fields_text(self.catalog, buckets)
 
     def decompose(self, question: str) -> Decomposition:
-        buckets = self.decomposer.buckets
+        buckets = self.catalog.buckets
         variables = {"question": question, "fields": self._fields(list(buckets)),
-                     "buckets": "\n".join(f"{name}: {view.description}" for name, view in buckets.items())}
+                     "buckets": "\n".join(f"{name}: {info.description}" for name, info in buckets.items())}
         return self._ask("decompose", Decomposition, variables, self._check_decomposition) or self.rules.decompose(question)
 
     def _check_decomposition(self, d: Decomposition) -> None:
         for bucket in d.buckets:
-            require_bucket(self.tools, bucket)
+            if bucket not in self.catalog.buckets:
+                raise InvalidInput(f"bucket {bucket!r} does not exist; allowed buckets: {', '.join(self.catalog.buckets)}")
         for c in d.constraints:
-            known = {f.name for f in self.decomposer.buckets[c.bucket].fields} if c.bucket in self.decomposer.buckets else set()
+            known = {f.name for f in self.catalog.fields(c.bucket)}
             if c.field not in known:
                 raise InvalidInput(f"field {c.field!r} is not a field of bucket {c.bucket!r}; fields: {', '.join(sorted(known)) or 'none'}")
 
-    def route(self, d: Decomposition, context: AgentContext, tried: list[RouteKind]) -> Route:
-        return self.rules.route(d, context, tried)
+    def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
+        return self.rules.route(d, tried)
 
-    def plan(self, d: Decomposition, route: Route, context: AgentContext) -> Plan:
+    def plan(self, d: Decomposition, route: Route, budget: Budget) -> Plan:
         variables = {"route": route.kind, "decomposition": d.model_dump_json(), "fields": self._fields(d.buckets),
-                     "max_tool_calls": context.tool_call_cap}
+                     "max_tool_calls": budget.cap}
         planned = self._ask("plan", Plan, variables, self._check_plan)
         if planned is None:
-            return self.rules.plan(d, route, context)
-        return planned.model_copy(update={"max_tool_calls": min(planned.max_tool_calls, context.tool_call_cap), "strategy": route.kind})
+            return self.rules.plan(d, route, budget)
+        return planned.model_copy(update={"max_tool_calls": min(planned.max_tool_calls, budget.cap), "strategy": route.kind})
 
     def _check_plan(self, plan: Plan) -> None:
         if not plan.calls:
@@ -111,17 +105,17 @@ class LLMPlanner:
     def grade(self, d: Decomposition, evidence: list[Evidence]) -> list[GradedHit]:
         return self.rules.grade(d, evidence)
 
-    def review(self, d: Decomposition, route: Route, plan: Plan, evidence: list[Evidence], graded: list[GradedHit],
-               tool_calls: int, context: AgentContext) -> Decision:
-        rejected = [e for e in evidence if e.envelope["status"] == "invalid_request"]
-        left = context.tool_call_cap - tool_calls
+    def review(self, progress: Progress) -> Decision:
+        d, route, evidence, budget = progress.decomposition, progress.route, progress.evidence, progress.budget
+        rejected = [e for e in evidence if e.envelope.status == "invalid_request"]
+        left = budget.left
         if rejected and left > 0:
-            reasons = "; ".join(e.envelope["hint"] for e in rejected)
+            reasons = "; ".join(e.envelope.hint or "" for e in rejected)
             return Decision(action="more", reason=f"recovering from rejected calls ({reasons})",
-                            next_calls=self.rules.plan(d, route, context).calls[:left])
+                            next_calls=budget.allow(self.rules.plan(d, route, budget).calls))
         if not evidence:
-            return self.rules.review(d, route, plan, evidence, graded, tool_calls, context)
-        lines = "\n".join(f"- {e.call.tool} {json.dumps(e.call.arguments)[:200]}: {e.envelope['status']}, {e.envelope['total_hits']} hits" for e in evidence)
+            return self.rules.review(progress)
+        lines = "\n".join(f"- {e.call.tool} {json.dumps(e.call.arguments)[:200]}: {e.envelope.status}, {e.envelope.total_hits} hits" for e in evidence)
         variables = {"question": d.question, "route": route.kind, "fallbacks": ", ".join(route.fallback_order) or "none",
                      "max_hits": route.max_hits, "calls_left": left, "evidence": lines}
 
@@ -138,5 +132,5 @@ class LLMPlanner:
         decided = self._ask("review", Decision, variables, check)
         if decided:
             return decided
-        ruled = self.rules.review(d, route, plan, evidence, graded, tool_calls, context)
+        ruled = self.rules.review(progress)
         return ruled.model_copy(update={"reason": f"{ruled.reason} (decided by the rules; {'; '.join(self.fallbacks)})"})

@@ -1,5 +1,4 @@
-"""What passages and page titles say, as the rule planner reads them: whole words, word stems, and the pages a
-question names (in a collection of pages about one thing each, such as Wikipedia paragraphs, a page's title is
+"""What passages and page titles say, as the rule planner reads them: the pages a question names (in a collection of pages about one thing each, such as Wikipedia paragraphs, a page's title is
 its subject)."""
 
 from __future__ import annotations
@@ -7,39 +6,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from graph.planners.phrases import STOPWORDS, Name
+from graph.planners.phrases import Name
+from graph.planners.words import occurs
 from graph.schemas import Evidence
+from tools.envelope import PassageHit
 
 NEAR_CHARS = 80
 """How far around a name in a passage the question's own words count as pointing at it."""
-
-
-def occurs(text: str, phrase: str) -> bool:
-    """`phrase` occurs in `text` as whole words, not inside a longer word (a plain scan: the grade checks every
-    page title against every passage, too many distinct patterns for the regex cache)."""
-    start = text.find(phrase) if phrase else -1
-    while start != -1:
-        end = start + len(phrase)
-        if not (start and text[start - 1].isalnum()) and not (end < len(text) and text[end].isalnum()):
-            return True
-        start = text.find(phrase, start + 1)
-    return False
-
-
-def says(text: str, phrase: str) -> bool:
-    """`phrase` occurs in `text` as whole words, case ignored."""
-    return occurs(text.lower(), phrase.lower())
-
-
-def stems(text: str) -> list[str]:
-    """The content words of `text` by their first five letters, as the grade compares them."""
-    return [w[:5] for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in STOPWORDS]
-
-
-def holds(text: str, stems: list[str]) -> float:
-    """Share of `stems` (three to five letters, as `stems` and the topic terms give them) that start a word of `text`."""
-    starts = {w[:n] for w in re.findall(r"\w+", text) for n in (3, 4, 5)}
-    return sum(t in starts for t in stems) / len(stems) if stems else 0.0
 
 
 def around(text: str, name: Name) -> str:
@@ -53,14 +26,14 @@ def page_title(title: str) -> str:
     return re.sub(r"\s*\([^)]*\)\s*$", "", title).strip()
 
 
-def passage_hits(evidence: list[Evidence]) -> dict[str, dict]:
+def passage_hits(evidence: list[Evidence]) -> dict[str, PassageHit]:
     """A passage hit of every document the evidence found passages of."""
-    return {h["doc_id"]: h for e in evidence for h in e.envelope.get("hits", []) if "chunk_id" in h}
+    return {h.doc_id: h for e in evidence for h in e.envelope.passages()}
 
 
-def page_titles(hits: dict[str, dict]) -> dict[str, str]:
+def page_titles(hits: dict[str, PassageHit]) -> dict[str, str]:
     """The page title of each document."""
-    return {doc_id: page_title(h["metadata"].get("title") or "") for doc_id, h in hits.items()}
+    return {doc_id: page_title(h.metadata.title or "") for doc_id, h in hits.items()}
 
 
 def names_page(text: str, page: str) -> bool:
@@ -80,7 +53,7 @@ def linked_pages(question: str, evidence: list[Evidence], pages: dict[str, str])
     when the page shares no word with the question ("the actress who plays Bobbi Bacha": Bobbi Bacha's page names
     Sela Ward)."""
     named = named_pages(question, pages)
-    naming = {h["snippet"]: named[h["doc_id"]] for e in evidence for h in e.envelope.get("hits", []) if h.get("doc_id") in named and "chunk_id" in h}
+    naming = {h.snippet: named[h.doc_id] for e in evidence for h in e.envelope.passages() if h.doc_id in named}
     why = {doc_id: f"the page of {page!r}, which the question names" for doc_id, page in named.items()}
     for doc_id, page in pages.items():
         by = next((owner for snippet, owner in naming.items() if names_page(snippet, page)), None) if doc_id not in why else None

@@ -1,16 +1,16 @@
 """The rule planner's decompose step: a question's words mapped to intent, buckets and catalog constraints.
 
-No model is involved. What the words can mean comes from the index itself: the buckets that hold documents,
-each bucket's field catalog (names, types, descriptions), the value lists of its text fields (read from
-Postgres), and, when no word names a bucket, which bucket holds the chunk closest to the question (one
-vector search per bucket: the content decides, not a one-line description). Quantities, dates and demonyms
+No model is involved. What the words can mean comes from the index itself, read through the scope's `Catalog`:
+the buckets that hold documents, each bucket's field catalog (names, types, descriptions), the value lists of
+its text fields, and, when no word names a bucket, which bucket holds the chunk closest to the question (one
+semantic search per bucket: the content decides, not a one-line description). Quantities, dates and demonyms
 are read by `phrases`.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from itertools import pairwise
 
@@ -25,11 +25,9 @@ from graph.planners.phrases import (
     proper_names,
     quantities,
 )
-from retrievers.errors import RagentError
+from graph.planners.words import FLAG_STEM_CHARS, STEM_CHARS, has_word, starts_a_word, stem
 from retrievers.field_catalog import CatalogField
-from retrievers.models import SearchFilter
-from retrievers.protocols import DocumentStore
-from retrievers.stack import Stack
+from tools.catalog import Catalog
 
 BUCKET_WORDS = {
     "contracts": ("contract", "agreement", "nda", "non-disclosure", "confidentiality", "licen", "lease", "governed", "governing law"),
@@ -60,11 +58,6 @@ _CAPITALISED = re.compile(r"(?<![.?!]\s)(?<!^)\b([A-Z][\w&'.-]*(?:\s+(?:&\s+)?[A
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-def _mentions(text: str, stem: str) -> bool:
-    """`stem` occurs as the start of a word of `text` ("terminat" in "terminated", "notice" in "notices")."""
-    return re.search(rf"\b{re.escape(stem)}", text) is not None
-
-
 def _name_tokens(name: str) -> list[str]:
     return [t for t in name.split("_") if t not in GENERIC_FIELD_TOKENS]
 
@@ -78,53 +71,40 @@ FIELD_WORD_SYNONYMS = {
 }
 
 
-def _says(text: str, word: str) -> bool:
-    """A long word by its first five letters ("renew" in "renewal"); a short one whole ("term" not in "terminate")."""
-    return _mentions(text, word[:5]) if len(word) > 4 else re.search(rf"\b{re.escape(word)}s?\b", text) is not None
-
-
 def _mention_score(text: str, f: CatalogField) -> float:
     """Share of a field's name words that the question says (or says by a synonym)."""
     tokens = _name_tokens(f.name)
-    said = sum(_says(text, t) or any(_says(text, w) for w in FIELD_WORD_SYNONYMS.get(t, ())) for t in tokens)
+    said = sum(has_word(text, t) or any(has_word(text, w) for w in FIELD_WORD_SYNONYMS.get(t, ())) for t in tokens)
     return said / len(tokens) if tokens else 0.0
 
 
-@dataclass
+@dataclass(frozen=True)
 class BucketView:
-    """What the decomposer reads about one bucket, loaded once per planner."""
+    """One bucket of the catalog, as the decomposer reads it."""
 
     name: str
-    description: str
-    fields: list[CatalogField]
-    store: DocumentStore
-    scope: str
-    _values: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    catalog: Catalog
+
+    @property
+    def fields(self) -> list[CatalogField]:
+        return self.catalog.fields(self.name)
 
     def typed(self, *types: str) -> list[CatalogField]:
         return [f for f in self.fields if f.type in types]
 
     def values(self, f: CatalogField) -> list[tuple[str, int]]:
-        if f.name not in self._values:
-            self._values[f.name] = self.store.field_values(self.scope, self.name, f.name)
-        return self._values[f.name]
+        return self.catalog.values(self.name, f.name)
 
 
 class RuleDecomposer:
-    """question -> Decomposition, from the index's buckets, field catalogs, value lists and the embedder."""
+    """question -> Decomposition, from the catalog: buckets, field catalogs, value lists, closeness of content."""
 
-    def __init__(self, stack: Stack, scope: str):
-        self.stack, self.store, self.scope = stack, stack.store, scope
+    def __init__(self, catalog: Catalog):
+        self.catalog = catalog
 
     @cached_property
     def buckets(self) -> dict[str, BucketView]:
-        described = self.store.buckets()
-        in_use = self.store.bucket_document_counts(self.scope) or dict.fromkeys(described, 0)
-        return {
-            name: BucketView(name, described[name], self.store.field_catalog(self.scope, name), self.store, self.scope)
-            for name in described
-            if name in in_use
-        }
+        return {name: BucketView(name, self.catalog) for name in self.catalog.buckets}
 
     def decompose(self, question: str) -> Decomposition:
         text = " ".join(question.split())
@@ -151,26 +131,15 @@ class RuleDecomposer:
         clearly farther from the question than another bucket's (a value is a weak sign on its own: "Virginia"
         in "Virginia Woolf" or "American" in "American Beauty" also match governing-law values); else the
         bucket whose content is closest."""
-        named = [b for b, words in BUCKET_WORDS.items() if b in self.buckets and any(_mentions(lowered, w) for w in words)]
+        named = [b for b, words in BUCKET_WORDS.items() if b in self.buckets and any(starts_a_word(lowered, w) for w in words)]
         if named:
             return named[:2]
         by_values = [b for b, view in self.buckets.items() if self._value_hits(view, lowered)]
-        closeness = self._closeness(text) if len(self.buckets) > 1 else {}
+        closeness = self.catalog.closeness(text) if len(self.buckets) > 1 else {}
         closest = max(closeness, key=closeness.get) if closeness else None
         if len(by_values) == 1 and (closest is None or closeness.get(by_values[0], -1.0) >= closeness[closest] - VALUE_BUCKET_MARGIN):
             return by_values
         return [closest or ("generic" if "generic" in self.buckets else next(iter(self.buckets)))]
-
-    def _closeness(self, text: str) -> dict[str, float]:
-        """Each bucket's best chunk score for the question (one vector search per bucket); nothing when the
-        embedder or the vector index fails, so that the question still gets a bucket (and the searches that
-        follow report the failure)."""
-        try:
-            vector = self.stack.embedder.embed_query(text)
-            return {name: hits[0].score for name in self.buckets
-                    if (hits := self.stack.vectors.search(vector, SearchFilter(scope=self.scope, bucket=name), 1))}
-        except RagentError:
-            return {}
 
     # -- constraints ----------------------------------------------------------------------------------
 
@@ -231,7 +200,7 @@ class RuleDecomposer:
     def _date_field(self, date_fields: list[CatalogField], lowered: str) -> CatalogField:
         def score(f: CatalogField) -> tuple[int, bool, int]:
             words = DATE_FIELD_WORDS.get(f.name, tuple(_name_tokens(f.name)))
-            return (sum(_mentions(lowered, w) for w in words), f.name == "date", f.doc_count)
+            return (sum(starts_a_word(lowered, w) for w in words), f.name == "date", f.doc_count)
 
         return max(date_fields, key=score)
 
@@ -280,7 +249,7 @@ class RuleDecomposer:
         """Fields the question asks to see ("what is the governing law of...", "when was it signed")."""
         return [f.name for b in buckets for f in self.buckets[b].fields
                 if f.name not in asked and f.type != "boolean" and (_mention_score(lowered, f) == 1.0 or
-                    (f.type == "date" and any(_mentions(lowered, w) for w in DATE_FIELD_WORDS.get(f.name, ()))))]
+                    (f.type == "date" and any(starts_a_word(lowered, w) for w in DATE_FIELD_WORDS.get(f.name, ()))))]
 
     # -- aggregates -------------------------------------------------------------------------------------
 
@@ -305,7 +274,7 @@ def _flag_mention(lowered: str, name: str) -> re.Match | None:
     """Where a yes/no field is named: its words in order, each by its stem, close together
     ("termination for convenience" and "terminated for convenience"; "non compete" and "noncompete")."""
     words = [w for w in name.split("_") if len(w) > 2 or w in ("ip",)]
-    stems = [re.escape(w[:6]) if len(w) > 4 else re.escape(w) for w in words]
+    stems = [re.escape(stem(w, FLAG_STEM_CHARS)) if len(w) >= STEM_CHARS else re.escape(w) for w in words]
     spaced = r"\w*(?:\W+\w+){0,2}?\W+".join(stems)
     return re.search(rf"\b{spaced}\w*", lowered) or re.search(rf"\b{''.join(stems)}\w*", lowered)
 
@@ -339,7 +308,7 @@ def _names(text: str, used: list[tuple[int, int]]) -> list[tuple[str, tuple[int,
         phrase = m.group(1).strip(" .")
         if len(phrase) < 3 or any(m.start() < e and s < m.end() for s, e in used):
             continue
-        if phrase.lower() in STOPWORDS | NOT_NAMES or any(_mentions(phrase.lower(), w) for words in BUCKET_WORDS.values() for w in words):
+        if phrase.lower() in STOPWORDS | NOT_NAMES or any(starts_a_word(phrase.lower(), w) for words in BUCKET_WORDS.values() for w in words):
             continue
         names.append((phrase, m.span()))
     return names

@@ -16,7 +16,9 @@ import re
 
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
-from graph.planners.pages import Lead, around, holds, linked_pages, named_pages, page_titles, passage_hits, says, stems
+from graph.planners.base import Budget, Progress
+from graph.planners.pages import Lead, around, linked_pages, named_pages, page_titles, passage_hits
+from graph.planners.words import has_phrase, holds, stem, stems
 from graph.planners.phrases import proper_names
 from graph.planners.rule_decomposer import MONEY_FIELD_WORDS, RuleDecomposer
 from graph.schemas import (
@@ -28,9 +30,9 @@ from graph.schemas import (
     RouteKind,
     ToolCall,
 )
-from retrievers.stack import Stack
+from tools.catalog import Catalog
 from tools.confidence import low_confidence_threshold
-from tools.envelope import SOURCE_FAILED
+from tools.envelope import AnnotationHit, PassageHit
 
 STRUCTURED_ROWS = 50
 MAX_SUB_QUERIES = 3
@@ -53,15 +55,16 @@ def _whole_bucket_figure(d: Decomposition) -> bool:
 
 
 class RulePlanner:
-    def __init__(self, stack: Stack, scope: str):
-        self.stack = stack
-        self.decomposer = RuleDecomposer(stack, scope)
-        self.threshold = low_confidence_threshold(stack.embedder.model_name)
+    def __init__(self, context: AgentContext, catalog: Catalog):
+        self.context = context
+        self.catalog = catalog
+        self.decomposer = RuleDecomposer(catalog)
+        self.threshold = low_confidence_threshold(catalog.embedding_model)
 
     def decompose(self, question: str) -> Decomposition:
         return self.decomposer.decompose(question)
 
-    def route(self, d: Decomposition, context: AgentContext, tried: list[RouteKind]) -> Route:
+    def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
         if (d.constraints and d.intent in ("list", "count", "sum", "lookup")) or (d.intent in ("count", "sum") and d.aggregate and d.group_by) \
                 or _whole_bucket_figure(d):
             order: list[RouteKind] = ["structured", "hybrid", "long_text"]
@@ -70,9 +73,10 @@ class RulePlanner:
         else:
             order = ["long_text"]
         remaining = [r for r in order if r not in tried] or ["long_text"]
-        return Route(kind=remaining[0], fallback_order=remaining[1:], min_hits=context.min_hits, max_hits=context.max_hits)
+        return Route(kind=remaining[0], fallback_order=remaining[1:], min_hits=self.context.min_hits, max_hits=self.context.max_hits)
 
-    def plan(self, d: Decomposition, route: Route, context: AgentContext) -> Plan:
+    def plan(self, d: Decomposition, route: Route, budget: Budget) -> Plan:
+        top_k = self.context.top_k
         calls: list[ToolCall] = []
         constrained = [b for b in d.buckets if d.predicates(b)] or d.buckets
         if route.kind == "structured":
@@ -87,27 +91,27 @@ class RulePlanner:
             for bucket in constrained:
                 for tool in ("search_text", "search_semantic"):
                     calls.append(ToolCall(tool=tool, purpose="passages inside the documents the fields allow",
-                                          arguments={"bucket": bucket, "query": query, "filters": d.predicates(bucket), "top_k": context.top_k}))
+                                          arguments={"bucket": bucket, "query": query, "filters": d.predicates(bucket), "top_k": top_k}))
         else:
             for query in d.sub_queries[:MAX_SUB_QUERIES]:
                 for bucket in d.buckets:
                     for tool in ("search_semantic", "search_text"):
                         calls.append(ToolCall(tool=tool, purpose=f"passages about: {query}",
-                                              arguments={"bucket": bucket, "query": query, "top_k": context.top_k}))
-        return Plan(buckets=d.buckets, strategy=route.kind, calls=calls, max_tool_calls=context.tool_call_cap)
+                                              arguments={"bucket": bucket, "query": query, "top_k": top_k}))
+        return Plan(buckets=d.buckets, strategy=route.kind, calls=calls, max_tool_calls=budget.cap)
 
     def grade(self, d: Decomposition, evidence: list[Evidence]) -> list[GradedHit]:
         """Annotation rows match by construction; passages are graded by `_passage`."""
         graded: dict[tuple[str, str | None, str | None], GradedHit] = {}
         linked = linked_pages(d.question, evidence, page_titles(passage_hits(evidence)))
         for e in evidence:
-            for hit in e.envelope.get("hits", []):
-                if e.call.tool == "annotations_search":
-                    item = GradedHit(doc_id=hit["doc_id"], annotation_id=hit["annotation_id"], relevant=True,
-                                     why="its annotations satisfy every constraint", row=hit["row"])
-                elif "chunk_id" in hit:
+            for hit in e.envelope.hits:
+                if isinstance(hit, AnnotationHit):
+                    item = GradedHit(doc_id=hit.doc_id, annotation_id=hit.annotation_id, relevant=True,
+                                     why="its annotations satisfy every constraint", row=hit.row)
+                elif isinstance(hit, PassageHit):
                     relevant, why = self._passage(d, e.call, hit, linked)
-                    item = GradedHit(doc_id=hit["doc_id"], chunk_id=hit["chunk_id"], relevant=relevant, why=why, score=hit["score"], text=hit["snippet"])
+                    item = GradedHit(doc_id=hit.doc_id, chunk_id=hit.chunk_id, relevant=relevant, why=why, score=hit.score, text=hit.snippet)
                 else:
                     continue
                 key = (item.doc_id, item.annotation_id, item.chunk_id)
@@ -115,38 +119,37 @@ class RulePlanner:
                     graded[key] = item
         return list(graded.values())
 
-    def _passage(self, d: Decomposition, call: ToolCall, hit: dict, linked: dict[str, str]) -> tuple[bool, str]:
+    def _passage(self, d: Decomposition, call: ToolCall, hit: PassageHit, linked: dict[str, str]) -> tuple[bool, str]:
         """A passage is relevant, for the first of these reasons, when it scores above the embedder's confidence
         threshold (semantic); holds at least half of the question's topic words (keyword; any of them for a fused
         hit); holds every word of the narrower query its call searched for (a side of a comparison, a name looked
         up); or is the page of something the question names, or a page such a page names (`linked_pages`). When
         the question is only field constraints (no topic words), text cannot show that a passage meets them, so no
         passage is relevant: the run clarifies rather than answer from look-alike documents."""
-        text = hit["snippet"].lower()
-        overlap = holds(text, [t[:5] for t in d.topic_terms])
+        text = hit.snippet.lower()
+        overlap = holds(text, [stem(t) for t in d.topic_terms])
         query = call.arguments.get("query") or ""
         narrower = stems(query) if query != d.question else []
         reasons = [
-            (call.tool == "search_semantic" and self.threshold is not None and hit["score"] >= self.threshold, "close in meaning"),
+            (call.tool == "search_semantic" and self.threshold is not None and hit.score >= self.threshold, "close in meaning"),
             (overlap >= 0.5 or (call.tool == "fused_search" and overlap > 0), f"holds {overlap:.0%} of the topic words"),
-            (bool(narrower) and holds(f"{hit['metadata'].get('title') or ''} {text}".lower(), narrower) == 1.0, f"holds every word of {query!r}"),
-            (hit["doc_id"] in linked, linked.get(hit["doc_id"], "")),
+            (bool(narrower) and holds(f"{hit.metadata.title or ''} {text}".lower(), narrower) == 1.0, f"holds every word of {query!r}"),
+            (hit.doc_id in linked, linked.get(hit.doc_id, "")),
         ]
         checkable = bool(d.topic_terms) or not d.constraints
         return next(((checkable, why) for holds, why in reasons if holds), (False, f"holds {overlap:.0%} of the topic words"))
 
-    def review(self, d: Decomposition, route: Route, plan: Plan, evidence: list[Evidence], graded: list[GradedHit],
-               tool_calls: int, context: AgentContext) -> Decision:
-        """`evidence` and `graded` are those of the current plan only."""
-        left = context.tool_call_cap - tool_calls
+    def review(self, progress: Progress) -> Decision:
+        d, route, plan, evidence, graded = progress.decomposition, progress.route, progress.plan, progress.evidence, progress.graded
+        left = progress.budget.left
         if not evidence:
             if left <= 0:
-                return Decision(action="clarify", clarify_kind="no_low", reason=f"the tool-call budget ({context.tool_call_cap} calls) is spent")
+                return Decision(action="clarify", clarify_kind="no_low", reason=f"the tool-call budget ({progress.budget.cap} calls) is spent")
             return Decision(action="more", reason=f"run the {route.kind} plan", next_calls=plan.calls)
-        failures = sorted({e.call.tool for e in evidence if e.envelope["status"] in SOURCE_FAILED})
+        failures = sorted({e.call.tool for e in evidence if e.envelope.failed})
         note = f" ({', '.join(failures)} failed)" if failures else ""
         if route.kind == "structured":
-            total = sum(e.envelope.get("total_hits", 0) for e in evidence if e.call.tool == "annotations_search")
+            total = sum(e.envelope.total_hits for e in evidence if e.call.tool == "annotations_search")
             if total == 0:
                 return self._too_little(route, left, f"no annotation row matches the constraints{note}")
             if d.intent == "list" and total > route.max_hits:
@@ -157,9 +160,9 @@ class RulePlanner:
             follow_up = self._follow_up(d, plan, evidence, graded, left) if route.kind == "long_text" else None
             return follow_up or Decision(action="enough", reason=f"{len(relevant)} relevant document(s){note}")
         searched = {c.arguments.get("bucket") for c in plan.calls} | {e.call.arguments.get("bucket") for e in evidence}
-        others = [b for b in self.decomposer.buckets if b not in searched]
+        others = [b for b in self.catalog.buckets if b not in searched]
         if route.kind == "long_text" and others and left > 0 and (d.topic_terms or not d.constraints):
-            calls = [ToolCall(tool="search_semantic", purpose=f"the question in bucket {b}", arguments={"bucket": b, "query": d.question, "top_k": context.top_k})
+            calls = [ToolCall(tool="search_semantic", purpose=f"the question in bucket {b}", arguments={"bucket": b, "query": d.question, "top_k": self.context.top_k})
                      for b in others][:left]
             return Decision(action="more", reason=f"nothing relevant in {', '.join(sorted(filter(None, searched)))}{note}; try the other buckets",
                             next_calls=calls)
@@ -182,7 +185,7 @@ class RulePlanner:
         return Decision(action="more", reason=f"the passages name what no search has found yet: {named}; look up each", next_calls=calls)
 
     @staticmethod
-    def _leads(d: Decomposition, relevant: list[GradedHit], hits: dict[str, dict]) -> list[Lead]:
+    def _leads(d: Decomposition, relevant: list[GradedHit], hits: dict[str, PassageHit]) -> list[Lead]:
         """Names on the pages the question names (at most ANCHOR_PASSAGES of them, best first) that are not in the
         question, not the title of a page found, and share no word with their own page's title (a page names its
         subject in full: "Thomas Loren Friedman" on "Thomas Friedman"), the ones the question's other words stand
@@ -191,7 +194,7 @@ class RulePlanner:
         named = named_pages(d.question, pages)
         found = {page.lower() for page in pages.values()}
         question_names = {w.lower() for n in proper_names(d.question) for w in n.text.split()}
-        pointers = [t[:5] for t in d.topic_terms if t not in question_names]
+        pointers = [stem(t) for t in d.topic_terms if t not in question_names]
         anchors: dict[str, GradedHit] = {}
         for g in relevant:
             if g.doc_id in named:
@@ -200,10 +203,10 @@ class RulePlanner:
         for anchor in list(anchors.values())[:ANCHOR_PASSAGES]:
             own_words = set(stems(pages[anchor.doc_id]))
             for name in proper_names(anchor.text):
-                new = name.text.lower() not in found and name.text.lower() not in leads and not says(d.question, name.text)
+                new = name.text.lower() not in found and name.text.lower() not in leads and not has_phrase(d.question, name.text)
                 if new and not own_words & set(stems(name.text)):
                     pointed = holds(around(anchor.text, name).lower(), pointers)
-                    leads[name.text.lower()] = Lead(name.text, pages[anchor.doc_id], hits[anchor.doc_id]["metadata"]["bucket"], pointed)
+                    leads[name.text.lower()] = Lead(name.text, pages[anchor.doc_id], hits[anchor.doc_id].metadata.bucket, pointed)
         return sorted(leads.values(), key=lambda lead: -lead.pointed)
 
     @staticmethod

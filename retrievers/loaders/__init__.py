@@ -31,9 +31,18 @@ def field_specs(dataset: str) -> dict[str, list[FieldSpec]]:
     return dict(module.FIELDS) if hasattr(module, "BUCKETS") else {module.BUCKET: list(module.FIELDS)}
 
 
+CHECKOUT_SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+"""`shared/data` beside the project checkout this module is in (retrievers/loaders/ is three levels down)."""
+
+
 def shared_data_dir() -> Path:
-    """`../shared/data` beside the project (or `RAGENT_SHARED_DATA`), where the real datasets live."""
-    return Path(os.environ.get("RAGENT_SHARED_DATA", Path.cwd().parent / "shared" / "data")).resolve()
+    """Where the real datasets live: `RAGENT_SHARED_DATA` when set, else `shared/data` beside the project checkout.
+
+    Found from this file, not from the current directory, so it does not depend on where a command is run. An
+    installed ragent has no checkout around it and needs `RAGENT_SHARED_DATA`; the checkout path is returned even
+    when it does not exist, so that a dataset's "missing, set RAGENT_SHARED_DATA" error names where it looked."""
+    configured = os.environ.get("RAGENT_SHARED_DATA")
+    return Path(configured).resolve() if configured else CHECKOUT_SHARED_DATA
 
 
 def dataset_path(dataset: str) -> Path | None:

@@ -32,7 +32,8 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
 def require_file(path: Path, what: str) -> Path:
     """`path` if it exists, else an `InvalidInput` that says which dataset file is missing and where."""
     if not path.is_file():
-        raise InvalidInput(f"{path} not found: point the loader at the {what} folder (see ../shared/data/README.md)")
+        raise InvalidInput(f"{path} not found: point the loader at the {what} folder (see ../shared/data/README.md; "
+                           "RAGENT_SHARED_DATA names the folder holding the shared datasets)")
     return path
 
 

@@ -7,7 +7,6 @@ logged with its traceback for the operator and reported to the agent as `unavail
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from typing import Any, Callable, Mapping
@@ -74,8 +73,8 @@ def _bounded(envelope: Envelope, max_chars: int) -> Envelope:
 def run_tool(
     name: str, arguments_model: type[BaseModel], implementation: Callable[[Any, ToolContext], Envelope],
     arguments: Mapping[str, Any] | BaseModel, context: ToolContext,
-) -> dict[str, Any]:
-    """Call one tool and return its envelope as a plain dict."""
+) -> Envelope:
+    """Call one tool and return its envelope, bounded and timed."""
     started = time.perf_counter()
     wait_s = context.rate_limiter.try_acquire() if context.rate_limiter is not None else 0.0
     if wait_s > 0:
@@ -84,7 +83,7 @@ def run_tool(
         envelope = _call(name, arguments_model, implementation, arguments, context)
     envelope = _bounded(envelope, context.limits.max_envelope_chars)
     envelope.took_ms = round((time.perf_counter() - started) * 1000, 2)
-    return json.loads(envelope.model_dump_json())
+    return envelope
 
 
 def _call(name, arguments_model, implementation, arguments, context) -> Envelope:

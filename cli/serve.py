@@ -27,6 +27,8 @@ from retrievers.errors import BackendUnavailable, InvalidInput
 from retrievers.settings import Settings
 
 PROJECT_FOLDER = Path(__file__).resolve().parents[1]
+"""The checkout this module is in; `ragent serve` needs one, since its `langgraph.json` sits at the project root
+and is not in the wheel (an installed ragent is served by `langgraph dev` with a langgraph.json of one's own)."""
 STUDIO_URL = "https://smith.langchain.com/studio/?baseUrl={api}"
 READY_TIMEOUT_S = 180
 JOBS_PER_WORKER = 10
@@ -72,8 +74,11 @@ def wait_until_ready(api: str, server: subprocess.Popen, timeout_s: float) -> No
 def serve(*, host: str, port: int | None, with_sample: bool, jobs: int = JOBS_PER_WORKER) -> int:
     config = PROJECT_FOLDER / "langgraph.json"
     langgraph = Path(sys.executable).with_name("langgraph")
-    if not config.is_file() or not langgraph.is_file():
-        raise InvalidInput(f"`ragent serve` needs {config} and langgraph-cli[inmem] in this environment; run it from a checkout installed with `make setup`")
+    if not config.is_file():
+        raise InvalidInput(f"`ragent serve` runs from a checkout of the project and needs its langgraph.json, not found at {config} "
+                           "(an installed ragent has none); clone the project and `make setup`, or run `langgraph dev` with your own")
+    if not langgraph.is_file():
+        raise InvalidInput(f"`ragent serve` needs langgraph-cli[inmem] in this environment ({langgraph} is missing); run `make setup`")
     settings = Settings.from_env()
     if with_sample:
         print("== ingesting the sample corpus (unchanged documents are skipped)", flush=True)

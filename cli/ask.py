@@ -12,24 +12,18 @@ from typing import Any, Callable, Iterator
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
-from graph import resources
-from graph.builder import compile_graph
+from graph.builder import compile_agent
 from graph.checkpointing import postgres_checkpointer
 from graph.context import AgentContext
-from retrievers.stack import open_stack
+from graph.services import AgentServices
 
 
 @contextmanager
-def agent_session() -> Iterator[CompiledStateGraph]:
-    """The stack installed for the nodes, and the graph compiled with a checkpointer on the stack's Postgres."""
-    stack = open_stack()
-    resources.use_stack(stack)
-    try:
-        with postgres_checkpointer(stack.store.url) as saver:
-            yield compile_graph(saver)
-    finally:
-        resources.use_stack(None)
-        stack.close()
+def agent_session() -> Iterator[tuple[CompiledStateGraph, AgentServices]]:
+    """Services on the engines the environment names, and the agent compiled on them with a checkpointer on their
+    Postgres; both closed when the block ends."""
+    with AgentServices.from_env() as services, postgres_checkpointer(services.stack.store.url) as saver:
+        yield compile_agent(services, saver), services
 
 
 def print_clarification(payload: dict[str, Any], thread: str) -> None:
@@ -56,7 +50,7 @@ def print_answer(values: dict[str, Any], explain: bool) -> None:
         for decision in values.get("decisions", []):
             print(f"-- decision: {decision.action}: {decision.reason}")
         for e in values.get("evidence", []):
-            print(f"-- call {e.step} [{e.route}] {e.call.tool} {json.dumps(e.call.arguments)[:160]} -> {e.envelope['status']} ({e.envelope['total_hits']} hits)")
+            print(f"-- call {e.step} [{e.route}] {e.call.tool} {json.dumps(e.call.arguments)[:160]} -> {e.envelope.status} ({e.envelope.total_hits} hits)")
 
 
 def settle(agent: CompiledStateGraph, thread: str, context: AgentContext, *, explain: bool,
@@ -89,14 +83,14 @@ def terminal_choice(payload: dict[str, Any]) -> dict[str, Any] | None:
 
 def ask(question: str, *, thread: str | None, context: AgentContext, explain: bool) -> str:
     thread = thread or uuid.uuid4().hex[:12]
-    with agent_session() as agent:
+    with agent_session() as (agent, _):
         agent.invoke({"question": question}, {"configurable": {"thread_id": thread}}, context=context)
         settle(agent, thread, context, explain=explain, ask_human=terminal_choice if sys.stdin.isatty() else None)
     return thread
 
 
 def resume(thread: str, answer: dict[str, Any], *, context: AgentContext, explain: bool) -> None:
-    with agent_session() as agent:
+    with agent_session() as (agent, _):
         if not agent.get_state({"configurable": {"thread_id": thread}}).interrupts:
             raise SystemExit(f"ragent: error: thread {thread} is not waiting for an answer")
         agent.invoke(Command(resume=answer), {"configurable": {"thread_id": thread}}, context=context)

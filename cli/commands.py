@@ -1,0 +1,174 @@
+"""What each `ragent` command does. Engines are opened per command and closed when it ends; imports are made
+inside the commands, so `ragent --help` and a command that needs no model start without loading one."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import uuid
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+from retrievers.errors import RagentError
+from retrievers.models import SearchFilter
+
+SNIPPET_CHARS = 160
+ANNOTATION_ROW_CHARS = 200
+
+
+def _parse_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _opened():
+    from retrievers.stack import open_stack
+
+    return closing(open_stack())
+
+
+def ingest(args: argparse.Namespace) -> None:
+    from retrievers.sources import ingest_source
+
+    with _opened() as stack:
+        report = ingest_source(stack, path=Path(args.path) if args.path else None, bucket=args.bucket, dataset=args.dataset,
+                               annotations=Path(args.annotations) if args.annotations else None, limit=args.limit,
+                               scope=args.scope, force=args.force)
+    print(report.summary())
+
+
+def search(args: argparse.Namespace) -> None:
+    from retrievers.search import Retriever
+
+    filters = SearchFilter(
+        scope=args.scope, bucket=args.bucket, doc_ids=args.doc_id, authors=args.author, tags=args.tag,
+        created_after=args.created_after, created_before=args.created_before,
+    )
+    with _opened() as stack:
+        hits = getattr(Retriever(stack), args.mode)(args.query, filters, args.top_k)
+    if not hits:
+        print("  (no results)")
+    for rank, hit in enumerate(hits, start=1):
+        snippet = " ".join(hit.text.split())[:SNIPPET_CHARS]
+        print(f"  {rank:2d}. [{hit.bucket}] {hit.doc_id}  score={hit.score:.4f}  chars {hit.start}-{hit.end}\n      {snippet}")
+
+
+def annotations(args: argparse.Namespace) -> None:
+    from retrievers.annotation_filters import Predicate
+
+    predicates = [Predicate(field=f, op=op, value=None if op == "exists" else _parse_value(v)) for f, op, v in args.where]
+    with _opened() as stack:
+        stack.store.require_bucket(args.bucket)
+        rows = stack.store.find_annotations(args.scope, args.bucket, predicates, limit=args.limit)
+    for row in rows:
+        print(f"  {row['annotation_id']}  {json.dumps(row['row'], ensure_ascii=False)[:ANNOTATION_ROW_CHARS]}")
+    print(f"{len(rows)} row(s)")
+
+
+def catalog(args: argparse.Namespace) -> None:
+    with _opened() as stack:
+        stack.store.require_bucket(args.bucket)
+        fields = stack.store.field_catalog(args.scope, args.bucket)
+    for f in fields:
+        shown = f.values if f.values is not None else f.examples
+        span = f"  range {f.min} .. {f.max}" if f.min is not None else ""
+        print(f"  {f.kind}.{f.name}: {f.type}{'[]' if f.multi else ''}  in {f.doc_count} docs{span}  e.g. {shown[:8]}")
+
+
+def buckets(args: argparse.Namespace) -> None:
+    with _opened() as stack:
+        if args.action == "add":
+            stack.store.add_bucket(args.name, args.description)
+        for name, description in stack.store.buckets().items():
+            print(f"  {name}: {description}")
+
+
+def stats(args: argparse.Namespace) -> None:
+    with _opened() as stack:
+        print(json.dumps({"store": stack.store.counts(), "keyword": stack.keyword.stats(), "vectors": stack.vectors.stats()}, indent=2))
+
+
+def check(args: argparse.Namespace) -> None:
+    """Exit status 1 when the stores disagree and were not repaired, so that scripts and cron can alert on it."""
+    from retrievers.consistency import check as check_stores
+
+    with _opened() as stack:
+        report = check_stores(stack, repair=args.repair, scope=args.scope)
+    print(report.table())
+    if not report.consistent:
+        raise SystemExit(1)
+
+
+def demo(args: argparse.Namespace) -> None:
+    from cli.ask import agent_session, settle
+    from evals.demo_questions import DEMO_QUESTIONS
+    from graph.context import AgentContext
+    from retrievers.sources import ingest_source
+
+    def first_option(payload: dict) -> dict:
+        print(f"(the demo answers: {payload['options'][0]['label']})")
+        return {k: v for k, v in payload["options"][0].items() if k != "label"}
+
+    with agent_session() as (agent, services):
+        print("== ingesting the sample corpus (unchanged documents are skipped)")
+        print(ingest_source(services.stack, dataset="sample").summary())
+        for number, (question, settings) in enumerate(DEMO_QUESTIONS, start=1):
+            print(f"\n== question {number}: {question}")
+            thread, context = f"demo-{uuid.uuid4().hex[:8]}", AgentContext(**settings)
+            agent.invoke({"question": question}, {"configurable": {"thread_id": thread}}, context=context)
+            settle(agent, thread, context, explain=False, ask_human=first_option)
+
+
+def _agent_context(args: argparse.Namespace):
+    from graph.context import AgentContext
+
+    return AgentContext(scope=args.scope, max_tool_calls=args.max_tool_calls, max_hits=args.max_hits)
+
+
+def ask(args: argparse.Namespace) -> None:
+    from cli.ask import ask as ask_agent
+
+    ask_agent(args.question, thread=args.thread, explain=args.explain, context=_agent_context(args))
+
+
+def resume(args: argparse.Namespace) -> None:
+    from cli.ask import resume as resume_agent
+
+    try:
+        answer = json.loads(args.answer)
+    except json.JSONDecodeError as exc:
+        raise RagentError(f"--answer is not JSON ({exc.msg}); e.g. --answer '{{\"choice\": \"stop\"}}'") from None
+    resume_agent(args.thread, answer, explain=args.explain, context=_agent_context(args))
+
+
+def evaluate(args: argparse.Namespace) -> None:
+    from evals.question_eval import markdown
+
+    if bool(args.questions) == bool(args.beir):
+        raise RagentError("give a question set (`--questions FILE.jsonl`) or a BEIR folder (`--beir DIR`)")
+    if args.questions:
+        from evals.question_eval import run_question_file
+
+        summary = run_question_file(Path(args.questions), home=Path(args.home) if args.home else None, out=Path(args.out), limit=args.limit)
+    else:
+        from evals.beir_eval import run_beir
+
+        summary = run_beir(Path(args.beir), split=args.split, out=Path(args.out), limit=args.limit)
+    print(markdown(summary))
+    print(f"records and summary written to {args.out}")
+
+
+def bench(args: argparse.Namespace) -> None:
+    from evals.bench import run
+
+    print(run(Path(args.out), sections=args.only, home=Path(args.home) if args.home else None, scale_sizes=args.scale_sizes))
+    print(f"\nreport written to {Path(args.out) / 'bench.md'}")
+
+
+def serve(args: argparse.Namespace) -> None:
+    from cli.serve import serve as run_server
+
+    raise SystemExit(run_server(host=args.host, port=args.port, with_sample=not args.no_sample))

@@ -1,0 +1,41 @@
+"""`ragent`: ingestion, the three kinds of search, annotations, catalogs, the agent, evals, benchmarks, the server.
+
+Every error a user can cause or fix (a bad bucket, an unreadable annotations file, an unreachable backend)
+is printed as one line that says what to do, with exit status 2; nothing is half-written.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Sequence
+
+import psycopg
+from pydantic import ValidationError
+
+from cli.parser import build_parser
+from retrievers.errors import RagentError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.run(args)
+    except RagentError as error:
+        print(f"ragent: error: {error}", file=sys.stderr)
+        return 2
+    except ValidationError as error:
+        first = error.errors()[0]
+        print(f"ragent: error: {'.'.join(map(str, first['loc']))}: {first['msg']}", file=sys.stderr)
+        return 2
+    except psycopg.OperationalError as error:
+        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        print(f"ragent: error: Postgres failed during the run ({first_line}); committed documents are intact, run the command again", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ragent: interrupted; documents already committed stay, the rest can be ingested again", file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,144 @@
+"""The `ragent` command line's arguments, one function per command; every default a user can see is set here
+(the agent's from `AgentContext`, so the CLI and the server agree)."""
+
+from __future__ import annotations
+
+import argparse
+
+from cli import commands
+from graph.context import AgentContext
+from retrievers.loaders import DATASETS
+from retrievers.models import DEFAULT_SCOPE, SCOPE_RE
+
+SEARCH_TOP_K = 10
+ANNOTATION_ROWS = 50
+BENCH_SECTIONS = ("langchain", "naive", "multihop", "scale")
+BENCH_SCALE_SIZES = [10_000, 100_000, 1_000_000]
+EVAL_OUT, BENCH_OUT = "eval-out", "bench-out"
+AGENT_DEFAULTS = AgentContext()
+
+
+def scope_name(text: str) -> str:
+    """A scope as argparse type: checked here because the documents get it after their own validation."""
+    if not SCOPE_RE.match(text):
+        raise argparse.ArgumentTypeError(f"scope {text!r} is not valid (letters, digits, '_.:-', up to 64 characters)")
+    return text
+
+
+def _scope(parser: argparse.ArgumentParser, help: str | None = None) -> None:
+    parser.add_argument("--scope", type=scope_name, default=DEFAULT_SCOPE, help=help or "tenant or workspace (default: %(default)s)")
+
+
+def _agent_options(parser: argparse.ArgumentParser) -> None:
+    _scope(parser)
+    parser.add_argument("--explain", action="store_true", help="print the decomposition, decisions and tool calls")
+    parser.add_argument("--max-tool-calls", type=int, default=AGENT_DEFAULTS.max_tool_calls, help="tool calls allowed in the run (capped at 24)")
+    parser.add_argument("--max-hits", type=int, default=AGENT_DEFAULTS.max_hits, help="more matching documents than this asks you to narrow")
+
+
+def _ingest(sub) -> None:
+    p = sub.add_parser("ingest", help="ingest a folder (.txt .md .json .jsonl .pdf) or a dataset from ../shared/data")
+    p.add_argument("path", nargs="?", help="folder to ingest (or a dataset folder with --dataset)")
+    p.add_argument("--bucket", help="bucket of the folder's documents")
+    p.add_argument("--annotations", help="JSONL file of annotation rows: {doc_id, kind, row, raw}")
+    p.add_argument("--dataset", choices=list(DATASETS))
+    p.add_argument("--limit", type=int, help="ingest at most this many documents")
+    _scope(p, "tenant or workspace the documents belong to")
+    p.add_argument("--force", action="store_true", help="rewrite unchanged documents too (rebuilds a lost or corrupted index)")
+    p.set_defaults(run=commands.ingest)
+
+
+def _search(sub) -> None:
+    p = sub.add_parser("search", help="keyword, semantic or fused search over chunks")
+    p.add_argument("mode", choices=["keyword", "semantic", "fused"])
+    p.add_argument("query")
+    p.add_argument("--bucket")
+    _scope(p)
+    p.add_argument("--top-k", type=int, default=SEARCH_TOP_K)
+    p.add_argument("--doc-id", action="append", help="restrict to these documents (repeatable)")
+    p.add_argument("--author", action="append", help="any of these authors (repeatable)")
+    p.add_argument("--tag", action="append", help="all of these tags (repeatable)")
+    p.add_argument("--created-after", help="YYYY-MM-DD")
+    p.add_argument("--created-before", help="YYYY-MM-DD")
+    p.set_defaults(run=commands.search)
+
+
+def _annotations(sub) -> None:
+    p = sub.add_parser("annotations", help="annotation rows of a bucket matching predicates")
+    p.add_argument("bucket")
+    p.add_argument("--where", nargs=3, action="append", default=[], metavar=("FIELD", "OP", "VALUE"),
+                   help="e.g. --where notice_period_days '<' 60 (VALUE is JSON when it parses, else text)")
+    _scope(p)
+    p.add_argument("--limit", type=int, default=ANNOTATION_ROWS)
+    p.set_defaults(run=commands.annotations)
+
+
+def _catalog_and_buckets(sub) -> None:
+    p = sub.add_parser("catalog", help="the annotation fields of a bucket: types, counts, values")
+    p.add_argument("bucket")
+    _scope(p)
+    p.set_defaults(run=commands.catalog)
+
+    p = sub.add_parser("buckets", help="list buckets, or add one")
+    p.add_argument("action", nargs="?", choices=["list", "add"], default="list")
+    p.add_argument("name", nargs="?")
+    p.add_argument("--description", default="")
+    p.set_defaults(run=commands.buckets)
+
+
+def _agent(sub) -> None:
+    sub.add_parser("demo", help="ingest the sample corpus and answer questions that take every route").set_defaults(run=commands.demo)
+
+    p = sub.add_parser("ask", help="answer a question with citations; asks you when it cannot go on")
+    p.add_argument("question")
+    p.add_argument("--thread", help="thread id (a new one by default); the run is checkpointed under it")
+    _agent_options(p)
+    p.set_defaults(run=commands.ask)
+
+    p = sub.add_parser("resume", help="answer a thread's clarification and let it finish")
+    p.add_argument("thread")
+    p.add_argument("--answer", required=True,
+                   help='JSON, e.g. {"choice": "export"} or {"choice": "narrow", "field": "governing_law", "value": "Delaware"}')
+    _agent_options(p)
+    p.set_defaults(run=commands.resume)
+
+
+def _evals(sub) -> None:
+    p = sub.add_parser("eval", help="score the agent on a question set, or the search modes and the agent on a BEIR set")
+    p.add_argument("--questions", help="JSONL question set (evals/questions/*.jsonl)")
+    p.add_argument("--beir", help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv")
+    p.add_argument("--split", default="test", help="qrels split of the BEIR folder")
+    p.add_argument("--home", help="data folder already holding the corpus (default: one per dataset combination under $RAGENT_HOME/eval)")
+    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--out", default=EVAL_OUT, help="folder for the JSON records and the Markdown summary")
+    p.set_defaults(run=commands.evaluate)
+
+    p = sub.add_parser("bench", help="the benchmarks side by side: vs LangChain, vs naive RAG, multi-hop, cost at scale")
+    p.add_argument("--only", nargs="+", choices=BENCH_SECTIONS, default=list(BENCH_SECTIONS), help="run only these sections")
+    p.add_argument("--home", help="data folder holding every shared dataset (default: the eval folder for them, ingested on first use)")
+    p.add_argument("--scale-sizes", nargs="+", type=int, default=BENCH_SCALE_SIZES, help="chunk counts of the scale corpora")
+    p.add_argument("--out", default=BENCH_OUT)
+    p.set_defaults(run=commands.bench)
+
+
+def _operations(sub) -> None:
+    p = sub.add_parser("serve", help="the LangGraph server API and Studio on the embedded engines, with the sample corpus")
+    p.add_argument("--port", type=int, help="port to listen on (a free one by default)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--no-sample", action="store_true", help="do not ingest the sample corpus first")
+    p.set_defaults(run=commands.serve)
+
+    p = sub.add_parser("check", help="do Postgres, the keyword index and the vector index agree? --repair makes them")
+    p.add_argument("--repair", action="store_true", help="re-index chunks an engine lacks, delete what Postgres does not know")
+    p.add_argument("--scope", type=scope_name, help="check one tenant or workspace (default: every scope)")
+    p.set_defaults(run=commands.check)
+
+    sub.add_parser("stats", help="counts and sizes of every store").set_defaults(run=commands.stats)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="ragent", description="Agentic retrieval over bucketed document corpora, with citations.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_agent, _ingest, _search, _annotations, _catalog_and_buckets, _evals, _operations):
+        add(sub)
+    return parser

@@ -1,0 +1,62 @@
+"""How the rule planner matches words, in one place: whole phrases, word starts, and stems.
+
+A stem is a word's first STEM_CHARS letters, a cheap stand-in for the stemming the keyword engine does
+("terminat" for "terminated" and "termination", "renew" for "renewal"). Words shorter than a stem are matched
+whole, so "term" does not match "terminate". Hand-written because these are a few lines over `re`, and a
+stemmer library would bring its own idea of English that the catalogs' field names do not follow.
+"""
+
+from __future__ import annotations
+
+import re
+
+from graph.planners.phrases import STOPWORDS
+
+STEM_CHARS = 5
+FLAG_STEM_CHARS = 6
+"""Yes/no field names are matched by longer stems: their words ("termination", "convenience") are long, and five
+letters of them would also match unrelated words the questions use."""
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+def stem(word: str, chars: int = STEM_CHARS) -> str:
+    return word[:chars]
+
+
+def stems(text: str) -> list[str]:
+    """The content words of `text` (not stop words, three letters or more) by their stems."""
+    return [stem(w) for w in _WORDS.findall(text.lower()) if len(w) > 2 and w not in STOPWORDS]
+
+
+def occurs(text: str, phrase: str) -> bool:
+    """`phrase` occurs in `text` as whole words, not inside a longer word; case counts (a plain scan: the grade
+    checks every page title against every passage, too many distinct patterns for the regex cache)."""
+    start = text.find(phrase) if phrase else -1
+    while start != -1:
+        end = start + len(phrase)
+        if not (start and text[start - 1].isalnum()) and not (end < len(text) and text[end].isalnum()):
+            return True
+        start = text.find(phrase, start + 1)
+    return False
+
+
+def has_phrase(text: str, phrase: str) -> bool:
+    """`phrase` occurs in `text` as whole words, case ignored."""
+    return occurs(text.lower(), phrase.lower())
+
+
+def starts_a_word(text: str, start: str) -> bool:
+    """`start` begins a word of `text` ("terminat" in "terminated", "notice" in "notices")."""
+    return re.search(rf"\b{re.escape(start)}", text) is not None
+
+
+def has_word(text: str, word: str) -> bool:
+    """A long word by its stem ("renew" in "renewal"); a short one whole, or with a plural s ("term" not in
+    "terminate")."""
+    return starts_a_word(text, stem(word)) if len(word) >= STEM_CHARS else re.search(rf"\b{re.escape(word)}s?\b", text) is not None
+
+
+def holds(text: str, wanted: list[str]) -> float:
+    """Share of `wanted` stems (three to STEM_CHARS letters, as `stems` gives them) that start a word of `text`."""
+    starts = {w[:n] for w in re.findall(r"\w+", text) for n in range(3, STEM_CHARS + 1)}
+    return sum(t in starts for t in wanted) / len(wanted) if wanted else 0.0

@@ -1,0 +1,85 @@
+"""The index's vocabulary in one scope, as planners and tool descriptions read it: the buckets that hold documents,
+each bucket's annotation fields, the value lists of its text fields, and which bucket's content is closest to a
+question.
+
+Every read runs under the scope's engine timeout (the ToolContext's): an overrunning read raises EngineTimeout
+naming the engine, a failed one the driver's error, both of which the graph reports as a readable failure
+(`graph.failures`). Reads are kept for the life of the object: build one per step that needs it, so each step sees
+the index as it is now.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Callable, TypeVar
+
+from retrievers.field_catalog import CatalogField
+from tools.arguments import QUERY_CHARS_MAX
+from tools.context import ToolContext
+from tools.registry import run_named
+
+T = TypeVar("T")
+_POSTGRES = "Postgres (catalog)"
+
+
+@dataclass(frozen=True)
+class BucketInfo:
+    name: str
+    description: str
+    documents: int
+
+
+class Catalog:
+    def __init__(self, context: ToolContext):
+        self.context = context
+        self.scope = context.scope
+        self._fields: dict[str, list[CatalogField]] = {}
+        self._values: dict[tuple[str, str], list[tuple[str, int]]] = {}
+
+    def _read(self, call: Callable[..., T], *args: Any) -> T:
+        return self.context.engine(_POSTGRES, call, *args)
+
+    @property
+    def embedding_model(self) -> str:
+        """The model the vectors of this index were made with (semantic scores are calibrated per model)."""
+        return self.context.stack.embedder.model_name
+
+    @cached_property
+    def buckets(self) -> dict[str, BucketInfo]:
+        """Buckets holding documents in this scope (every bucket while none does yet), in name order."""
+        store = self.context.stack.store
+        described = self._read(store.buckets)
+        counts = self._read(store.bucket_document_counts, self.scope)
+        return {name: BucketInfo(name, about, counts.get(name, 0)) for name, about in described.items() if name in counts or not counts}
+
+    def fields(self, bucket: str) -> list[CatalogField]:
+        if bucket not in self._fields:
+            self._fields[bucket] = self._read(self.context.stack.store.field_catalog, self.scope, bucket) if bucket in self.buckets else []
+        return self._fields[bucket]
+
+    def field(self, bucket: str, name: str) -> CatalogField | None:
+        return next((f for f in self.fields(bucket) if f.name == name), None)
+
+    def categorical(self, bucket: str) -> list[CatalogField]:
+        """Fields with a full (short) value list: the ones a user can narrow by."""
+        return [f for f in self.fields(bucket) if f.values is not None]
+
+    def values(self, bucket: str, field: str) -> list[tuple[str, int]]:
+        """Distinct text values of a field with their document counts, most common first."""
+        if (bucket, field) not in self._values:
+            self._values[bucket, field] = self._read(self.context.stack.store.field_values, self.scope, bucket, field)
+        return self._values[bucket, field]
+
+    def closeness(self, question: str) -> dict[str, float]:
+        """Each bucket's best chunk score for the question (one semantic search per bucket, through the tools);
+        nothing when a search fails, so that the question still gets a bucket and the searches that follow report
+        the failure."""
+        scores = {}
+        for name in self.buckets:
+            envelope = run_named("search_semantic", {"bucket": name, "query": question[:QUERY_CHARS_MAX], "top_k": 1}, self.context)
+            if envelope.status not in ("ok", "low_confidence", "no_results"):
+                return {}
+            if passages := envelope.passages():
+                scores[name] = passages[0].score
+        return scores
