@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh machine:
 #   make demo   set up, ingest the sample corpus on the embedded engines, run searches of every kind
-#   make test   set up and run the tests: both tiers, the fast one and the integration one (real engines)
+#   make test   set up, lint (ruff check, ruff format --check) and run the tests: both tiers, the fast one and the
+#               integration one (real engines)
 # and one for the edit-test loop:
 #   make test-fast   only the fast tier (no engines, seconds): pytest -m "not integration"
 VENV ?= .venv
@@ -10,7 +11,7 @@ export HF_HUB_OFFLINE := 1
 export LANGSMITH_TEST_TRACKING := false
 export LANGGRAPH_CLI_NO_ANALYTICS := 1
 
-.PHONY: setup demo test test-fast bench
+.PHONY: setup demo lint test test-fast bench
 
 setup: $(VENV)/.installed
 
@@ -26,8 +27,12 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(BIN)/ragent demo
 
-test: setup
+test: lint
 	$(BIN)/python -m pytest
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 test-fast: setup
 	$(BIN)/python -m pytest -m "not integration"

@@ -1,1 +1,2 @@
-"""The `ragent` command: above every other package (it imports evals, graph, tools and retrievers; nothing imports it)."""
+"""The `ragent` command: above every other package (it imports evals, graph, tools and retrievers; nothing imports
+it)."""

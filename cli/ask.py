@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import sys
 import uuid
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
@@ -45,16 +46,28 @@ def print_answer(values: dict[str, Any], explain: bool) -> None:
         print("\nSources: " + ", ".join(sorted({c.annotation_id or c.doc_id for c in answer.citations})))
     if explain:
         d = values["decomposition"]
-        print(f"\n-- decomposition: intent={d.intent} buckets={d.buckets} constraints="
-              + json.dumps([[c.field, c.op, c.value] for c in d.constraints]) + f" topic={d.topic_terms}")
+        print(
+            f"\n-- decomposition: intent={d.intent} buckets={d.buckets} constraints="
+            + json.dumps([[c.field, c.op, c.value] for c in d.constraints])
+            + f" topic={d.topic_terms}"
+        )
         for decision in values.get("decisions", []):
             print(f"-- decision: {decision.action}: {decision.reason}")
         for e in values.get("evidence", []):
-            print(f"-- call {e.step} [{e.route}] {e.call.tool} {json.dumps(e.call.arguments)[:160]} -> {e.envelope.status} ({e.envelope.total_hits} hits)")
+            print(
+                f"-- call {e.step} [{e.route}] {e.call.tool} {json.dumps(e.call.arguments)[:160]} "
+                f"-> {e.envelope.status} ({e.envelope.total_hits} hits)"
+            )
 
 
-def settle(agent: CompiledStateGraph, thread: str, context: AgentContext, *, explain: bool,
-           ask_human: Callable[[dict[str, Any]], dict[str, Any] | None] | None) -> bool:
+def settle(
+    agent: CompiledStateGraph,
+    thread: str,
+    context: AgentContext,
+    *,
+    explain: bool,
+    ask_human: Callable[[dict[str, Any]], dict[str, Any] | None] | None,
+) -> bool:
     """Print the answer, or the clarification; with `ask_human`, answer it and go on. True when answered."""
     config = {"configurable": {"thread_id": thread}}
     while True:

@@ -34,9 +34,16 @@ def ingest(args: argparse.Namespace) -> None:
     from retrievers.sources import ingest_source
 
     with _opened() as stack:
-        report = ingest_source(stack, path=Path(args.path) if args.path else None, bucket=args.bucket, dataset=args.dataset,
-                               annotations=Path(args.annotations) if args.annotations else None, limit=args.limit,
-                               scope=args.scope, force=args.force)
+        report = ingest_source(
+            stack,
+            path=Path(args.path) if args.path else None,
+            bucket=args.bucket,
+            dataset=args.dataset,
+            annotations=Path(args.annotations) if args.annotations else None,
+            limit=args.limit,
+            scope=args.scope,
+            force=args.force,
+        )
     print(report.summary())
 
 
@@ -44,8 +51,13 @@ def search(args: argparse.Namespace) -> None:
     from retrievers.search import Retriever
 
     filters = SearchFilter(
-        scope=args.scope, bucket=args.bucket, doc_ids=args.doc_id, authors=args.author, tags=args.tag,
-        created_after=args.created_after, created_before=args.created_before,
+        scope=args.scope,
+        bucket=args.bucket,
+        doc_ids=args.doc_id,
+        authors=args.author,
+        tags=args.tag,
+        created_after=args.created_after,
+        created_before=args.created_before,
     )
     with _opened() as stack:
         hits = getattr(Retriever(stack), args.mode)(args.query, filters, args.top_k)
@@ -53,13 +65,18 @@ def search(args: argparse.Namespace) -> None:
         print("  (no results)")
     for rank, hit in enumerate(hits, start=1):
         snippet = " ".join(hit.text.split())[:SNIPPET_CHARS]
-        print(f"  {rank:2d}. [{hit.bucket}] {hit.doc_id}  score={hit.score:.4f}  chars {hit.start}-{hit.end}\n      {snippet}")
+        print(
+            f"  {rank:2d}. [{hit.bucket}] {hit.doc_id}  score={hit.score:.4f}  chars {hit.start}-{hit.end}\n"
+            f"      {snippet}"
+        )
 
 
 def annotations(args: argparse.Namespace) -> None:
     from retrievers.annotation_filters import Predicate
 
-    predicates = [Predicate(field=f, op=op, value=None if op == "exists" else _parse_value(v)) for f, op, v in args.where]
+    predicates = [
+        Predicate(field=f, op=op, value=None if op == "exists" else _parse_value(v)) for f, op, v in args.where
+    ]
     with _opened() as stack:
         stack.store.require_bucket(args.bucket)
         rows = stack.store.find_annotations(args.scope, args.bucket, predicates, limit=args.limit)
@@ -88,7 +105,12 @@ def buckets(args: argparse.Namespace) -> None:
 
 def stats(args: argparse.Namespace) -> None:
     with _opened() as stack:
-        print(json.dumps({"store": stack.store.counts(), "keyword": stack.keyword.stats(), "vectors": stack.vectors.stats()}, indent=2))
+        print(
+            json.dumps(
+                {"store": stack.store.counts(), "keyword": stack.keyword.stats(), "vectors": stack.vectors.stats()},
+                indent=2,
+            )
+        )
 
 
 def check(args: argparse.Namespace) -> None:
@@ -140,7 +162,7 @@ def resume(args: argparse.Namespace) -> None:
     try:
         answer = json.loads(args.answer)
     except json.JSONDecodeError as exc:
-        raise RagentError(f"--answer is not JSON ({exc.msg}); e.g. --answer '{{\"choice\": \"stop\"}}'") from None
+        raise RagentError(f'--answer is not JSON ({exc.msg}); e.g. --answer \'{{"choice": "stop"}}\'') from None
     resume_agent(args.thread, answer, explain=args.explain, context=_agent_context(args))
 
 
@@ -152,7 +174,9 @@ def evaluate(args: argparse.Namespace) -> None:
     if args.questions:
         from evals.question_eval import run_question_file
 
-        summary = run_question_file(Path(args.questions), home=Path(args.home) if args.home else None, out=Path(args.out), limit=args.limit)
+        summary = run_question_file(
+            Path(args.questions), home=Path(args.home) if args.home else None, out=Path(args.out), limit=args.limit
+        )
     else:
         from evals.beir_eval import run_beir
 
@@ -164,7 +188,14 @@ def evaluate(args: argparse.Namespace) -> None:
 def bench(args: argparse.Namespace) -> None:
     from evals.bench import run
 
-    print(run(Path(args.out), sections=args.only, home=Path(args.home) if args.home else None, scale_sizes=args.scale_sizes))
+    print(
+        run(
+            Path(args.out),
+            sections=args.only,
+            home=Path(args.home) if args.home else None,
+            scale_sizes=args.scale_sizes,
+        )
+    )
     print(f"\nreport written to {Path(args.out) / 'bench.md'}")
 
 

@@ -7,7 +7,7 @@ is printed as one line that says what to do, with exit status 2; nothing is half
 from __future__ import annotations
 
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 import psycopg
 from pydantic import ValidationError
@@ -29,7 +29,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except psycopg.OperationalError as error:
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        print(f"ragent: error: Postgres failed during the run ({first_line}); committed documents are intact, run the command again", file=sys.stderr)
+        print(
+            f"ragent: error: Postgres failed during the run ({first_line}); "
+            "committed documents are intact, run the command again",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print("ragent: interrupted; documents already committed stay, the rest can be ingested again", file=sys.stderr)

@@ -26,14 +26,26 @@ def scope_name(text: str) -> str:
 
 
 def _scope(parser: argparse.ArgumentParser, help: str | None = None) -> None:
-    parser.add_argument("--scope", type=scope_name, default=DEFAULT_SCOPE, help=help or "tenant or workspace (default: %(default)s)")
+    parser.add_argument(
+        "--scope", type=scope_name, default=DEFAULT_SCOPE, help=help or "tenant or workspace (default: %(default)s)"
+    )
 
 
 def _agent_options(parser: argparse.ArgumentParser) -> None:
     _scope(parser)
     parser.add_argument("--explain", action="store_true", help="print the decomposition, decisions and tool calls")
-    parser.add_argument("--max-tool-calls", type=int, default=AGENT_DEFAULTS.max_tool_calls, help="tool calls allowed in the run (capped at 24)")
-    parser.add_argument("--max-hits", type=int, default=AGENT_DEFAULTS.max_hits, help="more matching documents than this asks you to narrow")
+    parser.add_argument(
+        "--max-tool-calls",
+        type=int,
+        default=AGENT_DEFAULTS.max_tool_calls,
+        help="tool calls allowed in the run (capped at 24)",
+    )
+    parser.add_argument(
+        "--max-hits",
+        type=int,
+        default=AGENT_DEFAULTS.max_hits,
+        help="more matching documents than this asks you to narrow",
+    )
 
 
 def _ingest(sub) -> None:
@@ -44,7 +56,9 @@ def _ingest(sub) -> None:
     p.add_argument("--dataset", choices=list(DATASETS))
     p.add_argument("--limit", type=int, help="ingest at most this many documents")
     _scope(p, "tenant or workspace the documents belong to")
-    p.add_argument("--force", action="store_true", help="rewrite unchanged documents too (rebuilds a lost or corrupted index)")
+    p.add_argument(
+        "--force", action="store_true", help="rewrite unchanged documents too (rebuilds a lost or corrupted index)"
+    )
     p.set_defaults(run=commands.ingest)
 
 
@@ -66,8 +80,14 @@ def _search(sub) -> None:
 def _annotations(sub) -> None:
     p = sub.add_parser("annotations", help="annotation rows of a bucket matching predicates")
     p.add_argument("bucket")
-    p.add_argument("--where", nargs=3, action="append", default=[], metavar=("FIELD", "OP", "VALUE"),
-                   help="e.g. --where notice_period_days '<' 60 (VALUE is JSON when it parses, else text)")
+    p.add_argument(
+        "--where",
+        nargs=3,
+        action="append",
+        default=[],
+        metavar=("FIELD", "OP", "VALUE"),
+        help="e.g. --where notice_period_days '<' 60 (VALUE is JSON when it parses, else text)",
+    )
     _scope(p)
     p.add_argument("--limit", type=int, default=ANNOTATION_ROWS)
     p.set_defaults(run=commands.annotations)
@@ -87,7 +107,9 @@ def _catalog_and_buckets(sub) -> None:
 
 
 def _agent(sub) -> None:
-    sub.add_parser("demo", help="ingest the sample corpus and answer questions that take every route").set_defaults(run=commands.demo)
+    sub.add_parser("demo", help="ingest the sample corpus and answer questions that take every route").set_defaults(
+        run=commands.demo
+    )
 
     p = sub.add_parser("ask", help="answer a question with citations; asks you when it cannot go on")
     p.add_argument("question")
@@ -97,39 +119,60 @@ def _agent(sub) -> None:
 
     p = sub.add_parser("resume", help="answer a thread's clarification and let it finish")
     p.add_argument("thread")
-    p.add_argument("--answer", required=True,
-                   help='JSON, e.g. {"choice": "export"} or {"choice": "narrow", "field": "governing_law", "value": "Delaware"}')
+    p.add_argument(
+        "--answer",
+        required=True,
+        help='JSON, e.g. {"choice": "export"} or {"choice": "narrow", "field": "governing_law", "value": "Delaware"}',
+    )
     _agent_options(p)
     p.set_defaults(run=commands.resume)
 
 
 def _evals(sub) -> None:
-    p = sub.add_parser("eval", help="score the agent on a question set, or the search modes and the agent on a BEIR set")
+    p = sub.add_parser(
+        "eval", help="score the agent on a question set, or the search modes and the agent on a BEIR set"
+    )
     p.add_argument("--questions", help="JSONL question set (evals/questions/*.jsonl)")
     p.add_argument("--beir", help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv")
     p.add_argument("--split", default="test", help="qrels split of the BEIR folder")
-    p.add_argument("--home", help="data folder already holding the corpus (default: one per dataset combination under $RAGENT_HOME/eval)")
+    p.add_argument(
+        "--home",
+        help="data folder already holding the corpus (default: one per dataset combination under $RAGENT_HOME/eval)",
+    )
     p.add_argument("--limit", type=int, help="only the first N questions")
     p.add_argument("--out", default=EVAL_OUT, help="folder for the JSON records and the Markdown summary")
     p.set_defaults(run=commands.evaluate)
 
-    p = sub.add_parser("bench", help="the benchmarks side by side: vs LangChain, vs naive RAG, multi-hop, cost at scale")
-    p.add_argument("--only", nargs="+", choices=BENCH_SECTIONS, default=list(BENCH_SECTIONS), help="run only these sections")
-    p.add_argument("--home", help="data folder holding every shared dataset (default: the eval folder for them, ingested on first use)")
-    p.add_argument("--scale-sizes", nargs="+", type=int, default=BENCH_SCALE_SIZES, help="chunk counts of the scale corpora")
+    p = sub.add_parser(
+        "bench", help="the benchmarks side by side: vs LangChain, vs naive RAG, multi-hop, cost at scale"
+    )
+    p.add_argument(
+        "--only", nargs="+", choices=BENCH_SECTIONS, default=list(BENCH_SECTIONS), help="run only these sections"
+    )
+    p.add_argument(
+        "--home",
+        help="data folder holding every shared dataset (default: the eval folder for them, ingested on first use)",
+    )
+    p.add_argument(
+        "--scale-sizes", nargs="+", type=int, default=BENCH_SCALE_SIZES, help="chunk counts of the scale corpora"
+    )
     p.add_argument("--out", default=BENCH_OUT)
     p.set_defaults(run=commands.bench)
 
 
 def _operations(sub) -> None:
-    p = sub.add_parser("serve", help="the LangGraph server API and Studio on the embedded engines, with the sample corpus")
+    p = sub.add_parser(
+        "serve", help="the LangGraph server API and Studio on the embedded engines, with the sample corpus"
+    )
     p.add_argument("--port", type=int, help="port to listen on (a free one by default)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--no-sample", action="store_true", help="do not ingest the sample corpus first")
     p.set_defaults(run=commands.serve)
 
     p = sub.add_parser("check", help="do Postgres, the keyword index and the vector index agree? --repair makes them")
-    p.add_argument("--repair", action="store_true", help="re-index chunks an engine lacks, delete what Postgres does not know")
+    p.add_argument(
+        "--repair", action="store_true", help="re-index chunks an engine lacks, delete what Postgres does not know"
+    )
     p.add_argument("--scope", type=scope_name, help="check one tenant or workspace (default: every scope)")
     p.set_defaults(run=commands.check)
 
@@ -137,7 +180,9 @@ def _operations(sub) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="ragent", description="Agentic retrieval over bucketed document corpora, with citations.")
+    parser = argparse.ArgumentParser(
+        prog="ragent", description="Agentic retrieval over bucketed document corpora, with citations."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     for add in (_agent, _ingest, _search, _annotations, _catalog_and_buckets, _evals, _operations):
         add(sub)

@@ -59,7 +59,9 @@ def wait_until_ready(api: str, server: subprocess.Popen, timeout_s: float) -> No
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise BackendUnavailable(f"the LangGraph server exited with status {server.returncode} before it was ready; its log is above")
+            raise BackendUnavailable(
+                f"the LangGraph server exited with status {server.returncode} before it was ready; its log is above"
+            )
         try:
             with urllib.request.urlopen(f"{api}/ok", timeout=2) as response:
                 if response.status == 200:
@@ -75,10 +77,14 @@ def serve(*, host: str, port: int | None, with_sample: bool, jobs: int = JOBS_PE
     config = PROJECT_FOLDER / "langgraph.json"
     langgraph = Path(sys.executable).with_name("langgraph")
     if not config.is_file():
-        raise InvalidInput(f"`ragent serve` runs from a checkout of the project and needs its langgraph.json, not found at {config} "
-                           "(an installed ragent has none); clone the project and `make setup`, or run `langgraph dev` with your own")
+        raise InvalidInput(
+            f"`ragent serve` runs from a checkout of the project and needs its langgraph.json, not found at {config} "
+            "(an installed ragent has none); clone the project and `make setup`, or run `langgraph dev` with your own"
+        )
     if not langgraph.is_file():
-        raise InvalidInput(f"`ragent serve` needs langgraph-cli[inmem] in this environment ({langgraph} is missing); run `make setup`")
+        raise InvalidInput(
+            f"`ragent serve` needs langgraph-cli[inmem] in this environment ({langgraph} is missing); run `make setup`"
+        )
     settings = Settings.from_env()
     if with_sample:
         print("== ingesting the sample corpus (unchanged documents are skipped)", flush=True)
@@ -88,16 +94,31 @@ def serve(*, host: str, port: int | None, with_sample: bool, jobs: int = JOBS_PE
     workdir = settings.home / "server"
     workdir.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "RAGENT_HOME": str(settings.home), "LANGGRAPH_CLI_NO_ANALYTICS": "1", "HF_HUB_OFFLINE": "1"}
-    command = [str(langgraph), "dev", "--config", str(config), "--host", host, "--port", str(port),
-               "--no-browser", "--no-reload", "--n-jobs-per-worker", str(jobs)]
+    command = [
+        str(langgraph),
+        "dev",
+        "--config",
+        str(config),
+        "--host",
+        host,
+        "--port",
+        str(port),
+        "--no-browser",
+        "--no-reload",
+        "--n-jobs-per-worker",
+        str(jobs),
+    ]
     started = time.monotonic()
     server = subprocess.Popen(command, cwd=workdir, env=env)
     signal.signal(signal.SIGTERM, lambda *_: server.terminate())
     try:
         wait_until_ready(api, server, READY_TIMEOUT_S)
-        print(f"\nragent server ready in {time.monotonic() - started:.1f} s (home {settings.home})\n"
-              f"  API:    {api}   (graphs: agent; docs at {api}/docs)\n"
-              f"  Studio: {STUDIO_URL.format(api=api)}\n", flush=True)
+        print(
+            f"\nragent server ready in {time.monotonic() - started:.1f} s (home {settings.home})\n"
+            f"  API:    {api}   (graphs: agent; docs at {api}/docs)\n"
+            f"  Studio: {STUDIO_URL.format(api=api)}\n",
+            flush=True,
+        )
         return server.wait()
     except KeyboardInterrupt:
         server.terminate()

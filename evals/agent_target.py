@@ -22,7 +22,7 @@ from langsmith.run_helpers import get_tracing_context, tracing_context
 from evals.evaluators import numbers_in
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
-from graph.context import AgentContext
+from graph.context import DEFAULT_CONTEXT, AgentContext
 from graph.schemas import Evidence
 from graph.services import AgentServices
 from retrievers.fusion import reciprocal_rank_fusion
@@ -40,7 +40,7 @@ def evidence_ranking(evidence: list[Evidence]) -> list[str]:
 class AgentTarget:
     """Callable as a LangSmith target: {"question", "context"?, "resume"?} in, the run's outputs out."""
 
-    def __init__(self, services: AgentServices, context: AgentContext = AgentContext()):
+    def __init__(self, services: AgentServices, context: AgentContext = DEFAULT_CONTEXT):
         self.agent: CompiledStateGraph = compile_agent(services, InMemorySaver(serde=SERDE))
         self.context = context
 
@@ -64,7 +64,9 @@ class AgentTarget:
         values, clarified, latency = self.run(inputs["question"], context, inputs.get("resume"))
         answer, evidence = values.get("answer"), values.get("evidence", [])
 
-        graded = "\n".join(f"[{g.doc_id}] {g.text or json.dumps(g.row)}" for g in values.get("graded", []) if g.relevant)
+        graded = "\n".join(
+            f"[{g.doc_id}] {g.text or json.dumps(g.row)}" for g in values.get("graded", []) if g.relevant
+        )
         return {
             "answer_text": answer.text if answer else "",
             "format": answer.format if answer else None,
@@ -72,9 +74,24 @@ class AgentTarget:
             "citations": [c.model_dump() for c in answer.citations] if answer else [],
             "cited_doc_ids": sorted({c.doc_id for c in answer.citations}) if answer else [],
             "clarify_kind": clarified,
-            "tool_calls": [{"tool": e.call.tool, "route": e.route, "status": e.envelope.status, "total_hits": e.envelope.total_hits} for e in evidence],
+            "tool_calls": [
+                {
+                    "tool": e.call.tool,
+                    "route": e.route,
+                    "status": e.envelope.status,
+                    "total_hits": e.envelope.total_hits,
+                }
+                for e in evidence
+            ],
             "evidence_keys": sorted(set().union(*(e.envelope.citable() for e in evidence)), key=str),
-            "evidence_numbers": sorted(set().union(*(numbers_in(e.envelope.model_dump_json()) | numbers_in(json.dumps(e.call.arguments)) for e in evidence))),
+            "evidence_numbers": sorted(
+                set().union(
+                    *(
+                        numbers_in(e.envelope.model_dump_json()) | numbers_in(json.dumps(e.call.arguments))
+                        for e in evidence
+                    )
+                )
+            ),
             "evidence_text": graded[:EVIDENCE_TEXT_CHARS],
             "evidence_ranking": evidence_ranking(evidence),
             "latency_ms": round(latency, 1),

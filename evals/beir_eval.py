@@ -55,7 +55,12 @@ class RankingTarget:
             latency[mode] = (time.perf_counter() - started) * 1000
         answered = self.agent({"question": inputs["question"]})
         rankings["agent"], latency["agent"] = answered["evidence_ranking"], answered["latency_ms"]
-        return {"rankings": rankings, "tool_calls": answered["tool_calls"], "latency_ms": latency["agent"], "mode_latency_ms": latency}
+        return {
+            "rankings": rankings,
+            "tool_calls": answered["tool_calls"],
+            "latency_ms": latency["agent"],
+            "mode_latency_ms": latency,
+        }
 
 
 def ranking_evaluators() -> list:
@@ -63,7 +68,10 @@ def ranking_evaluators() -> list:
         score = ndcg_at_k if metric == "ndcg" else recall_at_k
 
         def evaluator(outputs: dict, reference_outputs: dict) -> dict:
-            return {"key": f"{mode} {metric}@{k}", "score": score(outputs["rankings"][mode], set(reference_outputs["relevant"]), k)}
+            return {
+                "key": f"{mode} {metric}@{k}",
+                "score": score(outputs["rankings"][mode], set(reference_outputs["relevant"]), k),
+            }
 
         return evaluator
 
@@ -82,13 +90,30 @@ def run_beir(folder: Path, *, split: str, out: Path, limit: int | None = None) -
         print(f"== {name}: ingesting the corpus into bucket {BUCKET} (unchanged documents are skipped)", flush=True)
         print(Ingestor(services.stack).ingest(load_corpus(folder, bucket=BUCKET, tag=name)).summary(), flush=True)
         dataset = uuid.uuid5(uuid.NAMESPACE_URL, f"ragent-beir-{name}-{split}")
-        items = [Example(id=uuid.uuid5(dataset, qid), dataset_id=dataset, inputs={"question": queries[qid]},
-                         outputs={"relevant": sorted(qrels[qid])}, metadata={"question_id": qid}) for qid in ids]
+        items = [
+            Example(
+                id=uuid.uuid5(dataset, qid),
+                dataset_id=dataset,
+                inputs={"question": queries[qid]},
+                outputs={"relevant": sorted(qrels[qid])},
+                metadata={"question_id": qid},
+            )
+            for qid in ids
+        ]
         results = langsmith_evaluate(RankingTarget(services), items, ranking_evaluators(), f"beir-{name}-{split}")
-        records = [{"id": row["example"].metadata["question_id"], "question": row["example"].inputs["question"],
-                    "relevant": row["example"].outputs["relevant"], "top10": {m: (row["run"].outputs or {}).get("rankings", {}).get(m, [])[:10] for m in MODES},
-                    "tool_calls": (row["run"].outputs or {}).get("tool_calls"), "latency_ms": (row["run"].outputs or {}).get("latency_ms"),
-                    "error": row["run"].error, "scores": {r.key: r.score for r in row["evaluation_results"]["results"]}} for row in results]
+        records = [
+            {
+                "id": row["example"].metadata["question_id"],
+                "question": row["example"].inputs["question"],
+                "relevant": row["example"].outputs["relevant"],
+                "top10": {m: (row["run"].outputs or {}).get("rankings", {}).get(m, [])[:10] for m in MODES},
+                "tool_calls": (row["run"].outputs or {}).get("tool_calls"),
+                "latency_ms": (row["run"].outputs or {}).get("latency_ms"),
+                "error": row["run"].error,
+                "scores": {r.key: r.score for r in row["evaluation_results"]["results"]},
+            }
+            for row in results
+        ]
     summary = summarise(records)
     write_report(out, f"eval-beir-{name}-{split}", summary, records)
     return summary

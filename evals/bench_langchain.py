@@ -91,8 +91,12 @@ def _resident_mb() -> float:
 
 def ingest_ours(stack: Stack, corpus: Path) -> dict:
     report = Ingestor(stack).ingest(scifact.load(corpus), progress=False)
-    return {"documents": report.added, "chunks": report.chunks, "seconds": round(report.seconds, 2),
-            "embeddings_computed": report.embeddings_computed}
+    return {
+        "documents": report.added,
+        "chunks": report.chunks,
+        "seconds": round(report.seconds, 2),
+        "embeddings_computed": report.embeddings_computed,
+    }
 
 
 def committed_chunks(stack: Stack) -> list[LangChainDocument]:
@@ -101,13 +105,18 @@ def committed_chunks(stack: Stack) -> list[LangChainDocument]:
     rows = stack.store.chunks_by_id(DEFAULT_SCOPE, [str(r.id) for r in records])
     ordered = sorted(rows.values(), key=lambda row: (row["doc_id"], row["ordinal"]))
     return [
-        LangChainDocument(id=row["chunk_id"], page_content=f"{row['title']}\n{row['text']}" if row["title"] else row["text"],
-                          metadata={"doc_id": row["doc_id"]})
+        LangChainDocument(
+            id=row["chunk_id"],
+            page_content=f"{row['title']}\n{row['text']}" if row["title"] else row["text"],
+            metadata={"doc_id": row["doc_id"]},
+        )
         for row in ordered
     ]
 
 
-def build_langchain(chunks: list[LangChainDocument], embeddings: CachedEmbeddings) -> tuple[dict[str, BaseRetriever], dict]:
+def build_langchain(
+    chunks: list[LangChainDocument], embeddings: CachedEmbeddings
+) -> tuple[dict[str, BaseRetriever], dict]:
     """The three LangChain retrievers over `chunks`, the seconds each took to build, and the memory they hold.
 
     Cache misses are counted because `QdrantVectorStore` embeds a probe text ("dummy_text") to learn the vector
@@ -125,9 +134,16 @@ def build_langchain(chunks: list[LangChainDocument], embeddings: CachedEmbedding
         LANGCHAIN_VECTORS: vectors,
         ENSEMBLE: EnsembleRetriever(retrievers=[bm25, vectors], weights=[0.5, 0.5]),
     }
-    seconds = {LANGCHAIN_BM25: round(bm25_s, 2), LANGCHAIN_VECTORS: round(vector_s, 2), ENSEMBLE: round(bm25_s + vector_s, 2)}
-    return retrievers, {"seconds": seconds, "resident_mb_added": round(_resident_mb() - resident_before, 1),
-                        "embeddings_computed": embeddings.cached.misses - misses_before}
+    seconds = {
+        LANGCHAIN_BM25: round(bm25_s, 2),
+        LANGCHAIN_VECTORS: round(vector_s, 2),
+        ENSEMBLE: round(bm25_s + vector_s, 2),
+    }
+    return retrievers, {
+        "seconds": seconds,
+        "resident_mb_added": round(_resident_mb() - resident_before, 1),
+        "embeddings_computed": embeddings.cached.misses - misses_before,
+    }
 
 
 def our_searches(stack: Stack) -> dict[str, Search]:
@@ -135,14 +151,19 @@ def our_searches(stack: Stack) -> dict[str, Search]:
     retriever, filters = Retriever(stack), SearchFilter(bucket=scifact.BUCKET)
     return {
         "ours: keyword (Tantivy BM25)": lambda q: _doc_ranking(retriever.keyword(q, filters, CHUNKS_PER_ENGINE)),
-        "ours: semantic (qdrant-edge, exact)": lambda q: _doc_ranking(retriever.semantic(q, filters, CHUNKS_PER_ENGINE)),
+        "ours: semantic (qdrant-edge, exact)": lambda q: _doc_ranking(
+            retriever.semantic(q, filters, CHUNKS_PER_ENGINE)
+        ),
         OURS_FUSED: lambda q: _doc_ranking(retriever.fused(q, filters, 2 * CHUNKS_PER_ENGINE, depth=CHUNKS_PER_ENGINE)),
     }
 
 
 def langchain_searches(retrievers: dict[str, BaseRetriever]) -> dict[str, Search]:
     """Each retriever's chunks as a document ranking, the way `_doc_ranking` ranks ours."""
-    return {name: lambda q, r=r: list(dict.fromkeys(d.metadata["doc_id"] for d in r.invoke(q))) for name, r in retrievers.items()}
+    return {
+        name: lambda q, r=r: list(dict.fromkeys(d.metadata["doc_id"] for d in r.invoke(q)))
+        for name, r in retrievers.items()
+    }
 
 
 def measure(search: Search, queries: dict[str, str], qrels: dict[str, set[str]]) -> dict:
@@ -157,16 +178,26 @@ def measure(search: Search, queries: dict[str, str], qrels: dict[str, set[str]])
         ndcg.append(ndcg_at_k(ranked, qrels[qid], 10))
         recall.append(recall_at_k(ranked, qrels[qid], 100))
     milliseconds = [s * 1000 for s in seconds]
-    return {"ndcg@10": round(float(np.mean(ndcg)), 4), "recall@100": round(float(np.mean(recall)), 4),
-            "qps": round(len(seconds) / sum(seconds), 1), "p50_ms": round(percentile(milliseconds, 50), 2),
-            "p95_ms": round(percentile(milliseconds, 95), 2)}
+    return {
+        "ndcg@10": round(float(np.mean(ndcg)), 4),
+        "recall@100": round(float(np.mean(recall)), 4),
+        "qps": round(len(seconds) / sum(seconds), 1),
+        "p50_ms": round(percentile(milliseconds, 50), 2),
+        "p95_ms": round(percentile(milliseconds, 95), 2),
+    }
 
 
 def _targets(systems: dict[str, dict]) -> dict:
     ours, ensemble = systems[OURS_FUSED], systems[ENSEMBLE]
     ratio = ours["qps"] / ensemble["qps"]
-    return {"ndcg@10": {"ours": ours["ndcg@10"], "ensemble": ensemble["ndcg@10"], "met": ours["ndcg@10"] >= ensemble["ndcg@10"]},
-            "qps_ratio": {"measured": round(ratio, 2), "target": TARGET_QPS_RATIO, "met": ratio >= TARGET_QPS_RATIO}}
+    return {
+        "ndcg@10": {
+            "ours": ours["ndcg@10"],
+            "ensemble": ensemble["ndcg@10"],
+            "met": ours["ndcg@10"] >= ensemble["ndcg@10"],
+        },
+        "qps_ratio": {"measured": round(ratio, 2), "target": TARGET_QPS_RATIO, "met": ratio >= TARGET_QPS_RATIO},
+    }
 
 
 def run(out: Path) -> dict:
@@ -187,12 +218,23 @@ def run(out: Path) -> dict:
         ours, langchain = our_searches(stack), langchain_searches(retrievers)
         searches = {**ours, **langchain}
         ingest_seconds = {**dict.fromkeys(ours, ours_ingest["seconds"]), **langchain_ingest["seconds"]}
-        systems = {name: {**measure(search, queries, qrels), "ingest_seconds": ingest_seconds[name]} for name, search in searches.items()}
+        systems = {
+            name: {**measure(search, queries, qrels), "ingest_seconds": ingest_seconds[name]}
+            for name, search in searches.items()
+        }
     finally:
         stack.close()
-    return {"split": SCIFACT_SPLIT, "queries": len(queries), "chunks": len(chunks), "chunks_per_engine": CHUNKS_PER_ENGINE,
-            "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)], "cpus": os.cpu_count(),
-            "ingest": {"ours": ours_ingest, "langchain": langchain_ingest}, "systems": systems, "targets": _targets(systems)}
+    return {
+        "split": SCIFACT_SPLIT,
+        "queries": len(queries),
+        "chunks": len(chunks),
+        "chunks_per_engine": CHUNKS_PER_ENGINE,
+        "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+        "cpus": os.cpu_count(),
+        "ingest": {"ours": ours_ingest, "langchain": langchain_ingest},
+        "systems": systems,
+        "targets": _targets(systems),
+    }
 
 
 def _met(flag: bool) -> str:
@@ -201,20 +243,37 @@ def _met(flag: bool) -> str:
 
 def markdown(report: dict) -> str:
     ingest, targets = report["ingest"], report["targets"]
-    heading = (f"Ours against LangChain on SciFact {report['split']} queries ({report['queries']}), document-level, the same "
-               f"{report['chunks']:,} chunks and MiniLM vectors on both sides, top {report['chunks_per_engine']} chunks per engine; "
-               f"QPS sequential on one thread (load average {report['load_average'][0]} to {report['load_average'][1]} on "
-               f"{report['cpus']} CPUs):")
-    verdict = (f"Targets: fused nDCG@10 {targets['ndcg@10']['ours']:.3f} against the ensemble's {targets['ndcg@10']['ensemble']:.3f} "
-               f"({_met(targets['ndcg@10']['met'])}); fused QPS {targets['qps_ratio']['measured']}x the ensemble's, target "
-               f"{targets['qps_ratio']['target']:g}x ({_met(targets['qps_ratio']['met'])}).")
-    ingest_note = (f"Ingest: ours writes Postgres, Tantivy and qdrant-edge from the raw abstracts ({ingest['ours']['documents']:,} documents, "
-                   f"chunking included); LangChain builds from our finished chunks and holds them in the Python process "
-                   f"(+{ingest['langchain']['resident_mb_added']} MB resident). Embeddings computed while building: ours "
-                   f"{ingest['ours']['embeddings_computed']}, LangChain {ingest['langchain']['embeddings_computed']}.")
-    lines = [heading, "", "| system | nDCG@10 | recall@100 | QPS | p50 ms | p95 ms | ingest s |", "|---|---|---|---|---|---|---|"]
-    lines += [f"| {name} | {s['ndcg@10']:.3f} | {s['recall@100']:.3f} | {s['qps']:.1f} | {s['p50_ms']} | {s['p95_ms']} | {s['ingest_seconds']} |"
-              for name, s in report["systems"].items()]
+    heading = (
+        f"Ours against LangChain on SciFact {report['split']} queries ({report['queries']}), document-level, the same "
+        f"{report['chunks']:,} chunks and MiniLM vectors on both sides, "
+        f"top {report['chunks_per_engine']} chunks per engine; "
+        f"QPS sequential on one thread (load average {report['load_average'][0]} to {report['load_average'][1]} on "
+        f"{report['cpus']} CPUs):"
+    )
+    verdict = (
+        f"Targets: fused nDCG@10 {targets['ndcg@10']['ours']:.3f} "
+        f"against the ensemble's {targets['ndcg@10']['ensemble']:.3f} "
+        f"({_met(targets['ndcg@10']['met'])}); fused QPS {targets['qps_ratio']['measured']}x the ensemble's, target "
+        f"{targets['qps_ratio']['target']:g}x ({_met(targets['qps_ratio']['met'])})."
+    )
+    ingest_note = (
+        "Ingest: ours writes Postgres, Tantivy and qdrant-edge from the raw abstracts "
+        f"({ingest['ours']['documents']:,} documents, "
+        f"chunking included); LangChain builds from our finished chunks and holds them in the Python process "
+        f"(+{ingest['langchain']['resident_mb_added']} MB resident). Embeddings computed while building: ours "
+        f"{ingest['ours']['embeddings_computed']}, LangChain {ingest['langchain']['embeddings_computed']}."
+    )
+    lines = [
+        heading,
+        "",
+        "| system | nDCG@10 | recall@100 | QPS | p50 ms | p95 ms | ingest s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {name} | {s['ndcg@10']:.3f} | {s['recall@100']:.3f} | {s['qps']:.1f} "
+        f"| {s['p50_ms']} | {s['p95_ms']} | {s['ingest_seconds']} |"
+        for name, s in report["systems"].items()
+    ]
     return "\n".join([*lines, "", verdict, ingest_note]) + "\n"
 
 

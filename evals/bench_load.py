@@ -32,12 +32,12 @@ from langgraph.types import Command
 from langgraph_sdk import get_client
 from psycopg_pool import ConnectionPool
 
+from evals.demo_questions import DEMO_QUESTIONS
 from evals.eval_corpus import eval_services
 from evals.metrics import percentile
 from evals.served_agent import ServedAgent
 from graph.builder import compile_agent
 from graph.checkpointing import CONNECTION_OPTIONS, SERDE
-from evals.demo_questions import DEMO_QUESTIONS
 from graph.context import AgentContext
 from retrievers.sources import ingest_source
 
@@ -50,10 +50,18 @@ def _rss_mb(process: psutil.Process) -> float:
 
 
 def _summary(latencies: list[float], errors: list[str], rss_start: float, rss_end: float, seconds: float) -> dict:
-    return {"runs": len(latencies), "errors": len(errors), "runs per second": round(len(latencies) / seconds, 1),
-            "latency p50 ms": round(percentile(latencies, 50), 1), "latency p95 ms": round(percentile(latencies, 95), 1),
-            "latency max ms": round(max(latencies, default=0), 1), "RSS start MB": rss_start, "RSS end MB": rss_end,
-            "RSS growth MB": round(rss_end - rss_start, 1), "first errors": errors[:3]}
+    return {
+        "runs": len(latencies),
+        "errors": len(errors),
+        "runs per second": round(len(latencies) / seconds, 1),
+        "latency p50 ms": round(percentile(latencies, 50), 1),
+        "latency p95 ms": round(percentile(latencies, 95), 1),
+        "latency max ms": round(max(latencies, default=0), 1),
+        "RSS start MB": rss_start,
+        "RSS end MB": rss_end,
+        "RSS growth MB": round(rss_end - rss_start, 1),
+        "first errors": errors[:3],
+    }
 
 
 def in_process(home: Path, seconds: float, concurrency: int) -> dict:
@@ -62,7 +70,9 @@ def in_process(home: Path, seconds: float, concurrency: int) -> dict:
     lock = threading.Lock()
     with eval_services(home) as services:
         ingest_source(services.stack, dataset="sample", progress=False)
-        with ConnectionPool(services.stack.store.url, min_size=4, max_size=concurrency, kwargs=CONNECTION_OPTIONS) as pool:
+        with ConnectionPool(
+            services.stack.store.url, min_size=4, max_size=concurrency, kwargs=CONNECTION_OPTIONS
+        ) as pool:
             saver = PostgresSaver(pool, serde=SERDE)
             saver.setup()
             agent = compile_agent(services, saver)
@@ -86,7 +96,9 @@ def in_process(home: Path, seconds: float, concurrency: int) -> dict:
                             errors.append(f"{type(error).__name__}: {error}")
 
             me = psutil.Process()
-            agent.invoke({"question": QUESTIONS[0][0]}, {"configurable": {"thread_id": "warm-up"}}, context=QUESTIONS[0][1])
+            agent.invoke(
+                {"question": QUESTIONS[0][0]}, {"configurable": {"thread_id": "warm-up"}}, context=QUESTIONS[0][1]
+            )
             rss_start, started = _rss_mb(me), time.monotonic()
             with ThreadPoolExecutor(max_workers=concurrency) as workers:
                 list(workers.map(worker, range(concurrency)))
@@ -101,7 +113,9 @@ def through_server(seconds: float, concurrency: int) -> dict:
             client = get_client(url=served.url, timeout=120)
             latencies: list[float] = []
             errors: list[str] = []
-            await client.runs.wait((await client.threads.create())["thread_id"], "agent", input={"question": QUESTIONS[0][0]})
+            await client.runs.wait(
+                (await client.threads.create())["thread_id"], "agent", input={"question": QUESTIONS[0][0]}
+            )
             rss_start = _rss_mb(server)
             deadline = time.monotonic() + seconds
 
@@ -114,9 +128,13 @@ def through_server(seconds: float, concurrency: int) -> dict:
                     try:
                         thread = (await client.threads.create())["thread_id"]
                         context_json = dataclasses.asdict(context)
-                        output = await client.runs.wait(thread, "agent", input={"question": question}, context=context_json, raise_error=True)
+                        output = await client.runs.wait(
+                            thread, "agent", input={"question": question}, context=context_json, raise_error=True
+                        )
                         if "__interrupt__" in output:
-                            await client.runs.wait(thread, "agent", command={"resume": STOP}, context=context_json, raise_error=True)
+                            await client.runs.wait(
+                                thread, "agent", command={"resume": STOP}, context=context_json, raise_error=True
+                            )
                         latencies.append((time.perf_counter() - started) * 1000)
                     except Exception as error:  # counted, not raised: the figure is the error count
                         errors.append(f"{type(error).__name__}: {error}")
@@ -131,8 +149,12 @@ def through_server(seconds: float, concurrency: int) -> dict:
 
 def markdown(report: dict) -> str:
     keys = [k for k in report["in process"] if k != "first errors"]
-    lines = [f"{report['concurrency']} runs at a time for {report['seconds']:.0f} s each way:", "",
-             "| measure | in process | through the server |", "|---|---|---|"]
+    lines = [
+        f"{report['concurrency']} runs at a time for {report['seconds']:.0f} s each way:",
+        "",
+        "| measure | in process | through the server |",
+        "|---|---|---|",
+    ]
     lines += [f"| {k} | {report['in process'][k]} | {report['through the server'][k]} |" for k in keys]
     return "\n".join(lines)
 
@@ -143,9 +165,12 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=50)
     parser.add_argument("--out", type=Path, default=Path("bench-out"))
     args = parser.parse_args()
-    report = {"concurrency": args.concurrency, "seconds": args.seconds,
-              "in process": in_process((args.out / "load").resolve(), args.seconds, args.concurrency),
-              "through the server": through_server(args.seconds, args.concurrency)}
+    report = {
+        "concurrency": args.concurrency,
+        "seconds": args.seconds,
+        "in process": in_process((args.out / "load").resolve(), args.seconds, args.concurrency),
+        "through the server": through_server(args.seconds, args.concurrency),
+    }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "load.json").write_text(json.dumps(report, indent=2))
     (args.out / "load.md").write_text(markdown(report) + "\n")

@@ -49,9 +49,11 @@ BASELINE_TOP_K = 20
 def _found(retrieved: dict[str, set[str]], gold: set[str]) -> dict[str, Any]:
     """Per reading of the evidence: whether both gold paragraphs are in it, which gold ones are missing, and how
     many documents it holds (more documents make finding both easier, so the count goes beside the share)."""
-    return {"found": {key: gold <= docs for key, docs in retrieved.items()},
-            "missing": {key: sorted(gold - docs) for key, docs in retrieved.items()},
-            "documents": {key: len(docs) for key, docs in retrieved.items()}}
+    return {
+        "found": {key: gold <= docs for key, docs in retrieved.items()},
+        "missing": {key: sorted(gold - docs) for key, docs in retrieved.items()},
+        "documents": {key: len(docs) for key, docs in retrieved.items()},
+    }
 
 
 def _run_agent(agent, question: str, gold: set[str]) -> dict[str, Any]:
@@ -66,7 +68,8 @@ def _run_agent(agent, question: str, gold: set[str]) -> dict[str, Any]:
         "relevant": {g.doc_id for g in values.get("graded", []) if g.relevant},
     }
     return _found(retrieved, gold) | {
-        "tool_calls": values.get("tool_calls", 0), "latency_ms": round(latency_ms, 1),
+        "tool_calls": values.get("tool_calls", 0),
+        "latency_ms": round(latency_ms, 1),
         "decisions": [f"{d.action}: {d.reason}" for d in values.get("decisions", [])],
     }
 
@@ -82,11 +85,15 @@ def _summary(records: list[dict[str, Any]], system: str) -> dict[str, Any]:
     runs = [r[system] for r in records]
     latencies = [run["latency_ms"] for run in runs]
     readings = list(runs[0]["found"])
-    return {f"both gold in {key}": round(mean(run["found"][key] for run in runs), 3) for key in readings} | {
-        f"documents in {key}": round(mean(run["documents"][key] for run in runs), 1) for key in readings} | {
-        "tool calls per question": round(mean(run["tool_calls"] for run in runs), 2),
-        "latency p50 ms": round(percentile(latencies, 50), 1), "latency p95 ms": round(percentile(latencies, 95), 1),
-    }
+    return (
+        {f"both gold in {key}": round(mean(run["found"][key] for run in runs), 3) for key in readings}
+        | {f"documents in {key}": round(mean(run["documents"][key] for run in runs), 1) for key in readings}
+        | {
+            "tool calls per question": round(mean(run["tool_calls"] for run in runs), 2),
+            "latency p50 ms": round(percentile(latencies, 50), 1),
+            "latency p95 ms": round(percentile(latencies, 95), 1),
+        }
+    )
 
 
 def run(home: Path, split: str = "test") -> dict:
@@ -102,12 +109,18 @@ def run(home: Path, split: str = "test") -> dict:
             record = {"id": qid, "question": question, "gold": sorted(gold), "agent": _run_agent(agent, question, gold)}
             record |= {tool: _run_baseline(tool, question, gold, services) for tool in BASELINE_TOOLS}
             records.append(record)
-            print(f"{qid}: agent {record['agent']['found']} in {record['agent']['tool_calls']} calls, "
-                  f"one search {record['fused_search']['found']['evidence']}", flush=True)
+            print(
+                f"{qid}: agent {record['agent']['found']} in {record['agent']['tool_calls']} calls, "
+                f"one search {record['fused_search']['found']['evidence']}",
+                flush=True,
+            )
     return {
-        "split": split, "questions": len(records),
-        "summary": {"agent": _summary(records, "agent"),
-                    **{f"one {tool} (top {BASELINE_TOP_K})": _summary(records, tool) for tool in BASELINE_TOOLS}},
+        "split": split,
+        "questions": len(records),
+        "summary": {
+            "agent": _summary(records, "agent"),
+            **{f"one {tool} (top {BASELINE_TOP_K})": _summary(records, tool) for tool in BASELINE_TOOLS},
+        },
         "records": records,
     }
 
@@ -116,10 +129,14 @@ def markdown(report: dict) -> str:
     """The summary as a table: one row per system, one column per figure (a blank where it does not apply)."""
     summary = report["summary"]
     columns = list(dict.fromkeys(k for figures in summary.values() for k in figures))
-    title = (f"Multi-hop retrieval on HotpotQA {report['split']} ({report['questions']} questions, 2 gold paragraphs each): "
-             "share of questions with both gold paragraphs retrieved, and how many documents that took.")
+    title = (
+        f"Multi-hop retrieval on HotpotQA {report['split']} ({report['questions']} questions, 2 gold paragraphs each): "
+        "share of questions with both gold paragraphs retrieved, and how many documents that took."
+    )
     lines = [title, "", f"| system | {' | '.join(columns)} |", "|---|" + "---|" * len(columns)]
-    lines += [f"| {system} | {' | '.join(str(figures.get(c, '')) for c in columns)} |" for system, figures in summary.items()]
+    lines += [
+        f"| {system} | {' | '.join(str(figures.get(c, '')) for c in columns)} |" for system, figures in summary.items()
+    ]
     return "\n".join(lines) + "\n"
 
 

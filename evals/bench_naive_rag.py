@@ -40,20 +40,39 @@ class NaiveRag:
         docs = list(dict.fromkeys(h.doc_id for h in hits))
         text = "\n".join(h.text for h in hits)
         return {
-            "answer_text": text, "format": "prose", "value": float(len(docs)), "clarify_kind": None,
+            "answer_text": text,
+            "format": "prose",
+            "value": float(len(docs)),
+            "clarify_kind": None,
             "citations": [{"doc_id": h.doc_id, "annotation_id": None, "chunk_id": h.chunk_id} for h in hits],
             "cited_doc_ids": sorted(docs),
-            "tool_calls": [{"tool": "search_semantic", "route": "naive", "status": "ok" if hits else "no_results", "total_hits": len(hits)}],
-            "evidence_keys": [(h.doc_id, None, h.chunk_id) for h in hits], "evidence_numbers": sorted(numbers_in(text)),
-            "evidence_text": text, "evidence_ranking": docs, "latency_ms": round((time.perf_counter() - started) * 1000, 1),
+            "tool_calls": [
+                {
+                    "tool": "search_semantic",
+                    "route": "naive",
+                    "status": "ok" if hits else "no_results",
+                    "total_hits": len(hits),
+                }
+            ],
+            "evidence_keys": [(h.doc_id, None, h.chunk_id) for h in hits],
+            "evidence_numbers": sorted(numbers_in(text)),
+            "evidence_text": text,
+            "evidence_ranking": docs,
+            "latency_ms": round((time.perf_counter() - started) * 1000, 1),
         }
 
 
 def _records(results, questions) -> list[dict]:
     by_id = {q.id: q for q in questions}
-    return [{"id": row["example"].metadata["question_id"], "kind": by_id[row["example"].metadata["question_id"]].kind,
-             "error": row["run"].error, "scores": {r.key: r.score for r in row["evaluation_results"]["results"] if r.score is not None}}
-            for row in results]
+    return [
+        {
+            "id": row["example"].metadata["question_id"],
+            "kind": by_id[row["example"].metadata["question_id"]].kind,
+            "error": row["run"].error,
+            "scores": {r.key: r.score for r in row["evaluation_results"]["results"] if r.score is not None},
+        }
+        for row in results
+    ]
 
 
 def _kind_means(records: list[dict], kinds: tuple[str, ...]) -> dict[str, tuple[float, int]]:
@@ -65,7 +84,12 @@ def run(home: Path, questions_path: Path) -> dict:
     with eval_services(home) as services:
         ingest_datasets(services.stack, {d for q in questions for d in q.datasets})
         agent = evaluate_questions(services, questions, f"{questions_path.stem}-agent")
-        naive = _records(langsmith_evaluate(NaiveRag(services.stack), examples(questions), CODE_EVALUATORS, f"{questions_path.stem}-naive"), questions)
+        naive = _records(
+            langsmith_evaluate(
+                NaiveRag(services.stack), examples(questions), CODE_EVALUATORS, f"{questions_path.stem}-naive"
+            ),
+            questions,
+        )
     report: dict[str, Any] = {"questions": len(questions), "set": str(questions_path)}
     for system, records in (("agent", agent), ("naive RAG", naive)):
         structured = _kind_means(records, STRUCTURED_KINDS)
@@ -87,8 +111,13 @@ def markdown(report: dict) -> str:
     def cell(value) -> str:
         return "-" if value is None else f"{value[0]:.3f} (n={value[1]})"
 
-    lines = [f"Agent versus naive RAG (one semantic search, top {TOP_CHUNKS} chunks), {report['questions']} questions of {report['set']}:", "",
-             "| metric | agent | naive RAG |", "|---|---|---|"]
+    lines = [
+        f"Agent versus naive RAG (one semantic search, top {TOP_CHUNKS} chunks), "
+        f"{report['questions']} questions of {report['set']}:",
+        "",
+        "| metric | agent | naive RAG |",
+        "|---|---|---|",
+    ]
     lines += [f"| {m} | {cell(report['agent'][m])} | {cell(report['naive RAG'][m])} |" for m in metrics]
     gain = report["agent"][metrics[0]][0] - report["naive RAG"][metrics[0]][0]
     lines += ["", f"List F1 on structured questions: {gain * 100:+.1f} points for the agent (target: at least +30)."]

@@ -19,20 +19,19 @@ import json
 import random
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import date, timedelta
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import qdrant_edge as qe
 
 from evals.beir_data import load_qrels, load_queries
 from evals.metrics import ndcg_at_k, percentile, recall_at_k
-from retrievers.loaders import shared_data_dir
 from retrievers.annotation_filters import Predicate
 from retrievers.ingest import Ingestor
-from retrievers.loaders import scifact
+from retrievers.loaders import scifact, shared_data_dir
 from retrievers.models import AnnotationRow, Chunk, Document, IndexedChunk, SearchFilter, SourceDocument
 from retrievers.search import Retriever
 from retrievers.settings import Settings
@@ -68,8 +67,12 @@ def bench_throughput(out: Path, corpus: Path, docs: int = 300) -> dict:
             report = Ingestor(stack).ingest(scifact.load(corpus, limit=docs), progress=False)
         finally:
             stack.close()
-        result[label] = {"documents": report.added, "chunks": report.chunks, "seconds": round(report.seconds, 2),
-                         "chunks_per_s": round(report.chunks / report.seconds, 1)}
+        result[label] = {
+            "documents": report.added,
+            "chunks": report.chunks,
+            "seconds": round(report.seconds, 2),
+            "chunks_per_s": round(report.chunks / report.seconds, 1),
+        }
     return result
 
 
@@ -111,14 +114,25 @@ def bench_hnsw_recall(out: Path, stack: Stack, query_vectors: np.ndarray) -> dic
         optimizers=qe.EdgeOptimizersConfig(indexing_threshold=1000, default_segment_number=2),
     )
     shard = qe.EdgeShard.create(str(path), config)
-    shard.update(qe.UpdateOperation.upsert_points([qe.Point(r.id, v.tolist(), {}) for r, v in zip(records, vectors)]))
+    points = [qe.Point(r.id, v.tolist(), {}) for r, v in zip(records, vectors, strict=True)]
+    shard.update(qe.UpdateOperation.upsert_points(points))
     shard.optimize()
     recalls = {}
     for ef in (64, 128, 256):
         found = []
         for q in query_vectors[:HNSW_QUERIES].tolist():
-            exact = {p.id for p in shard.query(qe.QueryRequest(limit=10, query=qe.Query.Nearest(q), params=qe.SearchParams(exact=True)))}
-            approx = {p.id for p in shard.query(qe.QueryRequest(limit=10, query=qe.Query.Nearest(q), params=qe.SearchParams(hnsw_ef=ef)))}
+            exact = {
+                p.id
+                for p in shard.query(
+                    qe.QueryRequest(limit=10, query=qe.Query.Nearest(q), params=qe.SearchParams(exact=True))
+                )
+            }
+            approx = {
+                p.id
+                for p in shard.query(
+                    qe.QueryRequest(limit=10, query=qe.Query.Nearest(q), params=qe.SearchParams(hnsw_ef=ef))
+                )
+            }
             found.append(len(exact & approx) / 10)
         recalls[f"ef={ef}"] = round(float(np.mean(found)), 4)
     info = shard.info()
@@ -126,23 +140,47 @@ def bench_hnsw_recall(out: Path, stack: Stack, query_vectors: np.ndarray) -> dic
     return {"points": len(records), "indexed_vectors": info.indexed_vectors_count, "recall@10": recalls}
 
 
-def _scale_sources(records: list, texts: dict[str, str], n_chunks: int, rng: random.Random) -> list[tuple[SourceDocument, list[str]]]:
+def _scale_sources(
+    records: list, texts: dict[str, str], n_chunks: int, rng: random.Random
+) -> list[tuple[SourceDocument, list[str]]]:
     """Documents of four chunks each, with filter fields and one annotation row, over SciFact's real texts."""
     vendors = [f"Vendor {i:03d}" for i in range(500)]
-    categories = ["hardware", "software", "services", "travel", "office", "energy", "legal", "marketing", "logistics", "training", "rent", "other"]
+    categories = [
+        "hardware",
+        "software",
+        "services",
+        "travel",
+        "office",
+        "energy",
+        "legal",
+        "marketing",
+        "logistics",
+        "training",
+        "rent",
+        "other",
+    ]
     start = date(2019, 1, 1)
     sources = []
     for d in range(n_chunks // 4):
         chunk_texts = [texts[str(records[(4 * d + k) % len(records)].id)] for k in range(4)]
         issued = start + timedelta(days=rng.randrange(5 * 365))
         document = Document(
-            doc_id=f"scale-{d:06d}", bucket=rng.choice(["invoices", "contracts", "generic"]),
-            scope="default" if rng.random() < 0.9 else "tenant_b", title=f"Scale document {d}",
-            author=f"author{rng.randrange(20)}", tags=rng.sample([f"t{i}" for i in range(10)], 2),
-            created_at=issued.isoformat(), body="\n\n".join(chunk_texts),
+            doc_id=f"scale-{d:06d}",
+            bucket=rng.choice(["invoices", "contracts", "generic"]),
+            scope="default" if rng.random() < 0.9 else "tenant_b",
+            title=f"Scale document {d}",
+            author=f"author{rng.randrange(20)}",
+            tags=rng.sample([f"t{i}" for i in range(10)], 2),
+            created_at=issued.isoformat(),
+            body="\n\n".join(chunk_texts),
         )
-        row = {"amount": round(rng.lognormvariate(6, 1.5), 2), "vendor": rng.choice(vendors), "category": rng.choice(categories),
-               "issued": issued.isoformat(), "priority": rng.randint(1, 5)}
+        row = {
+            "amount": round(rng.lognormvariate(6, 1.5), 2),
+            "vendor": rng.choice(vendors),
+            "category": rng.choice(categories),
+            "issued": issued.isoformat(),
+            "priority": rng.randint(1, 5),
+        }
         sources.append((SourceDocument(document=document, annotations=[AnnotationRow(row=row)]), chunk_texts))
     return sources
 
@@ -165,10 +203,25 @@ def build_scale_corpus(out: Path, source_stack: Stack, n_chunks: int) -> tuple[S
         for text in chunk_texts:
             offsets.append(Chunk(ordinal=len(offsets), start=position, end=position + len(text), text=text))
             position += len(text) + 2
-        indexed = [IndexedChunk(chunk_id=IndexedChunk.make_id(doc.scope, doc.doc_id, h, c.ordinal), doc_id=doc.doc_id, scope=doc.scope,
-                                bucket=doc.bucket, content_hash=h, ordinal=c.ordinal, title=doc.title, text=c.text, author=doc.author,
-                                tags=doc.tags, created_ts=int(doc.created_at.timestamp())) for c in offsets]
-        base = vectors[[(4 * i + k) % len(vectors) for k in range(4)]] + noise.normal(0, 0.02, size=(4, vectors.shape[1]))
+        indexed = [
+            IndexedChunk(
+                chunk_id=IndexedChunk.make_id(doc.scope, doc.doc_id, h, c.ordinal),
+                doc_id=doc.doc_id,
+                scope=doc.scope,
+                bucket=doc.bucket,
+                content_hash=h,
+                ordinal=c.ordinal,
+                title=doc.title,
+                text=c.text,
+                author=doc.author,
+                tags=doc.tags,
+                created_ts=int(doc.created_at.timestamp()),
+            )
+            for c in offsets
+        ]
+        base = vectors[[(4 * i + k) % len(vectors) for k in range(4)]] + noise.normal(
+            0, 0.02, size=(4, vectors.shape[1])
+        )
         batch_chunks += indexed
         batch_vectors += (base / np.linalg.norm(base, axis=1, keepdims=True)).tolist()
         stack.store.commit_document(source, h, offsets, [c.chunk_id for c in indexed])
@@ -202,16 +255,30 @@ def bench_latency(stack: Stack, query_texts: list[str], query_vectors: np.ndarra
     retriever = Retriever(stack)
     result: dict = {"matching_chunks": selectivity}
     for label, f in (("no filter", unfiltered), ("filters", filtered)):
-        result[f"keyword engine, {label}"] = _timed([lambda q=q: stack.keyword.search(q, f, 20) for q in query_texts])
-        result[f"keyword + hydration, {label}"] = _timed([lambda q=q: retriever.keyword(q, f, 20) for q in query_texts])
-        result[f"semantic engine, {label}"] = _timed([lambda v=v: stack.vectors.search(v, f, 20) for v in query_vectors.tolist()])
-    result["MiniLM query embedding (uncached, CPU)"] = _timed([lambda q=q: stack.embedder.inner.embed_query(q) for q in query_texts[:100]])
+        result[f"keyword engine, {label}"] = _timed(
+            [lambda q=q, f=f: stack.keyword.search(q, f, 20) for q in query_texts]
+        )
+        result[f"keyword + hydration, {label}"] = _timed(
+            [lambda q=q, f=f: retriever.keyword(q, f, 20) for q in query_texts]
+        )
+        result[f"semantic engine, {label}"] = _timed(
+            [lambda v=v, f=f: stack.vectors.search(v, f, 20) for v in query_vectors.tolist()]
+        )
+    result["MiniLM query embedding (uncached, CPU)"] = _timed(
+        [lambda q=q: stack.embedder.inner.embed_query(q) for q in query_texts[:100]]
+    )
     templates = [
         lambda: [Predicate(field="amount", op=">", value=round(rng.uniform(100, 5000), 2))],
         lambda: [Predicate(field="vendor", op="=", value=f"Vendor {rng.randrange(500):03d}")],
         lambda: [Predicate(field="category", op="in", value=rng.sample(["hardware", "travel", "legal", "rent"], 2))],
-        lambda: [Predicate(field="issued", op="between", value=["2020-03-01", "2020-06-30"]), Predicate(field="priority", op=">=", value=4)],
-        lambda: [Predicate(field="vendor", op="~", value=f"{rng.randrange(100):02d}"), Predicate(field="amount", op="<", value=500)],
+        lambda: [
+            Predicate(field="issued", op="between", value=["2020-03-01", "2020-06-30"]),
+            Predicate(field="priority", op=">=", value=4),
+        ],
+        lambda: [
+            Predicate(field="vendor", op="~", value=f"{rng.randrange(100):02d}"),
+            Predicate(field="amount", op="<", value=500),
+        ],
     ]
     predicate_sets = [templates[i % len(templates)]() for i in range(LATENCY_QUERIES)]
     result["annotation predicates (rows, limit 50)"] = _timed(
@@ -224,29 +291,56 @@ def bench_latency(stack: Stack, query_texts: list[str], query_vectors: np.ndarra
 
 
 def sizes(stack: Stack) -> dict:
-    return {"postgres_bytes": stack.store.bytes_on_disk(), "tantivy_bytes": stack.keyword.stats()["bytes_on_disk"],
-            "qdrant_edge_bytes": stack.vectors.stats()["bytes_on_disk"], **stack.store.counts()}
+    return {
+        "postgres_bytes": stack.store.bytes_on_disk(),
+        "tantivy_bytes": stack.keyword.stats()["bytes_on_disk"],
+        "qdrant_edge_bytes": stack.vectors.stats()["bytes_on_disk"],
+        **stack.store.counts(),
+    }
 
 
 def markdown(report: dict) -> str:
     q = report["quality"]
-    lines = [f"SciFact {q['split']} queries ({q['queries']}), document-level, exact vector search:", "",
-             "| mode | nDCG@10 | recall@100 |", "|---|---|---|"]
+    lines = [
+        f"SciFact {q['split']} queries ({q['queries']}), document-level, exact vector search:",
+        "",
+        "| mode | nDCG@10 | recall@100 |",
+        "|---|---|---|",
+    ]
     lines += [f"| {m} | {q[m]['ndcg@10']:.3f} | {q[m]['recall@100']:.3f} |" for m in ("keyword", "semantic", "fused")]
     h = report["hnsw"]
-    lines += ["", f"qdrant-edge HNSW (m=16, ef_construct=128) recall@10 against exact search, {h['points']} real MiniLM vectors: "
-              + ", ".join(f"{k}: {v:.3f}" for k, v in h["recall@10"].items()), ""]
+    lines += [
+        "",
+        f"qdrant-edge HNSW (m=16, ef_construct=128) recall@10 against exact search, {h['points']} real MiniLM vectors: "
+        + ", ".join(f"{k}: {v:.3f}" for k, v in h["recall@10"].items()),
+        "",
+    ]
     s = report["scale"]
-    lines += [f"Latency at {s['chunks']:,} chunks ({s['documents']:,} documents, written in {s['build_seconds']} s without embedding; filters keep "
-              f"{report['latency']['matching_chunks']['filtered']:,} of {report['latency']['matching_chunks']['unfiltered']:,} chunks in scope), top 20:", "",
-              "| query | p50 ms | p95 ms |", "|---|---|---|"]
-    lines += [f"| {k} | {v['p50_ms']} | {v['p95_ms']} |" for k, v in report["latency"].items() if k != "matching_chunks"]
+    lines += [
+        f"Latency at {s['chunks']:,} chunks ({s['documents']:,} documents, written in {s['build_seconds']} s "
+        "without embedding; filters keep "
+        f"{report['latency']['matching_chunks']['filtered']:,} of "
+        f"{report['latency']['matching_chunks']['unfiltered']:,} chunks in scope), top 20:",
+        "",
+        "| query | p50 ms | p95 ms |",
+        "|---|---|---|",
+    ]
+    lines += [
+        f"| {k} | {v['p50_ms']} | {v['p95_ms']} |" for k, v in report["latency"].items() if k != "matching_chunks"
+    ]
     t = report["throughput"]
     lines += ["", "| ingestion (300 SciFact abstracts) | chunks | seconds | chunks/s |", "|---|---|---|---|"]
     lines += [f"| {k} embedding cache | {v['chunks']} | {v['seconds']} | {v['chunks_per_s']} |" for k, v in t.items()]
-    lines += ["", "| index sizes | documents | chunks | Postgres MB | Tantivy MB | qdrant-edge MB |", "|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| index sizes | documents | chunks | Postgres MB | Tantivy MB | qdrant-edge MB |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, z in report["sizes"].items():
-        lines.append(f"| {name} | {z['documents']:,} | {z['chunks']:,} | {z['postgres_bytes'] / 1e6:.1f} | {z['tantivy_bytes'] / 1e6:.1f} | {z['qdrant_edge_bytes'] / 1e6:.1f} |")
+        lines.append(
+            f"| {name} | {z['documents']:,} | {z['chunks']:,} | {z['postgres_bytes'] / 1e6:.1f} "
+            f"| {z['tantivy_bytes'] / 1e6:.1f} | {z['qdrant_edge_bytes'] / 1e6:.1f} |"
+        )
     return "\n".join(lines) + "\n"
 
 

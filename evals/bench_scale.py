@@ -73,15 +73,24 @@ CATEGORIES = ("hardware", "travel", "legal", "rent")
 def _scifact_folder() -> Path:
     corpus = shared_data_dir() / scifact.SHARED_FOLDER
     if not corpus.is_dir():
-        raise SystemExit(f"{corpus} is absent: the scale corpus is made of SciFact's chunks and needs ../shared/data/scifact")
+        raise SystemExit(
+            f"{corpus} is absent: the scale corpus is made of SciFact's chunks and needs ../shared/data/scifact"
+        )
     return corpus
 
 
 def _require_embedded_engines() -> None:
     """The benchmark builds and deletes one data folder per size, which only the embedded engines live in."""
     settings = Settings.from_env()
-    servers = [name for name, url in (("DATABASE_URL", settings.database_url), ("OPENSEARCH_URL", settings.opensearch_url),
-                                      ("QDRANT_URL", settings.qdrant_url)) if url]
+    servers = [
+        name
+        for name, url in (
+            ("DATABASE_URL", settings.database_url),
+            ("OPENSEARCH_URL", settings.opensearch_url),
+            ("QDRANT_URL", settings.qdrant_url),
+        )
+        if url
+    ]
     if servers:
         raise SystemExit(f"unset {', '.join(servers)}: the scale benchmark measures the embedded engines")
 
@@ -120,29 +129,51 @@ def tool_calls(claims: list[str], doc_ids: list[str], rng: random.Random) -> dic
 
     narrowings: list[Callable[[], dict]] = [
         dict,
-        lambda: {"filter": {"tags": [f"t{rng.randrange(TAGS)}"], "created_after": "2020-01-01", "created_before": "2022-12-31"}},
+        lambda: {
+            "filter": {
+                "tags": [f"t{rng.randrange(TAGS)}"],
+                "created_after": "2020-01-01",
+                "created_before": "2022-12-31",
+            }
+        },
         lambda: {"filters": {"vendor": {"op": "=", "value": vendor()}}},
     ]
     predicates: list[Callable[[], dict]] = [
         lambda: {"amount": {"op": ">", "value": round(rng.uniform(100, 5000), 2)}},
         lambda: {"vendor": {"op": "=", "value": vendor()}},
         lambda: {"category": {"op": "in", "value": rng.sample(CATEGORIES, 2)}},
-        lambda: {"issued": {"op": "between", "value": ["2020-03-01", "2020-06-30"]}, "priority": {"op": ">=", "value": 4}},
+        lambda: {
+            "issued": {"op": "between", "value": ["2020-03-01", "2020-06-30"]},
+            "priority": {"op": ">=", "value": 4},
+        },
         lambda: {"vendor": {"op": "~", "value": f"{rng.randrange(100):02d}"}, "amount": {"op": "<", "value": 500}},
     ]
     aggregates: list[Callable[[], dict]] = [
         lambda: {"aggregate": "count", "group_by": ["category"]},
-        lambda: {"aggregate": "sum(amount)", "group_by": ["vendor"], "predicates": {"issued": {"op": ">=", "value": f"202{rng.randrange(4)}-01-01"}}},
-        lambda: {"aggregate": "avg(amount)", "predicates": {"category": {"op": "in", "value": rng.sample(CATEGORIES, 2)}}},
+        lambda: {
+            "aggregate": "sum(amount)",
+            "group_by": ["vendor"],
+            "predicates": {"issued": {"op": ">=", "value": f"202{rng.randrange(4)}-01-01"}},
+        },
+        lambda: {
+            "aggregate": "avg(amount)",
+            "predicates": {"category": {"op": "in", "value": rng.sample(CATEGORIES, 2)}},
+        },
     ]
-    searches = [{"bucket": BUCKETS[i % 3], "query": claim, **narrowings[i // 3 % 3]()} for i, claim in enumerate(claims)]
+    searches = [
+        {"bucket": BUCKETS[i % 3], "query": claim, **narrowings[i // 3 % 3]()} for i, claim in enumerate(claims)
+    ]
     documents = rng.sample(doc_ids, min(CALLS_PER_TOOL, len(doc_ids)))
     return {
         "search_text": searches,
         "search_semantic": searches,
         "fused_search": searches,
-        "annotations_search": [{"bucket": BUCKETS[i % 3], "predicates": predicates[i % 5]()} for i in range(CALLS_PER_TOOL)],
-        "annotations_aggregate": [{"bucket": BUCKETS[i % 3], **aggregates[i // 3 % 3]()} for i in range(CALLS_PER_TOOL)],
+        "annotations_search": [
+            {"bucket": BUCKETS[i % 3], "predicates": predicates[i % 5]()} for i in range(CALLS_PER_TOOL)
+        ],
+        "annotations_aggregate": [
+            {"bucket": BUCKETS[i % 3], **aggregates[i // 3 % 3]()} for i in range(CALLS_PER_TOOL)
+        ],
         "get_document_metadata": [{"doc_id": d} for d in documents],
         "get_document": [{"doc_id": d, "max_chars": 4000} for d in documents],
     }
@@ -155,7 +186,10 @@ def bench_tools(stack: Stack) -> tuple[dict, int]:
     context = ToolContext(stack)
     misses_before = stack.embedder.misses
     try:
-        result = {name: time_tool(name, calls, context) for name, calls in tool_calls(_claims(), doc_ids, random.Random(5)).items()}
+        result = {
+            name: time_tool(name, calls, context)
+            for name, calls in tool_calls(_claims(), doc_ids, random.Random(5)).items()
+        }
     finally:
         context.close()
     return result, stack.embedder.misses - misses_before
@@ -174,9 +208,14 @@ def measure_size(out: Path, n_chunks: int) -> dict:
     try:
         tools, embedded = bench_tools(stack)
         result = {
-            "chunks": n_chunks, "documents": built["documents"], "ingest_seconds": built["build_seconds"],
-            "chunks_per_s": round(n_chunks / built["build_seconds"]), "exact_vector_search": stack.vectors.stats()["exact"],
-            "tools": tools, "query_embeddings_computed": embedded, "engines": engine_sizes(stack),
+            "chunks": n_chunks,
+            "documents": built["documents"],
+            "ingest_seconds": built["build_seconds"],
+            "chunks_per_s": round(n_chunks / built["build_seconds"]),
+            "exact_vector_search": stack.vectors.stats()["exact"],
+            "tools": tools,
+            "query_embeddings_computed": embedded,
+            "engines": engine_sizes(stack),
         }
     finally:
         _close(stack)
@@ -199,20 +238,36 @@ def projection(previous: dict, n_chunks: int, out: Path) -> dict:
     factor = n_chunks / previous["chunks"]
     return {
         "chunks": n_chunks,
-        "seconds": round(previous["seconds"] * factor), "seconds_budget": TIME_BUDGET_S,
-        "peak_rss_bytes": round(previous["peak_rss_bytes"] * factor), "memory_budget_bytes": round(_available_memory_bytes() * RESOURCE_SHARE),
-        "disk_bytes": round(previous["disk_bytes"] * factor), "disk_budget_bytes": round(shutil.disk_usage(out).free * RESOURCE_SHARE),
+        "seconds": round(previous["seconds"] * factor),
+        "seconds_budget": TIME_BUDGET_S,
+        "peak_rss_bytes": round(previous["peak_rss_bytes"] * factor),
+        "memory_budget_bytes": round(_available_memory_bytes() * RESOURCE_SHARE),
+        "disk_bytes": round(previous["disk_bytes"] * factor),
+        "disk_budget_bytes": round(shutil.disk_usage(out).free * RESOURCE_SHARE),
     }
 
 
 def over_budget(projected: dict) -> str | None:
     """Why the projected size should not be attempted, or None."""
     reasons = [
-        f"{what} projected at {projected[key] / scale:.1f} {unit}, over the budget of {projected[budget] / scale:.1f} {unit}"
+        f"{what} projected at {projected[key] / scale:.1f} {unit}, "
+        f"over the budget of {projected[budget] / scale:.1f} {unit}"
         for what, key, budget, scale, unit in (
-            ("time (ingest with Postgres, Tantivy and qdrant-edge, then tool calls)", "seconds", "seconds_budget", 60, "min"),
-            ("peak RSS (qdrant-edge's vectors, Tantivy's writer and the generated documents, in the benchmark process)",
-             "peak_rss_bytes", "memory_budget_bytes", 1e9, "GB"),
+            (
+                "time (ingest with Postgres, Tantivy and qdrant-edge, then tool calls)",
+                "seconds",
+                "seconds_budget",
+                60,
+                "min",
+            ),
+            (
+                "peak RSS (qdrant-edge's vectors, Tantivy's writer and the generated documents, "
+                "in the benchmark process)",
+                "peak_rss_bytes",
+                "memory_budget_bytes",
+                1e9,
+                "GB",
+            ),
             ("disk (Postgres holds the chunk texts and document bodies)", "disk_bytes", "disk_budget_bytes", 1e9, "GB"),
         )
         if projected[key] > projected[budget]
@@ -244,8 +299,10 @@ def run(out: Path, sizes: list[int]) -> dict:
         try:
             report["results"].append(_measure_in_fresh_process(out, n_chunks))
         except BrokenProcessPool:
-            report["limit"] = (f"{n_chunks:,} chunks: the process building the corpus died (most likely killed when memory ran out); "
-                               f"its folder {out / f'scale-{n_chunks}'} is left for inspection")
+            report["limit"] = (
+                f"{n_chunks:,} chunks: the process building the corpus died (most likely killed when memory ran out); "
+                f"its folder {out / f'scale-{n_chunks}'} is left for inspection"
+            )
             break
     if report["results"]:
         plot(report, out / "scale.png")
@@ -265,10 +322,22 @@ def plot(report: dict, path: Path) -> None:
     chunks = [r["chunks"] for r in results]
     figure, (ingest, latency) = plt.subplots(1, 2, figsize=(12, 4.8))
     ingest.plot(chunks, [r["ingest_seconds"] for r in results], marker="o")
-    ingest.set(xscale="log", yscale="log", xlabel="chunks", ylabel="seconds", title="Ingest (Postgres + Tantivy + qdrant-edge, vectors precomputed)")
+    ingest.set(
+        xscale="log",
+        yscale="log",
+        xlabel="chunks",
+        ylabel="seconds",
+        title="Ingest (Postgres + Tantivy + qdrant-edge, vectors precomputed)",
+    )
     for name in TOOLS:
         latency.plot(chunks, [r["tools"][name]["p95_ms"] for r in results], marker="o", label=name)
-    latency.set(xscale="log", yscale="log", xlabel="chunks", ylabel="p95 ms", title="Tool latency p95 (end to end, exact vector search)")
+    latency.set(
+        xscale="log",
+        yscale="log",
+        xlabel="chunks",
+        ylabel="p95 ms",
+        title="Tool latency p95 (end to end, exact vector search)",
+    )
     latency.legend(fontsize=8)
     for axes in (ingest, latency):
         axes.grid(True, which="both", alpha=0.3)
@@ -282,14 +351,18 @@ def _limit_line(report: dict) -> str:
     if report["limit"]:
         return f"Limit: {report['limit']}."
     largest = report["results"][-1]
-    return (f"No limit reached: the largest size, {largest['chunks']:,} chunks, took {largest['seconds'] / 60:.1f} min in all "
-            f"with a peak RSS of {largest['peak_rss_bytes'] / 1e9:.1f} GB.")
+    return (
+        f"No limit reached: the largest size, {largest['chunks']:,} chunks, "
+        f"took {largest['seconds'] / 60:.1f} min in all "
+        f"with a peak RSS of {largest['peak_rss_bytes'] / 1e9:.1f} GB."
+    )
 
 
 def _projection_lines(report: dict) -> list[str]:
     return [
         f"Projected before running {p['chunks']:,} chunks (linear from the size before): {p['seconds'] / 60:.0f} min "
-        f"(budget {p['seconds_budget'] / 60:.0f}), peak RSS {p['peak_rss_bytes'] / 1e9:.1f} GB (budget {p['memory_budget_bytes'] / 1e9:.1f}), "
+        f"(budget {p['seconds_budget'] / 60:.0f}), peak RSS {p['peak_rss_bytes'] / 1e9:.1f} GB "
+        f"(budget {p['memory_budget_bytes'] / 1e9:.1f}), "
         f"disk {p['disk_bytes'] / 1e9:.1f} GB (budget {p['disk_budget_bytes'] / 1e9:.0f})."
         for p in report["projections"]
     ]
@@ -299,21 +372,27 @@ def markdown(report: dict) -> str:
     embedded = sum(r["query_embeddings_computed"] for r in report["results"])
     lines = [
         (
-            "Cost as the corpus grows (generated from SciFact's chunks and MiniLM vectors; 4 chunks and 1 annotation row per document). "
-            "Ingest writes documents, chunks, annotation rows and precomputed vectors through embedded Postgres, Tantivy and qdrant-edge. "
+            "Cost as the corpus grows (generated from SciFact's chunks and MiniLM vectors; "
+            "4 chunks and 1 annotation row per document). "
+            "Ingest writes documents, chunks, annotation rows and precomputed vectors "
+            "through embedded Postgres, Tantivy and qdrant-edge. "
             f"Tool p95 over {CALLS_PER_TOOL} calls each, end to end through the tool runner; exact vector search; "
-            f"query embeddings from the on-disk cache ({embedded} computed). The machine is shared, so latencies may include contention."
+            f"query embeddings from the on-disk cache ({embedded} computed). "
+            "The machine is shared, so latencies may include contention."
         ),
         "",
-        "| chunks | ingest s | chunks/s | " + " | ".join(f"{name} p95 ms" for name in TOOLS)
+        "| chunks | ingest s | chunks/s | "
+        + " | ".join(f"{name} p95 ms" for name in TOOLS)
         + " | Postgres MB | Tantivy MB | qdrant-edge MB | folder MB | peak RSS MB |",
         "|---" * (3 + len(TOOLS) + 5) + "|",
     ]
     for r in report["results"]:
         e = r["engines"]
         lines.append(
-            f"| {r['chunks']:,} | {r['ingest_seconds']} | {r['chunks_per_s']:,} | " + " | ".join(str(r["tools"][name]["p95_ms"]) for name in TOOLS)
-            + f" | {e['postgres_bytes'] / 1e6:.0f} | {e['tantivy_bytes'] / 1e6:.0f} | {e['qdrant_edge_bytes'] / 1e6:.0f} "
+            f"| {r['chunks']:,} | {r['ingest_seconds']} | {r['chunks_per_s']:,} | "
+            + " | ".join(str(r["tools"][name]["p95_ms"]) for name in TOOLS)
+            + f" | {e['postgres_bytes'] / 1e6:.0f} | {e['tantivy_bytes'] / 1e6:.0f} "
+            f"| {e['qdrant_edge_bytes'] / 1e6:.0f} "
             f"| {r['disk_bytes'] / 1e6:.0f} | {r['peak_rss_bytes'] / 1e6:.0f} |"
         )
     return "\n".join([*lines, "", *_projection_lines(report), _limit_line(report)]) + "\n"

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from langgraph_sdk import get_client
 
+from evals.demo_questions import DEMO_QUESTIONS
 from evals.metrics import percentile
 from evals.served_agent import ServedAgent
-from evals.demo_questions import DEMO_QUESTIONS
 
 CONCURRENT_THREADS = 20
 STARTUP_LINE = re.compile(r"Application started up in ([0-9.]+)s")
@@ -33,8 +33,14 @@ async def ask_at_once(url: str, questions: list[str]) -> list[tuple[float, str]]
         started = time.perf_counter()
         try:
             thread = await client.threads.create()
-            output = await client.runs.wait(thread["thread_id"], "agent", input={"question": question}, raise_error=True)
-            outcome = output["answer"]["format"] if output.get("answer") else "clarify:" + output["__interrupt__"][0]["value"]["kind"]
+            output = await client.runs.wait(
+                thread["thread_id"], "agent", input={"question": question}, raise_error=True
+            )
+            outcome = (
+                output["answer"]["format"]
+                if output.get("answer")
+                else "clarify:" + output["__interrupt__"][0]["value"]["kind"]
+            )
         except Exception as error:  # a benchmark counts failures instead of stopping at the first
             outcome = f"error: {type(error).__name__}: {error}"
         return time.perf_counter() - started, outcome

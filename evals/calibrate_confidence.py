@@ -34,7 +34,9 @@ def _summary(scores: list[float], quantiles: tuple[int, ...]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--home", type=Path, required=True, help="RAGENT_HOME of a stack with SciFact and HotpotQA ingested")
+    parser.add_argument(
+        "--home", type=Path, required=True, help="RAGENT_HOME of a stack with SciFact and HotpotQA ingested"
+    )
     args = parser.parse_args()
     data = shared_data_dir()
     stack = open_stack(replace(Settings.from_env(), home=args.home.resolve()))

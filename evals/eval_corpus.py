@@ -8,10 +8,10 @@ so a second run ingests nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator
 
 from graph.services import AgentServices
 from retrievers import loaders
@@ -47,6 +47,12 @@ def ingest_datasets(stack: Stack, datasets: set[str]) -> None:
     for name in sorted(datasets):
         path = loaders.dataset_path(name)
         if path is not None and not path.is_dir():
-            raise InvalidInput(f"dataset {name} needs {path}, which is missing (set RAGENT_SHARED_DATA to the folder holding the shared datasets)")
+            raise InvalidInput(
+                f"dataset {name} needs {path}, which is missing "
+                "(set RAGENT_SHARED_DATA to the folder holding the shared datasets)"
+            )
         print(f"== {name}: ingesting (unchanged documents are skipped)", flush=True)
-        print(Ingestor(stack).ingest(loaders.DATASETS[name].load(path), field_specs=loaders.field_specs(name)).summary(), flush=True)
+        print(
+            Ingestor(stack).ingest(loaders.DATASETS[name].load(path), field_specs=loaders.field_specs(name)).summary(),
+            flush=True,
+        )

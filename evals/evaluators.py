@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
@@ -78,14 +79,21 @@ def lookup_match(outputs: dict, reference_outputs: dict) -> dict:
     """The labelled value appears in the answer, case and spacing ignored."""
     if reference_outputs["kind"] != "lookup":
         return _result("lookup_match", None)
-    return _result("lookup_match", float(_normalised(reference_outputs["expected"]["answer"]) in _normalised(outputs["answer_text"])))
+    return _result(
+        "lookup_match",
+        float(_normalised(reference_outputs["expected"]["answer"]) in _normalised(outputs["answer_text"])),
+    )
 
 
 def clarify_kind(outputs: dict, reference_outputs: dict) -> dict:
     if reference_outputs["kind"] != "clarify":
         return _result("clarify_kind", None)
     expected = reference_outputs["expected"]["clarify"]
-    return _result("clarify_kind", float(outputs["clarify_kind"] == expected), f"expected {expected}, got {outputs['clarify_kind']}")
+    return _result(
+        "clarify_kind",
+        float(outputs["clarify_kind"] == expected),
+        f"expected {expected}, got {outputs['clarify_kind']}",
+    )
 
 
 def qa_cited(outputs: dict, reference_outputs: dict) -> dict:
@@ -104,8 +112,13 @@ def citation_validity(outputs: dict, reference_outputs: dict) -> dict:
     docs = {d for d, _, _ in found}
     rows = {a for _, a, _ in found if a}
     chunks = {c for _, _, c in found if c}
-    bad = [c for c in citations if c["doc_id"] not in docs or (c["annotation_id"] and c["annotation_id"] not in rows)
-           or (c["chunk_id"] and c["chunk_id"] not in chunks)]
+    bad = [
+        c
+        for c in citations
+        if c["doc_id"] not in docs
+        or (c["annotation_id"] and c["annotation_id"] not in rows)
+        or (c["chunk_id"] and c["chunk_id"] not in chunks)
+    ]
     return _result("citation_validity", float(not bad), f"not in the evidence: {bad[:3]}" if bad else None)
 
 
@@ -116,7 +129,11 @@ def number_groundedness(outputs: dict, reference_outputs: dict) -> dict:
     if not stated:
         return _result("number_groundedness", None)
     missing = stated - set(outputs["evidence_numbers"])
-    return _result("number_groundedness", 1 - len(missing) / len(stated), f"not in the evidence: {sorted(missing)[:5]}" if missing else None)
+    return _result(
+        "number_groundedness",
+        1 - len(missing) / len(stated),
+        f"not in the evidence: {sorted(missing)[:5]}" if missing else None,
+    )
 
 
 def tool_calls(outputs: dict, reference_outputs: dict) -> dict:
@@ -127,8 +144,19 @@ def latency_ms(outputs: dict, reference_outputs: dict) -> dict:
     return _result("latency_ms", outputs["latency_ms"])
 
 
-CODE_EVALUATORS: list[Evaluator] = [list_precision, list_recall, list_f1, value_exact, lookup_match, clarify_kind, qa_cited,
-                                    citation_validity, number_groundedness, tool_calls, latency_ms]
+CODE_EVALUATORS: list[Evaluator] = [
+    list_precision,
+    list_recall,
+    list_f1,
+    value_exact,
+    lookup_match,
+    clarify_kind,
+    qa_cited,
+    citation_validity,
+    number_groundedness,
+    tool_calls,
+    latency_ms,
+]
 
 
 class Verdict(BaseModel):
@@ -152,7 +180,11 @@ Score 1 when every claim of the answer is supported by the evidence, 0 when none
 def model_judges(model: BaseChatModel | None) -> tuple[list[Evaluator], str | None]:
     """Model-judged correctness and faithfulness, or none and the reason they are skipped."""
     if model is None:
-        return [], "model-judged correctness and faithfulness skipped: no chat model configured (set OPENAI_API_KEY, and OPENAI_BASE_URL for a compatible endpoint)"
+        return (
+            [],
+            "model-judged correctness and faithfulness skipped: no chat model configured "
+            "(set OPENAI_API_KEY, and OPENAI_BASE_URL for a compatible endpoint)",
+        )
     judge = model.with_structured_output(Verdict)
 
     def verdict(key: str, prompt: str) -> dict:
@@ -164,12 +196,20 @@ def model_judges(model: BaseChatModel | None) -> tuple[list[Evaluator], str | No
         return _result(key, answer.score, answer.reasoning)
 
     def correctness(inputs: dict, outputs: dict, reference_outputs: dict) -> dict:
-        return verdict("judged_correctness", CORRECTNESS.format(question=inputs["question"], expected=json.dumps(reference_outputs["expected"]),
-                                                                answer=outputs["answer_text"] or f"(asked for clarification: {outputs['clarify_kind']})"))
+        return verdict(
+            "judged_correctness",
+            CORRECTNESS.format(
+                question=inputs["question"],
+                expected=json.dumps(reference_outputs["expected"]),
+                answer=outputs["answer_text"] or f"(asked for clarification: {outputs['clarify_kind']})",
+            ),
+        )
 
     def faithfulness(outputs: dict) -> dict:
         if not outputs["answer_text"]:
             return _result("judged_faithfulness", None)
-        return verdict("judged_faithfulness", FAITHFULNESS.format(answer=outputs["answer_text"], evidence=outputs["evidence_text"]))
+        return verdict(
+            "judged_faithfulness", FAITHFULNESS.format(answer=outputs["answer_text"], evidence=outputs["evidence_text"])
+        )
 
     return [correctness, faithfulness], None

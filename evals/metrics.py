@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def ndcg_at_k(ranked: Sequence[str], relevant: set[str], k: int = 10) -> float:

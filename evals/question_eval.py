@@ -31,12 +31,19 @@ from evals.agent_target import AgentTarget
 from evals.eval_corpus import eval_home, eval_services, ingest_datasets
 from evals.evaluators import CODE_EVALUATORS, model_judges
 from evals.metrics import percentile
-from graph.context import AgentContext
+from graph.context import DEFAULT_CONTEXT, AgentContext
 from graph.services import AgentServices
 from retrievers.errors import InvalidInput
 
 KINDS = ("list", "count", "sum", "lookup", "qa", "clarify")
-EXPECTED_KEY = {"list": "doc_ids", "qa": "doc_ids", "count": "value", "sum": "value", "lookup": "answer", "clarify": "clarify"}
+EXPECTED_KEY = {
+    "list": "doc_ids",
+    "qa": "doc_ids",
+    "count": "value",
+    "sum": "value",
+    "lookup": "answer",
+    "clarify": "clarify",
+}
 
 
 class Question(BaseModel):
@@ -76,7 +83,9 @@ def load_questions(path: Path) -> list[Question]:
             question.check()
         except ValidationError as error:
             first = error.errors()[0]
-            raise InvalidInput(f"{path}:{number}: {'.'.join(map(str, first['loc'])) or 'line'}: {first['msg']}") from None
+            raise InvalidInput(
+                f"{path}:{number}: {'.'.join(map(str, first['loc'])) or 'line'}: {first['msg']}"
+            ) from None
         except ValueError as error:
             raise InvalidInput(f"{path}:{number}: {error}") from None
         questions.append(question)
@@ -90,17 +99,28 @@ def load_questions(path: Path) -> list[Question]:
 
 def examples(questions: list[Question]) -> list[Example]:
     dataset = uuid.uuid5(uuid.NAMESPACE_URL, "ragent-eval")
-    return [Example(id=uuid.uuid5(dataset, q.id), dataset_id=dataset,
-                    inputs={"question": q.question, "context": q.context, "resume": q.resume},
-                    outputs={"kind": q.kind, "expected": q.expected}, metadata={"question_id": q.id}) for q in questions]
+    return [
+        Example(
+            id=uuid.uuid5(dataset, q.id),
+            dataset_id=dataset,
+            inputs={"question": q.question, "context": q.context, "resume": q.resume},
+            outputs={"kind": q.kind, "expected": q.expected},
+            metadata={"question_id": q.id},
+        )
+        for q in questions
+    ]
 
 
 def uploaded_dataset(client: Client, name: str, items: list[Example]) -> str:
     """The LangSmith dataset `name`, created with the examples the first time (later runs reuse it as it is)."""
     if not client.has_dataset(dataset_name=name):
         dataset = client.create_dataset(name, description="ragent question set")
-        client.create_examples(dataset_id=dataset.id, inputs=[e.inputs for e in items], outputs=[e.outputs for e in items],
-                               metadata=[e.metadata for e in items])
+        client.create_examples(
+            dataset_id=dataset.id,
+            inputs=[e.inputs for e in items],
+            outputs=[e.outputs for e in items],
+            metadata=[e.metadata for e in items],
+        )
     return name
 
 
@@ -110,12 +130,20 @@ def langsmith_evaluate(target, items: list[Example], evaluators: list, name: str
     uploaded."""
     upload = bool(os.environ.get("LANGSMITH_API_KEY"))
     client = Client() if upload else Client(auto_batch_tracing=False)
-    return evaluate(target, data=uploaded_dataset(client, f"ragent-{name}", items) if upload else items, evaluators=evaluators,
-                    experiment_prefix=f"ragent-{name}", upload_results=upload, client=client, max_concurrency=0)
+    return evaluate(
+        target,
+        data=uploaded_dataset(client, f"ragent-{name}", items) if upload else items,
+        evaluators=evaluators,
+        experiment_prefix=f"ragent-{name}",
+        upload_results=upload,
+        client=client,
+        max_concurrency=0,
+    )
 
 
-def evaluate_questions(services: AgentServices, questions: list[Question], name: str, *,
-                       context: AgentContext = AgentContext()) -> list[dict[str, Any]]:
+def evaluate_questions(
+    services: AgentServices, questions: list[Question], name: str, *, context: AgentContext = DEFAULT_CONTEXT
+) -> list[dict[str, Any]]:
     """Answer and score every question with the agent on `services`; one record per question."""
     judges, skipped = model_judges(services.chat_model)
     if skipped:
@@ -127,16 +155,38 @@ def evaluate_questions(services: AgentServices, questions: list[Question], name:
         question = by_id[row["example"].metadata["question_id"]]
         outputs = row["run"].outputs or {}
         scores = {r.key: r.score for r in row["evaluation_results"]["results"] if r.score is not None}
-        records.append({"id": question.id, "kind": question.kind, "question": question.question,
-                        **{k: outputs.get(k) for k in ("answer_text", "format", "value", "cited_doc_ids", "clarify_kind", "tool_calls", "latency_ms")},
-                        "error": row["run"].error, "scores": scores})
+        records.append(
+            {
+                "id": question.id,
+                "kind": question.kind,
+                "question": question.question,
+                **{
+                    k: outputs.get(k)
+                    for k in (
+                        "answer_text",
+                        "format",
+                        "value",
+                        "cited_doc_ids",
+                        "clarify_kind",
+                        "tool_calls",
+                        "latency_ms",
+                    )
+                },
+                "error": row["run"].error,
+                "scores": scores,
+            }
+        )
     return records
 
 
 def metric_means(records: list[dict[str, Any]]) -> dict[str, tuple[float, int]]:
     """Each quality score averaged over the questions it applies to, with how many that was."""
     keys = list(dict.fromkeys(k for r in records for k in r["scores"] if k not in ("tool_calls", "latency_ms")))
-    return {key: (mean(values), len(values)) for key in keys if (values := [r["scores"][key] for r in records if key in r["scores"]])}
+    return {
+        key: (mean(values), len(values))
+        for key in keys
+        if (values := [r["scores"][key] for r in records if key in r["scores"]])
+    }
 
 
 def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -165,7 +215,9 @@ def run_question_file(path: Path, *, home: Path | None, out: Path, limit: int | 
     questions = load_questions(path)[:limit]
     datasets = {d for q in questions for d in q.datasets}
     if home is None and not datasets:
-        raise InvalidInput(f"{path}: the questions name no datasets; add \"datasets\" to them or pass --home with the corpus ingested")
+        raise InvalidInput(
+            f'{path}: the questions name no datasets; add "datasets" to them or pass --home with the corpus ingested'
+        )
     with eval_services(home or eval_home(datasets)) as services:
         ingest_datasets(services.stack, datasets)
         records = evaluate_questions(services, questions, path.stem)

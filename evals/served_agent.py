@@ -30,7 +30,9 @@ class ServedAgent:
         self.home.mkdir(parents=True, exist_ok=True)
         launched = time.monotonic()
         with self.log.open("w") as log:
-            self.process = subprocess.Popen([sys.executable, "-m", "cli", "serve"], env=self.env, stdout=log, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "cli", "serve"], env=self.env, stdout=log, stderr=subprocess.STDOUT
+            )
         deadline = launched + START_TIMEOUT_S
         while time.monotonic() < deadline and self.process.poll() is None:
             found = API_LINE.search(self.log.read_text())

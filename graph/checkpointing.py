@@ -11,8 +11,8 @@ about) any other, so a tampered checkpoint cannot make it construct arbitrary cl
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from typing import AsyncIterator, Iterator
 
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
@@ -26,11 +26,20 @@ from retrievers.errors import InvalidInput
 from retrievers.settings import Settings
 from retrievers.stack import database_url
 
-STATE_TYPES = [
-    ("graph.decomposition", name) for name in ("Decomposition", "Constraint")
-] + [
+STATE_TYPES = [("graph.decomposition", name) for name in ("Decomposition", "Constraint")] + [
     ("graph.schemas", name)
-    for name in ("Route", "ToolCall", "Plan", "Evidence", "GradedHit", "Decision", "ClarifyOption", "ClarifyReply", "Citation", "Answer")
+    for name in (
+        "Route",
+        "ToolCall",
+        "Plan",
+        "Evidence",
+        "GradedHit",
+        "Decision",
+        "ClarifyOption",
+        "ClarifyReply",
+        "Citation",
+        "Answer",
+    )
 ]
 SERDE = JsonPlusSerializer(allowed_msgpack_modules=STATE_TYPES)
 CONNECTION_OPTIONS = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
@@ -44,7 +53,9 @@ class RefusesNul:
 
     @staticmethod
     def _refuse() -> InvalidInput:
-        return InvalidInput("the run's input holds a NUL character (U+0000), which Postgres cannot store; remove it and ask again")
+        return InvalidInput(
+            "the run's input holds a NUL character (U+0000), which Postgres cannot store; remove it and ask again"
+        )
 
     def put(self, *args, **kwargs):
         try:
@@ -92,8 +103,14 @@ async def server_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
     """The LangGraph server's checkpointer: `DATABASE_URL`, else the embedded Postgres under RAGENT_HOME.
     Starting the embedded server blocks, so it runs off the event loop."""
     url = await asyncio.to_thread(database_url, Settings.from_env())
-    async with AsyncConnectionPool(url, min_size=1, max_size=SERVER_POOL_SIZE, kwargs=CONNECTION_OPTIONS,
-                                   connection_class=AsyncConnection, open=False) as pool:
+    async with AsyncConnectionPool(
+        url,
+        min_size=1,
+        max_size=SERVER_POOL_SIZE,
+        kwargs=CONNECTION_OPTIONS,
+        connection_class=AsyncConnection,
+        open=False,
+    ) as pool:
         saver = AsyncCheckpointSaver(pool, serde=SERDE)
         await saver.setup()
         yield saver

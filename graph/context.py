@@ -25,13 +25,25 @@ class AgentContext:
     setting or planner can raise. `planner`: auto uses the LLM planner when a chat model is configured
     (OPENAI_API_KEY), the rules otherwise; rules or llm force one."""
 
-    scope: str = Field(default="default", pattern=SCOPE_RE.pattern, description="Tenant or workspace whose documents the run may see")
+    scope: str = Field(
+        default="default", pattern=SCOPE_RE.pattern, description="Tenant or workspace whose documents the run may see"
+    )
     planner: Literal["auto", "rules", "llm"] = "auto"
-    max_tool_calls: int = Field(default=8, ge=1, description=f"Tool calls the run may make (clipped to {HARD_MAX_TOOL_CALLS})")
-    min_hits: int = Field(default=1, ge=0, le=MAX_HITS_LIMIT, description="Fewer relevant documents than this is too little")
-    max_hits: int = Field(default=50, ge=1, le=MAX_HITS_LIMIT, description="More matching documents than this asks the user to narrow")
+    max_tool_calls: int = Field(
+        default=8, ge=1, description=f"Tool calls the run may make (clipped to {HARD_MAX_TOOL_CALLS})"
+    )
+    min_hits: int = Field(
+        default=1, ge=0, le=MAX_HITS_LIMIT, description="Fewer relevant documents than this is too little"
+    )
+    max_hits: int = Field(
+        default=50, ge=1, le=MAX_HITS_LIMIT, description="More matching documents than this asks the user to narrow"
+    )
     top_k: int = Field(default=20, ge=1, le=TOP_K_MAX, description="Hits asked of each search")
 
     @property
     def tool_call_cap(self) -> int:
         return min(self.max_tool_calls, HARD_MAX_TOOL_CALLS)
+
+
+DEFAULT_CONTEXT = AgentContext()
+"""The settings of a run that is given none; frozen, so one instance serves as every such default."""

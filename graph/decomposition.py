@@ -33,11 +33,18 @@ class Decomposition(BaseModel):
     intent: Intent
     buckets: list[str] = Field(min_length=1)
     constraints: list[Constraint] = Field(default_factory=list)
-    topic_terms: list[str] = Field(default_factory=list, description="Content words left once constraints are taken out")
+    topic_terms: list[str] = Field(
+        default_factory=list, description="Content words left once constraints are taken out"
+    )
     sub_queries: list[str] = Field(default_factory=list)
-    aggregate: str | None = Field(default=None, description="For count and sum questions: count, sum(field), avg(field), min(field), max(field)")
+    aggregate: str | None = Field(
+        default=None, description="For count and sum questions: count, sum(field), avg(field), min(field), max(field)"
+    )
     group_by: list[str] = Field(default_factory=list)
-    show_fields: list[str] = Field(default_factory=list, description="Fields the answer should show besides the constrained ones (what a lookup asks for)")
+    show_fields: list[str] = Field(
+        default_factory=list,
+        description="Fields the answer should show besides the constrained ones (what a lookup asks for)",
+    )
 
     def predicates(self, bucket: str) -> dict[str, dict[str, Any]]:
         """The constraints of `bucket` in the tools' `{field: {op, value}}` form."""

@@ -12,7 +12,7 @@ node that failed.
 from __future__ import annotations
 
 import functools
-from typing import Callable
+from collections.abc import Callable
 
 import psycopg
 from psycopg_pool import PoolClosed, PoolTimeout
@@ -30,7 +30,9 @@ def readable_failures(node: Callable) -> Callable:
             return node(*args, **kwargs)
         except POSTGRES_FAILURES as error:
             reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            raise BackendUnavailable(f"Postgres is unavailable ({reason}) in step {node.__name__}; the thread is kept at its last "
-                                     "checkpoint: run it again once Postgres is back and it continues from there") from None
+            raise BackendUnavailable(
+                f"Postgres is unavailable ({reason}) in step {node.__name__}; the thread is kept at its last "
+                "checkpoint: run it again once Postgres is back and it continues from there"
+            ) from None
 
     return guarded

@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 from functools import partial
 from pathlib import Path
+from typing import NotRequired
 
 from langgraph.graph import END, START, StateGraph
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from graph.services import AgentServices
 from retrievers.errors import InvalidInput
@@ -60,8 +61,10 @@ def allowed_path(text: str | None, roots: list[Path]) -> Path | None:
     path = Path(text).expanduser()
     resolved = (path if path.is_absolute() else roots[0] / path).resolve()
     if not any(resolved.is_relative_to(root) for root in roots):
-        raise InvalidInput(f"{text} is outside the folders this server ingests from ({', '.join(map(str, roots))}); "
-                           "put the files there, or set RAGENT_INGEST_ROOTS")
+        raise InvalidInput(
+            f"{text} is outside the folders this server ingests from ({', '.join(map(str, roots))}); "
+            "put the files there, or set RAGENT_INGEST_ROOTS"
+        )
     return resolved
 
 
@@ -71,12 +74,25 @@ def ingest(state: IngestState, *, services: AgentServices) -> IngestResult:
         raise InvalidInput(f"scope {scope!r} is not valid (letters, digits, '_.:-', up to 64 characters)")
     stack = services.stack
     roots = ingest_roots(stack.settings.home)
-    report = ingest_source(stack, path=allowed_path(state.get("path"), roots), bucket=state.get("bucket"),
-                           annotations=allowed_path(state.get("annotations"), roots), dataset=state.get("dataset"), scope=scope,
-                           force=bool(state.get("force")), progress=False)
-    return {"summary": report.summary(), "added": report.added, "updated": report.updated, "unchanged": report.unchanged,
-            "chunks": report.chunks, "annotation_rows": report.annotation_rows,
-            "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped]}
+    report = ingest_source(
+        stack,
+        path=allowed_path(state.get("path"), roots),
+        bucket=state.get("bucket"),
+        annotations=allowed_path(state.get("annotations"), roots),
+        dataset=state.get("dataset"),
+        scope=scope,
+        force=bool(state.get("force")),
+        progress=False,
+    )
+    return {
+        "summary": report.summary(),
+        "added": report.added,
+        "updated": report.updated,
+        "unchanged": report.unchanged,
+        "chunks": report.chunks,
+        "annotation_rows": report.annotation_rows,
+        "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped],
+    }
 
 
 def build_ingest(services: AgentServices) -> StateGraph:

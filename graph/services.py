@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from langchain_core.language_models import BaseChatModel
 
@@ -41,8 +41,13 @@ def chat_model_from_env() -> BaseChatModel | None:
         return None
     from langchain_openai import ChatOpenAI
 
-    return ChatOpenAI(model=os.environ.get("RAGENT_CHAT_MODEL", DEFAULT_CHAT_MODEL), base_url=os.environ.get("OPENAI_BASE_URL"),
-                      timeout=float(os.environ.get("RAGENT_CHAT_TIMEOUT_S", CHAT_TIMEOUT_S)), max_retries=0, temperature=0)
+    return ChatOpenAI(
+        model=os.environ.get("RAGENT_CHAT_MODEL", DEFAULT_CHAT_MODEL),
+        base_url=os.environ.get("OPENAI_BASE_URL"),
+        timeout=float(os.environ.get("RAGENT_CHAT_TIMEOUT_S", CHAT_TIMEOUT_S)),
+        max_retries=0,
+        temperature=0,
+    )
 
 
 class AgentServices:
@@ -50,8 +55,13 @@ class AgentServices:
     use (the services own it and close it). `chat_model` is a model, None for none, or a function that makes one
     on first use (by default from the environment)."""
 
-    def __init__(self, stack: Stack | Callable[[], Stack], *, chat_model: BaseChatModel | None | Callable[[], BaseChatModel | None] = None,
-                 limits: ToolLimits | None = None):
+    def __init__(
+        self,
+        stack: Stack | Callable[[], Stack],
+        *,
+        chat_model: BaseChatModel | None | Callable[[], BaseChatModel | None] = None,
+        limits: ToolLimits | None = None,
+    ):
         self._stack = stack if isinstance(stack, Stack) else None
         self._open_stack = None if isinstance(stack, Stack) else stack
         self._chat_model = chat_model
@@ -96,7 +106,9 @@ class AgentServices:
         endpoint just failed), the rules plan even when `llm` is asked for."""
         model = self.chat_model if context.planner in ("auto", "llm") else None
         if context.planner == "llm" and model is None:
-            raise InvalidInput("planner 'llm' needs a chat model: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible endpoint)")
+            raise InvalidInput(
+                "planner 'llm' needs a chat model: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible endpoint)"
+            )
         catalog = self.catalog(context.scope)
         if model is None or self.breaker.is_open:
             return RulePlanner(context, catalog)

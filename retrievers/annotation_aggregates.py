@@ -26,7 +26,9 @@ def parse_aggregate(text: str) -> tuple[str, str | None]:
     """'sum(total)' -> ('sum', 'total'); 'count' -> ('count', None)."""
     match = _AGGREGATE.match(text or "")
     if not match:
-        raise InvalidInput(f"aggregate {text!r} is not understood; use count, sum(field), avg(field), min(field) or max(field)")
+        raise InvalidInput(
+            f"aggregate {text!r} is not understood; use count, sum(field), avg(field), min(field) or max(field)"
+        )
     function, field = match.groups()
     if function != "count" and not field:
         raise InvalidInput(f"{function} needs a field: {function}(field)")
@@ -40,7 +42,9 @@ def compile_aggregate(
     `group_by`, one row over all of them."""
     for name in [*(f for f in [field] if f), *group_by]:
         if name not in field_types:
-            raise InvalidInput(f"unknown field {name!r}; fields of this bucket: {', '.join(sorted(field_types)) or 'none'}")
+            raise InvalidInput(
+                f"unknown field {name!r}; fields of this bucket: {', '.join(sorted(field_types)) or 'none'}"
+            )
     if len(group_by) > MAX_GROUP_FIELDS or len(set(group_by)) != len(group_by):
         raise InvalidInput(f"group_by takes up to {MAX_GROUP_FIELDS} distinct fields")
     if function in ("sum", "avg") and field_types[field] not in _NUMERIC:
@@ -51,7 +55,11 @@ def compile_aggregate(
     params: list[Any] = []
     joins = []
     for i, name in enumerate(group_by):
-        joins.append(sql.SQL("LEFT JOIN LATERAL jsonb_path_query(a.row -> %s, 'lax $[*]') {} (value) ON TRUE").format(sql.Identifier(f"g{i}")))
+        joins.append(
+            sql.SQL("LEFT JOIN LATERAL jsonb_path_query(a.row -> %s, 'lax $[*]') {} (value) ON TRUE").format(
+                sql.Identifier(f"g{i}")
+            )
+        )
         params.append(name)
     value_expr = sql.SQL("NULL::numeric")
     if field:
@@ -63,12 +71,19 @@ def compile_aggregate(
             value_expr = sql.SQL("(v.value #>> '{}')")
     keys = [sql.SQL("lower({}.value #>> '{{}}')").format(sql.Identifier(f"g{i}")) for i in range(len(group_by))]
     shown = [
-        sql.SQL("mode() WITHIN GROUP (ORDER BY {}.value #>> '{{}}') AS {}").format(sql.Identifier(f"g{i}"), sql.Identifier(f"group_{i}"))
+        sql.SQL("mode() WITHIN GROUP (ORDER BY {}.value #>> '{{}}') AS {}").format(
+            sql.Identifier(f"g{i}"), sql.Identifier(f"group_{i}")
+        )
         for i in range(len(group_by))
     ]
-    measure = sql.SQL("count(DISTINCT a.doc_id)") if function == "count" else sql.SQL("{}({})").format(sql.SQL(function), value_expr)
+    measure = (
+        sql.SQL("count(DISTINCT a.doc_id)")
+        if function == "count"
+        else sql.SQL("{}({})").format(sql.SQL(function), value_expr)
+    )
     query = sql.SQL(
-        "SELECT {shown} count(DISTINCT a.doc_id) AS documents, {measure} AS value FROM annotations a {joins} WHERE {where} {grouping}"
+        "SELECT {shown} count(DISTINCT a.doc_id) AS documents, {measure} AS value"
+        " FROM annotations a {joins} WHERE {where} {grouping}"
         " ORDER BY value DESC NULLS LAST"
     ).format(
         shown=sql.SQL("").join(sql.SQL("{}, ").format(c) for c in shown),

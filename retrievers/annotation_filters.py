@@ -113,7 +113,9 @@ def _element_test(ftype: str, op: str) -> sql.Composable:
     return target.format(sql.SQL("=" if op == "!=" else op))
 
 
-def compile_predicates(predicates: list[Predicate], field_types: dict[str, str], row_alias: str = "a") -> tuple[sql.Composable, list[Any]]:
+def compile_predicates(
+    predicates: list[Predicate], field_types: dict[str, str], row_alias: str = "a"
+) -> tuple[sql.Composable, list[Any]]:
     """AND of the predicates over one annotation row, with the parameters in order.
 
     `field_types` maps each field of the bucket's catalog to its type; any other field is refused with
@@ -128,7 +130,10 @@ def compile_predicates(predicates: list[Predicate], field_types: dict[str, str],
             raise InvalidInput(f"unknown field {p.field!r}; fields of this bucket: {known}")
         ftype = field_types[p.field]
         if p.op not in OPS_BY_TYPE[ftype]:
-            raise InvalidInput(f"operator {p.op!r} does not apply to {ftype} field {p.field!r}; use one of {', '.join(OPS_BY_TYPE[ftype])}")
+            raise InvalidInput(
+                f"operator {p.op!r} does not apply to {ftype} field {p.field!r}; "
+                f"use one of {', '.join(OPS_BY_TYPE[ftype])}"
+            )
         if p.op == "exists":
             clauses.append(sql.SQL("(coalesce(jsonb_typeof({} -> %s), 'null') <> 'null')").format(row))
             params.append(p.field)
@@ -151,7 +156,9 @@ def compile_predicates(predicates: list[Predicate], field_types: dict[str, str],
             if isinstance(p.value, (list, dict)) or p.value is None:
                 raise InvalidInput(f"operator {p.op!r} on {p.field!r} takes one value")
             value_params = [_scalar(p.field, ftype, p.value)]
-        exists = sql.SQL("EXISTS (SELECT 1 FROM jsonb_path_query({} -> %s, 'lax $[*]') AS v(x) WHERE {})").format(row, test)
+        exists = sql.SQL("EXISTS (SELECT 1 FROM jsonb_path_query({} -> %s, 'lax $[*]') AS v(x) WHERE {})").format(
+            row, test
+        )
         if p.op == "!=":
             clauses.append(sql.SQL("({} ? %s AND NOT {})").format(row, exists))
             params += [p.field, p.field, *value_params]

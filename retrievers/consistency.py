@@ -23,9 +23,9 @@ deleted, which narrows that window but cannot close it.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Callable, Iterator, Sequence
 
 from retrievers.ingest import embedding_text
 from retrievers.models import IndexedChunk
@@ -112,14 +112,18 @@ def check(stack: Stack, repair: bool, scope: str | None = None) -> CheckReport:
 
 def _engines(stack: Stack) -> list[tuple[str, KeywordIndex | VectorIndex, Callable[[list[IndexedChunk]], None]]]:
     """Each engine by name, with how chunks rebuilt from Postgres are written back into it."""
-    return [("keyword", stack.keyword, stack.keyword.upsert), ("vectors", stack.vectors, partial(_upsert_vectors, stack))]
+    return [
+        ("keyword", stack.keyword, stack.keyword.upsert),
+        ("vectors", stack.vectors, partial(_upsert_vectors, stack)),
+    ]
 
 
 def _rows_without_document(stack: Stack, repair: bool, scope: str | None) -> list[Drift]:
     found = stack.store.rows_without_document(scope)
     repaired = stack.store.delete_rows_without_document(scope) if repair and any(found.values()) else {}
     return [
-        Drift("postgres", f"{table.removesuffix('s')} rows without a document", n, repaired.get(table, 0)) for table, n in found.items()
+        Drift("postgres", f"{table.removesuffix('s')} rows without a document", n, repaired.get(table, 0))
+        for table, n in found.items()
     ]
 
 

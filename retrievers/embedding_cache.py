@@ -10,8 +10,8 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -53,7 +53,7 @@ class CachedEmbedder:
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         hashes = [_text_hash(t) for t in texts]
         found = self._lookup(set(hashes))
-        missing = list({h: t for h, t in zip(hashes, texts) if h not in found}.items())
+        missing = list({h: t for h, t in zip(hashes, texts, strict=True) if h not in found}.items())
         if missing:
             vectors = self.inner.embed_documents([t for _, t in missing])
             fresh = {h: np.asarray(v, dtype=np.float32) for (h, _), v in zip(missing, vectors, strict=True)}
@@ -70,7 +70,8 @@ class CachedEmbedder:
             for start in range(0, len(wanted), _LOOKUP_BATCH):
                 batch = wanted[start : start + _LOOKUP_BATCH]
                 rows = self._db.execute(
-                    f"SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN ({','.join('?' * len(batch))})",
+                    "SELECT text_hash, vector FROM embeddings WHERE model = ? "
+                    f"AND text_hash IN ({','.join('?' * len(batch))})",
                     [self.model_name, *batch],
                 )
                 found.update((h, np.frombuffer(v, dtype=np.float32)) for h, v in rows)

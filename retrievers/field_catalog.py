@@ -48,7 +48,9 @@ def infer_type(values: list[Any]) -> str:
     return "string"
 
 
-def build_field(kind: str, name: str, value_counts: Counter, doc_count: int, multi: bool, spec: FieldSpec | None) -> CatalogField:
+def build_field(
+    kind: str, name: str, value_counts: Counter, doc_count: int, multi: bool, spec: FieldSpec | None
+) -> CatalogField:
     """Catalog entry from the (value -> rows) counts of one field."""
     values = list(value_counts)
     ftype = spec.type if spec else infer_type(values)

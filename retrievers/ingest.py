@@ -17,8 +17,8 @@ them for good. `ragent check --repair` (retrievers.consistency) finds and delete
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Mapping, Sequence
 
 from tqdm import tqdm
 
@@ -57,7 +57,8 @@ class IngestReport:
             f"embeddings: {self.embeddings_computed} computed, {self.embeddings_cached} from cache",
             f"skipped files: {len(self.skipped)}",
             *(f"  {s.path}: {s.reason}" for s in self.skipped),
-            f"seconds: {self.seconds:.1f}" + (f"   ({self.chunks / self.seconds:.1f} chunks/s)" if self.seconds and self.chunks else ""),
+            f"seconds: {self.seconds:.1f}"
+            + (f"   ({self.chunks / self.seconds:.1f} chunks/s)" if self.seconds and self.chunks else ""),
         ]
         return "\n".join(lines)
 
@@ -68,7 +69,9 @@ def embedding_text(chunk: IndexedChunk) -> str:
     return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
 
 
-def _batches(items: Iterable[SourceDocument | Skipped], report: IngestReport, size: int) -> Iterator[list[SourceDocument]]:
+def _batches(
+    items: Iterable[SourceDocument | Skipped], report: IngestReport, size: int
+) -> Iterator[list[SourceDocument]]:
     batch: list[SourceDocument] = []
     for item in items:
         if isinstance(item, Skipped):
@@ -127,7 +130,7 @@ class Ingestor:
             ids = [s.document.doc_id for s in batch if s.document.scope == scope]
             current.update(((scope, d), h) for d, h in stack.store.content_hashes(scope, ids).items())
         pending = []
-        for source, content_hash in zip(batch, hashes):
+        for source, content_hash in zip(batch, hashes, strict=True):
             key = (source.document.scope, source.document.doc_id)
             if current.get(key) == content_hash and not force:
                 report.unchanged += 1
@@ -135,7 +138,10 @@ class Ingestor:
                 pending.append((source, content_hash, key in current))
         if not pending:
             return set()
-        planned = [(source, content_hash, existed, self._chunk(source, content_hash)) for source, content_hash, existed in pending]
+        planned = [
+            (source, content_hash, existed, self._chunk(source, content_hash))
+            for source, content_hash, existed in pending
+        ]
         indexed = [ic for *_, (_, chunk_list) in planned for ic in chunk_list]
         vectors = stack.embedder.embed_documents([embedding_text(ic) for ic in indexed])
         stack.keyword.upsert(indexed)
@@ -156,7 +162,9 @@ class Ingestor:
         doc = source.document
         embedder = self.stack.embedder
         title_tokens = min(len(embedder.token_spans(doc.title)), TITLE_TOKEN_BUDGET) if doc.title else 0
-        chunks = chunk_spans(doc.body, embedder.token_spans(doc.body), embedder.window_tokens - title_tokens, CHUNK_OVERLAP_TOKENS)
+        chunks = chunk_spans(
+            doc.body, embedder.token_spans(doc.body), embedder.window_tokens - title_tokens, CHUNK_OVERLAP_TOKENS
+        )
         indexed = [
             IndexedChunk(
                 chunk_id=IndexedChunk.make_id(doc.scope, doc.doc_id, content_hash, c.ordinal),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Sequence
+from collections.abc import Sequence
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -42,7 +42,11 @@ class MiniLMEmbedder:
         if not texts:
             return []
         vectors = self._loaded().encode(
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
         )
         return vectors.tolist()
 

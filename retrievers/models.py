@@ -13,7 +13,7 @@ import json
 import re
 import uuid
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -36,8 +36,8 @@ def _utc(value: datetime | date | str | None) -> datetime | None:
     if isinstance(value, str):
         value = datetime.fromisoformat(value)
     if isinstance(value, datetime):
-        return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
-    return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    return datetime(value.year, value.month, value.day, tzinfo=UTC)
 
 
 class Document(BaseModel):
@@ -107,12 +107,17 @@ class AnnotationRow(BaseModel):
     def _field_names(self) -> AnnotationRow:
         for name in [*self.row, *self.raw]:
             if not FIELD_NAME_RE.match(name):
-                raise ValueError(f"annotation field name {name!r} is not valid (letters, digits, '_', starting with a letter)")
+                raise ValueError(
+                    f"annotation field name {name!r} is not valid (letters, digits, '_', starting with a letter)"
+                )
         for name, value in self.row.items():
             values = value if isinstance(value, list) else [value]
             for item in values:
                 if item is not None and not isinstance(item, (str, int, float, bool)):
-                    raise ValueError(f"annotation field {name!r} holds a {type(item).__name__}; only scalars or lists of scalars are allowed")
+                    raise ValueError(
+                        f"annotation field {name!r} holds a {type(item).__name__}; "
+                        "only scalars or lists of scalars are allowed"
+                    )
         return self
 
 

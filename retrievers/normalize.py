@@ -19,7 +19,18 @@ DAYS_PER_UNIT = {"day": 1, "week": 7, "month": 30, "year": 365}
 # Number words as contracts write them ("sixty (60) days", "forty-five days"). Thirty words do not justify
 # a dependency, and a word-to-number library would also accept things like "a couple of" that we refuse.
 _UNIT_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
-_TEEN_WORDS = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_TEEN_WORDS = [
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
 _TENS_WORDS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 _NUMBER_WORDS = {
     **{word: i + 1 for i, word in enumerate(_UNIT_WORDS)},
@@ -203,7 +214,7 @@ def parse_yes_no(raw: str | None) -> bool | None:
 _ALIAS_RE = re.compile(r"\([^()]*[\"“”][^()]*\)")
 # A few labels give the alias in bare quotes after the name: 'Excite, Inc."Excite"'.
 _TRAILING_ALIAS_RE = re.compile(r"\s*[\"“][^\"“”]*[\"”]\s*$")
-_QUOTES = "\"“”"
+_QUOTES = '"“”'
 
 
 def split_parties(raw: str | None) -> list[str]:

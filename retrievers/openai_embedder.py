@@ -8,7 +8,7 @@ The dimension is taken from one probe call unless it is configured.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import openai
 from langchain_openai import OpenAIEmbeddings
@@ -22,7 +22,9 @@ DEFAULT_RETRY_AFTER_S = 5.0
 class OpenAIEmbedder:
     """Embeddings from `base_url` with `model`; the index records `model_name` as `openai:<model>`."""
 
-    def __init__(self, model: str, *, base_url: str | None, api_key: str, dimension: int | None = None, window_tokens: int = 300):
+    def __init__(
+        self, model: str, *, base_url: str | None, api_key: str, dimension: int | None = None, window_tokens: int = 300
+    ):
         self.model_name = f"openai:{model}"
         self.window_tokens = window_tokens
         self._where = base_url or "the OpenAI API"
@@ -43,7 +45,10 @@ class OpenAIEmbedder:
             retry_after = float(exc.response.headers.get("retry-after", DEFAULT_RETRY_AFTER_S))
             raise RateLimited(f"embeddings endpoint {self._where} is rate limiting requests", retry_after) from None
         except Exception as exc:  # the openai client raises many transport and status errors; all mean "unusable now"
-            raise BackendUnavailable(f"embeddings endpoint {self._where} failed ({type(exc).__name__}: {exc}); check OPENAI_BASE_URL and OPENAI_API_KEY") from None
+            raise BackendUnavailable(
+                f"embeddings endpoint {self._where} failed ({type(exc).__name__}: {exc}); "
+                "check OPENAI_BASE_URL and OPENAI_API_KEY"
+            ) from None
 
     def embed_query(self, text: str) -> list[float]:
         return self.embed_documents([text])[0]

@@ -9,8 +9,9 @@ as words. Filters run in `filter` context: they restrict the match set without c
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, Iterator, Sequence
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from opensearchpy import OpenSearch, helpers
@@ -29,7 +30,10 @@ _KEYWORD = {"type": "keyword"}
 PROPERTIES: dict[str, dict[str, str]] = {
     "text": _TEXT,
     "title": _TEXT,
-    **{name: _KEYWORD for name in ("chunk_id", "doc_id", "doc_key", "scope", "bucket", "author", "tags", "content_hash")},
+    **{
+        name: _KEYWORD
+        for name in ("chunk_id", "doc_id", "doc_key", "scope", "bucket", "author", "tags", "content_hash")
+    },
     "created_ts": {"type": "long"},
     "ordinal": {"type": "integer"},
 }
@@ -37,7 +41,11 @@ PROPERTIES: dict[str, dict[str, str]] = {
 
 def _query(text: str | None, filters: SearchFilter) -> dict[str, Any]:
     """The text (if any) as a multi_match scored per term by its best field, and the filters in filter context."""
-    must = [{"multi_match": {"query": text, "fields": ["text", "title"], "type": "cross_fields", "tie_breaker": 0.3}}] if text else []
+    must = (
+        [{"multi_match": {"query": text, "fields": ["text", "title"], "type": "cross_fields", "tie_breaker": 0.3}}]
+        if text
+        else []
+    )
     return {"bool": {"must": must, "filter": _filter_clauses(filters)}}
 
 
@@ -137,7 +145,9 @@ class OpenSearchKeywordIndex:
     def _delete_where(self, query: dict[str, Any], what: str) -> None:
         """Delete what `query` matches, refreshed so that the next search no longer sees it."""
         with self._reaching():
-            result = self.client.delete_by_query(index=self.index, body={"query": query}, refresh=True, conflicts="proceed")
+            result = self.client.delete_by_query(
+                index=self.index, body={"query": query}, refresh=True, conflicts="proceed"
+            )
         if result.get("failures"):
             raise RagentError(
                 f"{self.where}: could not delete {what} from index {self.index!r} "
@@ -176,7 +186,10 @@ class OpenSearchKeywordIndex:
         """Pages of ids sorted by chunk_id (`search_after`, no `_source`): no scroll context to keep alive or clear,
         and no 10,000-hit window; one request per ID_PAGE chunks."""
         body: dict[str, Any] = {
-            "size": ID_PAGE, "_source": False, "track_total_hits": False, "sort": [{"chunk_id": "asc"}],
+            "size": ID_PAGE,
+            "_source": False,
+            "track_total_hits": False,
+            "sort": [{"chunk_id": "asc"}],
             "query": {"bool": {"filter": [{"term": {"scope": scope}}]}} if scope is not None else {"match_all": {}},
         }
         ids: set[str] = set()
@@ -197,7 +210,12 @@ class OpenSearchKeywordIndex:
         with self._reaching():
             chunks = self.client.count(index=self.index)["count"]
             store = self.client.indices.stats(index=self.index, metric="store")["_all"]["primaries"]["store"]
-        return {"engine": "opensearch", "index": self.index, "chunks": int(chunks), "bytes_on_disk": store["size_in_bytes"]}
+        return {
+            "engine": "opensearch",
+            "index": self.index,
+            "chunks": int(chunks),
+            "bytes_on_disk": store["size_in_bytes"],
+        }
 
     def close(self) -> None:
         self.client.close()

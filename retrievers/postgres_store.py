@@ -8,8 +8,9 @@ are committed in one transaction. The search engines may briefly hold chunks of 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any, Sequence
+from typing import Any
 
 import psycopg
 from psycopg import sql
@@ -25,7 +26,9 @@ from retrievers.field_catalog import CatalogField, build_field
 from retrievers.models import BUCKET_NAME_RE, Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
 
 DEFAULT_BUCKETS = {
-    "contracts": "Legal agreements: commercial contracts, NDAs, licences, with parties, dates, governing law and clause flags.",
+    "contracts": (
+        "Legal agreements: commercial contracts, NDAs, licences, with parties, dates, governing law and clause flags."
+    ),
     "invoices": "Invoices from suppliers: issuer, invoice number, dates, amounts, currency, VAT and line items.",
     "receipts": "Shop and restaurant receipts: company, address, date and total paid.",
     "datasheets": "Component datasheets: manufacturer, part number and electrical or mechanical parameters.",
@@ -111,7 +114,11 @@ def _plain(value: Any) -> Any:
 def _without_document(verb: str, table: str, scope: str | None) -> tuple[sql.Composable, tuple[str, ...]]:
     """`verb` (a count or a delete) over the rows of `table` whose document row is missing."""
     where, params = (" AND t.scope = %s", (scope,)) if scope else ("", ())
-    query = sql.SQL(verb + " FROM {} t WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.scope = t.scope AND d.doc_id = t.doc_id)" + where)
+    query = sql.SQL(
+        verb
+        + " FROM {} t WHERE NOT EXISTS (SELECT 1 FROM documents d WHERE d.scope = t.scope AND d.doc_id = t.doc_id)"
+        + where
+    )
     return query.format(sql.Identifier(table)), params
 
 
@@ -136,16 +143,22 @@ class PostgresStore:
     def __init__(self, url: str, *, max_connections: int = 8, connect_timeout_s: float = 5.0):
         self.url = url
         self.pool = ConnectionPool(
-            url, min_size=1, max_size=max_connections, open=False, timeout=connect_timeout_s,
+            url,
+            min_size=1,
+            max_size=max_connections,
+            open=False,
+            timeout=connect_timeout_s,
             kwargs={"autocommit": True, "connect_timeout": int(max(1, connect_timeout_s))},
-            check=ConnectionPool.check_connection,  # a connection broken by a Postgres restart is replaced, not handed out
+            # a connection broken by a Postgres restart is replaced, not handed out
+            check=ConnectionPool.check_connection,
         )
         try:
             self.pool.open(wait=True, timeout=connect_timeout_s)
         except PoolTimeout:
             self.pool.close()
             raise BackendUnavailable(
-                f"Postgres at {redact(url)} is unreachable; start it, fix DATABASE_URL, or unset it to use the embedded Postgres"
+                f"Postgres at {redact(url)} is unreachable; "
+                "start it, fix DATABASE_URL, or unset it to use the embedded Postgres"
             ) from None
         self.ensure_schema()
 
@@ -171,23 +184,31 @@ class PostgresStore:
 
     def add_bucket(self, name: str, description: str) -> None:
         if not BUCKET_NAME_RE.match(name):
-            raise InvalidInput(f"bucket name {name!r} is malformed: use 2-40 lowercase letters, digits or '_', starting with a letter")
+            raise InvalidInput(
+                f"bucket name {name!r} is malformed: use 2-40 lowercase letters, digits or '_', starting with a letter"
+            )
         with self.pool.connection() as conn:
             conn.execute(
-                "INSERT INTO buckets (name, description) VALUES (%s, %s) ON CONFLICT (name) DO UPDATE SET description = EXCLUDED.description",
+                "INSERT INTO buckets (name, description) VALUES (%s, %s)"
+                " ON CONFLICT (name) DO UPDATE SET description = EXCLUDED.description",
                 (name, description),
             )
 
     def bucket_document_counts(self, scope: str) -> dict[str, int]:
         with self.pool.connection() as conn:
-            return dict(conn.execute("SELECT bucket, count(*) FROM documents WHERE scope = %s GROUP BY bucket", (scope,)).fetchall())
+            return dict(
+                conn.execute(
+                    "SELECT bucket, count(*) FROM documents WHERE scope = %s GROUP BY bucket", (scope,)
+                ).fetchall()
+            )
 
     def require_bucket(self, name: str) -> None:
         known = self.buckets()
         if name not in known:
             hint = "malformed" if not BUCKET_NAME_RE.match(name) else "unknown"
             raise InvalidInput(
-                f"bucket {name!r} is {hint}; use one of {', '.join(known)} or add it with `ragent buckets add {name if hint == 'unknown' else 'NAME'} --description ...`"
+                f"bucket {name!r} is {hint}; use one of {', '.join(known)} "
+                f"or add it with `ragent buckets add {name if hint == 'unknown' else 'NAME'} --description ...`"
             )
 
     # -- documents ------------------------------------------------------------------------------------
@@ -195,17 +216,21 @@ class PostgresStore:
     def content_hashes(self, scope: str, doc_ids: Sequence[str]) -> dict[str, str]:
         with self.pool.connection() as conn:
             rows = conn.execute(
-                "SELECT doc_id, content_hash FROM documents WHERE scope = %s AND doc_id = ANY(%s)", (scope, list(doc_ids))
+                "SELECT doc_id, content_hash FROM documents WHERE scope = %s AND doc_id = ANY(%s)",
+                (scope, list(doc_ids)),
             ).fetchall()
         return dict(rows)
 
-    def commit_document(self, source: SourceDocument, content_hash: str, chunks: Sequence[Chunk], chunk_ids: Sequence[str]) -> None:
+    def commit_document(
+        self, source: SourceDocument, content_hash: str, chunks: Sequence[Chunk], chunk_ids: Sequence[str]
+    ) -> None:
         """Replace the document, its chunks and its annotation rows in one transaction."""
         doc = source.document
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(
                 """
-                INSERT INTO documents (scope, doc_id, bucket, title, author, tags, created_at, source, summary, body, content_hash)
+                INSERT INTO documents
+                    (scope, doc_id, bucket, title, author, tags, created_at, source, summary, body, content_hash)
                 VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
                 ON CONFLICT (scope, doc_id) DO UPDATE SET
                     bucket = EXCLUDED.bucket, title = EXCLUDED.title, author = EXCLUDED.author, tags = EXCLUDED.tags,
@@ -213,23 +238,48 @@ class PostgresStore:
                     body = EXCLUDED.body, content_hash = EXCLUDED.content_hash,
                     version = documents.version + 1, ingested_at = now()
                 """,
-                (doc.scope, doc.doc_id, doc.bucket, doc.title, doc.author, doc.tags, doc.created_at, doc.source,
-                 doc.summary, doc.body, content_hash),
+                (
+                    doc.scope,
+                    doc.doc_id,
+                    doc.bucket,
+                    doc.title,
+                    doc.author,
+                    doc.tags,
+                    doc.created_at,
+                    doc.source,
+                    doc.summary,
+                    doc.body,
+                    content_hash,
+                ),
             )
             conn.execute("DELETE FROM chunks WHERE scope = %s AND doc_id = %s", (doc.scope, doc.doc_id))
             conn.execute("DELETE FROM annotations WHERE scope = %s AND doc_id = %s", (doc.scope, doc.doc_id))
             with conn.cursor() as cur:
-                with cur.copy("COPY chunks (chunk_id, scope, doc_id, ordinal, start_char, end_char, text) FROM STDIN") as copy:
+                with cur.copy(
+                    "COPY chunks (chunk_id, scope, doc_id, ordinal, start_char, end_char, text) FROM STDIN"
+                ) as copy:
                     for chunk, chunk_id in zip(chunks, chunk_ids, strict=True):
-                        copy.write_row((chunk_id, doc.scope, doc.doc_id, chunk.ordinal, chunk.start, chunk.end, chunk.text))
+                        copy.write_row(
+                            (chunk_id, doc.scope, doc.doc_id, chunk.ordinal, chunk.start, chunk.end, chunk.text)
+                        )
                 per_kind: Counter = Counter()
                 rows = []
                 for ann in source.annotations:
-                    rows.append((doc.scope, f"{doc.doc_id}#{ann.kind}-{per_kind[ann.kind]}", doc.doc_id, doc.bucket, ann.kind,
-                                 Jsonb(ann.row), Jsonb(ann.raw)))
+                    rows.append(
+                        (
+                            doc.scope,
+                            f"{doc.doc_id}#{ann.kind}-{per_kind[ann.kind]}",
+                            doc.doc_id,
+                            doc.bucket,
+                            ann.kind,
+                            Jsonb(ann.row),
+                            Jsonb(ann.raw),
+                        )
+                    )
                     per_kind[ann.kind] += 1
                 cur.executemany(
-                    "INSERT INTO annotations (scope, annotation_id, doc_id, bucket, kind, row, raw) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                    "INSERT INTO annotations (scope, annotation_id, doc_id, bucket, kind, row, raw)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s)",
                     rows,
                 )
 
@@ -240,7 +290,8 @@ class PostgresStore:
     def annotation_ids(self, scope: str, doc_id: str) -> list[str]:
         with self.pool.connection() as conn:
             rows = conn.execute(
-                "SELECT annotation_id FROM annotations WHERE scope = %s AND doc_id = %s ORDER BY annotation_id", (scope, doc_id)
+                "SELECT annotation_id FROM annotations WHERE scope = %s AND doc_id = %s ORDER BY annotation_id",
+                (scope, doc_id),
             ).fetchall()
         return [annotation_id for (annotation_id,) in rows]
 
@@ -263,10 +314,13 @@ class PostgresStore:
     # -- consistency with the engines ------------------------------------------------------------------
 
     def chunk_ids(self, scope: str | None = None) -> set[str]:
-        """Ids of committed chunks; joined to their documents so that a chunk row without one is not counted as known."""
+        """Ids of committed chunks; joined to their documents so that a chunk row without one is not counted as
+        known."""
         where, params = ("WHERE c.scope = %s", (scope,)) if scope else ("", ())
         with self.pool.connection() as conn:
-            rows = conn.execute("SELECT c.chunk_id::text FROM chunks c JOIN documents d USING (scope, doc_id) " + where, params)
+            rows = conn.execute(
+                "SELECT c.chunk_id::text FROM chunks c JOIN documents d USING (scope, doc_id) " + where, params
+            )
             return {chunk_id for (chunk_id,) in rows}
 
     def indexed_chunks(self, chunk_ids: Sequence[str]) -> list[IndexedChunk]:
@@ -276,8 +330,8 @@ class PostgresStore:
         with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             rows = cur.execute(
                 """
-                SELECT c.chunk_id::text AS chunk_id, c.doc_id, c.scope, d.bucket, d.content_hash, c.ordinal, d.title, c.text,
-                       d.author, d.tags, d.created_at
+                SELECT c.chunk_id::text AS chunk_id, c.doc_id, c.scope, d.bucket, d.content_hash, c.ordinal, d.title,
+                       c.text, d.author, d.tags, d.created_at
                 FROM chunks c JOIN documents d USING (scope, doc_id)
                 WHERE c.chunk_id = ANY(%s::uuid[])
                 ORDER BY c.scope, c.doc_id, c.ordinal
@@ -290,24 +344,32 @@ class PostgresStore:
         """Zero while the schema's foreign keys (ON DELETE CASCADE) hold; counted in case they were bypassed
         (`session_replication_role = replica` during a restore, or a hand-made schema without them)."""
         with self.pool.connection() as conn:
-            return {table: conn.execute(*_without_document("SELECT count(*)", table, scope)).fetchone()[0] for table in _DOCUMENT_ROWS}
+            return {
+                table: conn.execute(*_without_document("SELECT count(*)", table, scope)).fetchone()[0]
+                for table in _DOCUMENT_ROWS
+            }
 
     def delete_rows_without_document(self, scope: str | None = None) -> dict[str, int]:
         with self.pool.connection() as conn:
-            return {table: conn.execute(*_without_document("DELETE", table, scope)).rowcount for table in _DOCUMENT_ROWS}
+            return {
+                table: conn.execute(*_without_document("DELETE", table, scope)).rowcount for table in _DOCUMENT_ROWS
+            }
 
     def counts(self, scope: str | None = None) -> dict[str, int]:
         where, params = ("WHERE scope = %s", (scope,)) if scope else ("", ())
         with self.pool.connection() as conn:
             return {
-                table: conn.execute(sql.SQL("SELECT count(*) FROM {} " + where).format(sql.Identifier(table)), params).fetchone()[0]
+                table: conn.execute(
+                    sql.SQL("SELECT count(*) FROM {} " + where).format(sql.Identifier(table)), params
+                ).fetchone()[0]
                 for table in ("documents", "chunks", "annotations")
             }
 
     def bytes_on_disk(self) -> int:
         with self.pool.connection() as conn:
             return conn.execute(
-                "SELECT sum(pg_total_relation_size(t))::bigint FROM unnest(ARRAY['documents','chunks','annotations','field_catalog']::regclass[]) t"
+                "SELECT sum(pg_total_relation_size(t))::bigint"
+                " FROM unnest(ARRAY['documents','chunks','annotations','field_catalog']::regclass[]) t"
             ).fetchone()[0]
 
     # -- annotations and the field catalog ------------------------------------------------------------
@@ -316,7 +378,8 @@ class PostgresStore:
         with self.pool.connection() as conn, conn.cursor() as cur:
             cur.executemany(
                 """INSERT INTO field_specs (bucket, field, type, multi, description) VALUES (%s, %s, %s, %s, %s)
-                   ON CONFLICT (bucket, field) DO UPDATE SET type = EXCLUDED.type, multi = EXCLUDED.multi, description = EXCLUDED.description""",
+                   ON CONFLICT (bucket, field) DO UPDATE SET type = EXCLUDED.type, multi = EXCLUDED.multi,
+                       description = EXCLUDED.description""",
                 [(bucket, s.name, s.type, s.multi, s.description) for s in specs],
             )
 
@@ -325,11 +388,14 @@ class PostgresStore:
         with self.pool.connection() as conn:
             specs = {
                 name: FieldSpec(name=name, type=t, multi=m, description=d)
-                for name, t, m, d in conn.execute("SELECT field, type, multi, description FROM field_specs WHERE bucket = %s", (bucket,))
+                for name, t, m, d in conn.execute(
+                    "SELECT field, type, multi, description FROM field_specs WHERE bucket = %s", (bucket,)
+                )
             }
             rows = conn.execute(
                 """
-                SELECT a.kind, e.key, v.value, count(*), count(DISTINCT a.doc_id), bool_or(jsonb_typeof(e.value) = 'array')
+                SELECT a.kind, e.key, v.value, count(*), count(DISTINCT a.doc_id),
+                       bool_or(jsonb_typeof(e.value) = 'array')
                 FROM annotations a
                 CROSS JOIN LATERAL jsonb_each(a.row) e
                 CROSS JOIN LATERAL jsonb_path_query(e.value, 'lax $[*]') v(value)
@@ -341,7 +407,8 @@ class PostgresStore:
             docs = dict(
                 ((kind, field), n)
                 for kind, field, n in conn.execute(
-                    """SELECT a.kind, e.key, count(DISTINCT a.doc_id) FROM annotations a CROSS JOIN LATERAL jsonb_each(a.row) e
+                    """SELECT a.kind, e.key, count(DISTINCT a.doc_id)
+                       FROM annotations a CROSS JOIN LATERAL jsonb_each(a.row) e
                        WHERE a.scope = %s AND a.bucket = %s AND jsonb_typeof(e.value) <> 'null' GROUP BY 1, 2""",
                     (scope, bucket),
                 )
@@ -352,7 +419,9 @@ class PostgresStore:
                 counts[(kind, field)][value] += n
                 multi[(kind, field)] |= is_list
             catalog = [
-                build_field(kind, field, counts[(kind, field)], docs[(kind, field)], multi[(kind, field)], specs.get(field))
+                build_field(
+                    kind, field, counts[(kind, field)], docs[(kind, field)], multi[(kind, field)], specs.get(field)
+                )
                 for kind, field in sorted(counts)
             ]
             with conn.transaction():
@@ -395,16 +464,25 @@ class PostgresStore:
         # The matching rows are counted and limited before the titles are joined, so that only the rows returned
         # touch the documents table (joining first made the cost follow the corpus, not the matches).
         query = sql.SQL(
-            "WITH matching AS (SELECT a.scope, a.annotation_id, a.doc_id, a.kind, a.row, a.raw FROM annotations a WHERE {}),"
+            "WITH matching AS (SELECT a.scope, a.annotation_id, a.doc_id, a.kind, a.row, a.raw"
+            " FROM annotations a WHERE {}),"
             " page AS (SELECT * FROM matching ORDER BY doc_id, annotation_id LIMIT %s)"
-            " SELECT p.annotation_id, p.doc_id, p.kind, p.row, p.raw, d.title, (SELECT count(*) FROM matching) AS total_rows"
+            " SELECT p.annotation_id, p.doc_id, p.kind, p.row, p.raw, d.title,"
+            " (SELECT count(*) FROM matching) AS total_rows"
             " FROM page p JOIN documents d USING (scope, doc_id) ORDER BY p.doc_id, p.annotation_id"
         ).format(where)
         with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             return cur.execute(query, [*params, limit]).fetchall()
 
     def aggregate(
-        self, scope: str, bucket: str, predicates: list[Predicate], aggregate: str, group_by: list[str], *, kind: str | None = None
+        self,
+        scope: str,
+        bucket: str,
+        predicates: list[Predicate],
+        aggregate: str,
+        group_by: list[str],
+        *,
+        kind: str | None = None,
     ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Groups (values of the `group_by` fields, documents, value) and the total over all matching rows."""
         function, field = parse_aggregate(aggregate)
@@ -417,13 +495,23 @@ class PostgresStore:
                 query, select_params = compile_aggregate(function, field, groups, field_types, where)
                 results.append(cur.execute(query, [*select_params, *where_params]).fetchall())
         grouped, (total,) = results
-        groups_out = [
-            {"group": {name: r[f"group_{i}"] for i, name in enumerate(group_by)}, "documents": r["documents"], "value": _plain(r["value"])}
-            for r in grouped
-        ] if group_by else []
+        groups_out = (
+            [
+                {
+                    "group": {name: r[f"group_{i}"] for i, name in enumerate(group_by)},
+                    "documents": r["documents"],
+                    "value": _plain(r["value"]),
+                }
+                for r in grouped
+            ]
+            if group_by
+            else []
+        )
         return groups_out, {"documents": total["documents"], "value": _plain(total["value"])}
 
-    def matching_doc_ids(self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None) -> list[str]:
+    def matching_doc_ids(
+        self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None
+    ) -> list[str]:
         """Documents with at least one annotation row on which every predicate holds (an engine pre-filter)."""
         where, params = self._annotation_where(scope, bucket, predicates, kind)
         query = sql.SQL("SELECT DISTINCT a.doc_id FROM annotations a WHERE {} ORDER BY 1").format(where)
@@ -440,10 +528,11 @@ class PostgresStore:
         named = {p.field for p in predicates} | set(also_fields)
         kinds = {kind} if kind else {f.kind for f in catalog if f.name in named}
         if len(kinds) > 1 and kind is None:
-            raise InvalidInput(f"fields {sorted(named)} lie on different row kinds {sorted(kinds)}; query one kind at a time")
+            raise InvalidInput(
+                f"fields {sorted(named)} lie on different row kinds {sorted(kinds)}; query one kind at a time"
+            )
         condition, params = compile_predicates(predicates, field_types)
         where = sql.SQL("a.scope = %s AND a.bucket = %s AND {} AND {}").format(
             sql.SQL("a.kind = %s") if kinds else sql.SQL("TRUE"), condition
         )
         return where, [scope, bucket, *([next(iter(kinds))] if kinds else []), *params]
-

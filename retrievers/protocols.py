@@ -6,7 +6,8 @@ protocols only, so a new engine is one new file plus one line in the conformance
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
 
 from retrievers.annotation_filters import Predicate
 from retrievers.field_catalog import CatalogField
@@ -104,7 +105,9 @@ class DocumentStore(Protocol):
 
     def content_hashes(self, scope: str, doc_ids: Sequence[str]) -> dict[str, str]: ...
 
-    def commit_document(self, source: SourceDocument, content_hash: str, chunks: Sequence[Chunk], chunk_ids: Sequence[str]) -> None:
+    def commit_document(
+        self, source: SourceDocument, content_hash: str, chunks: Sequence[Chunk], chunk_ids: Sequence[str]
+    ) -> None:
         """Replace the document, its chunks and its annotation rows atomically."""
 
     def get_document(self, scope: str, doc_id: str) -> dict[str, Any] | None: ...
@@ -134,12 +137,23 @@ class DocumentStore(Protocol):
 
     def field_values(self, scope: str, bucket: str, field: str, limit: int = 5000) -> list[tuple[str, int]]: ...
 
-    def find_annotations(self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None, limit: int = 50) -> list[dict[str, Any]]: ...
+    def find_annotations(
+        self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None, limit: int = 50
+    ) -> list[dict[str, Any]]: ...
 
-    def matching_doc_ids(self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None) -> list[str]: ...
+    def matching_doc_ids(
+        self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None
+    ) -> list[str]: ...
 
     def aggregate(
-        self, scope: str, bucket: str, predicates: list[Predicate], aggregate: str, group_by: list[str], *, kind: str | None = None
+        self,
+        scope: str,
+        bucket: str,
+        predicates: list[Predicate],
+        aggregate: str,
+        group_by: list[str],
+        *,
+        kind: str | None = None,
     ) -> tuple[list[dict[str, Any]], dict[str, Any]]: ...
 
     def counts(self, scope: str | None = None) -> dict[str, int]: ...

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import qdrant_edge as qe
 
@@ -70,7 +71,9 @@ class QdrantEdgeVectorIndex:
             try:
                 recorded = json.loads(self._signature_file.read_text())
             except (OSError, json.JSONDecodeError) as exc:
-                raise IndexUnreadable(f"{self._signature_file} is unreadable ({exc}); it records which embedding model built the index") from None
+                raise IndexUnreadable(
+                    f"{self._signature_file} is unreadable ({exc}); it records which embedding model built the index"
+                ) from None
             check_model_signature(recorded, model_name, dimension, f"vector index {self.path}")
             try:
                 self._shard = qe.EdgeShard.load(str(self.path / "shard"))
@@ -78,10 +81,12 @@ class QdrantEdgeVectorIndex:
                 if "WouldBlock" in str(exc):
                     raise BackendUnavailable(
                         f"the vector index in {self.path} is open in another process (a running ingest or server); "
-                        "an embedded index serves one process at a time: stop that process, or use QDRANT_URL for shared access"
+                        "an embedded index serves one process at a time: "
+                        "stop that process, or use QDRANT_URL for shared access"
                     ) from None
                 raise IndexUnreadable(
-                    f"the vector index in {self.path} cannot be opened ({exc}); move it aside and run `ragent ingest ... --force` to rebuild it"
+                    f"the vector index in {self.path} cannot be opened ({exc}); "
+                    "move it aside and run `ragent ingest ... --force` to rebuild it"
                 ) from None
             return
         self.path.mkdir(parents=True, exist_ok=True)
@@ -102,7 +107,9 @@ class QdrantEdgeVectorIndex:
         return self._shard
 
     def upsert(self, chunks: Sequence[IndexedChunk], vectors: Sequence[Sequence[float]]) -> None:
-        points = [qe.Point(c.chunk_id, list(map(float, v)), chunk_payload(c)) for c, v in zip(chunks, vectors, strict=True)]
+        points = [
+            qe.Point(c.chunk_id, list(map(float, v)), chunk_payload(c)) for c, v in zip(chunks, vectors, strict=True)
+        ]
         with self._lock:
             for start in range(0, len(points), UPSERT_BATCH):
                 self.shard.update(qe.UpdateOperation.upsert_points(points[start : start + UPSERT_BATCH]))
@@ -146,13 +153,21 @@ class QdrantEdgeVectorIndex:
             with_payload=["doc_id"],
             params=qe.SearchParams(exact=self.exact),
         )
-        return [EngineHit(chunk_id=str(p.id), doc_id=p.payload["doc_id"], score=float(p.score)) for p in self.shard.query(request)]
+        return [
+            EngineHit(chunk_id=str(p.id), doc_id=p.payload["doc_id"], score=float(p.score))
+            for p in self.shard.query(request)
+        ]
 
     def count(self, filters: SearchFilter) -> int:
         return self.shard.count(qe.CountRequest(filter=edge_filter(filters), exact=True))
 
     def stats(self) -> dict[str, Any]:
-        return {"engine": "qdrant-edge", "chunks": self.shard.info().points_count, "bytes_on_disk": disk_usage(self.path), "exact": self.exact}
+        return {
+            "engine": "qdrant-edge",
+            "chunks": self.shard.info().points_count,
+            "bytes_on_disk": disk_usage(self.path),
+            "exact": self.exact,
+        }
 
     def close(self) -> None:
         with self._lock:

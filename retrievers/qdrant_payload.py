@@ -91,6 +91,7 @@ def check_model_signature(recorded: dict[str, Any], model_name: str, dimension: 
     recorded = recorded if isinstance(recorded, dict) else {}
     if recorded != model_signature(model_name, dimension):
         raise EmbeddingModelMismatch(
-            f"{where} was built with embedding model {recorded.get('model')!r} (dimension {recorded.get('dimension')}), "
+            f"{where} was built with embedding model {recorded.get('model')!r} "
+            f"(dimension {recorded.get('dimension')}), "
             f"not {model_name!r} (dimension {dimension}); re-ingest into a new index or configure the original model"
         )

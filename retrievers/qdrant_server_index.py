@@ -9,7 +9,8 @@ The embedding model and dimension are stored as collection metadata and checked 
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from qdrant_client import QdrantClient, models
 
@@ -50,7 +51,9 @@ def server_filter(f: SearchFilter) -> models.Filter:
 class QdrantServerVectorIndex:
     """Cosine similarity over chunk embeddings in one Qdrant collection."""
 
-    def __init__(self, client: QdrantClient, *, collection: str = "ragent_chunks", exact: bool = True, where: str = "Qdrant"):
+    def __init__(
+        self, client: QdrantClient, *, collection: str = "ragent_chunks", exact: bool = True, where: str = "Qdrant"
+    ):
         self.client = client
         self.collection = collection
         self.exact = exact
@@ -63,7 +66,8 @@ class QdrantServerVectorIndex:
             client.get_collections()
         except Exception as exc:  # qdrant-client raises transport-specific errors; all mean the same here
             raise BackendUnavailable(
-                f"Qdrant at {url} is unreachable ({type(exc).__name__}); start it or unset QDRANT_URL to use the embedded qdrant-edge index"
+                f"Qdrant at {url} is unreachable ({type(exc).__name__}); "
+                "start it or unset QDRANT_URL to use the embedded qdrant-edge index"
             ) from None
         return cls(client, where=f"Qdrant collection at {url}", **kwargs)
 
@@ -107,7 +111,12 @@ class QdrantServerVectorIndex:
         offset = None
         while True:
             records, offset = self.client.scroll(
-                self.collection, scroll_filter=selector, limit=ID_PAGE, offset=offset, with_payload=False, with_vectors=False
+                self.collection,
+                scroll_filter=selector,
+                limit=ID_PAGE,
+                offset=offset,
+                with_payload=False,
+                with_vectors=False,
             )
             ids.update(str(record.id) for record in records)
             if offset is None:
@@ -124,7 +133,9 @@ class QdrantServerVectorIndex:
             limit=limit,
             with_payload=["doc_id"],
         )
-        return [EngineHit(chunk_id=str(p.id), doc_id=p.payload["doc_id"], score=float(p.score)) for p in response.points]
+        return [
+            EngineHit(chunk_id=str(p.id), doc_id=p.payload["doc_id"], score=float(p.score)) for p in response.points
+        ]
 
     def count(self, filters: SearchFilter) -> int:
         return self.client.count(self.collection, count_filter=server_filter(filters), exact=True).count

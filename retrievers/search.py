@@ -58,9 +58,18 @@ class Retriever:
         rows = self.stack.store.chunks_by_id(filters.scope, [h.chunk_id for h in hits])
         return [
             SearchHit(
-                chunk_id=h.chunk_id, doc_id=h.doc_id, score=h.score, text=row["text"], start=row["start_char"],
-                end=row["end_char"], bucket=row["bucket"], title=row["title"], author=row["author"], tags=row["tags"],
-                created_at=row["created_at"], source=row["source"],
+                chunk_id=h.chunk_id,
+                doc_id=h.doc_id,
+                score=h.score,
+                text=row["text"],
+                start=row["start_char"],
+                end=row["end_char"],
+                bucket=row["bucket"],
+                title=row["title"],
+                author=row["author"],
+                tags=row["tags"],
+                created_at=row["created_at"],
+                source=row["source"],
             )
             for h in hits
             if (row := rows.get(h.chunk_id)) is not None

@@ -4,8 +4,8 @@ scope."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence
 
 from retrievers import loaders
 from retrievers.errors import InvalidInput
@@ -23,8 +23,18 @@ def in_scope(items: Iterable[SourceDocument | Skipped], scope: str) -> Iterator[
         yield item
 
 
-def ingest_source(stack: Stack, *, path: Path | None = None, bucket: str | None = None, annotations: Path | None = None, dataset: str | None = None,
-                  limit: int | None = None, scope: str = DEFAULT_SCOPE, force: bool = False, progress: bool | None = None) -> IngestReport:
+def ingest_source(
+    stack: Stack,
+    *,
+    path: Path | None = None,
+    bucket: str | None = None,
+    annotations: Path | None = None,
+    dataset: str | None = None,
+    limit: int | None = None,
+    scope: str = DEFAULT_SCOPE,
+    force: bool = False,
+    progress: bool | None = None,
+) -> IngestReport:
     specs: Mapping[str, Sequence[FieldSpec]] | None = None
     if dataset:
         if dataset not in loaders.DATASETS:
@@ -34,7 +44,11 @@ def ingest_source(stack: Stack, *, path: Path | None = None, bucket: str | None 
     elif path and bucket:
         items = files.load(path, bucket=bucket, annotations_file=annotations, limit=limit)
     else:
-        raise InvalidInput("give a folder and its bucket (`ragent ingest PATH --bucket NAME`) or a dataset (`--dataset NAME`)")
+        raise InvalidInput(
+            "give a folder and its bucket (`ragent ingest PATH --bucket NAME`) or a dataset (`--dataset NAME`)"
+        )
     if bucket:
         stack.store.require_bucket(bucket)
-    return Ingestor(stack).ingest(in_scope(items, scope), field_specs=specs, total=limit, force=force, progress=progress)
+    return Ingestor(stack).ingest(
+        in_scope(items, scope), field_specs=specs, total=limit, force=force, progress=progress
+    )

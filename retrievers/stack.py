@@ -33,10 +33,14 @@ def make_embedder(settings: Settings) -> Embedder:
         return MiniLMEmbedder()
     if settings.embeddings == "openai":
         if not settings.openai_api_key:
-            raise InvalidInput("RAGENT_EMBEDDINGS=openai needs OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible endpoint)")
+            raise InvalidInput(
+                "RAGENT_EMBEDDINGS=openai needs OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible endpoint)"
+            )
         from retrievers.openai_embedder import OpenAIEmbedder
 
-        return OpenAIEmbedder(settings.openai_embedding_model, base_url=settings.openai_base_url, api_key=settings.openai_api_key)
+        return OpenAIEmbedder(
+            settings.openai_embedding_model, base_url=settings.openai_base_url, api_key=settings.openai_api_key
+        )
     raise InvalidInput(f"RAGENT_EMBEDDINGS={settings.embeddings!r} is not known; use 'minilm' or 'openai'")
 
 
@@ -55,7 +59,10 @@ def make_vector_index(settings: Settings) -> VectorIndex:
         from retrievers.qdrant_server_index import QdrantServerVectorIndex
 
         return QdrantServerVectorIndex.from_url(
-            settings.qdrant_url, api_key=settings.qdrant_api_key, collection=settings.qdrant_collection, exact=settings.exact_vector_search
+            settings.qdrant_url,
+            api_key=settings.qdrant_api_key,
+            collection=settings.qdrant_collection,
+            exact=settings.exact_vector_search,
         )
     from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
 

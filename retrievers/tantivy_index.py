@@ -2,17 +2,19 @@
 
 The query text is run through the same analyzer as the indexed text and turned into term queries (each the
 best of title and body, see TITLE_TIE_BREAKER), rather than handed to Tantivy's query parser, so that user
-text with quotes, colons or brackets is searched as words and never fails as query syntax. Filters are Tantivy queries with a constant score of zero, ANDed
-with the text query: they restrict the match set without changing the BM25 ranking.
+text with quotes, colons or brackets is searched as words and never fails as query syntax. Filters are Tantivy
+queries with a constant score of zero, ANDed with the text query: they restrict the match set without changing the
+BM25 ranking.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import tantivy
 
@@ -62,7 +64,8 @@ class TantivyKeywordIndex:
             self._index = tantivy.Index(self._schema, path=str(self.path), reuse=True)
         except (ValueError, OSError) as exc:
             raise IndexUnreadable(
-                f"the keyword index in {self.path} cannot be opened ({exc}); move it aside and run `ragent ingest ... --force` to rebuild it"
+                f"the keyword index in {self.path} cannot be opened ({exc}); "
+                "move it aside and run `ragent ingest ... --force` to rebuild it"
             ) from None
         self._analyzer = _english_analyzer()
         self._index.register_tokenizer(ANALYZER, self._analyzer)
@@ -112,7 +115,8 @@ class TantivyKeywordIndex:
             except ValueError as exc:
                 if "LockBusy" not in str(exc) or time.monotonic() > deadline:
                     raise BackendUnavailable(
-                        f"the keyword index in {self.path} is being written by another process for over {_WRITER_WAIT_S:.0f} s; "
+                        f"the keyword index in {self.path} is being written by another process "
+                        f"for over {_WRITER_WAIT_S:.0f} s; "
                         "let that ingest finish, then run this one again"
                     ) from None
                 time.sleep(0.2)
@@ -173,7 +177,12 @@ class TantivyKeywordIndex:
             return None
         return tantivy.Query.boolean_query(
             [
-                (tantivy.Occur.Should, tantivy.Query.disjunction_max_query([self._term("text", t), self._term("title", t)], TITLE_TIE_BREAKER))
+                (
+                    tantivy.Occur.Should,
+                    tantivy.Query.disjunction_max_query(
+                        [self._term("text", t), self._term("title", t)], TITLE_TIE_BREAKER
+                    ),
+                )
                 for t in terms
             ]
         )
@@ -186,7 +195,9 @@ class TantivyKeywordIndex:
 
     def _filtered(self, query: tantivy.Query, filters: SearchFilter) -> tantivy.Query:
         clauses = [(tantivy.Occur.Must, query)]
-        clauses += [(tantivy.Occur.Must, tantivy.Query.const_score_query(q, 0.0)) for q in self._filter_queries(filters)]
+        clauses += [
+            (tantivy.Occur.Must, tantivy.Query.const_score_query(q, 0.0)) for q in self._filter_queries(filters)
+        ]
         return tantivy.Query.boolean_query(clauses)
 
     def _filter_queries(self, f: SearchFilter) -> list[tantivy.Query]:

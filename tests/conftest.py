@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from contextlib import contextmanager
 import threading
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -59,6 +59,7 @@ def vector_index_factory(request, tmp_path):
         def make():
             made.append(QdrantServerVectorIndex(client))
             return made[-1]
+
     yield make
     for index in reversed(made):
         index.close()
@@ -147,7 +148,8 @@ def stack(database_url, tmp_path, minilm):
 
 
 class _EmbeddingsEndpoint(BaseHTTPRequestHandler):
-    """A minimal OpenAI-compatible /v1/embeddings: vector = [len(text), count of 'a', 1]; 429 for "please rate limit"."""
+    """A minimal OpenAI-compatible /v1/embeddings: vector = [len(text), count of 'a', 1];
+    429 for "please rate limit"."""
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -159,8 +161,13 @@ class _EmbeddingsEndpoint(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(b'{"error": {"message": "slow down", "type": "rate_limit_exceeded"}}')
             return
-        data = [{"object": "embedding", "index": i, "embedding": [float(len(t)), float(t.count("a")), 1.0]} for i, t in enumerate(texts)]
-        payload = json.dumps({"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}})
+        data = [
+            {"object": "embedding", "index": i, "embedding": [float(len(t)), float(t.count("a")), 1.0]}
+            for i, t in enumerate(texts)
+        ]
+        payload = json.dumps(
+            {"object": "list", "data": data, "model": body["model"], "usage": {"prompt_tokens": 1, "total_tokens": 1}}
+        )
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.end_headers()
@@ -217,13 +224,27 @@ def sample_services(sample_stack):
 # names something that starts an engine or the app in a process (ENGINE_NAMES: the `ragent` subprocess helper,
 # the stack builders, the in-process embedded engines).
 
-ENGINE_FIXTURES = frozenset({
-    # tests/conftest.py: the embedded engines, the real model, and the stacks and services built on them
-    "postgres_url", "database_url", "store", "minilm", "stack", "sample_stack", "sample_services",
-    "embedder", "keyword_index", "vector_index", "vector_index_factory", "embeddings_endpoint",
-    # the osmem-server pytest plugin (an OpenSearch stand-in process)
-    "osmem_server", "osmem_clone", "osmem_url",
-})
+ENGINE_FIXTURES = frozenset(
+    {
+        # tests/conftest.py: the embedded engines, the real model, and the stacks and services built on them
+        "postgres_url",
+        "database_url",
+        "store",
+        "minilm",
+        "stack",
+        "sample_stack",
+        "sample_services",
+        "embedder",
+        "keyword_index",
+        "vector_index",
+        "vector_index_factory",
+        "embeddings_endpoint",
+        # the osmem-server pytest plugin (an OpenSearch stand-in process)
+        "osmem_server",
+        "osmem_clone",
+        "osmem_url",
+    }
+)
 
 # Fixtures of one test module that build a stack, a server or an agent on engines. Each also depends on an engine
 # fixture above (so the closure catches it anyway); named here so the tier does not hinge on that. Keyed by module,
@@ -247,8 +268,12 @@ MODULE_ENGINE_FIXTURES = {
 
 # Modules whose tests start engines without (or besides) engine fixtures; every test in them is integration.
 INTEGRATION_MODULES = {
-    "test_cli.py": "every test spawns `python -m cli`, a fresh interpreter importing the app; some ingest into embedded Postgres",
-    "test_crashes.py": "kills `python -m cli ingest` and an agent run (`python -c`) mid-write, then runs `ragent check`",
+    "test_cli.py": (
+        "every test spawns `python -m cli`, a fresh interpreter importing the app; some ingest into embedded Postgres"
+    ),
+    "test_crashes.py": (
+        "kills `python -m cli ingest` and an agent run (`python -c`) mid-write, then runs `ragent check`"
+    ),
     "test_agent.py": "one test ingests and resumes a thread through `python -m cli` subprocesses on their own engines",
     "test_server.py": "starts `ragent serve` (`langgraph dev`) as a server process",
     "test_packaging.py": "builds a wheel, installs it in a venv and runs `ragent demo` (all engines, MiniLM)",
@@ -260,10 +285,19 @@ INTEGRATION_MODULES = {
 # test_evals.py is caught this way: its `ragent eval` tests call tests.test_cli.ragent (a `python -m cli` process);
 # its evaluator unit tests stay fast. A bare `subprocess` is not such a name (test_layers imports modules in one);
 # a new module that spawns the CLI or a server without `ragent` belongs in INTEGRATION_MODULES.
-ENGINE_NAMES = frozenset({
-    "ragent", "make_stack", "fresh_database", "open_stack", "ServedAgent",
-    "MiniLMEmbedder", "TantivyKeywordIndex", "QdrantEdgeVectorIndex", "embedded_database_url",
-})
+ENGINE_NAMES = frozenset(
+    {
+        "ragent",
+        "make_stack",
+        "fresh_database",
+        "open_stack",
+        "ServedAgent",
+        "MiniLMEmbedder",
+        "TantivyKeywordIndex",
+        "QdrantEdgeVectorIndex",
+        "embedded_database_url",
+    }
+)
 
 _TESTS = Path(__file__).resolve().parent
 

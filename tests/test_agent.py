@@ -17,7 +17,7 @@ from langgraph.types import Command
 
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
-from graph.context import AgentContext
+from graph.context import DEFAULT_CONTEXT, AgentContext
 from graph.services import AgentServices
 from retrievers.ingest import Ingestor
 from retrievers.loaders import field_specs, sample
@@ -30,7 +30,7 @@ def agent(sample_services):
 
 
 class Run:
-    def __init__(self, agent, question: str, context: AgentContext = AgentContext()):
+    def __init__(self, agent, question: str, context: AgentContext = DEFAULT_CONTEXT):
         self.agent, self.context = agent, context
         self.config = {"configurable": {"thread_id": uuid.uuid4().hex}}
         agent.invoke({"question": question}, self.config, context=context)
@@ -63,8 +63,12 @@ def _cited_in_evidence(run: Run) -> bool:
     docs = {d for d, _, _ in found}
     annotations = {a for _, a, _ in found if a}
     chunks = {c for _, _, c in found if c}
-    return all(c.doc_id in docs and (c.annotation_id is None or c.annotation_id in annotations) and (c.chunk_id is None or c.chunk_id in chunks)
-               for c in run.answer.citations)
+    return all(
+        c.doc_id in docs
+        and (c.annotation_id is None or c.annotation_id in annotations)
+        and (c.chunk_id is None or c.chunk_id in chunks)
+        for c in run.answer.citations
+    )
 
 
 def test_structured_list_is_a_table_of_the_matching_rows(agent):
@@ -82,7 +86,13 @@ def test_structured_count_per_field_is_a_figure_with_its_groups(agent):
 
 def test_a_sum_is_derived_from_the_aggregate(agent):
     run = Run(agent, "What is the total amount of invoices in EUR?")
-    euro = [a.row["amount"] for s in sample.load() if s.document.bucket == "invoices" for a in s.annotations if a.row.get("currency") == "EUR"]
+    euro = [
+        a.row["amount"]
+        for s in sample.load()
+        if s.document.bucket == "invoices"
+        for a in s.annotations
+        if a.row.get("currency") == "EUR"
+    ]
     assert run.answer.format == "figure" and run.answer.value == pytest.approx(sum(euro))
     assert "sum(amount)" in run.answer.text and "currency = EUR" in run.answer.text
     assert f"{sum(euro):g}" in run.answer.text or str(round(sum(euro), 2)) in run.answer.text
@@ -92,7 +102,9 @@ def test_a_figure_over_a_whole_bucket_comes_from_the_annotations(agent):
     run = Run(agent, "How many receipts are there?")
     receipts = sum(1 for s in sample.load() if s.document.bucket == "receipts")
     assert run.routes() == ["structured"] and run.answer.format == "figure" and run.answer.value == receipts
-    assert Run(agent, "How many contracts mention a warranty?").routes()[0] == "long_text", "words beyond the figure need the text"
+    assert Run(agent, "How many contracts mention a warranty?").routes()[0] == "long_text", (
+        "words beyond the figure need the text"
+    )
 
 
 def test_long_text_route_answers_with_cited_passages(agent):
@@ -106,7 +118,12 @@ def test_long_text_route_answers_with_cited_passages(agent):
 def test_hybrid_route_searches_inside_the_documents_the_fields_allow(agent):
     run = Run(agent, "Summarize the limitation of liability in contracts governed by Delaware law")
     assert run.routes()[0] == "hybrid"
-    delaware = {s.document.doc_id for s in sample.load() for a in s.annotations if "Delaware" in (a.row.get("governing_law") or [])}
+    delaware = {
+        s.document.doc_id
+        for s in sample.load()
+        for a in s.annotations
+        if "Delaware" in (a.row.get("governing_law") or [])
+    }
     hits = {doc_id for e in run.state.values["evidence"] if e.route == "hybrid" for doc_id in e.envelope.doc_ids()}
     assert hits and hits <= delaware
     assert run.answer.format == "prose" and {c.doc_id for c in run.answer.citations} <= delaware
@@ -116,7 +133,13 @@ def test_an_empty_structured_route_falls_back_then_clarifies_no_low(agent):
     run = Run(agent, "Which receipts have a total of more than 100000?")
     assert run.routes() == ["structured", "hybrid", "long_text"]
     assert run.actions().count("fallback") == 2 and run.interrupt["kind"] == "no_low"
-    assert run.interrupt["attempts"][0] == {"route": "structured", "tool": "annotations_search", "bucket": "receipts", "status": "no_results", "total_hits": 0}
+    assert run.interrupt["attempts"][0] == {
+        "route": "structured",
+        "tool": "annotations_search",
+        "bucket": "receipts",
+        "status": "no_results",
+        "total_hits": 0,
+    }
 
 
 def test_the_tool_call_cap_is_never_exceeded(agent):
@@ -130,7 +153,9 @@ def test_the_tool_call_cap_is_never_exceeded(agent):
 def test_no_low_resumed_by_broaden_and_by_stop(agent):
     question = "Which contracts have a notice period of more than 400 days?"
     asked = Run(agent, question)
-    assert asked.interrupt["kind"] == "no_low" and {"broaden", "stop"} == {o["choice"] for o in asked.interrupt["options"]}
+    assert asked.interrupt["kind"] == "no_low" and {"broaden", "stop"} == {
+        o["choice"] for o in asked.interrupt["options"]
+    }
     broadened = asked.resume({"choice": "broaden"})
     assert broadened.state.values["decomposition"].constraints == [] and broadened.answer.format == "prose"
     assert broadened.routes()[-1] == "long_text" and _cited_in_evidence(broadened)
@@ -142,7 +167,9 @@ def test_overload_resumed_by_narrow_export_and_stop(agent, sample_stack):
     context = AgentContext(max_hits=3)
     question = "Which contracts have a notice period of at least 30 days?"
     first = Run(agent, question, context)
-    assert first.interrupt["kind"] == "overload" and {"export", "stop"} <= {o["choice"] for o in first.interrupt["options"]}
+    assert first.interrupt["kind"] == "overload" and {"export", "stop"} <= {
+        o["choice"] for o in first.interrupt["options"]
+    }
     option = next(o for o in first.interrupt["options"] if o["choice"] == "narrow")
     narrowed = first.resume({k: v for k, v in option.items() if k != "label"})
     assert narrowed.answer.format == "table" and 0 < len(narrowed.answer.rows) <= 3
@@ -153,7 +180,9 @@ def test_overload_resumed_by_narrow_export_and_stop(agent, sample_stack):
     assert path.parent == sample_stack.settings.home / "exports" and path.suffix == ".csv"
     with path.open() as handle:
         rows = list(csv.DictReader(handle))
-    assert len(rows) == exported.answer.value > 3 and all(int(r["notice_period_days"].split(";")[0]) >= 30 for r in rows)
+    assert len(rows) == exported.answer.value > 3 and all(
+        int(r["notice_period_days"].split(";")[0]) >= 30 for r in rows
+    )
 
     assert Run(agent, question, context).resume({"choice": "stop"}).answer.format == "stopped"
 
@@ -170,16 +199,53 @@ def test_an_invalid_resume_is_asked_again_with_the_reason(agent):
 def test_a_new_process_resumes_the_thread_from_its_postgres_checkpoint(tmp_path):
     env = {**os.environ, "RAGENT_HOME": str(tmp_path), "RAGENT_CACHE_DIR": str(tmp_path / "cache")}
     cli = [sys.executable, "-m", "cli"]
-    ingested = subprocess.run([*cli, "ingest", "--dataset", "sample"], env=env, capture_output=True, text=True, timeout=600)
+    ingested = subprocess.run(
+        [*cli, "ingest", "--dataset", "sample"], env=env, capture_output=True, text=True, timeout=600
+    )
     assert ingested.returncode == 0, ingested.stderr
-    asked = subprocess.run([*cli, "ask", "Which contracts have a notice period of at least 30 days?", "--max-hits", "3", "--thread", "t-1"],
-                           env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
-    assert asked.returncode == 0 and "I need your help (overload)" in asked.stdout and "ragent resume t-1" in asked.stdout
-    resumed = subprocess.run([*cli, "resume", "t-1", "--answer", json.dumps({"choice": "narrow", "field": "governing_law", "value": "Delaware"}),
-                              "--max-hits", "3", "--explain"], env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    asked = subprocess.run(
+        [
+            *cli,
+            "ask",
+            "Which contracts have a notice period of at least 30 days?",
+            "--max-hits",
+            "3",
+            "--thread",
+            "t-1",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
+    assert (
+        asked.returncode == 0 and "I need your help (overload)" in asked.stdout and "ragent resume t-1" in asked.stdout
+    )
+    resumed = subprocess.run(
+        [
+            *cli,
+            "resume",
+            "t-1",
+            "--answer",
+            json.dumps({"choice": "narrow", "field": "governing_law", "value": "Delaware"}),
+            "--max-hits",
+            "3",
+            "--explain",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
     assert resumed.returncode == 0, resumed.stderr
-    assert "| doc_id | notice_period_days | governing_law |" in resumed.stdout and "-- decision: clarify" in resumed.stdout
-    again = subprocess.run([*cli, "resume", "t-1", "--answer", '{"choice": "stop"}'], env=env, capture_output=True, text=True, timeout=300)
+    assert (
+        "| doc_id | notice_period_days | governing_law |" in resumed.stdout and "-- decision: clarify" in resumed.stdout
+    )
+    again = subprocess.run(
+        [*cli, "resume", "t-1", "--answer", '{"choice": "stop"}'], env=env, capture_output=True, text=True, timeout=300
+    )
     assert again.returncode != 0 and "not waiting for an answer" in again.stderr
 
 
@@ -191,11 +257,15 @@ def test_on_real_receipts_and_contracts_answers_match_the_labels(postgres_url, m
 
     shared_dataset("sroie")
     shared_dataset("cuad")
-    receipts = [json.loads(line) for line in (SHARED_DATA / "sroie" / "derived_receipts.jsonl").read_text().splitlines()[:150]]
+    receipts = [
+        json.loads(line) for line in (SHARED_DATA / "sroie" / "derived_receipts.jsonl").read_text().splitlines()[:150]
+    ]
     contracts = [s for s in cuad.load(SHARED_DATA / "cuad") if len(s.document.body) < 8000]
     with fresh_database(postgres_url) as url:
         stack = make_stack(url, tmp_path, minilm)
-        Ingestor(stack).ingest(sroie.load(SHARED_DATA / "sroie", limit=150), field_specs=field_specs("sroie"), progress=False)
+        Ingestor(stack).ingest(
+            sroie.load(SHARED_DATA / "sroie", limit=150), field_specs=field_specs("sroie"), progress=False
+        )
         Ingestor(stack).ingest(contracts, field_specs=field_specs("cuad"), progress=False)
         try:
             agent = compile_agent(AgentServices(stack), InMemorySaver(serde=SERDE))
@@ -206,12 +276,18 @@ def test_on_real_receipts_and_contracts_answers_match_the_labels(postgres_url, m
             counted = Run(agent, f"How many receipts are from {name}?")
             assert counted.answer.value == len(mine)
             summed = Run(agent, f"What is the total spent at {name}?")
-            assert summed.answer.value == pytest.approx(sum(parse_amount(r["entities"]["total"]) for r in mine), abs=0.01)
+            assert summed.answer.value == pytest.approx(
+                sum(parse_amount(r["entities"]["total"]) for r in mine), abs=0.01
+            )
             with_law = [s.document.doc_id for s in contracts for a in s.annotations if a.row.get("governing_law")]
-            law = max({v for s in contracts for a in s.annotations for v in a.row.get("governing_law", [])},
-                      key=lambda v: sum(v in a.row.get("governing_law", []) for s in contracts for a in s.annotations))
+            law = max(
+                {v for s in contracts for a in s.annotations for v in a.row.get("governing_law", [])},
+                key=lambda v: sum(v in a.row.get("governing_law", []) for s in contracts for a in s.annotations),
+            )
             listed = Run(agent, f"Which contracts are governed by {law} law?")
-            expected = {s.document.doc_id for s in contracts for a in s.annotations if law in a.row.get("governing_law", [])}
+            expected = {
+                s.document.doc_id for s in contracts for a in s.annotations if law in a.row.get("governing_law", [])
+            }
             assert with_law and {r["doc_id"] for r in listed.answer.rows} == expected and _cited_in_evidence(listed)
         finally:
             stack.close()
@@ -221,7 +297,31 @@ def test_a_second_question_on_the_same_thread_starts_afresh(agent):
     run = Run(agent, "Which receipts have a total of more than 100000?")
     assert run.interrupt["kind"] == "no_low"
     run.resume({"choice": "stop"})
-    run.agent.invoke({"question": "Which contracts have a notice period under 60 days?"}, run.config, context=run.context)
+    run.agent.invoke(
+        {"question": "Which contracts have a notice period under 60 days?"}, run.config, context=run.context
+    )
     values = run.state.values
     assert [e.route for e in values["evidence"]] == ["structured"] and values["tool_calls"] == 1
-    assert values["answer"].format == "table" and {r["doc_id"] for r in values["answer"].rows} == {"sample-contract-006", "sample-contract-010"}
+    assert values["answer"].format == "table" and {r["doc_id"] for r in values["answer"].rows} == {
+        "sample-contract-006",
+        "sample-contract-010",
+    }
+
+
+def test_one_process_holds_two_sets_of_engines_and_closes_what_it_opened(agent, stack):
+    """Two services side by side in one process, each graph answering from its own corpus; closing a service ends
+    the engine threads its tool contexts started (nothing is installed process-wide to forget)."""
+    import threading
+
+    contracts = [s for s in sample.load() if s.document.bucket == "contracts"]
+    Ingestor(stack).ingest(contracts[:4], field_specs=field_specs("sample"), progress=False)
+    question = "How many contracts are there?"
+    assert Run(agent, question).answer.value == len(contracts)
+    before = set(threading.enumerate())
+    with AgentServices(stack) as few:
+        assert Run(compile_agent(few, InMemorySaver(serde=SERDE)), question).answer.value == 4
+        opened = [t for t in set(threading.enumerate()) - before if t.name.startswith("engine")]
+        assert opened, "the tool calls ran on the service's own engine threads"
+    for thread in opened:
+        thread.join(timeout=10)
+    assert not [t for t in opened if t.is_alive()]

@@ -48,7 +48,9 @@ ELSEWHERE_EXAMPLES = 150
 """Targeted arguments in a scope that holds no document, per tool."""
 
 REPRODUCIBLE = settings(
-    deadline=None, database=None, derandomize=True,
+    deadline=None,
+    database=None,
+    derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
 )
 EMPTY_SCOPE = "tenant_without_documents"
@@ -58,11 +60,25 @@ HEALTHY_STATUSES = {"ok", "no_results", "low_confidence", "invalid_request"}
 HINT_CHARS_MAX = 2000
 ENVELOPE_SLACK_CHARS = 300
 """The size bound drops hits, then adds a note saying so and the time taken: a few hundred characters over at most."""
-INTERNALS = ("Traceback", 'File "', " object at 0x", "<class '", "Predicate(", "Condition(", "Decimal(", "psycopg", "pydantic_core")
-WRITES = re.compile(r"\b(INSERT|UPDATE|DELETE|MERGE|CREATE|DROP|ALTER|TRUNCATE|COPY|GRANT|REVOKE|VACUUM)\b", re.IGNORECASE)
+INTERNALS = (
+    "Traceback",
+    'File "',
+    " object at 0x",
+    "<class '",
+    "Predicate(",
+    "Condition(",
+    "Decimal(",
+    "psycopg",
+    "pydantic_core",
+)
+WRITES = re.compile(
+    r"\b(INSERT|UPDATE|DELETE|MERGE|CREATE|DROP|ALTER|TRUNCATE|COPY|GRANT|REVOKE|VACUUM)\b", re.IGNORECASE
+)
 CHECKED_TEXT_MIN_CHARS = 6
 """Shorter values ('%s', 'a', 'min') occur in any SQL by chance; longer ones appear there only if spliced in."""
-ARGUMENT_NAMES = {name for model in (*(t.arguments for t in TOOLS.values()), Filter, Condition) for name in model.model_fields}
+ARGUMENT_NAMES = {
+    name for model in (*(t.arguments for t in TOOLS.values()), Filter, Condition) for name in model.model_fields
+}
 """The tools' own argument names ('doc_id', 'bucket') name columns too; as keys of a call they are not values.
 Likewise the catalog's field names ('description'): those travel as parameters, which the first test checks."""
 
@@ -84,15 +100,61 @@ SQL_AND_TEXT_PAYLOADS = [
     "count(*) FROM documents; TRUNCATE chunks; --",
     "sum(total)); DROP TABLE buckets; --",
     "1; SELECT pg_sleep(30)",
-    "%s", "%(scope)s", "%%s", "$1", "\\", "\\'", "''", '"', "`", ";", "--",
-    "a.row -> 'x'", "lax $[*]", "#>> '{}'", "{}", "[]", "null", "NaN", "Infinity", "1e309", "-0",
-    "\x00", "nul\x00inside", "\u202eevil\u202c", "\u200f\u0645\u0631\u062d\u0628\u0627", "😀🔥💥", "\ud800", "lone\udfffsurrogate",
-    "contracts\x00", " contracts", "CONTRACTS", "contracts; --", "default", "tenant_b", "scope",
+    "%s",
+    "%(scope)s",
+    "%%s",
+    "$1",
+    "\\",
+    "\\'",
+    "''",
+    '"',
+    "`",
+    ";",
+    "--",
+    "a.row -> 'x'",
+    "lax $[*]",
+    "#>> '{}'",
+    "{}",
+    "[]",
+    "null",
+    "NaN",
+    "Infinity",
+    "1e309",
+    "-0",
+    "\x00",
+    "nul\x00inside",
+    "\u202eevil\u202c",
+    "\u200f\u0645\u0631\u062d\u0628\u0627",
+    "😀🔥💥",
+    "\ud800",
+    "lone\udfffsurrogate",
+    "contracts\x00",
+    " contracts",
+    "CONTRACTS",
+    "contracts; --",
+    "default",
+    "tenant_b",
+    "scope",
 ]
 UNKNOWN_KEYS = ["scope", "tenant", "workspace", "__class__", "sql", "limit"]
 QUERIES = ["notice period", "INV-2023-0147", "governing law of Delaware", "RoHS compliant regulator", "total paid"]
 BAD_AGGREGATES = ["count()", "median(total)", "sum", "sum(governing_law)", "count(*)", "COUNT", "max(a) FROM documents"]
-BAD_BOUNDS = [0, -1, 51, 10**6, 2**31, 2**63, -(2**63) - 1, 10**100, float("nan"), float("inf"), float("-inf"), 1e308, True, False]
+BAD_BOUNDS = [
+    0,
+    -1,
+    51,
+    10**6,
+    2**31,
+    2**63,
+    -(2**63) - 1,
+    10**100,
+    float("nan"),
+    float("inf"),
+    float("-inf"),
+    1e308,
+    True,
+    False,
+]
 MISSING = object()
 BAD_ONE_TIME_IN = 8
 
@@ -115,7 +177,9 @@ def usually(valid: st.SearchStrategy, bad: st.SearchStrategy) -> st.SearchStrate
     return st.integers(1, BAD_ONE_TIME_IN).flatmap(lambda pick: bad if pick == 1 else valid)
 
 
-long_text = st.builds(_repeated, st.sampled_from(["x", "😀", "\u202e", "'; DROP TABLE documents; --"]), st.integers(1_000, 300_000))
+long_text = st.builds(
+    _repeated, st.sampled_from(["x", "😀", "\u202e", "'; DROP TABLE documents; --"]), st.integers(1_000, 300_000)
+)
 odd_characters = st.text(st.characters(categories=["Cs", "Cf", "Cc", "Zs", "Lo", "So"]), min_size=1, max_size=30)
 hostile_text = st.one_of(st.sampled_from(SQL_AND_TEXT_PAYLOADS), st.text(max_size=40), odd_characters, long_text)
 numbers = st.one_of(st.integers(), st.floats(), st.booleans(), st.sampled_from(BAD_BOUNDS))
@@ -123,18 +187,28 @@ scalars = st.one_of(st.none(), numbers, hostile_text)
 json_like = st.recursive(
     scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(hostile_text, inner, max_size=4), max_leaves=12
 )
-deeply_nested = st.builds(_nested, scalars, st.integers(50, 500), st.sampled_from(["list", "op", "value", "scope", "bucket"]))
+deeply_nested = st.builds(
+    _nested, scalars, st.integers(50, 500), st.sampled_from(["list", "op", "value", "scope", "bucket"])
+)
 anything = st.one_of(hostile_text, numbers, json_like, deeply_nested)
 absent_or_anything = st.just(MISSING) | anything
-unknown_keys = usually(st.just({}), st.dictionaries(st.sampled_from(UNKNOWN_KEYS) | hostile_text, anything, min_size=1, max_size=2))
+unknown_keys = usually(
+    st.just({}), st.dictionaries(st.sampled_from(UNKNOWN_KEYS) | hostile_text, anything, min_size=1, max_size=2)
+)
 bad_counts = st.integers(-10, 10**9) | numbers | anything
-dates = usually(st.dates().map(str), st.sampled_from(["9999-12-31", "0001-01-01", "2020-02-30", "last tuesday"]) | anything)
+dates = usually(
+    st.dates().map(str), st.sampled_from(["9999-12-31", "0001-01-01", "2020-02-30", "last tuesday"]) | anything
+)
 
 
-def arguments(required: dict[str, st.SearchStrategy], optional: dict[str, st.SearchStrategy]) -> st.SearchStrategy[dict]:
+def arguments(
+    required: dict[str, st.SearchStrategy], optional: dict[str, st.SearchStrategy]
+) -> st.SearchStrategy[dict]:
     """Arguments with the required ones (which a draw may leave out as MISSING), some optional ones, and now
     and then keys no tool takes, `scope` among them."""
-    drawn = st.fixed_dictionaries(required, optional=optional).map(lambda a: {k: v for k, v in a.items() if v is not MISSING})
+    drawn = st.fixed_dictionaries(required, optional=optional).map(
+        lambda a: {k: v for k, v in a.items() if v is not MISSING}
+    )
     return st.builds(lambda a, extra: a | extra, drawn, unknown_keys)
 
 
@@ -147,7 +221,9 @@ def condition(f: CatalogField) -> st.SearchStrategy[dict]:
         "between": st.lists(one, min_size=2, max_size=2).map(lambda pair: {"op": "between", "value": sorted(pair)}),
         "~": one.map(lambda value: {"op": "~", "value": str(value)[:8]}),
     }
-    return st.sampled_from(OPS_BY_TYPE[f.type]).flatmap(lambda op: by_op[op] if op in by_op else one.map(lambda value: {"op": op, "value": value}))
+    return st.sampled_from(OPS_BY_TYPE[f.type]).flatmap(
+        lambda op: by_op[op] if op in by_op else one.map(lambda value: {"op": op, "value": value})
+    )
 
 
 def bad_condition(f: CatalogField) -> st.SearchStrategy:
@@ -162,8 +238,11 @@ def bad_condition(f: CatalogField) -> st.SearchStrategy:
 
 
 def predicates(fields: list[CatalogField]) -> st.SearchStrategy:
-    """Predicates on fields of one row kind (as a query takes them), with hostile field names, operators and values mixed in."""
-    on_a_field = st.sampled_from(fields).flatmap(lambda f: st.tuples(st.just(f.name), usually(condition(f), bad_condition(f))))
+    """Predicates on fields of one row kind (as a query takes them), with hostile field names, operators and values
+    mixed in."""
+    on_a_field = st.sampled_from(fields).flatmap(
+        lambda f: st.tuples(st.just(f.name), usually(condition(f), bad_condition(f)))
+    )
     on_a_hostile_name = st.tuples(hostile_text, st.sampled_from(fields).flatmap(condition) | anything)
     return usually(st.lists(usually(on_a_field, on_a_hostile_name), min_size=1, max_size=3).map(dict), anything)
 
@@ -195,13 +274,20 @@ def search_filter(bucket: str) -> st.SearchStrategy:
     tags = sorted({t for d in documents for t in d.tags}) or ["none"]
     ids = [d.doc_id for d in documents]
     some_hostile = st.lists(hostile_text, min_size=1, max_size=3) | anything
-    valid = st.fixed_dictionaries({}, optional={
-        "bucket": usually(st.just(bucket), anything),
-        "author": usually(st.lists(st.sampled_from(authors), min_size=1, max_size=2), some_hostile),
-        "tags": usually(st.lists(st.sampled_from(tags), max_size=1), some_hostile),
-        "created_after": dates, "created_before": dates,
-        "doc_id": usually(st.lists(st.sampled_from(ids), min_size=1, max_size=3), st.lists(hostile_text | anything, min_size=1, max_size=3) | anything),
-    })
+    valid = st.fixed_dictionaries(
+        {},
+        optional={
+            "bucket": usually(st.just(bucket), anything),
+            "author": usually(st.lists(st.sampled_from(authors), min_size=1, max_size=2), some_hostile),
+            "tags": usually(st.lists(st.sampled_from(tags), max_size=1), some_hostile),
+            "created_after": dates,
+            "created_before": dates,
+            "doc_id": usually(
+                st.lists(st.sampled_from(ids), min_size=1, max_size=3),
+                st.lists(hostile_text | anything, min_size=1, max_size=3) | anything,
+            ),
+        },
+    )
     return usually(valid, anything | st.builds(lambda f, scope: f | {"scope": scope}, valid, anything))
 
 
@@ -209,11 +295,20 @@ def search_arguments(corpus: Corpus, tool: str) -> st.SearchStrategy[dict]:
     def for_bucket(bucket: str, fields: list[CatalogField]) -> st.SearchStrategy[dict]:
         semantic = {"min_score": usually(st.floats(-1, 1), bad_counts)} if tool == "search_semantic" else {}
         return arguments(
-            {"bucket": usually(st.just(bucket), absent_or_anything), "query": usually(st.sampled_from(QUERIES), absent_or_anything)},
-            {"top_k": usually(st.integers(1, 50), bad_counts), "context_chars": usually(st.integers(50, 2000), bad_counts),
-             "doc_id": usually(st.sampled_from([d.doc_id for d in _documents(bucket)]), hostile_text | anything),
-             "filter": search_filter(bucket), "filters": predicates(fields), **semantic},
+            {
+                "bucket": usually(st.just(bucket), absent_or_anything),
+                "query": usually(st.sampled_from(QUERIES), absent_or_anything),
+            },
+            {
+                "top_k": usually(st.integers(1, 50), bad_counts),
+                "context_chars": usually(st.integers(50, 2000), bad_counts),
+                "doc_id": usually(st.sampled_from([d.doc_id for d in _documents(bucket)]), hostile_text | anything),
+                "filter": search_filter(bucket),
+                "filters": predicates(fields),
+                **semantic,
+            },
         )
+
     return corpus.bucket_and_fields().flatmap(lambda pair: for_bucket(*pair))
 
 
@@ -223,6 +318,7 @@ def annotations_search_arguments(corpus: Corpus) -> st.SearchStrategy[dict]:
             {"bucket": usually(st.just(bucket), absent_or_anything)},
             {"predicates": predicates(fields), "top_k": usually(st.integers(1, 50), bad_counts)},
         )
+
     return corpus.bucket_and_fields().flatmap(lambda pair: for_bucket(*pair))
 
 
@@ -231,14 +327,27 @@ def annotations_aggregate_arguments(corpus: Corpus) -> st.SearchStrategy[dict]:
         names = [f.name for f in fields]
         numeric = [f.name for f in fields if f.type in ("number", "integer")]
         ordered = numeric + [f.name for f in fields if f.type == "date"]
-        valid = ["count", *(f"{fn}({n})" for fn in ("sum", "avg") for n in numeric), *(f"{fn}({n})" for fn in ("min", "max") for n in ordered)]
-        bad = st.sampled_from(BAD_AGGREGATES) | st.builds("{}({})".format, st.sampled_from(FUNCTIONS), hostile_text) | absent_or_anything
+        valid = [
+            "count",
+            *(f"{fn}({n})" for fn in ("sum", "avg") for n in numeric),
+            *(f"{fn}({n})" for fn in ("min", "max") for n in ordered),
+        ]
+        bad = (
+            st.sampled_from(BAD_AGGREGATES)
+            | st.builds("{}({})".format, st.sampled_from(FUNCTIONS), hostile_text)
+            | absent_or_anything
+        )
         return arguments(
             {"bucket": usually(st.just(bucket), absent_or_anything), "aggregate": usually(st.sampled_from(valid), bad)},
-            {"group_by": usually(st.lists(st.sampled_from(names), unique=True, max_size=2),
-                                 st.lists(hostile_text | st.sampled_from(names), min_size=1, max_size=5) | anything),
-             "predicates": predicates(fields)},
+            {
+                "group_by": usually(
+                    st.lists(st.sampled_from(names), unique=True, max_size=2),
+                    st.lists(hostile_text | st.sampled_from(names), min_size=1, max_size=5) | anything,
+                ),
+                "predicates": predicates(fields),
+            },
         )
+
     return corpus.bucket_and_fields().flatmap(lambda pair: for_bucket(*pair))
 
 
@@ -251,13 +360,19 @@ def targeted(corpus: Corpus, tool: str) -> st.SearchStrategy[dict]:
     if tool in SEARCH_TOOLS:
         return search_arguments(corpus, tool)
     return {
-        "annotations_search": annotations_search_arguments, "annotations_aggregate": annotations_aggregate_arguments,
-        "get_document_metadata": lambda _: document_metadata_arguments, "get_document": lambda _: document_arguments,
+        "annotations_search": annotations_search_arguments,
+        "annotations_aggregate": annotations_aggregate_arguments,
+        "get_document_metadata": lambda _: document_metadata_arguments,
+        "get_document": lambda _: document_arguments,
     }[tool](corpus)
 
 
 random_arguments = st.one_of(
-    st.dictionaries(st.sampled_from(["bucket", "query", "doc_id", "predicates", "filter", "filters", "aggregate"]) | hostile_text, anything, max_size=6),
+    st.dictionaries(
+        st.sampled_from(["bucket", "query", "doc_id", "predicates", "filter", "filters", "aggregate"]) | hostile_text,
+        anything,
+        max_size=6,
+    ),
     anything,
 )
 
@@ -290,6 +405,7 @@ def captured_sql() -> Iterator[list[Statement]]:
         def run(cursor, query, params=None, *args, **kwargs):
             statements.append(Statement(_sql_text(query, cursor), params))
             return original(cursor, query, params, *args, **kwargs)
+
         return run
 
     with ExitStack() as patches:
@@ -333,7 +449,11 @@ def parses(tool: str, arguments: Any) -> bool:
 def assert_is_an_envelope(result: Any) -> None:
     assert isinstance(result, dict) and set(result) == set(Envelope.model_fields), result
     assert result["status"] in Status.__args__
-    assert isinstance(result["hits"], list) and isinstance(result["total_hits"], int) and isinstance(result["took_ms"], float)
+    assert (
+        isinstance(result["hits"], list)
+        and isinstance(result["total_hits"], int)
+        and isinstance(result["took_ms"], float)
+    )
 
 
 def assert_status_fits(tool: str, arguments: Any, result: dict, context: ToolContext) -> None:
@@ -412,8 +532,10 @@ def run_property(tool: str, examples: int, arguments: st.SearchStrategy, context
 def stored(stack) -> dict[str, Any]:
     """What a write would change: rows per table, the buckets, and the chunks each engine holds."""
     return {
-        "rows": stack.store.counts(), "buckets": stack.store.buckets(),
-        "keyword_chunks": stack.keyword.stats()["chunks"], "vector_chunks": stack.vectors.stats()["chunks"],
+        "rows": stack.store.counts(),
+        "buckets": stack.store.buckets(),
+        "keyword_chunks": stack.keyword.stats()["chunks"],
+        "vector_chunks": stack.vectors.stats()["chunks"],
     }
 
 
@@ -453,7 +575,11 @@ def test_capture_sees_the_store_queries_and_values_travel_as_parameters(context)
     """The SQL checks below mean something only if the capture sees the store's statements with their values."""
     hostile = "Delaware'; DROP TABLE documents; --"
     with captured_sql() as statements:
-        result = call_tool("annotations_search", {"bucket": "contracts", "predicates": {"governing_law": {"op": "=", "value": hostile}}}, context)
+        result = call_tool(
+            "annotations_search",
+            {"bucket": "contracts", "predicates": {"governing_law": {"op": "=", "value": hostile}}},
+            context,
+        )
     assert result["status"] == "no_results"
     predicate_query = next(s for s in statements if "jsonb_path_query" in s.text)
     assert {"governing_law", hostile} <= set(text_in(list(predicate_query.params)))
@@ -475,24 +601,45 @@ def test_every_tool_refuses_a_scope_argument_and_says_so(context, tool):
     assert call_tool(tool, VALID[tool], context)["status"] in ("ok", "low_confidence")
     for scope in ("tenant_b", "'; DROP TABLE documents; --", {"$ne": None}, ["default", "tenant_b"]):
         result = call_tool(tool, VALID[tool] | {"scope": scope}, context)
-        assert result["status"] == "invalid_request" and "scope: Extra inputs are not permitted" in result["hint"], result
+        assert result["status"] == "invalid_request" and "scope: Extra inputs are not permitted" in result["hint"], (
+            result
+        )
 
 
 REFUSED_NOT_FAILED = [
     ("get_document", {"doc_id": "sample-invoice-001\x00"}, "doc_id: Value error, contains a NUL (\\x00) character"),
     ("get_document_metadata", {"doc_id": "\x00"}, "doc_id: Value error, contains a NUL (\\x00) character"),
-    ("annotations_search", {"bucket": "contracts", "predicates": {"governing_law": {"op": "=", "value": "Dela\x00ware"}}},
-     "the value for field 'governing_law' contains a NUL (\\x00) character"),
-    ("annotations_aggregate", {"bucket": "contracts", "aggregate": "count", "predicates": {"parties": {"op": "~", "value": "\ud800"}}},
-     "the value for field 'parties' is not valid Unicode text (it has an unpaired surrogate)"),
-    ("search_text", {"bucket": "contracts", "query": "notice", "filters": {"governing_law": {"op": "in", "value": ["x\x00"]}}},
-     "the value for field 'governing_law' contains a NUL"),
-    ("search_text", {"bucket": "contracts", "query": "notice", "filter": {"author": ["\ud800"]}}, "filter.author.0: Value error, is not valid Unicode text"),
-    ("search_semantic", {"bucket": "contracts", "query": "notice", "filter": {"tags": ["a\udfff"]}}, "filter.tags.0: Value error, is not valid Unicode text"),
+    (
+        "annotations_search",
+        {"bucket": "contracts", "predicates": {"governing_law": {"op": "=", "value": "Dela\x00ware"}}},
+        "the value for field 'governing_law' contains a NUL (\\x00) character",
+    ),
+    (
+        "annotations_aggregate",
+        {"bucket": "contracts", "aggregate": "count", "predicates": {"parties": {"op": "~", "value": "\ud800"}}},
+        "the value for field 'parties' is not valid Unicode text (it has an unpaired surrogate)",
+    ),
+    (
+        "search_text",
+        {"bucket": "contracts", "query": "notice", "filters": {"governing_law": {"op": "in", "value": ["x\x00"]}}},
+        "the value for field 'governing_law' contains a NUL",
+    ),
+    (
+        "search_text",
+        {"bucket": "contracts", "query": "notice", "filter": {"author": ["\ud800"]}},
+        "filter.author.0: Value error, is not valid Unicode text",
+    ),
+    (
+        "search_semantic",
+        {"bucket": "contracts", "query": "notice", "filter": {"tags": ["a\udfff"]}},
+        "filter.tags.0: Value error, is not valid Unicode text",
+    ),
 ]
 
 
-@pytest.mark.parametrize("tool, arguments, reason", REFUSED_NOT_FAILED, ids=[f"{t}-{i}" for i, (t, _, _) in enumerate(REFUSED_NOT_FAILED)])
+@pytest.mark.parametrize(
+    "tool, arguments, reason", REFUSED_NOT_FAILED, ids=[f"{t}-{i}" for i, (t, _, _) in enumerate(REFUSED_NOT_FAILED)]
+)
 def test_text_no_engine_can_take_is_refused_not_an_internal_error(context, tool, arguments, reason):
     """A NUL or an unpaired surrogate once reached Postgres or Tantivy, which raised, and the agent read
     `unavailable: internal error`: a model would retry or give up instead of fixing its argument."""
@@ -502,8 +649,13 @@ def test_text_no_engine_can_take_is_refused_not_an_internal_error(context, tool,
 
 def test_in_takes_whole_and_fractional_numbers_together(context):
     """psycopg refuses to send a list mixing int and float, so `in: [30, 60.0]` was an internal error."""
+
     def doc_ids(condition: dict) -> set[str]:
-        result = call_tool("annotations_search", {"bucket": "contracts", "predicates": {"notice_period_days": condition}, "top_k": 50}, context)
+        result = call_tool(
+            "annotations_search",
+            {"bucket": "contracts", "predicates": {"notice_period_days": condition}, "top_k": 50},
+            context,
+        )
         assert result["status"] in ("ok", "no_results"), result["hint"]
         return {h["doc_id"] for h in result["hits"]}
 
@@ -529,7 +681,9 @@ def test_a_reason_quotes_a_huge_argument_in_short(context, tool, arguments):
     """Reasons quote the argument they refuse; a 300 KB key or value once came back whole, in an envelope
     meant to stay under its size bound, and a thousand unknown keys gave a reason of a thousand parts."""
     result = call_tool(tool, arguments, context)
-    assert result["status"] in ("invalid_request", "no_results") and len(result["hint"]) <= HINT_CHARS_MAX, len(result["hint"])
+    assert result["status"] in ("invalid_request", "no_results") and len(result["hint"]) <= HINT_CHARS_MAX, len(
+        result["hint"]
+    )
 
 
 @pytest.mark.parametrize("tool", list(TOOLS))
@@ -554,7 +708,9 @@ def test_inputs_tried_per_tool_and_nothing_written(sample_stack, stored_before, 
         print()
         for tool in TOOLS:
             statuses = ", ".join(f"{status} {n}" for status, n in TRIED[tool].most_common())
-            print(f"bad-input {tool}: {sum(TRIED[tool].values())} inputs tried (planned {PLANNED[tool]}): {statuses}; "
-                  f"caller text sent to Postgres as parameters in {CALLER_TEXT_SENT[tool]}")
+            print(
+                f"bad-input {tool}: {sum(TRIED[tool].values())} inputs tried (planned {PLANNED[tool]}): {statuses}; "
+                f"caller text sent to Postgres as parameters in {CALLER_TEXT_SENT[tool]}"
+            )
     for tool, planned in PLANNED.items():
         assert sum(TRIED[tool].values()) >= planned, tool

@@ -11,7 +11,9 @@ import pytest
 
 def ragent(*args: str, home, **env: str) -> subprocess.CompletedProcess:
     environment = {**os.environ, "RAGENT_HOME": str(home), "RAGENT_CACHE_DIR": str(home / "cache"), **env}
-    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, env=environment, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args], capture_output=True, text=True, env=environment, timeout=300
+    )
 
 
 def _one_line_error(result: subprocess.CompletedProcess) -> str:
@@ -26,14 +28,19 @@ def test_unknown_bucket_names_the_known_ones_and_how_to_add(tmp_path):
     folder.mkdir()
     (folder / "a.txt").write_text("hello")
     line = _one_line_error(ragent("ingest", str(folder), "--bucket", "recipes", home=tmp_path))
-    assert "bucket 'recipes' is unknown; use one of certificates, contracts" in line and "ragent buckets add recipes" in line
+    assert (
+        "bucket 'recipes' is unknown; use one of certificates, contracts" in line
+        and "ragent buckets add recipes" in line
+    )
 
 
 def test_malformed_bucket_name_is_refused(tmp_path):
     folder = tmp_path / "docs"
     folder.mkdir()
     (folder / "a.txt").write_text("hello")
-    assert "bucket 'Bad Name' is not a valid name" in _one_line_error(ragent("ingest", str(folder), "--bucket", "Bad Name", home=tmp_path))
+    assert "bucket 'Bad Name' is not a valid name" in _one_line_error(
+        ragent("ingest", str(folder), "--bucket", "Bad Name", home=tmp_path)
+    )
 
 
 @pytest.mark.parametrize(
@@ -59,7 +66,9 @@ def test_folder_ingest_search_and_catalog_end_to_end(tmp_path):
     folder.mkdir()
     (folder / "po-17.txt").write_text("Purchase order PO-17 for 40 brass fittings, delivery to Rotterdam.")
     (folder / "labels.jsonl").write_text('{"doc_id": "po-17.txt", "row": {"quantity": 40, "port": "Rotterdam"}}\n')
-    ingested = ragent("ingest", str(folder), "--bucket", "invoices", "--annotations", str(folder / "labels.jsonl"), home=tmp_path)
+    ingested = ragent(
+        "ingest", str(folder), "--bucket", "invoices", "--annotations", str(folder / "labels.jsonl"), home=tmp_path
+    )
     assert ingested.returncode == 0, ingested.stderr
     assert "documents: 1 (1 added" in ingested.stdout and "annotation rows: 1" in ingested.stdout
     found = ragent("search", "keyword", "PO-17", "--bucket", "invoices", home=tmp_path)
@@ -91,11 +100,17 @@ def test_a_shared_dataset_is_ingested_with_typed_annotations(tmp_path):
     assert "documents: 12 (12 added" in ingested.stdout
     import json
 
-    labels = [json.loads(line)["expected"][0] | {"doc_id": json.loads(line)["doc_id"]}
-              for line in (shared_dataset("invoice2data_samples") / "derived_invoices.jsonl").read_text().splitlines()]
+    labels = [
+        json.loads(line)["expected"][0] | {"doc_id": json.loads(line)["doc_id"]}
+        for line in (shared_dataset("invoice2data_samples") / "derived_invoices.jsonl").read_text().splitlines()
+    ]
     expected = sorted(e["doc_id"] for e in labels if e.get("currency") == "EUR" and (e.get("amount") or 0) > 100)
-    euros = ragent("annotations", "invoices", "--where", "currency", "=", "EUR", "--where", "amount", ">", "100", home=tmp_path)
-    assert sorted(line.split()[0].split("#")[0] for line in euros.stdout.splitlines() if "#properties" in line) == expected
+    euros = ragent(
+        "annotations", "invoices", "--where", "currency", "=", "EUR", "--where", "amount", ">", "100", home=tmp_path
+    )
+    assert (
+        sorted(line.split()[0].split("#")[0] for line in euros.stdout.splitlines() if "#properties" in line) == expected
+    )
     assert expected == ["coolblue1", "coolblue2"]
     catalog = ragent("catalog", "invoices", home=tmp_path)
     assert "properties.amount: number" in catalog.stdout and "line_item." in catalog.stdout

@@ -35,13 +35,28 @@ CONTRACT = (
 def _documents() -> list[SourceDocument]:
     return [
         SourceDocument(
-            document=Document(doc_id="msa", bucket="contracts", title="Master services agreement", author="northwind",
-                              tags=["legal", "signed"], created_at="2021-03-04", body=CONTRACT),
+            document=Document(
+                doc_id="msa",
+                bucket="contracts",
+                title="Master services agreement",
+                author="northwind",
+                tags=["legal", "signed"],
+                created_at="2021-03-04",
+                body=CONTRACT,
+            ),
             annotations=[AnnotationRow(row={"governing_law": "Delaware"})],
         ),
-        SourceDocument(document=Document(doc_id="memo", bucket="generic", body="The cafeteria closes at three on Fridays.")),
-        SourceDocument(document=Document(doc_id="inv-7781", bucket="invoices", title="Invoice INV-7781",
-                                         body="Invoice INV-7781 from Contoso Ltd, payable within thirty days.")),
+        SourceDocument(
+            document=Document(doc_id="memo", bucket="generic", body="The cafeteria closes at three on Fridays.")
+        ),
+        SourceDocument(
+            document=Document(
+                doc_id="inv-7781",
+                bucket="invoices",
+                title="Invoice INV-7781",
+                body="Invoice INV-7781 from Contoso Ltd, payable within thirty days.",
+            )
+        ),
     ]
 
 
@@ -117,11 +132,18 @@ def _wait_for_first_commit(process: subprocess.Popen, database_url: str) -> None
 
 
 def test_ingest_killed_with_sigkill_is_completed_by_the_next_ingest(database_url, tmp_path, minilm):
-    environment = {**os.environ, "RAGENT_HOME": str(tmp_path), "RAGENT_CACHE_DIR": str(tmp_path / "cache"), "DATABASE_URL": database_url}
+    environment = {
+        **os.environ,
+        "RAGENT_HOME": str(tmp_path),
+        "RAGENT_CACHE_DIR": str(tmp_path / "cache"),
+        "DATABASE_URL": database_url,
+    }
     with open(tmp_path / "ingest.log", "w") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "cli", "ingest", "--dataset", "sample", "--limit", str(SAMPLE_LIMIT)],
-            env=environment, stdout=log, stderr=subprocess.STDOUT,
+            env=environment,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         try:
             _wait_for_first_commit(process, database_url)
@@ -134,13 +156,21 @@ def test_ingest_killed_with_sigkill_is_completed_by_the_next_ingest(database_url
 
     with opened(database_url, tmp_path, minilm) as stack:
         after_crash = check(stack, repair=False)
-    assert all(d.found == 0 for d in after_crash.drift if d.kind == MISSING), "engines are written before Postgres commits"
+    assert all(d.found == 0 for d in after_crash.drift if d.kind == MISSING), (
+        "engines are written before Postgres commits"
+    )
 
-    again = ragent("ingest", "--dataset", "sample", "--limit", str(SAMPLE_LIMIT), home=tmp_path, DATABASE_URL=database_url)
+    again = ragent(
+        "ingest", "--dataset", "sample", "--limit", str(SAMPLE_LIMIT), home=tmp_path, DATABASE_URL=database_url
+    )
     assert again.returncode == 0, again.stderr
-    assert f"documents: {SAMPLE_LIMIT} ({SAMPLE_LIMIT - survived} added, 0 updated, {survived} unchanged)" in again.stdout
+    assert (
+        f"documents: {SAMPLE_LIMIT} ({SAMPLE_LIMIT - survived} added, 0 updated, {survived} unchanged)" in again.stdout
+    )
     checked = ragent("check", home=tmp_path, DATABASE_URL=database_url)
-    assert checked.returncode == 0 and "consistent: every store agrees" in checked.stdout, checked.stdout + checked.stderr
+    assert checked.returncode == 0 and "consistent: every store agrees" in checked.stdout, (
+        checked.stdout + checked.stderr
+    )
     with opened(database_url, tmp_path, minilm) as stack:
         _assert_every_store_agrees(stack, SAMPLE_LIMIT)
         assert Retriever(stack).keyword("governing law", SearchFilter(bucket="contracts"), 5)
@@ -151,7 +181,9 @@ def test_ingest_killed_with_sigkill_is_completed_by_the_next_ingest(database_url
 
 def test_chunks_written_to_the_engines_but_never_committed_are_found_and_removed(home, database_url, minilm):
     """A crash between the engine writes and the Postgres commit: of a new document, and of a new version."""
-    new_document = SourceDocument(document=Document(doc_id="draft", bucket="generic", body="A draft that never made it to Postgres."))
+    new_document = SourceDocument(
+        document=Document(doc_id="draft", bucket="generic", body="A draft that never made it to Postgres.")
+    )
     new_version = _documents()[1].model_copy(deep=True)
     new_version.document.body = "The cafeteria now opens at seven in the morning."
     with opened(database_url, home, minilm) as stack:
@@ -165,7 +197,9 @@ def test_chunks_written_to_the_engines_but_never_committed_are_found_and_removed
     assert _found(found.stdout, "keyword", MISSING) == 0 and "ragent check --repair" in found.stdout
 
     repaired = ragent("check", "--repair", home=home, DATABASE_URL=database_url)
-    assert repaired.returncode == 0 and f"repaired: {2 * len(orphans)} of {2 * len(orphans)} item(s)" in repaired.stdout, repaired.stdout
+    assert (
+        repaired.returncode == 0 and f"repaired: {2 * len(orphans)} of {2 * len(orphans)} item(s)" in repaired.stdout
+    ), repaired.stdout
     clean = ragent("check", home=home, DATABASE_URL=database_url)
     assert clean.returncode == 0 and "consistent: every store agrees" in clean.stdout, clean.stdout
     with opened(database_url, home, minilm) as stack:
@@ -178,7 +212,9 @@ def test_chunks_lost_from_the_engines_are_restored_so_that_search_finds_them_aga
         stack.keyword.delete_chunks(lost_keyword)
         stack.vectors.delete_chunks(lost_vectors)
         assert Retriever(stack).keyword("governed by the laws of Delaware", SearchFilter(), 5) == []
-        assert "memo" not in {h.doc_id for h in Retriever(stack).semantic("when does the canteen shut", SearchFilter(), 5)}
+        assert "memo" not in {
+            h.doc_id for h in Retriever(stack).semantic("when does the canteen shut", SearchFilter(), 5)
+        }
 
     repaired = ragent("check", "--repair", home=home, DATABASE_URL=database_url)
     assert repaired.returncode == 0, repaired.stdout + repaired.stderr
@@ -208,7 +244,9 @@ def test_a_lost_vector_index_is_re_embedded_from_the_cache_and_a_second_run_find
         stack.vectors.delete_chunks(committed)
         misses = stack.embedder.misses
         report = check(stack, repair=True)
-        assert [(d.store, d.kind, d.found, d.repaired) for d in report.drift if d.found] == [("vectors", MISSING, len(committed), len(committed))]
+        assert [(d.store, d.kind, d.found, d.repaired) for d in report.drift if d.found] == [
+            ("vectors", MISSING, len(committed), len(committed))
+        ]
         assert report.consistent and stack.embedder.misses == misses, "every vector must come from the embedding cache"
         assert check(stack, repair=False).clean
         assert check(stack, repair=True).clean, "a repair with nothing to repair changes nothing"
@@ -216,7 +254,9 @@ def test_a_lost_vector_index_is_re_embedded_from_the_cache_and_a_second_run_find
 
 def test_a_check_of_one_scope_leaves_the_other_scopes_alone(home, database_url, minilm):
     with opened(database_url, home, minilm) as stack:
-        _write_engines_only(stack, SourceDocument(document=Document(doc_id="x", bucket="generic", scope="tenant_b", body="Elsewhere.")))
+        _write_engines_only(
+            stack, SourceDocument(document=Document(doc_id="x", bucket="generic", scope="tenant_b", body="Elsewhere."))
+        )
         assert check(stack, repair=True, scope="default").clean
         assert [d.found for d in check(stack, repair=False, scope="tenant_b").drift if d.kind == UNKNOWN] == [1, 1]
         assert check(stack, repair=False).counts["keyword"]["chunks"] == len(stack.store.chunk_ids()) + 1
@@ -226,10 +266,14 @@ def test_rows_whose_document_is_missing_are_found_and_deleted(home, database_url
     """Impossible while the foreign keys hold; a restore with `session_replication_role = replica` bypasses them."""
     with psycopg.connect(database_url, autocommit=True) as conn:
         conn.execute("SET session_replication_role = replica")
-        conn.execute("INSERT INTO annotations (scope, annotation_id, doc_id, bucket, kind, row) VALUES "
-                     "('default', 'ghost#properties-0', 'ghost', 'contracts', 'properties', '{}')")
-        conn.execute("INSERT INTO chunks (chunk_id, scope, doc_id, ordinal, start_char, end_char, text) VALUES "
-                     "(gen_random_uuid(), 'default', 'ghost', 0, 0, 5, 'ghost')")
+        conn.execute(
+            "INSERT INTO annotations (scope, annotation_id, doc_id, bucket, kind, row) VALUES "
+            "('default', 'ghost#properties-0', 'ghost', 'contracts', 'properties', '{}')"
+        )
+        conn.execute(
+            "INSERT INTO chunks (chunk_id, scope, doc_id, ordinal, start_char, end_char, text) VALUES "
+            "(gen_random_uuid(), 'default', 'ghost', 0, 0, 5, 'ghost')"
+        )
     with opened(database_url, home, minilm) as stack:
         found = {d.kind: d.found for d in check(stack, repair=False).drift if d.store == "postgres"}
         assert found == {"chunk rows without a document": 1, "annotation rows without a document": 1}
@@ -281,7 +325,10 @@ def test_a_run_killed_mid_way_resumes_from_its_last_checkpoint(database_url, tmp
     from graph.services import AgentServices
     from retrievers.loaders import field_specs, sample
 
-    with opened(database_url, tmp_path, minilm) as stack, psycopg.Connection.connect(database_url, **CONNECTION_OPTIONS) as conn:
+    with (
+        opened(database_url, tmp_path, minilm) as stack,
+        psycopg.Connection.connect(database_url, **CONNECTION_OPTIONS) as conn,
+    ):
         Ingestor(stack).ingest(sample.load(), field_specs=field_specs("sample"), progress=False)
         PostgresSaver(conn, serde=SERDE).setup()
     env = {**os.environ, "RAGENT_ENGINE_TIMEOUT_S": "900"}
@@ -297,13 +344,16 @@ def test_a_run_killed_mid_way_resumes_from_its_last_checkpoint(database_url, tmp
     run.send_signal(signal.SIGKILL)
     run.wait(timeout=30)
 
-    with opened(database_url, tmp_path, minilm) as stack, psycopg.Connection.connect(database_url, **CONNECTION_OPTIONS) as conn:
-        with AgentServices(stack) as services:
-            agent = compile_agent(services, PostgresSaver(conn, serde=SERDE))
-            config = {"configurable": {"thread_id": "killed"}}
-            assert agent.get_state(config).next == ("retrieve",)
-            agent.invoke(None, config, context=AgentContext())
-            state = agent.get_state(config)
-            history = list(agent.get_state_history(config))
+    with (
+        opened(database_url, tmp_path, minilm) as stack,
+        psycopg.Connection.connect(database_url, **CONNECTION_OPTIONS) as conn,
+        AgentServices(stack) as services,
+    ):
+        agent = compile_agent(services, PostgresSaver(conn, serde=SERDE))
+        config = {"configurable": {"thread_id": "killed"}}
+        assert agent.get_state(config).next == ("retrieve",)
+        agent.invoke(None, config, context=AgentContext())
+        state = agent.get_state(config)
+        history = list(agent.get_state_history(config))
     assert state.values["answer"].citations[0].doc_id == "sample-generic-002"
     assert [s.next for s in history].count(("route",)) == 1, "the steps before the crash ran once"

@@ -11,11 +11,15 @@ from retrievers.openai_embedder import OpenAIEmbedder
 
 
 def test_minilm_gives_normalised_384_dim_vectors_that_rank_paraphrases_first(minilm):
-    a, b, c = np.array(minilm.embed_documents([
-        "Either party may terminate the agreement with sixty days notice.",
-        "The contract can be ended by one side giving two months' warning.",
-        "Receipt for two coffees and a croissant paid by card.",
-    ]))
+    a, b, c = np.array(
+        minilm.embed_documents(
+            [
+                "Either party may terminate the agreement with sixty days notice.",
+                "The contract can be ended by one side giving two months' warning.",
+                "Receipt for two coffees and a croissant paid by card.",
+            ]
+        )
+    )
     assert a.shape == (384,) and np.linalg.norm(a) == pytest.approx(1.0, abs=1e-4)
     assert a @ b > a @ c + 0.2
 
@@ -64,7 +68,9 @@ def test_openai_compatible_endpoint_is_used_for_documents_and_dimension(embeddin
 
 
 def test_unreachable_embeddings_endpoint_is_a_clear_error():
-    with pytest.raises(BackendUnavailable, match=r"embeddings endpoint http://127\.0\.0\.1:9/v1 failed .*OPENAI_BASE_URL"):
+    with pytest.raises(
+        BackendUnavailable, match=r"embeddings endpoint http://127\.0\.0\.1:9/v1 failed .*OPENAI_BASE_URL"
+    ):
         OpenAIEmbedder("tiny", base_url="http://127.0.0.1:9/v1", api_key="k")
 
 

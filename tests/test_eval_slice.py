@@ -58,5 +58,9 @@ def test_every_question_is_answered_with_valid_citations(records, name):
 @pytest.mark.parametrize("name", SLICES)
 def test_metrics_stay_at_or_above_their_recorded_floors(records, name):
     means = metric_means(records[name])
-    below = {metric: (round(means[metric][0], 3), floor) for metric, floor in FLOORS[name].items() if means[metric][0] < floor}
+    below = {
+        metric: (round(means[metric][0], 3), floor)
+        for metric, floor in FLOORS[name].items()
+        if means[metric][0] < floor
+    }
     assert not below, f"{name}: metric (now, floor) below the recorded floor: {below}"

@@ -13,17 +13,26 @@ from evals.evaluators import citation_validity, model_judges, number_groundednes
 from tests.test_cli import _one_line_error, ragent
 from tests.test_llm_planner import ScriptedModel
 
-GOOD = {"id": "q1", "question": "How many contracts?", "kind": "count", "expected": {"value": 3}, "datasets": ["sample"]}
+GOOD = {
+    "id": "q1",
+    "question": "How many contracts?",
+    "kind": "count",
+    "expected": {"value": 3},
+    "datasets": ["sample"],
+}
 
 
-@pytest.mark.parametrize("line, reason", [
-    ("{not json", "Invalid JSON"),
-    (json.dumps({**GOOD, "kind": "poem"}), "kind 'poem' is not one of"),
-    (json.dumps({**GOOD, "expected": {"doc_ids": []}}), "a count question needs expected.value"),
-    (json.dumps({**GOOD, "context": {"export_dir": "/etc"}}), "context.export_dir: Unexpected keyword argument"),
-    (json.dumps({**GOOD, "colour": "red"}), "colour: Extra inputs are not permitted"),
-    (json.dumps({k: v for k, v in GOOD.items() if k != "question"}), "question: Field required"),
-])
+@pytest.mark.parametrize(
+    "line, reason",
+    [
+        ("{not json", "Invalid JSON"),
+        (json.dumps({**GOOD, "kind": "poem"}), "kind 'poem' is not one of"),
+        (json.dumps({**GOOD, "expected": {"doc_ids": []}}), "a count question needs expected.value"),
+        (json.dumps({**GOOD, "context": {"export_dir": "/etc"}}), "context.export_dir: Unexpected keyword argument"),
+        (json.dumps({**GOOD, "colour": "red"}), "colour: Extra inputs are not permitted"),
+        (json.dumps({k: v for k, v in GOOD.items() if k != "question"}), "question: Field required"),
+    ],
+)
 def test_a_bad_question_line_stops_the_run_with_its_line_number(tmp_path, line, reason):
     questions = tmp_path / "set.jsonl"
     questions.write_text(json.dumps(GOOD) + "\n" + line + "\n")
@@ -34,9 +43,13 @@ def test_a_bad_question_line_stops_the_run_with_its_line_number(tmp_path, line, 
 def test_repeated_ids_and_unknown_datasets_are_refused(tmp_path):
     questions = tmp_path / "set.jsonl"
     questions.write_text(json.dumps(GOOD) + "\n" + json.dumps(GOOD) + "\n")
-    assert "question ids repeat: ['q1']" in _one_line_error(ragent("eval", "--questions", str(questions), home=tmp_path))
+    assert "question ids repeat: ['q1']" in _one_line_error(
+        ragent("eval", "--questions", str(questions), home=tmp_path)
+    )
     questions.write_text(json.dumps({**GOOD, "datasets": ["imdb"]}) + "\n")
-    assert "unknown dataset(s) ['imdb']" in _one_line_error(ragent("eval", "--questions", str(questions), home=tmp_path))
+    assert "unknown dataset(s) ['imdb']" in _one_line_error(
+        ragent("eval", "--questions", str(questions), home=tmp_path)
+    )
 
 
 def test_numbers_are_read_on_their_own_not_inside_ids_and_dates():
@@ -49,8 +62,13 @@ def test_number_groundedness_is_the_share_of_stated_numbers_found_in_the_evidenc
 
 
 def test_a_citation_outside_the_evidence_is_invalid():
-    outputs = {"citations": [{"doc_id": "a", "annotation_id": None, "chunk_id": "a#1"}, {"doc_id": "b", "annotation_id": None, "chunk_id": None}],
-               "evidence_keys": [["a", None, "a#1"]]}
+    outputs = {
+        "citations": [
+            {"doc_id": "a", "annotation_id": None, "chunk_id": "a#1"},
+            {"doc_id": "b", "annotation_id": None, "chunk_id": None},
+        ],
+        "evidence_keys": [["a", None, "a#1"]],
+    }
     assert citation_validity(outputs, {"kind": "qa"})["score"] == 0.0
     assert citation_validity({**outputs, "citations": outputs["citations"][:1]}, {"kind": "qa"})["score"] == 1.0
 
@@ -66,24 +84,38 @@ def test_values_are_exact_within_half_a_percent():
 def test_model_judges_are_skipped_without_a_model_and_score_with_one():
     judges, reason = model_judges(None)
     assert judges == [] and "skipped: no chat model configured" in reason
-    verdict = AIMessage(content="", tool_calls=[{"name": "Verdict", "args": {"score": 0.5, "reasoning": "half"}, "id": "call_1"}])
+    verdict = AIMessage(
+        content="", tool_calls=[{"name": "Verdict", "args": {"score": 0.5, "reasoning": "half"}, "id": "call_1"}]
+    )
     judges, reason = model_judges(ScriptedModel(messages=iter([verdict, verdict])))
     correctness, faithfulness = judges
     outputs = {"answer_text": "New York", "clarify_kind": None, "evidence_text": "governed by the laws of New York"}
     assert reason is None
-    assert correctness({"question": "Which law?"}, outputs, {"kind": "lookup", "expected": {"answer": "New York"}}) == {"key": "judged_correctness", "score": 0.5, "comment": "half"}
+    assert correctness({"question": "Which law?"}, outputs, {"kind": "lookup", "expected": {"answer": "New York"}}) == {
+        "key": "judged_correctness",
+        "score": 0.5,
+        "comment": "half",
+    }
     assert faithfulness(outputs)["score"] == 0.5
 
 
 def test_beir_eval_scores_every_search_mode_and_the_agent(tmp_path, monkeypatch, database_url):
     beir = tmp_path / "tiny"
     (beir / "qrels").mkdir(parents=True)
-    topics = {"d1": ("Solar panels", "Photovoltaic cells turn sunlight into electricity on rooftops."),
-              "d2": ("Sourdough", "A sourdough starter ferments flour and water with wild yeast."),
-              "d3": ("Glaciers", "Glaciers retreat as summer melt exceeds winter snowfall."),
-              "d4": ("Chess openings", "The Sicilian Defence answers 1.e4 with c5.")}
-    (beir / "corpus.jsonl").write_text("".join(json.dumps({"_id": d, "title": t, "text": x}) + "\n" for d, (t, x) in topics.items()))
-    queries = {"q1": "how do solar cells make electricity", "q2": "wild yeast bread starter", "q3": "why are glaciers shrinking"}
+    topics = {
+        "d1": ("Solar panels", "Photovoltaic cells turn sunlight into electricity on rooftops."),
+        "d2": ("Sourdough", "A sourdough starter ferments flour and water with wild yeast."),
+        "d3": ("Glaciers", "Glaciers retreat as summer melt exceeds winter snowfall."),
+        "d4": ("Chess openings", "The Sicilian Defence answers 1.e4 with c5."),
+    }
+    (beir / "corpus.jsonl").write_text(
+        "".join(json.dumps({"_id": d, "title": t, "text": x}) + "\n" for d, (t, x) in topics.items())
+    )
+    queries = {
+        "q1": "how do solar cells make electricity",
+        "q2": "wild yeast bread starter",
+        "q3": "why are glaciers shrinking",
+    }
     (beir / "queries.jsonl").write_text("".join(json.dumps({"_id": q, "text": t}) + "\n" for q, t in queries.items()))
     (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\nq3\td3\t1\n")
     monkeypatch.setenv("RAGENT_HOME", str(tmp_path / "home"))

@@ -27,7 +27,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from graph.builder import compile_agent
 from graph.checkpointing import CONNECTION_OPTIONS, SERDE
-from graph.context import AgentContext
+from graph.context import DEFAULT_CONTEXT, AgentContext
 from graph.services import AgentServices
 from retrievers.errors import BackendUnavailable
 from retrievers.ingest import Ingestor
@@ -68,7 +68,9 @@ def faulty(postgres_url, minilm, tmp_path_factory):
     with fresh_database(postgres_url) as store_url, fresh_database(postgres_url) as checkpoint_url:
         stack = make_stack(store_url, tmp_path_factory.mktemp("faults"), minilm)
         Ingestor(stack).ingest(sample.load(), field_specs=field_specs("sample"), progress=False)
-        wrapped = replace(stack, keyword=Faulty(stack.keyword, "the keyword index"), vectors=Faulty(stack.vectors, "the vector index"))
+        wrapped = replace(
+            stack, keyword=Faulty(stack.keyword, "the keyword index"), vectors=Faulty(stack.vectors, "the vector index")
+        )
         with psycopg.connect(checkpoint_url, **CONNECTION_OPTIONS) as conn, AgentServices(wrapped) as services:
             saver = PostgresSaver(conn, serde=SERDE)
             saver.setup()
@@ -83,14 +85,21 @@ def engines_back(faulty):
     faulty[0].keyword.fault = faulty[0].vectors.fault = None
 
 
-def run(agent, question: str, context: AgentContext = AgentContext()):
+def run(agent, question: str, context: AgentContext = DEFAULT_CONTEXT):
     config = {"configurable": {"thread_id": uuid.uuid4().hex}}
     agent.invoke({"question": question}, config, context=context)
     return config
 
 
-@pytest.mark.parametrize("engine, fault, status", [("keyword", "down", "unavailable"), ("vectors", "down", "unavailable"),
-                                                   ("keyword", "stall", "timeout"), ("vectors", "stall", "timeout")])
+@pytest.mark.parametrize(
+    "engine, fault, status",
+    [
+        ("keyword", "down", "unavailable"),
+        ("vectors", "down", "unavailable"),
+        ("keyword", "stall", "timeout"),
+        ("vectors", "stall", "timeout"),
+    ],
+)
 def test_one_search_engine_failing_answers_or_asks_and_says_which_source_failed(faulty, engine, fault, status):
     """With the keyword index gone the semantic hits still answer. With the vector index gone the keyword hits
     alone may not show the passage is relevant (it holds too few of the question's words), and then the run asks,
@@ -102,10 +111,15 @@ def test_one_search_engine_failing_answers_or_asks_and_says_which_source_failed(
     assert {e.call.tool for e in state.values["evidence"] if e.envelope.status == status} == {tool}
     if state.interrupts:
         payload = state.interrupts[0].value
-        assert f"{tool} failed" in payload["reason"] and any(o["choice"] == "retry" and tool in o["label"] for o in payload["options"])
+        assert f"{tool} failed" in payload["reason"] and any(
+            o["choice"] == "retry" and tool in o["label"] for o in payload["options"]
+        )
     else:
         answer = state.values["answer"]
-        assert answer.citations[0].doc_id == "sample-generic-002" and f"Not every source answered: {tool} ({status}" in answer.text
+        assert (
+            answer.citations[0].doc_id == "sample-generic-002"
+            and f"Not every source answered: {tool} ({status}" in answer.text
+        )
     if engine == "keyword":
         assert not state.interrupts, "the semantic search alone finds the VPN guide"
 
@@ -131,7 +145,10 @@ def _close_database(url: str, allow: bool) -> None:
     with psycopg.connect(**admin, autocommit=True) as conn:
         conn.execute(f'ALTER DATABASE "{name}" ALLOW_CONNECTIONS {str(allow).lower()}')
         if not allow:
-            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()", (name,))
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                (name,),
+            )
 
 
 def test_postgres_refusing_mid_run_stops_the_run_with_a_readable_error_and_the_thread_resumes(faulty):
@@ -141,7 +158,11 @@ def test_postgres_refusing_mid_run_stops_the_run_with_a_readable_error_and_the_t
     _close_database(store_url, allow=False)
     try:
         with pytest.raises(BackendUnavailable, match="Postgres is unavailable .* run it again once Postgres is back"):
-            agent.invoke(Command(resume={k: v for k, v in narrow.items() if k != "label"}), config, context=AgentContext(max_hits=3))
+            agent.invoke(
+                Command(resume={k: v for k, v in narrow.items() if k != "label"}),
+                config,
+                context=AgentContext(max_hits=3),
+            )
     finally:
         _close_database(store_url, allow=True)
     agent.invoke(None, config, context=AgentContext(max_hits=3))
@@ -182,11 +203,15 @@ def test_a_failing_chat_model_leaves_the_planning_to_the_rules_and_its_key_nowhe
     server = ThreadingHTTPServer(("127.0.0.1", 0), ChatEndpoint)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     ChatEndpoint.mode, ChatEndpoint.calls = mode, 0
-    model = ChatOpenAI(model="any", api_key=API_KEY, base_url=f"http://127.0.0.1:{server.server_port}/v1", timeout=1, max_retries=0)
+    model = ChatOpenAI(
+        model="any", api_key=API_KEY, base_url=f"http://127.0.0.1:{server.server_port}/v1", timeout=1, max_retries=0
+    )
     try:
         with AgentServices(stack, chat_model=model) as services:
             agent = compile_agent(services, InMemorySaver(serde=SERDE))
-            state = agent.get_state(run(agent, "Which contracts have a notice period under 60 days?", AgentContext(planner="llm")))
+            state = agent.get_state(
+                run(agent, "Which contracts have a notice period under 60 days?", AgentContext(planner="llm"))
+            )
     finally:
         server.shutdown()
     assert {r["doc_id"] for r in state.values["answer"].rows} == {"sample-contract-006", "sample-contract-010"}

@@ -36,7 +36,9 @@ def _counts_agree(stack) -> dict:
 
 
 def test_ingest_writes_every_store_and_chunks_long_documents_with_offsets(stack, tmp_path):
-    folder = _folder(tmp_path, **{"msa.txt": CONTRACT, "memo.md": "# Lunch\n\nThe cafeteria closes at three on Fridays."})
+    folder = _folder(
+        tmp_path, **{"msa.txt": CONTRACT, "memo.md": "# Lunch\n\nThe cafeteria closes at three on Fridays."}
+    )
     report = Ingestor(stack).ingest(files.load(folder, bucket="contracts"), progress=False)
     assert (report.added, report.unchanged, report.skipped) == (2, 0, [])
     counts = _counts_agree(stack)
@@ -99,7 +101,10 @@ def test_chunks_that_postgres_has_not_committed_are_never_returned(stack, tmp_pa
 
 
 def test_bad_files_are_skipped_with_reasons_and_the_rest_ingested(stack, tmp_path):
-    folder = _folder(tmp_path, **{"good.txt": "A perfectly fine note about invoices.", "empty.txt": "   \n", "broken.json": "{not json"})
+    folder = _folder(
+        tmp_path,
+        **{"good.txt": "A perfectly fine note about invoices.", "empty.txt": "   \n", "broken.json": "{not json"},
+    )
     (folder / "binary.txt").write_bytes(b"\x00\x01\x02\xff" * 100)
     report = Ingestor(stack).ingest(files.load(folder, bucket="generic"), progress=False)
     assert report.added == 1
@@ -120,7 +125,15 @@ def test_annotations_file_naming_an_unknown_document_writes_nothing(stack, tmp_p
 def test_annotations_from_a_file_become_typed_catalog_fields(stack, tmp_path):
     folder = _folder(tmp_path, **{"msa.txt": CONTRACT})
     labels = tmp_path / "labels.jsonl"
-    labels.write_text(json.dumps({"doc_id": "msa.txt", "row": {"notice_period_days": 60, "governing_law": "Delaware", "signed": "2021-03-04"}}) + "\n")
+    labels.write_text(
+        json.dumps(
+            {
+                "doc_id": "msa.txt",
+                "row": {"notice_period_days": 60, "governing_law": "Delaware", "signed": "2021-03-04"},
+            }
+        )
+        + "\n"
+    )
     report = Ingestor(stack).ingest(files.load(folder, bucket="contracts", annotations_file=labels), progress=False)
     assert report.annotation_rows == 1
     catalog = {f.name: f.type for f in stack.store.field_catalog("default", "contracts")}

@@ -35,7 +35,9 @@ EDGES = {
 # Third-party families a package must not import (by the top-level module name's prefix).
 BANNED_PREFIXES = {
     "tools": ("langgraph",),  # "nothing in tools knows about LangGraph" (langgraph, langgraph_sdk, ...)
-    "retrievers": ("langgraph",),  # "nothing in retrievers knows about the agent" (an embeddings client from langchain-openai is an engine)
+    "retrievers": (
+        "langgraph",
+    ),  # "nothing in retrievers knows about the agent" (an embeddings client from langchain-openai is an engine)
 }
 
 
@@ -76,8 +78,13 @@ def imports_of(source: str, module: str, is_package: bool) -> list[tuple[int, st
                 found.append((node.lineno, node.module))
         elif isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)):
             name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
-            if name in ("import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant) \
-                    and isinstance(node.args[0].value, str) and not node.args[0].value.startswith("."):
+            if (
+                name in ("import_module", "__import__")
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+                and not node.args[0].value.startswith(".")
+            ):
                 found.append((node.lineno, node.args[0].value))
     return found
 
@@ -91,21 +98,28 @@ def offences(package: str) -> list[str]:
             top = imported.split(".")[0]
             where = f"{path.relative_to(ROOT)}:{line}"
             if top in PACKAGES and top not in ALLOWED[package]:
-                found.append(f"{where} imports {imported} ({package} may import only {', '.join(sorted(ALLOWED[package]))})")
+                found.append(
+                    f"{where} imports {imported} ({package} may import only {', '.join(sorted(ALLOWED[package]))})"
+                )
             elif top.startswith(BANNED_PREFIXES.get(package, ())):
-                found.append(f"{where} imports {imported} (nothing in {package} may import {'/'.join(BANNED_PREFIXES[package])})")
+                found.append(
+                    f"{where} imports {imported} (nothing in {package} may import {'/'.join(BANNED_PREFIXES[package])})"
+                )
     return found
 
 
-@pytest.mark.parametrize("source, module, is_package, expected", [
-    ("from . import nodes", "graph.builder", False, "graph"),
-    ("from .state import AgentState", "graph.builder", False, "graph.state"),
-    ("from ..tools import x", "graph.nodes.plan", False, "graph.tools"),
-    ("from ...tools import x", "graph.nodes.plan", False, "tools"),
-    ("from .base import Planner", "graph.planners", True, "graph.planners.base"),
-    ("def f():\n    import langgraph.types", "tools.registry", False, "langgraph.types"),
-    ("importlib.import_module('retrievers.loaders.cuad')", "retrievers.loaders", True, "retrievers.loaders.cuad"),
-])
+@pytest.mark.parametrize(
+    "source, module, is_package, expected",
+    [
+        ("from . import nodes", "graph.builder", False, "graph"),
+        ("from .state import AgentState", "graph.builder", False, "graph.state"),
+        ("from ..tools import x", "graph.nodes.plan", False, "graph.tools"),
+        ("from ...tools import x", "graph.nodes.plan", False, "tools"),
+        ("from .base import Planner", "graph.planners", True, "graph.planners.base"),
+        ("def f():\n    import langgraph.types", "tools.registry", False, "langgraph.types"),
+        ("importlib.import_module('retrievers.loaders.cuad')", "retrievers.loaders", True, "retrievers.loaders.cuad"),
+    ],
+)
 def test_imports_are_found_anywhere_and_relative_ones_resolved(source, module, is_package, expected):
     assert [name for _, name in imports_of(source, module, is_package)] == [expected]
 
@@ -199,11 +213,25 @@ def _optional_imports() -> set[str]:
 
 
 def _import_everything(tmp_path: Path) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "QDRANT_URL", "OPENSEARCH_URL", "OPENAI_API_KEY")}
-    env.update(RAGENT_HOME=str(tmp_path / "home"), RAGENT_CACHE_DIR=str(tmp_path / "cache"), HF_HUB_OFFLINE="1",
-               PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep))
-    done = subprocess.run([sys.executable, "-c", IMPORT_ALL, ",".join(_importable_modules()), ",".join(sorted(_optional_imports()))],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "QDRANT_URL", "OPENSEARCH_URL", "OPENAI_API_KEY")
+    }
+    env.update(
+        RAGENT_HOME=str(tmp_path / "home"),
+        RAGENT_CACHE_DIR=str(tmp_path / "cache"),
+        HF_HUB_OFFLINE="1",
+        PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_ALL, ",".join(_importable_modules()), ",".join(sorted(_optional_imports()))],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.splitlines()[-1])
 
@@ -215,7 +243,9 @@ def test_every_module_imports_and_opens_no_engine_and_loads_no_model(tmp_path):
     problems += [f"a process was started at import: {cmd}" for cmd in report["children"]]
     problems += [f"a file stays open after import: {path}" for path in report["files"]]
     problems += [f"a thread was started at import: {name}" for name in report["threads"]]
-    problems += [f"a model library was imported at import time (models load lazily): {m}" for m in report["model_libraries"]]
+    problems += [
+        f"a model library was imported at import time (models load lazily): {m}" for m in report["model_libraries"]
+    ]
     assert not problems, "\n".join(problems)
     # Modules skipped for a missing optional (bench) dependency are listed with -rA / on failure of the above.
     print("skipped (optional bench dependency absent):", report["skipped"] or "none")

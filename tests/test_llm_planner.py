@@ -30,10 +30,27 @@ def structured(name: str, args: dict) -> AIMessage:
     return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call_{next(_ids)}"}])
 
 
-DELAWARE = {"question": "Which contracts are governed by Delaware law?", "intent": "list", "buckets": ["contracts"],
-            "constraints": [{"bucket": "contracts", "field": "governing_law", "op": "=", "value": "Delaware"}]}
-PLAN = {"buckets": ["contracts"], "strategy": "structured", "max_tool_calls": 5, "calls": [
-    {"tool": "annotations_search", "arguments": {"bucket": "contracts", "predicates": {"governing_law": {"op": "=", "value": "Delaware"}}, "top_k": 50}}]}
+DELAWARE = {
+    "question": "Which contracts are governed by Delaware law?",
+    "intent": "list",
+    "buckets": ["contracts"],
+    "constraints": [{"bucket": "contracts", "field": "governing_law", "op": "=", "value": "Delaware"}],
+}
+PLAN = {
+    "buckets": ["contracts"],
+    "strategy": "structured",
+    "max_tool_calls": 5,
+    "calls": [
+        {
+            "tool": "annotations_search",
+            "arguments": {
+                "bucket": "contracts",
+                "predicates": {"governing_law": {"op": "=", "value": "Delaware"}},
+                "top_k": 50,
+            },
+        }
+    ],
+}
 ENOUGH = {"action": "enough", "reason": "three Delaware contracts found"}
 
 
@@ -50,11 +67,15 @@ def run(stack, script: list[AIMessage], question: str = DELAWARE["question"]):
         return agent.get_state(config).values
 
 
-DELAWARE_CONTRACTS = {s.document.doc_id for s in sample.load() for a in s.annotations if "Delaware" in (a.row.get("governing_law") or [])}
+DELAWARE_CONTRACTS = {
+    s.document.doc_id for s in sample.load() for a in s.annotations if "Delaware" in (a.row.get("governing_law") or [])
+}
 
 
 def test_valid_structured_outputs_drive_the_planned_calls(stack):
-    state = run(stack, [structured("Decomposition", DELAWARE), structured("Plan", PLAN), structured("Decision", ENOUGH)])
+    state = run(
+        stack, [structured("Decomposition", DELAWARE), structured("Plan", PLAN), structured("Decision", ENOUGH)]
+    )
     assert [e.call.model_dump() for e in state["evidence"]] == [{**PLAN["calls"][0], "purpose": ""}]
     assert state["decisions"][-1].reason == "three Delaware contracts found"
     assert {r["doc_id"] for r in state["answer"].rows} == DELAWARE_CONTRACTS
@@ -62,21 +83,50 @@ def test_valid_structured_outputs_drive_the_planned_calls(stack):
 
 def test_invalid_outputs_are_retried_once_then_the_rules_take_the_mode(stack):
     garbage = AIMessage(content="I think Delaware?")
-    unknown_field = structured("Decomposition", {**DELAWARE, "constraints": [{"bucket": "contracts", "field": "jurisdiction_of_mars", "op": "=", "value": "x"}]})
+    unknown_field = structured(
+        "Decomposition",
+        {
+            **DELAWARE,
+            "constraints": [{"bucket": "contracts", "field": "jurisdiction_of_mars", "op": "=", "value": "x"}],
+        },
+    )
     state = run(stack, [garbage, unknown_field, garbage, garbage, garbage, garbage])
-    assert [(c.field, c.value) for c in state["decomposition"].constraints] == [("governing_law", "Delaware")], "the rule decomposer took over"
+    assert [(c.field, c.value) for c in state["decomposition"].constraints] == [("governing_law", "Delaware")], (
+        "the rule decomposer took over"
+    )
     assert {r["doc_id"] for r in state["answer"].rows} == DELAWARE_CONTRACTS
 
 
 def test_a_second_attempt_with_the_error_is_used_when_valid(stack):
     unknown_bucket = structured("Decomposition", {**DELAWARE, "buckets": ["recipes"]})
-    state = run(stack, [unknown_bucket, structured("Decomposition", DELAWARE), structured("Plan", PLAN), structured("Decision", ENOUGH)])
-    assert state["decomposition"].buckets == ["contracts"] and state["decisions"][-1].reason == "three Delaware contracts found"
+    state = run(
+        stack,
+        [
+            unknown_bucket,
+            structured("Decomposition", DELAWARE),
+            structured("Plan", PLAN),
+            structured("Decision", ENOUGH),
+        ],
+    )
+    assert (
+        state["decomposition"].buckets == ["contracts"]
+        and state["decisions"][-1].reason == "three Delaware contracts found"
+    )
 
 
 def test_a_call_rejected_as_invalid_request_is_recovered(stack):
-    bad_plan = {**PLAN, "calls": [{"tool": "annotations_search", "arguments": {"bucket": "contracts", "predicates": {"colour": {"op": "=", "value": "red"}}}}]}
-    state = run(stack, [structured("Decomposition", DELAWARE), structured("Plan", bad_plan), structured("Decision", ENOUGH)])
+    bad_plan = {
+        **PLAN,
+        "calls": [
+            {
+                "tool": "annotations_search",
+                "arguments": {"bucket": "contracts", "predicates": {"colour": {"op": "=", "value": "red"}}},
+            }
+        ],
+    }
+    state = run(
+        stack, [structured("Decomposition", DELAWARE), structured("Plan", bad_plan), structured("Decision", ENOUGH)]
+    )
     statuses = [e.envelope.status for e in state["evidence"]]
     assert statuses[0] == "invalid_request" and "unknown field 'colour'" in state["evidence"][0].envelope.hint
     assert "recovering from rejected calls" in state["decisions"][1].reason and statuses[-1] == "ok"
@@ -87,8 +137,10 @@ def test_planner_llm_without_a_model_is_a_clear_error(stack, monkeypatch):
     from retrievers.errors import InvalidInput
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    with AgentServices.from_env() as services:
-        with pytest.raises(InvalidInput, match="needs a chat model: set OPENAI_API_KEY"):
-            services.planner(AgentContext(planner="llm"))
+    with (
+        AgentServices.from_env() as services,
+        pytest.raises(InvalidInput, match="needs a chat model: set OPENAI_API_KEY"),
+    ):
+        services.planner(AgentContext(planner="llm"))
     with AgentServices(stack) as services:
         assert type(services.planner(AgentContext(planner="auto"))).__name__ == "RulePlanner"

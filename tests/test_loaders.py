@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import difflib
 import json
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 
 from retrievers.errors import InvalidInput
-from retrievers.loaders import DATASETS, field_specs
-from retrievers.loaders import cuad, files, hotpotqa, invoices, kleister_nda, sample, scifact, sroie
+from retrievers.loaders import (
+    DATASETS,
+    cuad,
+    field_specs,
+    files,
+    hotpotqa,
+    invoices,
+    kleister_nda,
+    sample,
+    scifact,
+    sroie,
+)
 from retrievers.loaders.files import Skipped
 from retrievers.models import FieldSpec, SourceDocument
 from tests.conftest import shared_dataset
@@ -59,8 +69,15 @@ def test_registry_names_every_dataset_and_describes_the_six_buckets():
         assert set(field_specs(name)) <= DEFAULT_BUCKETS
     # A wrong folder name would make the real-data tests below skip instead of fail.
     folders = {name: module.SHARED_FOLDER for name, module in DATASETS.items()}
-    assert folders == {"cuad": "cuad", "kleister_nda": "kleister_nda", "sroie": "sroie", "invoices": "invoice2data_samples",
-                       "scifact": "scifact", "hotpotqa": "hotpotqa", "sample": None}
+    assert folders == {
+        "cuad": "cuad",
+        "kleister_nda": "kleister_nda",
+        "sroie": "sroie",
+        "invoices": "invoice2data_samples",
+        "scifact": "scifact",
+        "hotpotqa": "hotpotqa",
+        "sample": None,
+    }
 
 
 def test_field_names_are_unique_within_each_bucket():
@@ -138,8 +155,12 @@ def test_cuad_notice_periods_parse(cuad_documents):
 
 
 def test_cuad_multi_valued_cell_keeps_every_value(cuad_documents):
-    rows = {row.raw["notice_period_days"]: row.row["notice_period_days"]
-            for source in cuad_documents for row in source.annotations if "notice_period_days" in row.row}
+    rows = {
+        row.raw["notice_period_days"]: row.row["notice_period_days"]
+        for source in cuad_documents
+        for row in source.annotations
+        if "notice_period_days" in row.row
+    }
     assert rows["60 days; 180 days"] == [60, 180]
     assert rows["6 months; 12 months"] == [180, 365]
 
@@ -149,7 +170,7 @@ def test_cuad_050(cuad_documents):
     row = _row(source)
     assert source.document.title == "MASTER SUPPLY AGREEMENT"
     assert source.document.tags == ["cuad", "Supply Agreement"]
-    assert source.document.created_at == datetime(2019, 10, 31, tzinfo=timezone.utc)
+    assert source.document.created_at == datetime(2019, 10, 31, tzinfo=UTC)
     assert row["contract_type"] == "Supply Agreement"
     assert row["agreement_date"] == row["effective_date"] == "2019-10-31"
     assert row["expiration_date"] == "2024-10-31" and row["perpetual"] is False
@@ -193,7 +214,9 @@ def test_kleister_labelled_and_unlabelled_documents(nda_documents):
 def test_kleister_field_counts_match_source(nda_documents):
     annotations = [s.annotations[0] for s in nda_documents if s.annotations]
     rows = [annotation.row for annotation in annotations]
-    counts = {name: sum(name in row for row in rows) for name in ("parties", "jurisdiction", "effective_date", "term_days")}
+    counts = {
+        name: sum(name in row for row in rows) for name in ("parties", "jurisdiction", "effective_date", "term_days")
+    }
     assert counts == {"parties": 335, "jurisdiction": 332, "effective_date": 237, "term_days": 116}
     terms = [(a.raw["term_days"], a.row["term_days"]) for a in annotations if "term_days" in a.raw]
     assert terms.count(("2 years", 730)) == 40 and terms.count(("18 months", 545)) == 7
@@ -226,7 +249,9 @@ def test_sroie_dates_and_totals_parse(receipt_documents):
     rows = [_row(s) for s in receipt_documents]
     assert sum("date" in row for row in rows) >= 966
     assert sum("total" in row for row in rows) == 972  # the 973rd total is empty
-    assert all(date(2015, 1, 1) <= date.fromisoformat(row["date"]) <= date(2019, 12, 31) for row in rows if "date" in row)
+    assert all(
+        date(2015, 1, 1) <= date.fromisoformat(row["date"]) <= date(2019, 12, 31) for row in rows if "date" in row
+    )
     _assert_rows_match_fields(receipt_documents, {sroie.BUCKET: sroie.FIELDS})
 
 
@@ -236,7 +261,7 @@ def test_sroie_receipt_keeps_raw_strings_and_dates_the_document(receipt_document
     assert annotation.row["date"] == "2018-12-25" and annotation.raw["date"] == "25/12/2018"
     assert annotation.row["total"] == 9.0 and annotation.raw["total"] == "9.00"
     assert annotation.row["company"] == "BOOK TA .K (TAMAN DAYA) SDN BHD"
-    assert source.document.created_at == datetime(2018, 12, 25, tzinfo=timezone.utc)
+    assert source.document.created_at == datetime(2018, 12, 25, tzinfo=UTC)
 
 
 def test_sroie_odd_formats(receipt_documents):
@@ -342,8 +367,11 @@ def test_sample_paraphrased_notice_periods_share_one_value(sample_documents):
 
 def test_sample_near_duplicates_differ_only_a_little(sample_documents):
     by_id = {s.document.doc_id: s.document.body for s in sample_documents}
-    for original, copy in [("sample-contract-001", "sample-contract-008"), ("sample-invoice-003", "sample-invoice-008"),
-                           ("sample-certificate-001", "sample-certificate-007")]:
+    for original, copy in [
+        ("sample-contract-001", "sample-contract-008"),
+        ("sample-invoice-003", "sample-invoice-008"),
+        ("sample-certificate-001", "sample-certificate-007"),
+    ]:
         ratio = difflib.SequenceMatcher(None, by_id[original], by_id[copy]).ratio()
         assert 0.9 < ratio < 1.0, (original, copy, ratio)
 
@@ -367,7 +395,9 @@ def test_sample_datasheet_parameters(sample_documents):
 def test_sample_certificates_are_valid_for_a_period(sample_documents):
     rows = [_row(s) for s in sample_documents if s.document.bucket == "certificates"]
     assert {"ISO 9001:2015", "ISO 14001:2015"} <= {row["standard"] for row in rows}
-    assert any(row["standard"].startswith("CE") for row in rows) and any(row["standard"].startswith("RoHS") for row in rows)
+    assert any(row["standard"].startswith("CE") for row in rows) and any(
+        row["standard"].startswith("RoHS") for row in rows
+    )
     assert all(row["valid_from"] < row["valid_until"] for row in rows if "valid_until" in row)
     assert sum(row.get("valid_until", "9999") < "2024-01-01" for row in rows) == 1  # one has expired by then
 
@@ -381,7 +411,8 @@ def _text_pdf(text: str) -> bytes:
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 144] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 144] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R >> >> >>",
         b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
@@ -402,11 +433,22 @@ def folder(tmp_path) -> Path:
     (root / "notes").mkdir(parents=True)
     (root / "a.txt").write_text("Plain text about the warehouse.\n")
     (root / "notes" / "b.md").write_text("Some intro\n# Quarterly review\nRevenue grew.\n")
-    (root / "list.json").write_text(json.dumps([
-        {"id": "memo-1", "title": "Memo", "text": "Memo text", "author": "ann", "tags": ["hr"], "created_at": "2024-01-02",
-         "annotations": [{"kind": "properties", "row": {"topic": "budget"}}]},
-        {"body": "A document without an id"},
-    ]))
+    (root / "list.json").write_text(
+        json.dumps(
+            [
+                {
+                    "id": "memo-1",
+                    "title": "Memo",
+                    "text": "Memo text",
+                    "author": "ann",
+                    "tags": ["hr"],
+                    "created_at": "2024-01-02",
+                    "annotations": [{"kind": "properties", "row": {"topic": "budget"}}],
+                },
+                {"body": "A document without an id"},
+            ]
+        )
+    )
     (root / "lines.jsonl").write_text('{"doc_id": "l1", "text": "line one"}\n{broken\n{"doc_id": "l3"}\n')
     (root / "report.pdf").write_bytes(_text_pdf("Annual safety report"))
     (root / "scan.pdf").write_bytes(_text_pdf("").replace(b"() Tj", b""))
@@ -425,15 +467,28 @@ def test_folder_loads_good_files_and_reports_bad_ones(folder):
     loaded = {item.document.doc_id: item for item in items if isinstance(item, SourceDocument)}
     skipped = {item.path: item.reason for item in items if isinstance(item, Skipped)}
     assert set(loaded) == {"a.txt", "notes/b.md", "memo-1", "list.json#2", "l1", "report.pdf"}
-    assert set(skipped) == {"lines.jsonl:2", "lines.jsonl:3", "scan.pdf", "corrupt.pdf", "empty.txt", "binary.txt",
-                            "latin1.txt", "broken.json", "photo.png"}
+    assert set(skipped) == {
+        "lines.jsonl:2",
+        "lines.jsonl:3",
+        "scan.pdf",
+        "corrupt.pdf",
+        "empty.txt",
+        "binary.txt",
+        "latin1.txt",
+        "broken.json",
+        "photo.png",
+    }
     assert "no text layer" in skipped["scan.pdf"] and "OCR" in skipped["scan.pdf"]
     assert "UTF-8" in skipped["latin1.txt"] and "binary" in skipped["binary.txt"] and "empty" in skipped["empty.txt"]
     assert "not valid JSON" in skipped["broken.json"] and "unsupported" in skipped["photo.png"]
     assert "Annual safety report" in loaded["report.pdf"].document.body
     assert loaded["notes/b.md"].document.title == "Quarterly review"
     memo = loaded["memo-1"]
-    assert (memo.document.author, memo.document.tags, memo.document.created_at.date()) == ("ann", ["hr"], date(2024, 1, 2))
+    assert (memo.document.author, memo.document.tags, memo.document.created_at.date()) == (
+        "ann",
+        ["hr"],
+        date(2024, 1, 2),
+    )
     assert memo.annotations[0].row == {"topic": "budget"}
     assert all(item.document.bucket == "notes" for item in loaded.values())
 
@@ -452,10 +507,21 @@ def test_folder_duplicate_doc_id_is_skipped(folder):
 def test_annotations_file_rows_are_attached(folder, tmp_path):
     annotations = tmp_path / "labels.jsonl"
     annotations.write_text(
-        json.dumps({"doc_id": "a.txt", "kind": "properties", "row": {"site": "Newark", "pallets": 12}, "raw": {"pallets": "12"}}) + "\n"
-        + json.dumps({"doc_id": "memo-1", "row": {"approved": True}}) + "\n"
+        json.dumps(
+            {
+                "doc_id": "a.txt",
+                "kind": "properties",
+                "row": {"site": "Newark", "pallets": 12},
+                "raw": {"pallets": "12"},
+            }
+        )
+        + "\n"
+        + json.dumps({"doc_id": "memo-1", "row": {"approved": True}})
+        + "\n"
     )
-    loaded = {i.document.doc_id: i for i in files.load(folder, annotations_file=annotations) if isinstance(i, SourceDocument)}
+    loaded = {
+        i.document.doc_id: i for i in files.load(folder, annotations_file=annotations) if isinstance(i, SourceDocument)
+    }
     assert [a.row for a in loaded["a.txt"].annotations] == [{"site": "Newark", "pallets": 12}]
     assert [a.row for a in loaded["memo-1"].annotations] == [{"topic": "budget"}, {"approved": True}]
 
@@ -465,7 +531,9 @@ def test_annotations_file_inside_the_folder_is_not_a_document(folder):
     annotations.write_text(json.dumps({"doc_id": "a.txt", "row": {"site": "Newark"}}) + "\n")
     items = list(files.load(folder, annotations_file=annotations))
     assert not any(getattr(item, "path", "").startswith("labels.jsonl") for item in items)
-    assert not any(isinstance(item, SourceDocument) and item.document.doc_id.startswith("labels.jsonl") for item in items)
+    assert not any(
+        isinstance(item, SourceDocument) and item.document.doc_id.startswith("labels.jsonl") for item in items
+    )
 
 
 @pytest.mark.parametrize(
@@ -489,5 +557,3 @@ def test_folder_and_bucket_are_checked_on_the_call(tmp_path):
         files.load(tmp_path / "missing")
     with pytest.raises(InvalidInput, match="bucket 'Bad Bucket'"):
         files.load(tmp_path, bucket="Bad Bucket")
-
-

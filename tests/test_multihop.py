@@ -13,33 +13,49 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graph.builder import compile_agent
-from graph.services import AgentServices
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
+from graph.services import AgentServices
 from retrievers.ingest import Ingestor
 from retrievers.models import Document, SourceDocument
 from tests.conftest import fresh_database, make_stack
 
 PAGES = {
-    "The Thing of It Is...": "The Thing of It Is... is a 1967 novel by William Goldman about Amos McCracken, a songwriter whose "
-                             "marriage falls apart during a holiday in Italy.",
-    "William Goldman": "William Goldman (1931 - 2018) was an American novelist, playwright and screenwriter who won two Academy Awards.",
+    "The Thing of It Is...": (
+        "The Thing of It Is... is a 1967 novel by William Goldman about Amos McCracken, a songwriter whose "
+        "marriage falls apart during a holiday in Italy."
+    ),
+    "William Goldman": (
+        "William Goldman (1931 - 2018) was an American novelist, playwright and screenwriter who won two Academy "
+        "Awards."
+    ),
     "Amos McCracken": "Amos McCracken is a fictional songwriter, the lead character of two novels.",
-    "Nationality": "Nationality is the legal bond between a person and a state; an author's nationality is the state that issued "
-                   "their passport, not the language they write in.",
-    "Pen name": "A pen name is a name an author publishes under instead of their own; the nationality of an author writing "
-                "under a pen name can stay unknown for years.",
-    "Annie Morton": "Annie Morton (born October 8, 1970) is a model from Pennsylvania who worked for fashion houses in Paris and Milan.",
+    "Nationality": (
+        "Nationality is the legal bond between a person and a state; an author's nationality is the state that issued "
+        "their passport, not the language they write in."
+    ),
+    "Pen name": (
+        "A pen name is a name an author publishes under instead of their own; the nationality of an author writing "
+        "under a pen name can stay unknown for years."
+    ),
+    "Annie Morton": (
+        "Annie Morton (born October 8, 1970) is a model from Pennsylvania who worked for fashion houses in Paris and "
+        "Milan."
+    ),
     "Terry Richardson": "Terry Richardson (born August 14, 1965) is a fashion and portrait photographer from New York.",
-    "Fashion week": "A fashion week is a week of shows where designers present collections to buyers, press and models.",
+    "Fashion week": (
+        "A fashion week is a week of shows where designers present collections to buyers, press and models."
+    ),
 }
 SMALL_TOP_K = AgentContext(top_k=2)
 
 
 @pytest.fixture(scope="module")
 def agent(postgres_url, minilm, tmp_path_factory):
-    pages = [SourceDocument(document=Document(doc_id=f"page-{i}", bucket="generic", title=title, body=text))
-             for i, (title, text) in enumerate(PAGES.items())]
+    pages = [
+        SourceDocument(document=Document(doc_id=f"page-{i}", bucket="generic", title=title, body=text))
+        for i, (title, text) in enumerate(PAGES.items())
+    ]
     with fresh_database(postgres_url) as url:
         stack = make_stack(url, tmp_path_factory.mktemp("pages"), minilm)
         Ingestor(stack).ingest(pages, progress=False)
@@ -74,7 +90,9 @@ def test_a_page_the_question_names_leads_to_a_follow_up_recorded_as_a_decision(a
     first_round = values["evidence"][:2]
     assert "William Goldman" not in {h.metadata.title for e in first_round for h in e.envelope.passages()}
     follow_up = values["decisions"][1]
-    assert follow_up.action == "more" and "'William Goldman' (on the page of 'The Thing of It Is...')" in follow_up.reason
+    assert (
+        follow_up.action == "more" and "'William Goldman' (on the page of 'The Thing of It Is...')" in follow_up.reason
+    )
     assert follow_up.next_calls[0].arguments["query"] == "William Goldman"
     assert "William Goldman" in _titles(values) and values["decisions"][-1].action == "enough"
     assert "page-1" in {g.doc_id for g in values["graded"] if g.relevant}
@@ -82,7 +100,11 @@ def test_a_page_the_question_names_leads_to_a_follow_up_recorded_as_a_decision(a
 
 
 def test_the_follow_up_stays_within_the_tool_call_cap(agent):
-    values = _run(agent, "The author of The Thing of It Is... is what nationality?", AgentContext(top_k=2, max_tool_calls=3))
+    values = _run(
+        agent, "The author of The Thing of It Is... is what nationality?", AgentContext(top_k=2, max_tool_calls=3)
+    )
     assert values["tool_calls"] == 3 and len(values["decisions"][1].next_calls) == 1
-    spent = _run(agent, "The author of The Thing of It Is... is what nationality?", AgentContext(top_k=2, max_tool_calls=2))
+    spent = _run(
+        agent, "The author of The Thing of It Is... is what nationality?", AgentContext(top_k=2, max_tool_calls=2)
+    )
     assert spent["tool_calls"] == 2 and [d.action for d in spent["decisions"]] == ["more", "enough"]

@@ -103,7 +103,10 @@ def test_contract_dates_parse_month_first():
     assert parse_date("31/01/2025", day_first=False) == date(2025, 1, 31)
 
 
-@pytest.mark.parametrize("raw", ["[]/[]/2020", "07/[]/2033", "09/14/200[]", "[ ]/[ ]/20[ ]", "OCT 2016", "2016", "31/02/2018", "soon", "", None])
+@pytest.mark.parametrize(
+    "raw",
+    ["[]/[]/2020", "07/[]/2033", "09/14/200[]", "[ ]/[ ]/20[ ]", "OCT 2016", "2016", "31/02/2018", "soon", "", None],
+)
 def test_a_date_with_an_unknown_or_impossible_part_is_no_date(raw):
     assert parse_date(raw, day_first=False) is None
 
@@ -136,26 +139,41 @@ def test_text_that_is_no_amount_gives_none(raw):
     assert parse_amount(raw) is None
 
 
-@pytest.mark.parametrize(("raw", "value"), [("Yes", True), ("no", False), (" YES ", True), ("", None), ("Maybe", None), (None, None)])
+@pytest.mark.parametrize(
+    ("raw", "value"), [("Yes", True), ("no", False), (" YES ", True), ("", None), ("Maybe", None), (None, None)]
+)
 def test_yes_no(raw, value):
     assert parse_yes_no(raw) is value
 
 
 @pytest.mark.parametrize(
     ("raw", "value"),
-    [("perpetual", True), ("Perpetual", True), ("6/21/2000", False), ("09/05/2019; perpetual", None), ("", None), (None, None)],
+    [
+        ("perpetual", True),
+        ("Perpetual", True),
+        ("6/21/2000", False),
+        ("09/05/2019; perpetual", None),
+        ("", None),
+        (None, None),
+    ],
 )
 def test_perpetual_is_only_said_when_the_label_says_it_alone(raw, value):
     assert is_perpetual(raw) is value
 
 
 def test_parties_lose_their_aliases_and_group_definitions():
-    raw = 'Premier Nutrition Company, LLC, ("Buyer" or "PNC"); Fonterra (USA) Inc., ("Supplier" or "Fonterra"); (each "Party", collectively "Parties")'
+    raw = (
+        'Premier Nutrition Company, LLC, ("Buyer" or "PNC"); Fonterra (USA) Inc., ("Supplier" or "Fonterra"); '
+        '(each "Party", collectively "Parties")'
+    )
     assert split_parties(raw) == ["Premier Nutrition Company, LLC", "Fonterra (USA) Inc."]
 
 
 def test_parties_written_twice_in_different_case_are_one_party():
-    raw = 'Electrameccanica Vehicles Corp ("EMV"); Chongqing Zongshen Co., LTD. ("Manufacturer"); ELECTRAMECCANICA VEHICLES CORP ("EMV")'
+    raw = (
+        'Electrameccanica Vehicles Corp ("EMV"); Chongqing Zongshen Co., LTD. ("Manufacturer"); '
+        'ELECTRAMECCANICA VEHICLES CORP ("EMV")'
+    )
     assert split_parties(raw) == ["Electrameccanica Vehicles Corp", "Chongqing Zongshen Co., LTD."]
 
 

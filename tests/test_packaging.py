@@ -26,8 +26,20 @@ import zipfile
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parents[1]
-NOT_SOURCE = shutil.ignore_patterns(".venv", ".git", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", "tests",
-                                    ".ragent", ".langgraph_api", "bench-out", "eval-out")
+NOT_SOURCE = shutil.ignore_patterns(
+    ".venv",
+    ".git",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    ".pytest_cache",
+    "tests",
+    ".ragent",
+    ".langgraph_api",
+    "bench-out",
+    "eval-out",
+)
 PACKAGE_DATA = ["prompts/planner.toml", "prompts/tools.toml", "evals/questions/dev.jsonl"]
 DEMO_TIMEOUT_S = 900
 
@@ -48,7 +60,9 @@ print(json.dumps({
 
 def run(command: list[str], **kwargs) -> subprocess.CompletedProcess:
     result = subprocess.run(command, capture_output=True, text=True, **kwargs)
-    assert result.returncode == 0, f"{command[:4]} exited {result.returncode}\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    assert result.returncode == 0, (
+        f"{command[:4]} exited {result.returncode}\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    )
     return result
 
 
@@ -56,7 +70,21 @@ def build_wheel(tmp_path: Path) -> Path:
     source = tmp_path / "source"
     shutil.copytree(PROJECT, source, ignore=NOT_SOURCE)
     wheels = tmp_path / "wheels"
-    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q", "-w", str(wheels), str(source)])
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "-q",
+            "-w",
+            str(wheels),
+            str(source),
+        ]
+    )
     (wheel,) = wheels.glob("ragent-*.whl")
     return wheel
 
@@ -74,14 +102,24 @@ def fresh_venv(tmp_path: Path, wheel: Path) -> Path:
 
 def clean_env(tmp_path: Path) -> dict[str, str]:
     """The environment of a user outside the checkout: no PYTHONPATH, no chat model, no tracing, own data folders."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in {"PYTHONPATH", "VIRTUAL_ENV", "OPENAI_API_KEY", "OPENAI_BASE_URL", "RAGENT_SHARED_DATA"}
-           and not k.startswith(("LANGSMITH_", "LANGCHAIN_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"PYTHONPATH", "VIRTUAL_ENV", "OPENAI_API_KEY", "OPENAI_BASE_URL", "RAGENT_SHARED_DATA"}
+        and not k.startswith(("LANGSMITH_", "LANGCHAIN_"))
+    }
     (tmp_path / "home").mkdir()
     (tmp_path / "cache").mkdir()
-    return {**env, "RAGENT_HOME": str(tmp_path / "home"), "RAGENT_CACHE_DIR": str(tmp_path / "cache"),
-            "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
-            "LANGSMITH_TEST_TRACKING": "false", "LANGSMITH_TRACING": "false"}
+    return {
+        **env,
+        "RAGENT_HOME": str(tmp_path / "home"),
+        "RAGENT_CACHE_DIR": str(tmp_path / "cache"),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+        "LANGSMITH_TEST_TRACKING": "false",
+        "LANGSMITH_TRACING": "false",
+    }
 
 
 def test_an_installed_wheel_runs_the_demo_outside_the_checkout(tmp_path):

@@ -12,7 +12,9 @@ from retrievers.models import AnnotationRow, Chunk, Document, FieldSpec, Indexed
 from retrievers.postgres_store import PostgresStore
 
 
-def _source(doc_id: str, rows: list[dict], *, scope: str = "default", bucket: str = "contracts", body: str = "Some body text.") -> SourceDocument:
+def _source(
+    doc_id: str, rows: list[dict], *, scope: str = "default", bucket: str = "contracts", body: str = "Some body text."
+) -> SourceDocument:
     return SourceDocument(
         document=Document(doc_id=doc_id, bucket=bucket, scope=scope, title=doc_id.upper(), body=body),
         annotations=[AnnotationRow(row=r) for r in rows],
@@ -30,15 +32,27 @@ def _commit(store: PostgresStore, source: SourceDocument) -> list[str]:
 @pytest.fixture
 def contracts(store):
     rows = {
-        "c1": {"governing_law": "Delaware", "notice_period_days": [60, 180], "agreement_date": "2019-10-31", "exclusivity": True},
-        "c2": {"governing_law": "New York", "notice_period_days": 30, "agreement_date": "2012-01-15", "exclusivity": False},
+        "c1": {
+            "governing_law": "Delaware",
+            "notice_period_days": [60, 180],
+            "agreement_date": "2019-10-31",
+            "exclusivity": True,
+        },
+        "c2": {
+            "governing_law": "New York",
+            "notice_period_days": 30,
+            "agreement_date": "2012-01-15",
+            "exclusivity": False,
+        },
         "c3": {"governing_law": "new york", "agreement_date": "2020-06-01", "exclusivity": False},
         "c4": {"governing_law": "California", "notice_period_days": 90},
     }
     for doc_id, row in rows.items():
         _commit(store, _source(doc_id, [row]))
     _commit(store, _source("other-tenant", [rows["c1"]], scope="tenant_b"))
-    store.record_field_specs("contracts", [FieldSpec(name="notice_period_days", type="integer", multi=True, description="days of notice")])
+    store.record_field_specs(
+        "contracts", [FieldSpec(name="notice_period_days", type="integer", multi=True, description="days of notice")]
+    )
     store.refresh_catalog("default", "contracts")
     store.refresh_catalog("tenant_b", "contracts")
     return rows
@@ -71,7 +85,10 @@ def test_each_operator_selects_the_right_documents(store, contracts, predicate, 
 
 
 def test_predicates_are_anded_and_scoped(store, contracts):
-    both = [Predicate(field="governing_law", op="=", value="Delaware"), Predicate(field="notice_period_days", op=">", value=100)]
+    both = [
+        Predicate(field="governing_law", op="=", value="Delaware"),
+        Predicate(field="notice_period_days", op=">", value=100),
+    ]
     assert _docs(store, *both) == ["c1"]
     assert _docs(store, *both, scope="tenant_b") == ["other-tenant"]
     with pytest.raises(InvalidInput, match="fields of this bucket: none"):
@@ -92,7 +109,10 @@ def test_catalog_describes_types_values_and_multi_valued_fields(store, contracts
 @pytest.mark.parametrize(
     "predicate, message",
     [
-        (Predicate(field="no_such_field", op="=", value=1), "unknown field 'no_such_field'; fields of this bucket: agreement_date"),
+        (
+            Predicate(field="no_such_field", op="=", value=1),
+            "unknown field 'no_such_field'; fields of this bucket: agreement_date",
+        ),
         (Predicate(field="notice_period_days", op="<", value="soon"), "is a number"),
         (Predicate(field="agreement_date", op=">", value="31/12/2019"), "YYYY-MM-DD"),
         (Predicate(field="governing_law", op=">", value="A"), "does not apply to string field"),
@@ -149,13 +169,20 @@ def test_schema_creation_is_idempotent(store, database_url):
 
 def test_unreachable_database_fails_fast_with_what_to_do():
     started = time.monotonic()
-    with pytest.raises(BackendUnavailable, match=r"Postgres at .*127\.0\.0\.1.* is unreachable; start it, fix DATABASE_URL") as info:
+    with pytest.raises(
+        BackendUnavailable, match=r"Postgres at .*127\.0\.0\.1.* is unreachable; start it, fix DATABASE_URL"
+    ) as info:
         PostgresStore("postgresql://user:secret@127.0.0.1:9/db", connect_timeout_s=2)
     assert "secret" not in str(info.value)
     assert time.monotonic() - started < 10
 
 
 def test_field_values_lists_every_text_value_with_document_counts(store, contracts):
-    assert store.field_values("default", "contracts", "governing_law") == [("California", 1), ("Delaware", 1), ("New York", 1), ("new york", 1)]
+    assert store.field_values("default", "contracts", "governing_law") == [
+        ("California", 1),
+        ("Delaware", 1),
+        ("New York", 1),
+        ("new york", 1),
+    ]
     assert store.field_values("default", "contracts", "notice_period_days") == []
     assert store.field_values("tenant_b", "contracts", "governing_law") == [("Delaware", 1)]

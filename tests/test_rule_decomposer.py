@@ -29,13 +29,21 @@ def decomposer(sample_services):
 
 def _rows(bucket: str, keep) -> set[str]:
     """Documents of the sample corpus whose own annotation rows satisfy `keep` (the reference answer)."""
-    return {s.document.doc_id for s in sample.load() if s.document.bucket == bucket and any(keep(a.row) for a in s.annotations)}
+    return {
+        s.document.doc_id
+        for s in sample.load()
+        if s.document.bucket == bucket and any(keep(a.row) for a in s.annotations)
+    }
 
 
 def _selected(stack, decomposition) -> set[str]:
     bucket = decomposition.buckets[0]
     with closing(ToolContext(stack)) as context:
-        result = call_tool("annotations_search", {"bucket": bucket, "predicates": decomposition.predicates(bucket), "top_k": 50}, context)
+        result = call_tool(
+            "annotations_search",
+            {"bucket": bucket, "predicates": decomposition.predicates(bucket), "top_k": 50},
+            context,
+        )
     return {h["doc_id"] for h in result["hits"]}
 
 
@@ -45,40 +53,112 @@ def _values(row, name):
 
 
 QUESTIONS = [
-    ("Which contracts have a notice period under 60 days?", "list", "contracts",
-     [("notice_period_days", "<", 60)], lambda r: any(v < 60 for v in _values(r, "notice_period_days"))),
-    ("agreements that can be ended with less than two months' notice", "list", "contracts",
-     [("notice_period_days", "<", 60)], lambda r: any(v < 60 for v in _values(r, "notice_period_days"))),
-    ("List contracts renewing for at least two years", "list", "contracts",
-     [("renewal_term_days", ">=", 730)], lambda r: any(v >= 730 for v in _values(r, "renewal_term_days"))),
-    ("contracts governed by English law", "list", "contracts",
-     [("governing_law", "=", "England")], lambda r: "England" in _values(r, "governing_law")),
-    ("Which agreements are governed by Delaware or New York law?", "list", "contracts",
-     [("governing_law", "in", ["Delaware", "New York"])], lambda r: {"Delaware", "New York"} & set(_values(r, "governing_law"))),
-    ("contracts without audit rights", "list", "contracts",
-     [("audit_rights", "=", False)], lambda r: r.get("audit_rights") is False),
-    ("Which contracts include a non-compete?", "list", "contracts",
-     [("non_compete", "=", True)], lambda r: r.get("non_compete") is True),
-    ("contracts signed before 2022", "list", "contracts",
-     [("agreement_date", "<", "2022-01-01")], lambda r: r.get("agreement_date", "9999") < "2022-01-01"),
-    ("receipts with a total of more than 100", "list", "receipts",
-     [("total", ">", 100)], lambda r: r.get("total", 0) > 100),
-    ("receipts from 2023", "list", "receipts",
-     [("date", "between", ["2023-01-01", "2023-12-31"])], lambda r: r.get("date", "").startswith("2023")),
+    (
+        "Which contracts have a notice period under 60 days?",
+        "list",
+        "contracts",
+        [("notice_period_days", "<", 60)],
+        lambda r: any(v < 60 for v in _values(r, "notice_period_days")),
+    ),
+    (
+        "agreements that can be ended with less than two months' notice",
+        "list",
+        "contracts",
+        [("notice_period_days", "<", 60)],
+        lambda r: any(v < 60 for v in _values(r, "notice_period_days")),
+    ),
+    (
+        "List contracts renewing for at least two years",
+        "list",
+        "contracts",
+        [("renewal_term_days", ">=", 730)],
+        lambda r: any(v >= 730 for v in _values(r, "renewal_term_days")),
+    ),
+    (
+        "contracts governed by English law",
+        "list",
+        "contracts",
+        [("governing_law", "=", "England")],
+        lambda r: "England" in _values(r, "governing_law"),
+    ),
+    (
+        "Which agreements are governed by Delaware or New York law?",
+        "list",
+        "contracts",
+        [("governing_law", "in", ["Delaware", "New York"])],
+        lambda r: {"Delaware", "New York"} & set(_values(r, "governing_law")),
+    ),
+    (
+        "contracts without audit rights",
+        "list",
+        "contracts",
+        [("audit_rights", "=", False)],
+        lambda r: r.get("audit_rights") is False,
+    ),
+    (
+        "Which contracts include a non-compete?",
+        "list",
+        "contracts",
+        [("non_compete", "=", True)],
+        lambda r: r.get("non_compete") is True,
+    ),
+    (
+        "contracts signed before 2022",
+        "list",
+        "contracts",
+        [("agreement_date", "<", "2022-01-01")],
+        lambda r: r.get("agreement_date", "9999") < "2022-01-01",
+    ),
+    (
+        "receipts with a total of more than 100",
+        "list",
+        "receipts",
+        [("total", ">", 100)],
+        lambda r: r.get("total", 0) > 100,
+    ),
+    (
+        "receipts from 2023",
+        "list",
+        "receipts",
+        [("date", "between", ["2023-01-01", "2023-12-31"])],
+        lambda r: r.get("date", "").startswith("2023"),
+    ),
     ("invoices in EUR", "list", "invoices", [("currency", "=", "EUR")], lambda r: r.get("currency") == "EUR"),
-    ("Which agreements are governed by the laws of the State of New York?", "list", "contracts",
-     [("governing_law", "=", "New York")], lambda r: "New York" in _values(r, "governing_law")),
-    ("Which contracts can be terminated for convenience?", "list", "contracts",
-     [("termination_for_convenience", "=", True)], lambda r: r.get("termination_for_convenience") is True),
-    ("Which agreements expire before 2025?", "list", "contracts",
-     [("expiration_date", "<", "2025-01-01")], lambda r: r.get("expiration_date", "9999") < "2025-01-01"),
-    ("certificates that expire before 2025", "list", "certificates",
-     [("valid_until", "<", "2025-01-01")], lambda r: r.get("valid_until", "9999") < "2025-01-01"),
+    (
+        "Which agreements are governed by the laws of the State of New York?",
+        "list",
+        "contracts",
+        [("governing_law", "=", "New York")],
+        lambda r: "New York" in _values(r, "governing_law"),
+    ),
+    (
+        "Which contracts can be terminated for convenience?",
+        "list",
+        "contracts",
+        [("termination_for_convenience", "=", True)],
+        lambda r: r.get("termination_for_convenience") is True,
+    ),
+    (
+        "Which agreements expire before 2025?",
+        "list",
+        "contracts",
+        [("expiration_date", "<", "2025-01-01")],
+        lambda r: r.get("expiration_date", "9999") < "2025-01-01",
+    ),
+    (
+        "certificates that expire before 2025",
+        "list",
+        "certificates",
+        [("valid_until", "<", "2025-01-01")],
+        lambda r: r.get("valid_until", "9999") < "2025-01-01",
+    ),
 ]
 
 
 @pytest.mark.parametrize("question, intent, bucket, expected, keep", QUESTIONS, ids=[q for q, *_ in QUESTIONS])
-def test_paraphrased_constraints_select_the_annotated_documents(stack, decomposer, question, intent, bucket, expected, keep):
+def test_paraphrased_constraints_select_the_annotated_documents(
+    stack, decomposer, question, intent, bucket, expected, keep
+):
     d = decomposer.decompose(question)
     assert (d.intent, d.buckets) == (intent, [bucket])
     assert [(c.field, c.op, c.value) for c in d.constraints] == expected
@@ -87,7 +167,12 @@ def test_paraphrased_constraints_select_the_annotated_documents(stack, decompose
 
 def test_counts_and_sums_name_their_aggregate_and_grouping(decomposer):
     counted = decomposer.decompose("How many contracts per governing law?")
-    assert (counted.intent, counted.aggregate, counted.group_by, counted.constraints) == ("count", "count", ["governing_law"], [])
+    assert (counted.intent, counted.aggregate, counted.group_by, counted.constraints) == (
+        "count",
+        "count",
+        ["governing_law"],
+        [],
+    )
     delaware = decomposer.decompose("How many contracts are governed by Delaware law?")
     assert (delaware.aggregate, delaware.group_by) == ("count", [])
     summed = decomposer.decompose("What is the total spent at Blue Kettle Cafe in 2023?")
@@ -96,12 +181,18 @@ def test_counts_and_sums_name_their_aggregate_and_grouping(decomposer):
     biggest = decomposer.decompose("What is the biggest receipt total?")
     assert (biggest.intent, biggest.aggregate) == ("sum", "max(total)")
     average = decomposer.decompose("What is the average invoice amount in USD?")
-    assert (average.aggregate, [(c.field, c.value) for c in average.constraints]) == ("avg(amount)", [("currency", "USD")])
+    assert (average.aggregate, [(c.field, c.value) for c in average.constraints]) == (
+        "avg(amount)",
+        [("currency", "USD")],
+    )
 
 
 def test_a_name_the_catalog_holds_becomes_a_contains_predicate(decomposer):
     d = decomposer.decompose("Which agreements with Kestrel Analytics have exclusivity?")
-    assert {(c.field, c.op, str(c.value)) for c in d.constraints} == {("exclusivity", "=", "True"), ("parties", "~", "Kestrel Analytics")}
+    assert {(c.field, c.op, str(c.value)) for c in d.constraints} == {
+        ("exclusivity", "=", "True"),
+        ("parties", "~", "Kestrel Analytics"),
+    }
 
 
 def test_questions_without_fields_are_topic_searches_in_the_closest_bucket(decomposer):
@@ -119,12 +210,21 @@ def test_comparisons_split_into_their_sides(decomposer):
     "question, sides",
     [
         ("Who is older, Annie Morton or Terry Richardson?", ["Annie Morton", "Terry Richardson"]),
-        ('Which came to market first, "Hey Pa! There\'s a Goat on the Roof" or "Poleconomy"', ["Hey Pa! There's a Goat on the Roof", "Poleconomy"]),
-        ("Which canal is further north, Beaver and Erie Canal or the Dismal Swamp Canal?", ["Beaver and Erie Canal", "Dismal Swamp Canal"]),
+        (
+            'Which came to market first, "Hey Pa! There\'s a Goat on the Roof" or "Poleconomy"',
+            ["Hey Pa! There's a Goat on the Roof", "Poleconomy"],
+        ),
+        (
+            "Which canal is further north, Beaver and Erie Canal or the Dismal Swamp Canal?",
+            ["Beaver and Erie Canal", "Dismal Swamp Canal"],
+        ),
         ("Did Frankie Valli sing with Hellogoodbye or The Four Seasons?", ["Hellogoodbye", "The Four Seasons"]),
         ("Were Scott Derrickson and Ed Wood of the same nationality?", ["Scott Derrickson", "Ed Wood"]),
         ("Are Local H and For Against both from the United States?", ["Local H", "For Against"]),
-        ("What occupations do Charles Burnett and Alan J. Pakula have in common?", ["Charles Burnett", "Alan J. Pakula"]),
+        (
+            "What occupations do Charles Burnett and Alan J. Pakula have in common?",
+            ["Charles Burnett", "Alan J. Pakula"],
+        ),
         ("Who founded Procter and Gamble?", []),
         ("How do I get onto the VPN when working from home?", []),
     ],
@@ -136,13 +236,23 @@ def test_two_named_things_side_by_side_are_searched_each_on_its_own(decomposer, 
 def test_a_value_mentioned_in_passing_does_not_pull_the_question_into_its_bucket(decomposer):
     assert decomposer.decompose("How do I get onto the VPN from the Delaware office?").buckets == ["generic"]
     governed = decomposer.decompose("Anything governed by Delaware law?")
-    assert governed.buckets == ["contracts"] and [(c.field, c.value) for c in governed.constraints] == [("governing_law", "Delaware")]
+    assert governed.buckets == ["contracts"] and [(c.field, c.value) for c in governed.constraints] == [
+        ("governing_law", "Delaware")
+    ]
 
 
 def test_proper_names_in_running_text():
-    text = ("Sachin Warrier is a singer. He worked as a software engineer at Tata Consultancy Services in Kochi. "
-            "Later he joined the American staff of Roger O. Egeberg's office at the Bank of England in March.")
-    assert [n.text for n in proper_names(text)] == ["Sachin Warrier", "Tata Consultancy Services", "Kochi", "Roger O. Egeberg", "Bank of England"]
+    text = (
+        "Sachin Warrier is a singer. He worked as a software engineer at Tata Consultancy Services in Kochi. "
+        "Later he joined the American staff of Roger O. Egeberg's office at the Bank of England in March."
+    )
+    assert [n.text for n in proper_names(text)] == [
+        "Sachin Warrier",
+        "Tata Consultancy Services",
+        "Kochi",
+        "Roger O. Egeberg",
+        "Bank of England",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -179,5 +289,11 @@ def test_dates_become_ranges(text, expected):
 
 
 def test_number_words():
-    assert [parse_number(w) for w in ("sixty", "twenty-five", "a hundred", "1,200", "twelve")] == [60, 25, 100, 1200, 12]
+    assert [parse_number(w) for w in ("sixty", "twenty-five", "a hundred", "1,200", "twelve")] == [
+        60,
+        25,
+        100,
+        1200,
+        12,
+    ]
     assert parse_number("several") is None

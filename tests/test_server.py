@@ -31,7 +31,10 @@ def project_before():
 
 @pytest.fixture(scope="module")
 def server(postgres_url, tmp_path_factory, project_before):
-    with fresh_database(postgres_url) as url, ServedAgent(tmp_path_factory.mktemp("served"), {"DATABASE_URL": url}) as served:
+    with (
+        fresh_database(postgres_url) as url,
+        ServedAgent(tmp_path_factory.mktemp("served"), {"DATABASE_URL": url}) as served,
+    ):
         yield served
 
 
@@ -40,13 +43,24 @@ def client(server):
     return get_sync_client(url=server.url)
 
 
-EURO_TOTAL = sum(a.row["amount"] for s in sample.load() if s.document.bucket == "invoices" for a in s.annotations if a.row.get("currency") == "EUR")
+EURO_TOTAL = sum(
+    a.row["amount"]
+    for s in sample.load()
+    if s.document.bucket == "invoices"
+    for a in s.annotations
+    if a.row.get("currency") == "EUR"
+)
 QUESTIONS = {
-    "Which contracts have a notice period under 60 days?":
-        lambda answer: {r["doc_id"] for r in answer["rows"]} == {"sample-contract-006", "sample-contract-010"},
-    "How many contracts per governing law?": lambda answer: answer["value"] == 10 and "| Delaware | 3 | 3 |" in answer["text"],
+    "Which contracts have a notice period under 60 days?": lambda answer: (
+        {r["doc_id"] for r in answer["rows"]} == {"sample-contract-006", "sample-contract-010"}
+    ),
+    "How many contracts per governing law?": lambda answer: (
+        answer["value"] == 10 and "| Delaware | 3 | 3 |" in answer["text"]
+    ),
     "What is the total amount of invoices in EUR?": lambda answer: answer["value"] == pytest.approx(EURO_TOTAL),
-    "How do I get onto the VPN when working from home?": lambda answer: answer["citations"][0]["doc_id"] == "sample-generic-002",
+    "How do I get onto the VPN when working from home?": lambda answer: (
+        answer["citations"][0]["doc_id"] == "sample-generic-002"
+    ),
 }
 
 
@@ -81,7 +95,9 @@ def test_a_clarification_interrupts_the_thread_and_a_command_resumes_it(client):
     [payload] = [i["value"] for interrupts in waiting["interrupts"].values() for i in interrupts]
     assert payload["kind"] == "overload" and {"narrow", "export", "stop"} <= {o["choice"] for o in payload["options"]}
     narrow = next(o for o in payload["options"] if o["choice"] == "narrow")
-    output = client.runs.wait(thread, "agent", command={"resume": {k: v for k, v in narrow.items() if k != "label"}}, context={"max_hits": 3})
+    output = client.runs.wait(
+        thread, "agent", command={"resume": {k: v for k, v in narrow.items() if k != "label"}}, context={"max_hits": 3}
+    )
     rows = output["answer"]["rows"]
     assert output["answer"]["format"] == "table" and 0 < len(rows) <= 3
     assert all(r[narrow["field"]] == narrow["value"] for r in rows)
@@ -90,31 +106,44 @@ def test_a_clarification_interrupts_the_thread_and_a_command_resumes_it(client):
 
 def test_a_streamed_run_shows_every_node_decision_and_each_tool_call(client):
     thread = client.threads.create()["thread_id"]
-    parts = list(client.runs.stream(thread, "agent", input={"question": "Summarize the limitation of liability in contracts governed by Delaware law"},
-                                    stream_mode=["updates", "custom"]))
+    parts = list(
+        client.runs.stream(
+            thread,
+            "agent",
+            input={"question": "Summarize the limitation of liability in contracts governed by Delaware law"},
+            stream_mode=["updates", "custom"],
+        )
+    )
     updates = [p.data for p in parts if p.event == "updates"]
     tools = [p.data for p in parts if p.event == "custom"]
     nodes = [node for update in updates for node in update]
     assert {"decompose", "route", "plan", "review", "retrieve", "grade", "compose"} <= set(nodes)
-    assert all(update[node] is not None for update in updates for node in update), "every node's update carries its decision"
+    assert all(update[node] is not None for update in updates for node in update), (
+        "every node's update carries its decision"
+    )
     route = next(u["route"]["route"] for u in updates if "route" in u)
     assert route["kind"] == "hybrid"
     state = client.threads.get_state(thread)["values"]
     assert [(t["tool"], t["status"], t["total_hits"]) for t in tools] == [
-        (e["call"]["tool"], e["envelope"]["status"], e["envelope"]["total_hits"]) for e in state["evidence"]]
+        (e["call"]["tool"], e["envelope"]["status"], e["envelope"]["total_hits"]) for e in state["evidence"]
+    ]
     assert len(tools) == state["tool_calls"] > 0 and nodes[-1] == "compose"
 
 
 def test_documents_reach_a_running_server_through_the_ingest_graph(server, client):
     folder = server.home / "inbox" / "handbook"
     folder.mkdir(parents=True)
-    (folder / "parking.md").write_text("# Parking\nVisitors park in the zorblatt garage behind building C; the gate code is at reception.")
+    (folder / "parking.md").write_text(
+        "# Parking\nVisitors park in the zorblatt garage behind building C; the gate code is at reception."
+    )
     thread = client.threads.create()["thread_id"]
     report = client.runs.wait(thread, "ingest", input={"path": "handbook", "bucket": "generic"})
     assert report["added"] == 1 and report["chunks"] == 1 and not report["skipped"]
     _, output = ask(client, "Where do visitors park in the zorblatt garage?")
     assert output["answer"]["citations"][0]["doc_id"].endswith("parking.md")
-    refused = client.runs.wait(client.threads.create()["thread_id"], "ingest", input={"path": "/etc", "bucket": "generic"}, raise_error=False)
+    refused = client.runs.wait(
+        client.threads.create()["thread_id"], "ingest", input={"path": "/etc", "bucket": "generic"}, raise_error=False
+    )
     assert "/etc is outside the folders this server ingests from" in refused["__error__"]["message"]
 
 
@@ -123,7 +152,9 @@ def test_threads_outlive_a_server_restart_in_postgres(server, client):
     waiting, _ = ask(client, "Which contracts have a notice period of more than 400 days?")
     server.stop()
     with psycopg.connect(server.env["DATABASE_URL"]) as conn:
-        stored = conn.execute("SELECT count(DISTINCT thread_id) FROM checkpoints WHERE thread_id = ANY(%s)", ([answered, waiting],)).fetchone()[0]
+        stored = conn.execute(
+            "SELECT count(DISTINCT thread_id) FROM checkpoints WHERE thread_id = ANY(%s)", ([answered, waiting],)
+        ).fetchone()[0]
     assert stored == 2, "both threads are checkpointed in Postgres"
     server.start()
     restarted = get_sync_client(url=server.url)
@@ -147,7 +178,7 @@ def test_twenty_threads_at_once_all_get_correct_answers(server):
 
     outputs = asyncio.run(ask_all())
     assert len(outputs) == 20
-    wrong = [q for q, output in zip(questions, outputs) if not QUESTIONS[q](output["answer"])]
+    wrong = [q for q, output in zip(questions, outputs, strict=True) if not QUESTIONS[q](output["answer"])]
     assert not wrong
 
 
@@ -160,13 +191,16 @@ def test_the_server_writes_nothing_inside_the_project_folder(server, project_bef
     assert (runtime_folder.stat().st_mtime if runtime_folder.exists() else None) == runtime_mtime
 
 
-@pytest.mark.parametrize("run_input, context, reason", [
-    ({"question": "x" * 3000}, {}, "the question is 3000 characters; the limit is 2000"),
-    ({"question": "   "}, {}, "the question must be non-empty text"),
-    ({"question": "Which contracts?"}, {"max_tool_calls": "8"}, "Input should be a valid integer"),
-    ({"question": "Which contracts?"}, {"top_k": 10**9}, "less than or equal to 50"),
-    ({"question": "Which contracts?"}, {"scope": "../other"}, "String should match pattern"),
-])
+@pytest.mark.parametrize(
+    "run_input, context, reason",
+    [
+        ({"question": "x" * 3000}, {}, "the question is 3000 characters; the limit is 2000"),
+        ({"question": "   "}, {}, "the question must be non-empty text"),
+        ({"question": "Which contracts?"}, {"max_tool_calls": "8"}, "Input should be a valid integer"),
+        ({"question": "Which contracts?"}, {"top_k": 10**9}, "less than or equal to 50"),
+        ({"question": "Which contracts?"}, {"scope": "../other"}, "String should match pattern"),
+    ],
+)
 def test_a_bad_run_input_fails_the_run_with_a_clear_error(client, run_input, context, reason):
     thread = client.threads.create()["thread_id"]
     output = client.runs.wait(thread, "agent", input=run_input, context=context, raise_error=False)
@@ -176,18 +210,40 @@ def test_a_bad_run_input_fails_the_run_with_a_clear_error(client, run_input, con
 
 def test_a_request_body_over_one_megabyte_is_refused(server):
     thread = get_sync_client(url=server.url).threads.create()["thread_id"]
-    response = httpx.post(f"{server.url}/threads/{thread}/runs/wait", json={"assistant_id": "agent", "input": {"question": "x" * 2_000_000}})
+    response = httpx.post(
+        f"{server.url}/threads/{thread}/runs/wait",
+        json={"assistant_id": "agent", "input": {"question": "x" * 2_000_000}},
+    )
     assert response.status_code == 413
 
 
 RUN_INPUTS_TRIED = 40
-json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=50),
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner, max_size=3), max_leaves=10)
-hostile_text = st.one_of(st.text(max_size=300), st.sampled_from(["'; DROP TABLE documents; --", "\u202e\u0000", "{{scope}}", "x" * 2001, "%s %s"]))
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=50),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner, max_size=3),
+    max_leaves=10,
+)
+hostile_text = st.one_of(
+    st.text(max_size=300),
+    st.sampled_from(["'; DROP TABLE documents; --", "\u202e\u0000", "{{scope}}", "x" * 2001, "%s %s"]),
+)
 
 
-@settings(max_examples=RUN_INPUTS_TRIED, deadline=None, database=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(question=st.one_of(hostile_text, json_values), context=st.dictionaries(st.sampled_from(["scope", "planner", "max_tool_calls", "top_k", "max_hits", "min_hits", "other"]), json_values, max_size=3))
+@settings(
+    max_examples=RUN_INPUTS_TRIED,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    question=st.one_of(hostile_text, json_values),
+    context=st.dictionaries(
+        st.sampled_from(["scope", "planner", "max_tool_calls", "top_k", "max_hits", "min_hits", "other"]),
+        json_values,
+        max_size=3,
+    ),
+)
 def test_any_run_input_gets_an_answer_a_question_back_or_a_readable_error(client, question, context):
     """Hostile, random and wrongly typed run inputs: the run ends answered, interrupted or failed with a message
     a user can read; the server never fails internally."""
@@ -196,6 +252,8 @@ def test_any_run_input_gets_an_answer_a_question_back_or_a_readable_error(client
     status = client.threads.get(thread)["status"]
     if status == "error":
         error = output["__error__"]
-        assert error["error"] in ("InvalidInput", "ValidationError") and error["message"] != "An internal error occurred", error
+        assert (
+            error["error"] in ("InvalidInput", "ValidationError") and error["message"] != "An internal error occurred"
+        ), error
     else:
         assert status in ("idle", "interrupted") and ("answer" in output or "__interrupt__" in output)

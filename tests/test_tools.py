@@ -34,9 +34,24 @@ def _tenant_b_documents() -> list[SourceDocument]:
     copy = next(iter(sample.load(limit=1)))
     secret = SourceDocument.model_validate(
         {
-            "document": {"doc_id": "tenant-b-secret", "bucket": "contracts", "scope": "tenant_b", "title": "Secret supply deal",
-                         "body": f"The {SECRET_WORD} supply agreement is governed by the laws of Delaware with thirty days notice."},
-            "annotations": [{"row": {"governing_law": ["Delaware"], "notice_period_days": [30], "parties": [f"{SECRET_WORD.title()} Holdings"]}}],
+            "document": {
+                "doc_id": "tenant-b-secret",
+                "bucket": "contracts",
+                "scope": "tenant_b",
+                "title": "Secret supply deal",
+                "body": (
+                    f"The {SECRET_WORD} supply agreement is governed by the laws of Delaware with thirty days notice."
+                ),
+            },
+            "annotations": [
+                {
+                    "row": {
+                        "governing_law": ["Delaware"],
+                        "notice_period_days": [30],
+                        "parties": [f"{SECRET_WORD.title()} Holdings"],
+                    }
+                }
+            ],
         }
     )
     copy.document = copy.document.model_copy(update={"scope": "tenant_b"})
@@ -44,9 +59,13 @@ def _tenant_b_documents() -> list[SourceDocument]:
 
 
 def _html_document() -> SourceDocument:
-    body = ("<html><head><style>p {color: red}</style><script>alert('x')</script></head><body>"
-            "<p>The <b>quarterly</b> outlook for Q3 &amp; Q4 is stable.</p></body></html>")
-    return SourceDocument.model_validate({"document": {"doc_id": "memo.html", "bucket": "generic", "title": "Outlook", "body": body}})
+    body = (
+        "<html><head><style>p {color: red}</style><script>alert('x')</script></head><body>"
+        "<p>The <b>quarterly</b> outlook for Q3 &amp; Q4 is stable.</p></body></html>"
+    )
+    return SourceDocument.model_validate(
+        {"document": {"doc_id": "memo.html", "bucket": "generic", "title": "Outlook", "body": body}}
+    )
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +78,11 @@ def context(postgres_url, minilm, tmp_path_factory):
         ingestor.ingest([_html_document()], progress=False)
         if (SHARED_DATA / "cuad").is_dir() and (SHARED_DATA / "sroie").is_dir():
             ingestor.ingest(_cuad_subset(), field_specs=field_specs("cuad"), progress=False)
-            ingestor.ingest(sroie.load(SHARED_DATA / "sroie", limit=SROIE_RECEIPTS), field_specs=field_specs("sroie"), progress=False)
+            ingestor.ingest(
+                sroie.load(SHARED_DATA / "sroie", limit=SROIE_RECEIPTS),
+                field_specs=field_specs("sroie"),
+                progress=False,
+            )
         ctx = ToolContext(stack)
         yield ctx
         ctx.close()
@@ -97,14 +120,22 @@ def test_search_text_finds_an_exact_invoice_number_first(context):
 
 
 def test_search_semantic_finds_a_paraphrase(context):
-    result = call(context, "search_semantic", bucket="contracts", query="how long in advance must we tell them we are cancelling", top_k=3)
+    result = call(
+        context,
+        "search_semantic",
+        bucket="contracts",
+        query="how long in advance must we tell them we are cancelling",
+        top_k=3,
+    )
     assert result["status"] == "ok"
     top = context.stack.store.chunks_by_id("default", [result["hits"][0]["chunk_id"]])[result["hits"][0]["chunk_id"]]
     assert re.search(r"days'? (prior )?(written )?notice|months' notice", top["text"]), top["text"]
 
 
 def test_semantic_search_for_something_absent_is_low_confidence(context):
-    result = call(context, "search_semantic", bucket="contracts", query="recipe for a chocolate layer cake with cherries")
+    result = call(
+        context, "search_semantic", bucket="contracts", query="recipe for a chocolate layer cake with cherries"
+    )
     assert result["status"] == "low_confidence" and "below 0.41" in result["hint"] and result["hits"]
 
 
@@ -119,20 +150,50 @@ def test_fused_search_combines_both_engines(context):
 
 
 def test_annotation_filters_prefilter_the_text_search(context):
-    short_notice = call(context, "annotations_search", bucket="contracts", predicates={"notice_period_days": {"op": "<", "value": 90}}, top_k=50)
+    short_notice = call(
+        context,
+        "annotations_search",
+        bucket="contracts",
+        predicates={"notice_period_days": {"op": "<", "value": 90}},
+        top_k=50,
+    )
     allowed = set(_ids(short_notice))
-    result = call(context, "search_text", bucket="contracts", query="notice terminate", top_k=50,
-                  filters={"notice_period_days": {"op": "<", "value": 90}})
+    result = call(
+        context,
+        "search_text",
+        bucket="contracts",
+        query="notice terminate",
+        top_k=50,
+        filters={"notice_period_days": {"op": "<", "value": 90}},
+    )
     assert result["status"] == "ok" and set(_ids(result)) <= allowed and allowed
 
 
 def test_filters_on_author_tags_and_dates_are_applied(context):
     every = call(context, "search_text", bucket="invoices", query="invoice", top_k=50)
-    one = next(h["metadata"] for h in every["hits"] if h["metadata"]["author"] and h["metadata"]["tags"] and h["metadata"]["created_at"])
-    narrowed = call(context, "search_text", bucket="invoices", query="invoice", top_k=50,
-                    filter={"author": [one["author"]], "tags": one["tags"][:1], "created_after": one["created_at"], "created_before": one["created_at"]})
+    one = next(
+        h["metadata"]
+        for h in every["hits"]
+        if h["metadata"]["author"] and h["metadata"]["tags"] and h["metadata"]["created_at"]
+    )
+    narrowed = call(
+        context,
+        "search_text",
+        bucket="invoices",
+        query="invoice",
+        top_k=50,
+        filter={
+            "author": [one["author"]],
+            "tags": one["tags"][:1],
+            "created_after": one["created_at"],
+            "created_before": one["created_at"],
+        },
+    )
     assert narrowed["status"] == "ok"
-    assert all(h["metadata"]["author"] == one["author"] and h["metadata"]["created_at"] == one["created_at"] for h in narrowed["hits"])
+    assert all(
+        h["metadata"]["author"] == one["author"] and h["metadata"]["created_at"] == one["created_at"]
+        for h in narrowed["hits"]
+    )
 
 
 def test_snippets_are_centred_on_the_match_and_bounded(context):
@@ -151,17 +212,34 @@ def test_snippets_and_documents_never_carry_markup(context):
 
 def test_no_results_names_what_to_try(context):
     result = call(context, "search_text", bucket="invoices", query="qwxzyv", filter={"tags": ["no-such-tag"]})
-    assert result["status"] == "no_results" and "drop or loosen filter" in result["hint"] and "search_semantic" in result["hint"]
+    assert (
+        result["status"] == "no_results"
+        and "drop or loosen filter" in result["hint"]
+        and "search_semantic" in result["hint"]
+    )
 
 
 def test_aggregate_counts_groups_and_total(context):
     with_law = {"governing_law": {"op": "exists"}}
-    result = call(context, "annotations_aggregate", bucket="contracts", aggregate="count", group_by=["governing_law"], predicates=with_law)
+    result = call(
+        context,
+        "annotations_aggregate",
+        bucket="contracts",
+        aggregate="count",
+        group_by=["governing_law"],
+        predicates=with_law,
+    )
     rows = call(context, "annotations_search", bucket="contracts", predicates=with_law, top_k=50)
     assert result["status"] == "ok" and result["total"]["documents"] == rows["total_hits"]
     by_law = {g["group"]["governing_law"]: g["documents"] for g in result["hits"]}
     for law, count in by_law.items():
-        matching = call(context, "annotations_search", bucket="contracts", predicates={"governing_law": {"op": "=", "value": law}}, top_k=50)
+        matching = call(
+            context,
+            "annotations_search",
+            bucket="contracts",
+            predicates={"governing_law": {"op": "=", "value": law}},
+            top_k=50,
+        )
         assert matching["total_hits"] == count
 
 
@@ -169,7 +247,12 @@ def test_documents_metadata_and_bounded_body(context):
     meta = call(context, "get_document_metadata", doc_id="sample-invoice-001")
     assert meta["status"] == "ok" and meta["hits"][0]["annotation_ids"][0].startswith("sample-invoice-001#")
     body = call(context, "get_document", doc_id="sample-invoice-001", max_chars=300)
-    assert body["status"] == "ok" and len(body["hits"][0]["text"]) == 300 and body["hits"][0]["truncated"] and "300" in body["hint"]
+    assert (
+        body["status"] == "ok"
+        and len(body["hits"][0]["text"]) == 300
+        and body["hits"][0]["truncated"]
+        and "300" in body["hint"]
+    )
     assert "<" not in body["hits"][0]["text"]
 
 
@@ -177,8 +260,15 @@ def test_documents_metadata_and_bounded_body(context):
 
 
 def test_search_text_finds_a_sroie_document_number(context, real_data):
-    receipts = [json.loads(line) for line in (SHARED_DATA / "sroie" / "derived_receipts.jsonl").read_text().splitlines()[:SROIE_RECEIPTS]]
-    numbered = [(r["receipt_id"], m.group(1)) for r in receipts if (m := re.search(r"DOCUMENT NO\s*:\s*([A-Z]{2}\d{8})", r["text"]))]
+    receipts = [
+        json.loads(line)
+        for line in (SHARED_DATA / "sroie" / "derived_receipts.jsonl").read_text().splitlines()[:SROIE_RECEIPTS]
+    ]
+    numbered = [
+        (r["receipt_id"], m.group(1))
+        for r in receipts
+        if (m := re.search(r"DOCUMENT NO\s*:\s*([A-Z]{2}\d{8})", r["text"]))
+    ]
     assert numbered, "the SROIE subset must hold receipts with document numbers"
     for receipt_id, number in numbered[:5]:
         result = call(context, "search_text", bucket="receipts", query=number, top_k=3)
@@ -203,13 +293,23 @@ def test_search_text_finds_a_cuad_party_name(context, real_data):
 
 def _cuad_labels() -> dict[str, dict]:
     ids = {s.document.doc_id for s in _cuad_subset()}
-    return {r["contract_id"]: r["answers"] for r in map(json.loads, (SHARED_DATA / "cuad" / "derived_contracts.jsonl").read_text().splitlines()) if r["contract_id"] in ids}
+    return {
+        r["contract_id"]: r["answers"]
+        for r in map(json.loads, (SHARED_DATA / "cuad" / "derived_contracts.jsonl").read_text().splitlines())
+        if r["contract_id"] in ids
+    }
 
 
 def test_cuad_governing_law_predicate_returns_exactly_the_labelled_contracts(context, real_data):
     labels = _cuad_labels()
     expected = sorted(cid for cid, a in labels.items() if "new york" in (a.get("Governing Law") or "").lower())
-    result = call(context, "annotations_search", bucket="contracts", predicates={"governing_law": {"op": "=", "value": "New York"}}, top_k=50)
+    result = call(
+        context,
+        "annotations_search",
+        bucket="contracts",
+        predicates={"governing_law": {"op": "=", "value": "New York"}},
+        top_k=50,
+    )
     found = sorted(d for d in _ids(result) if d.startswith("cuad_"))
     assert expected and found == expected
 
@@ -217,8 +317,13 @@ def test_cuad_governing_law_predicate_returns_exactly_the_labelled_contracts(con
 def test_cuad_boolean_clause_flags_match_the_labels(context, real_data):
     labels = _cuad_labels()
     expected = sorted(cid for cid, a in labels.items() if a.get("Exclusivity") == "Yes")
-    result = call(context, "annotations_search", bucket="contracts", top_k=50,
-                  predicates={"exclusivity": {"op": "=", "value": True}, "contract_type": {"op": "exists"}})
+    result = call(
+        context,
+        "annotations_search",
+        bucket="contracts",
+        top_k=50,
+        predicates={"exclusivity": {"op": "=", "value": True}, "contract_type": {"op": "exists"}},
+    )
     found = sorted(d for d in _ids(result) if d.startswith("cuad_"))
     assert expected and result["total_hits"] < 50 and found == expected
 
@@ -231,12 +336,23 @@ def _sroie_labels() -> list[dict]:
 def test_sroie_total_and_date_predicates_return_exactly_the_labelled_receipts(context, real_data):
     labels = _sroie_labels()
     expected = sorted(
-        r["receipt_id"] for r in labels
-        if (t := parse_amount(r["entities"].get("total", ""))) is not None and t > 150
-        and (d := parse_date(r["entities"].get("date", ""))) is not None and d.year == 2018
+        r["receipt_id"]
+        for r in labels
+        if (t := parse_amount(r["entities"].get("total", ""))) is not None
+        and t > 150
+        and (d := parse_date(r["entities"].get("date", ""))) is not None
+        and d.year == 2018
     )
-    result = call(context, "annotations_search", bucket="receipts", top_k=50,
-                  predicates={"total": {"op": ">", "value": 150}, "date": {"op": "between", "value": ["2018-01-01", "2018-12-31"]}})
+    result = call(
+        context,
+        "annotations_search",
+        bucket="receipts",
+        top_k=50,
+        predicates={
+            "total": {"op": ">", "value": 150},
+            "date": {"op": "between", "value": ["2018-01-01", "2018-12-31"]},
+        },
+    )
     assert expected and result["total_hits"] == len(expected) and sorted(_ids(result)) == expected
 
 
@@ -245,7 +361,13 @@ def test_sroie_sum_and_count_by_company_equal_the_labels(context, real_data):
     busiest = max(set(companies), key=companies.count)
     labels = [r for r in _sroie_labels() if r["entities"].get("company") == busiest]
     expected_sum = round(sum(parse_amount(r["entities"]["total"]) for r in labels), 2)
-    result = call(context, "annotations_aggregate", bucket="receipts", aggregate="sum(total)", predicates={"company": {"op": "=", "value": busiest}})
+    result = call(
+        context,
+        "annotations_aggregate",
+        bucket="receipts",
+        aggregate="sum(total)",
+        predicates={"company": {"op": "=", "value": busiest}},
+    )
     assert labels and result["total"]["documents"] == len(labels)
     assert result["total"]["value"] == pytest.approx(expected_sum, abs=0.01)
     counted = call(context, "annotations_aggregate", bucket="receipts", aggregate="count", group_by=["company"])
@@ -268,13 +390,18 @@ ISOLATION_CALLS = [
     ("search_semantic", {"bucket": "contracts", "query": f"{SECRET_WORD} supply agreement Delaware", "top_k": 50}),
     ("fused_search", {"bucket": "contracts", "query": f"{SECRET_WORD} supply agreement", "top_k": 50}),
     ("annotations_search", {"bucket": "contracts", "predicates": {"parties": {"op": "~", "value": SECRET_WORD}}}),
-    ("annotations_aggregate", {"bucket": "contracts", "aggregate": "count", "predicates": {"parties": {"op": "~", "value": SECRET_WORD}}}),
+    (
+        "annotations_aggregate",
+        {"bucket": "contracts", "aggregate": "count", "predicates": {"parties": {"op": "~", "value": SECRET_WORD}}},
+    ),
     ("get_document_metadata", {"doc_id": "tenant-b-secret"}),
     ("get_document", {"doc_id": "tenant-b-secret"}),
 ]
 
 
-@pytest.mark.parametrize("name, arguments", ISOLATION_CALLS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(ISOLATION_CALLS)])
+@pytest.mark.parametrize(
+    "name, arguments", ISOLATION_CALLS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(ISOLATION_CALLS)]
+)
 def test_another_scope_is_never_seen(context, tenant_b, name, arguments):
     """Outside its scope the secret document is never returned, counted or quoted; inside it, it is found."""
     outside, inside = call(context, name, **arguments), call(tenant_b, name, **arguments)
@@ -295,26 +422,82 @@ def test_scope_cannot_be_set_by_an_argument(context):
 
 
 INVALID = [
-    ("search_text", {"bucket": "recipes", "query": "x"}, "bucket 'recipes' does not exist; allowed buckets: certificates, contracts"),
+    (
+        "search_text",
+        {"bucket": "recipes", "query": "x"},
+        "bucket 'recipes' does not exist; allowed buckets: certificates, contracts",
+    ),
     ("search_text", {"query": "x"}, "bucket: Field required"),
     ("search_text", {"bucket": "invoices", "query": "   "}, "query is blank"),
     ("search_text", {"bucket": "invoices", "query": "x" * 5000}, "query: String should have at most 1000 characters"),
-    ("search_text", {"bucket": "invoices", "query": "x", "top_k": 51}, "top_k: Input should be less than or equal to 50"),
-    ("search_text", {"bucket": "invoices", "query": "x", "top_k": 0}, "top_k: Input should be greater than or equal to 1"),
+    (
+        "search_text",
+        {"bucket": "invoices", "query": "x", "top_k": 51},
+        "top_k: Input should be less than or equal to 50",
+    ),
+    (
+        "search_text",
+        {"bucket": "invoices", "query": "x", "top_k": 0},
+        "top_k: Input should be greater than or equal to 1",
+    ),
     ("search_text", {"bucket": "invoices", "query": "x", "context_chars": 10**6}, "context_chars"),
-    ("search_text", {"bucket": "invoices", "query": "x", "filter": {"created_after": "last tuesday"}}, "filter.created_after"),
+    (
+        "search_text",
+        {"bucket": "invoices", "query": "x", "filter": {"created_after": "last tuesday"}},
+        "filter.created_after",
+    ),
     ("search_text", {"bucket": "invoices", "query": "x", "filter": {"bucket": "receipts"}}, "give the bucket once"),
-    ("search_text", {"bucket": "invoices", "query": "x", "filters": {"colour": {"op": "=", "value": "red"}}}, "unknown field 'colour'; fields of this bucket:"),
-    ("search_semantic", {"bucket": "invoices", "query": "x", "min_score": 7}, "min_score: Input should be less than or equal to 1"),
-    ("annotations_search", {"bucket": "contracts", "predicates": {"notice_period_days": {"op": "<", "value": "soon"}}}, "is a number"),
-    ("annotations_search", {"bucket": "contracts", "predicates": {"agreement_date": {"op": ">", "value": "31/12/2019"}}}, "YYYY-MM-DD"),
-    ("annotations_search", {"bucket": "contracts", "predicates": {"governing_law": {"op": "<", "value": "A"}}}, "use one of =, !=, ~, in, exists"),
-    ("annotations_search", {"bucket": "contracts", "predicates": {"governing_law": {"op": "like", "value": "A"}}}, "predicates.governing_law.op"),
-    ("annotations_search", {"bucket": "contracts", "predicates": {"governing_law' OR 1=1 --": {"op": "=", "value": "x"}}}, "unknown field"),
-    ("annotations_aggregate", {"bucket": "contracts", "aggregate": "median(notice_period_days)"}, "use count, sum(field)"),
+    (
+        "search_text",
+        {"bucket": "invoices", "query": "x", "filters": {"colour": {"op": "=", "value": "red"}}},
+        "unknown field 'colour'; fields of this bucket:",
+    ),
+    (
+        "search_semantic",
+        {"bucket": "invoices", "query": "x", "min_score": 7},
+        "min_score: Input should be less than or equal to 1",
+    ),
+    (
+        "annotations_search",
+        {"bucket": "contracts", "predicates": {"notice_period_days": {"op": "<", "value": "soon"}}},
+        "is a number",
+    ),
+    (
+        "annotations_search",
+        {"bucket": "contracts", "predicates": {"agreement_date": {"op": ">", "value": "31/12/2019"}}},
+        "YYYY-MM-DD",
+    ),
+    (
+        "annotations_search",
+        {"bucket": "contracts", "predicates": {"governing_law": {"op": "<", "value": "A"}}},
+        "use one of =, !=, ~, in, exists",
+    ),
+    (
+        "annotations_search",
+        {"bucket": "contracts", "predicates": {"governing_law": {"op": "like", "value": "A"}}},
+        "predicates.governing_law.op",
+    ),
+    (
+        "annotations_search",
+        {"bucket": "contracts", "predicates": {"governing_law' OR 1=1 --": {"op": "=", "value": "x"}}},
+        "unknown field",
+    ),
+    (
+        "annotations_aggregate",
+        {"bucket": "contracts", "aggregate": "median(notice_period_days)"},
+        "use count, sum(field)",
+    ),
     ("annotations_aggregate", {"bucket": "contracts", "aggregate": "sum(governing_law)"}, "sum needs a number field"),
-    ("annotations_aggregate", {"bucket": "contracts", "aggregate": "count", "group_by": ["a", "b", "c", "d"]}, "group_by"),
-    ("get_document", {"doc_id": "sample-invoice-001", "max_chars": 10**7}, "max_chars: Input should be less than or equal to 20000"),
+    (
+        "annotations_aggregate",
+        {"bucket": "contracts", "aggregate": "count", "group_by": ["a", "b", "c", "d"]},
+        "group_by",
+    ),
+    (
+        "get_document",
+        {"doc_id": "sample-invoice-001", "max_chars": 10**7},
+        "max_chars: Input should be less than or equal to 20000",
+    ),
     ("get_document_metadata", {"doc_id": ""}, "doc_id: String should have at least 1 character"),
 ]
 
@@ -389,7 +572,14 @@ def test_langchain_tools_carry_bucket_enums_fields_examples_and_costs(context):
     tools = {t.name: t for t in build_tools(context)}
     assert set(tools) == set(TOOLS)
     schema = tools["annotations_search"].args_schema.model_json_schema()
-    assert set(schema["properties"]["bucket"]["enum"]) == {"contracts", "invoices", "receipts", "datasheets", "certificates", "generic"}
+    assert set(schema["properties"]["bucket"]["enum"]) == {
+        "contracts",
+        "invoices",
+        "receipts",
+        "datasheets",
+        "certificates",
+        "generic",
+    }
     description = tools["annotations_search"].description
     assert "Cost: cheap." in description and "Example:" in description and "Bad at:" in description
     assert re.search(r"notice_period_days: integer list;.* from \d+ to \d+; e\.g\. ", description)
@@ -402,12 +592,24 @@ def test_every_tool_converts_to_an_openai_function_schema(context):
     for tool in build_tools(context):
         function = convert_to_openai_tool(tool)["function"]
         assert function["name"] == tool.name and function["description"].startswith(tool.description[:40])
-        assert "bucket" not in function["parameters"]["properties"] or function["parameters"]["properties"]["bucket"]["enum"]
+        assert (
+            "bucket" not in function["parameters"]["properties"]
+            or function["parameters"]["properties"]["bucket"]["enum"]
+        )
 
 
 def test_langchain_tool_returns_an_envelope_for_an_enum_violation(context):
     tools = {t.name: t for t in build_tools(context)}
     content = tools["search_text"].invoke({"bucket": "nope", "query": "x"})
     assert json.loads(content)["status"] == "invalid_request" and "bucket" in json.loads(content)["hint"]
-    message = tools["search_text"].invoke({"type": "tool_call", "id": "1", "name": "search_text", "args": {"bucket": "invoices", "query": "INV-2023-0147"}})
-    assert message.artifact["status"] == "ok" and json.loads(message.content)["hits"][0]["doc_id"] == "sample-invoice-001"
+    message = tools["search_text"].invoke(
+        {
+            "type": "tool_call",
+            "id": "1",
+            "name": "search_text",
+            "args": {"bucket": "invoices", "query": "INV-2023-0147"},
+        }
+    )
+    assert (
+        message.artifact["status"] == "ok" and json.loads(message.content)["hits"][0]["doc_id"] == "sample-invoice-001"
+    )

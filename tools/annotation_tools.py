@@ -18,7 +18,9 @@ _POSTGRES = "Postgres (annotations)"
 def annotations_search(args: AnnotationsSearchArgs, context: ToolContext) -> Envelope:
     require_bucket(context, args.bucket)
     predicates = to_predicates(args.predicates)
-    rows = context.engine(_POSTGRES, context.stack.store.find_annotations, context.scope, args.bucket, predicates, limit=args.top_k)
+    rows = context.engine(
+        _POSTGRES, context.stack.store.find_annotations, context.scope, args.bucket, predicates, limit=args.top_k
+    )
     if not rows:
         described = ", ".join(f"{p.field} {p.op} {shown(p.value)}" for p in predicates) or "no predicates"
         return Envelope(
@@ -27,7 +29,12 @@ def annotations_search(args: AnnotationsSearchArgs, context: ToolContext) -> Env
             "check the field's example values, or search the text",
         )
     hits = [
-        AnnotationHit(doc_id=r["doc_id"], annotation_id=r["annotation_id"], row=r["row"], metadata=RowMetadata(title=r["title"], kind=r["kind"]))
+        AnnotationHit(
+            doc_id=r["doc_id"],
+            annotation_id=r["annotation_id"],
+            row=r["row"],
+            metadata=RowMetadata(title=r["title"], kind=r["kind"]),
+        )
         for r in rows
     ]
     return Envelope(status="ok", hits=hits, total_hits=rows[0]["total_rows"])
@@ -36,9 +43,19 @@ def annotations_search(args: AnnotationsSearchArgs, context: ToolContext) -> Env
 def annotations_aggregate(args: AnnotationsAggregateArgs, context: ToolContext) -> Envelope:
     require_bucket(context, args.bucket)
     groups, total = context.engine(
-        _POSTGRES, context.stack.store.aggregate, context.scope, args.bucket, to_predicates(args.predicates), args.aggregate, args.group_by
+        _POSTGRES,
+        context.stack.store.aggregate,
+        context.scope,
+        args.bucket,
+        to_predicates(args.predicates),
+        args.aggregate,
+        args.group_by,
     )
     total = AggregateTotal.model_validate(total)
     if total.documents == 0:
-        return Envelope(status="no_results", total=total, hint=f"no document in {args.bucket!r} matches the predicates; loosen them")
-    return Envelope(status="ok", hits=[AggregateGroup.model_validate(g) for g in groups], total_hits=len(groups), total=total)
+        return Envelope(
+            status="no_results", total=total, hint=f"no document in {args.bucket!r} matches the predicates; loosen them"
+        )
+    return Envelope(
+        status="ok", hits=[AggregateGroup.model_validate(g) for g in groups], total_hits=len(groups), total=total
+    )

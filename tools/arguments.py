@@ -27,7 +27,8 @@ DOC_ID_CHARS_MAX = 200
 
 
 def _storable(value: str) -> str:
-    """Names and ids are stored text: one that Postgres (or an engine) cannot take is refused here, not by the engine."""
+    """Names and ids are stored text: one that Postgres (or an engine) cannot take is refused here, not by the
+    engine."""
     if problem := unstorable(value):
         raise ValueError(problem)
     return value
@@ -74,11 +75,15 @@ class SearchArgs(Strict):
     bucket: Name = Field(description="Bucket to search")
     query: str = Field(min_length=1, max_length=QUERY_CHARS_MAX, description="What to look for")
     top_k: int = Field(default=TOP_K_DEFAULT, ge=1, le=TOP_K_MAX, description=f"Chunks to return (1-{TOP_K_MAX})")
-    context_chars: int = Field(default=CONTEXT_CHARS_DEFAULT, ge=50, le=CONTEXT_CHARS_MAX, description="Length of each snippet")
+    context_chars: int = Field(
+        default=CONTEXT_CHARS_DEFAULT, ge=50, le=CONTEXT_CHARS_MAX, description="Length of each snippet"
+    )
     doc_id: DocId | None = Field(default=None, description="Search inside this document only")
     filter: Filter | None = None
     filters: Predicates | None = Field(
-        default=None, max_length=20, description="Annotation predicates {field: {op, value}}; only documents whose annotations match are searched"
+        default=None,
+        max_length=20,
+        description="Annotation predicates {field: {op, value}}; only documents whose annotations match are searched",
     )
 
     @field_validator("query")
@@ -94,7 +99,9 @@ class SearchTextArgs(SearchArgs):
 
 
 class SearchSemanticArgs(SearchArgs):
-    min_score: float | None = Field(default=None, ge=-1.0, le=1.0, description="Drop chunks below this cosine similarity")
+    min_score: float | None = Field(
+        default=None, ge=-1.0, le=1.0, description="Drop chunks below this cosine similarity"
+    )
 
 
 class FusedSearchArgs(SearchArgs):
@@ -103,7 +110,9 @@ class FusedSearchArgs(SearchArgs):
 
 class AnnotationsSearchArgs(Strict):
     bucket: Name
-    predicates: Predicates = Field(default_factory=dict, max_length=20, description="{field: {op, value}}; all must hold on one row")
+    predicates: Predicates = Field(
+        default_factory=dict, max_length=20, description="{field: {op, value}}; all must hold on one row"
+    )
     top_k: int = Field(default=TOP_K_DEFAULT, ge=1, le=TOP_K_MAX)
 
 

@@ -10,9 +10,10 @@ the index as it is now.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from retrievers.field_catalog import CatalogField
 from tools.arguments import QUERY_CHARS_MAX
@@ -51,11 +52,17 @@ class Catalog:
         store = self.context.stack.store
         described = self._read(store.buckets)
         counts = self._read(store.bucket_document_counts, self.scope)
-        return {name: BucketInfo(name, about, counts.get(name, 0)) for name, about in described.items() if name in counts or not counts}
+        return {
+            name: BucketInfo(name, about, counts.get(name, 0))
+            for name, about in described.items()
+            if name in counts or not counts
+        }
 
     def fields(self, bucket: str) -> list[CatalogField]:
         if bucket not in self._fields:
-            self._fields[bucket] = self._read(self.context.stack.store.field_catalog, self.scope, bucket) if bucket in self.buckets else []
+            self._fields[bucket] = (
+                self._read(self.context.stack.store.field_catalog, self.scope, bucket) if bucket in self.buckets else []
+            )
         return self._fields[bucket]
 
     def field(self, bucket: str, name: str) -> CatalogField | None:
@@ -77,7 +84,9 @@ class Catalog:
         the failure."""
         scores = {}
         for name in self.buckets:
-            envelope = run_named("search_semantic", {"bucket": name, "query": question[:QUERY_CHARS_MAX], "top_k": 1}, self.context)
+            envelope = run_named(
+                "search_semantic", {"bucket": name, "query": question[:QUERY_CHARS_MAX], "top_k": 1}, self.context
+            )
             if envelope.status not in ("ok", "low_confidence", "no_results"):
                 return {}
             if passages := envelope.passages():

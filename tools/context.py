@@ -9,10 +9,11 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, TypeVar
 
 from retrievers.models import DEFAULT_SCOPE
 from retrievers.stack import Stack
@@ -61,7 +62,10 @@ class ToolLimits:
     def from_env(cls, env: Mapping[str, str] = os.environ) -> ToolLimits:
         """The limits an operator sets: RAGENT_ENGINE_TIMEOUT_S and RAGENT_TOOL_CALLS_PER_SECOND."""
         rate = env.get("RAGENT_TOOL_CALLS_PER_SECOND")
-        return cls(engine_timeout_s=float(env.get("RAGENT_ENGINE_TIMEOUT_S", cls.engine_timeout_s)), calls_per_second=float(rate) if rate else None)
+        return cls(
+            engine_timeout_s=float(env.get("RAGENT_ENGINE_TIMEOUT_S", cls.engine_timeout_s)),
+            calls_per_second=float(rate) if rate else None,
+        )
 
 
 @dataclass

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import psycopg
 from psycopg_pool import PoolClosed, PoolTimeout
@@ -41,10 +42,14 @@ def _shown_key(part: str | int) -> str:
 
 
 def validation_reason(error: ValidationError) -> str:
-    """Pydantic's errors as one line: 'top_k: Input should be less than or equal to 50; scope: Extra inputs are not permitted',
+    """Pydantic's errors as one line:
+    'top_k: Input should be less than or equal to 50; scope: Extra inputs are not permitted',
     the first few of them only, so that arguments wrong in a thousand places still get a reason a model can read."""
     items = error.errors(include_url=False)
-    parts = [f"{'.'.join(_shown_key(p) for p in item['loc']) or 'arguments'}: {item['msg']}" for item in items[:REASONS_SHOWN]]
+    parts = [
+        f"{'.'.join(_shown_key(p) for p in item['loc']) or 'arguments'}: {item['msg']}"
+        for item in items[:REASONS_SHOWN]
+    ]
     if len(items) > REASONS_SHOWN:
         parts.append(f"and {len(items) - REASONS_SHOWN} more")
     return "; ".join(parts)
@@ -65,20 +70,28 @@ def _bounded(envelope: Envelope, max_chars: int) -> Envelope:
         dropped += 1
         size = len(envelope.model_dump_json())
     if dropped:
-        note = f"{dropped} hit(s) left out to keep the result under {max_chars} characters; lower top_k or context_chars, or narrow the query"
+        note = (
+            f"{dropped} hit(s) left out to keep the result under {max_chars} characters; "
+            "lower top_k or context_chars, or narrow the query"
+        )
         envelope.hint = f"{envelope.hint} {note}" if envelope.hint else note
     return envelope
 
 
 def run_tool(
-    name: str, arguments_model: type[BaseModel], implementation: Callable[[Any, ToolContext], Envelope],
-    arguments: Mapping[str, Any] | BaseModel, context: ToolContext,
+    name: str,
+    arguments_model: type[BaseModel],
+    implementation: Callable[[Any, ToolContext], Envelope],
+    arguments: Mapping[str, Any] | BaseModel,
+    context: ToolContext,
 ) -> Envelope:
     """Call one tool and return its envelope, bounded and timed."""
     started = time.perf_counter()
     wait_s = context.rate_limiter.try_acquire() if context.rate_limiter is not None else 0.0
     if wait_s > 0:
-        envelope = failure("rate_limited", f"too many tool calls; call {name} again in {wait_s:.1f} s", round(wait_s, 2))
+        envelope = failure(
+            "rate_limited", f"too many tool calls; call {name} again in {wait_s:.1f} s", round(wait_s, 2)
+        )
     else:
         envelope = _call(name, arguments_model, implementation, arguments, context)
     envelope = _bounded(envelope, context.limits.max_envelope_chars)
@@ -88,9 +101,13 @@ def run_tool(
 
 def _call(name, arguments_model, implementation, arguments, context) -> Envelope:
     if not isinstance(arguments, (Mapping, arguments_model)):
-        return failure("invalid_request", f"{name}: arguments must be an object of named arguments, not {type(arguments).__name__}")
+        return failure(
+            "invalid_request", f"{name}: arguments must be an object of named arguments, not {type(arguments).__name__}"
+        )
     try:
-        parsed = arguments if isinstance(arguments, arguments_model) else arguments_model.model_validate(dict(arguments))
+        parsed = (
+            arguments if isinstance(arguments, arguments_model) else arguments_model.model_validate(dict(arguments))
+        )
         return implementation(parsed, context)
     except ValidationError as exc:
         return failure("invalid_request", f"{name}: {validation_reason(exc)}")
@@ -103,7 +120,13 @@ def _call(name, arguments_model, implementation, arguments, context) -> Envelope
     except (BackendUnavailable, IndexUnreadable, EmbeddingModelMismatch) as exc:
         return failure("unavailable", f"{name}: {exc}")
     except (psycopg.OperationalError, PoolTimeout, PoolClosed) as exc:
-        return failure("unavailable", f"{name}: Postgres (documents and annotations) is unavailable ({type(exc).__name__}); tools that use only the search engines may still work")
+        return failure(
+            "unavailable",
+            f"{name}: Postgres (documents and annotations) is unavailable ({type(exc).__name__}); "
+            "tools that use only the search engines may still work",
+        )
     except Exception as exc:  # the agent must never see a traceback; the operator finds it in the log
         log.exception("tool %s failed", name)
-        return failure("unavailable", f"{name}: internal error ({type(exc).__name__}); the failure is logged; try another tool")
+        return failure(
+            "unavailable", f"{name}: internal error ({type(exc).__name__}); the failure is logged; try another tool"
+        )

@@ -17,8 +17,8 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 from tools.catalog import Catalog
 from tools.context import ToolContext
 from tools.envelope import failure
-from tools.registry import TOOLS, Tool, call_tool, descriptions
 from tools.guard import validation_reason
+from tools.registry import TOOLS, Tool, call_tool, descriptions
 
 MAX_FIELD_EXAMPLES = 6
 
@@ -61,7 +61,8 @@ def _schema(tool: Tool, buckets: list[str]) -> type[BaseModel]:
     if not tool.takes_bucket:
         return tool.arguments
     return create_model(
-        f"{tool.name}_arguments", __base__=tool.arguments,
+        f"{tool.name}_arguments",
+        __base__=tool.arguments,
         bucket=(Literal[tuple(buckets)], Field(description="One of the buckets listed in the description")),
     )
 
@@ -80,15 +81,19 @@ def build_tools(context: ToolContext) -> list[StructuredTool]:
     fields = fields_text(catalog, list(buckets))
     built = []
     for tool in TOOLS.values():
+
         def run(_name: str = tool.name, **arguments: Any) -> tuple[str, dict[str, Any]]:
             envelope = call_tool(_name, arguments, context)
             return json.dumps(envelope, ensure_ascii=False), envelope
 
         built.append(
             StructuredTool.from_function(
-                func=run, name=tool.name, description=tool_description(tool, buckets, fields), args_schema=_schema(tool, list(buckets)),
-                response_format="content_and_artifact", handle_validation_error=_invalid(tool.name),
+                func=run,
+                name=tool.name,
+                description=tool_description(tool, buckets, fields),
+                args_schema=_schema(tool, list(buckets)),
+                response_format="content_and_artifact",
+                handle_validation_error=_invalid(tool.name),
             )
         )
     return built
-

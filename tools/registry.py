@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -41,8 +42,16 @@ TOOLS: dict[str, Tool] = {
         Tool("search_semantic", SearchSemanticArgs, search_semantic, takes_bucket=True, uses_fields=True),
         Tool("fused_search", FusedSearchArgs, fused_search, takes_bucket=True, uses_fields=True),
         Tool("annotations_search", AnnotationsSearchArgs, annotations_search, takes_bucket=True, uses_fields=True),
-        Tool("annotations_aggregate", AnnotationsAggregateArgs, annotations_aggregate, takes_bucket=True, uses_fields=True),
-        Tool("get_document_metadata", DocumentMetadataArgs, get_document_metadata, takes_bucket=False, uses_fields=False),
+        Tool(
+            "annotations_aggregate",
+            AnnotationsAggregateArgs,
+            annotations_aggregate,
+            takes_bucket=True,
+            uses_fields=True,
+        ),
+        Tool(
+            "get_document_metadata", DocumentMetadataArgs, get_document_metadata, takes_bucket=False, uses_fields=False
+        ),
         Tool("get_document", DocumentArgs, get_document, takes_bucket=False, uses_fields=False),
     )
 }

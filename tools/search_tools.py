@@ -7,7 +7,7 @@ predicates exclude and `top_k` is filled from matching documents only.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from retrievers.annotation_filters import shown
 from retrievers.errors import InvalidInput
@@ -38,11 +38,16 @@ def resolve_filters(args: SearchArgs, context: ToolContext) -> SearchFilter | No
         doc_ids = {args.doc_id} & doc_ids if doc_ids is not None else {args.doc_id}
     if args.filters:
         matching = context.engine(
-            "Postgres (annotations)", context.stack.store.matching_doc_ids, context.scope, args.bucket, to_predicates(args.filters)
+            "Postgres (annotations)",
+            context.stack.store.matching_doc_ids,
+            context.scope,
+            args.bucket,
+            to_predicates(args.filters),
         )
         if len(matching) > context.limits.max_prefilter_documents:
             raise InvalidInput(
-                f"the annotation filters match {len(matching)} documents, more than {context.limits.max_prefilter_documents} "
+                f"the annotation filters match {len(matching)} documents, "
+                f"more than {context.limits.max_prefilter_documents} "
                 "can be pushed into a search; add a narrower predicate"
             )
         doc_ids = set(matching) & doc_ids if doc_ids is not None else set(matching)
@@ -66,24 +71,36 @@ def _hit(hit: SearchHit, query: str, context_chars: int) -> PassageHit:
         score=round(hit.score, 4),
         snippet=snippet(hit.text, query, context_chars),
         metadata=PassageMetadata(
-            title=hit.title, bucket=hit.bucket, author=hit.author, tags=hit.tags,
-            created_at=hit.created_at.date().isoformat() if hit.created_at else None, chars=(hit.start, hit.end),
+            title=hit.title,
+            bucket=hit.bucket,
+            author=hit.author,
+            tags=hit.tags,
+            created_at=hit.created_at.date().isoformat() if hit.created_at else None,
+            chars=(hit.start, hit.end),
         ),
     )
 
 
 def _no_results(args: SearchArgs, tool: str) -> Envelope:
-    narrowing = [what for what, on in (("doc_id", args.doc_id), ("filter", args.filter), ("annotation filters", args.filters)) if on]
+    narrowing = [
+        what
+        for what, on in (("doc_id", args.doc_id), ("filter", args.filter), ("annotation filters", args.filters))
+        if on
+    ]
     tries = {
         "search_text": "search_semantic for other wordings",
         "search_semantic": "search_text for exact names or numbers",
         "fused_search": "another bucket",
     }[tool]
     widen = f"drop or loosen {', '.join(narrowing)}, or try " if narrowing else "try "
-    return Envelope(status="no_results", hint=f"nothing in bucket {args.bucket!r} matched {shown(args.query)}; {widen}{tries}")
+    return Envelope(
+        status="no_results", hint=f"nothing in bucket {args.bucket!r} matched {shown(args.query)}; {widen}{tries}"
+    )
 
 
-def _matching(args: SearchArgs, context: ToolContext, engine: str, search: Callable[..., list[SearchHit]]) -> tuple[SearchFilter | None, list[SearchHit]]:
+def _matching(
+    args: SearchArgs, context: ToolContext, engine: str, search: Callable[..., list[SearchHit]]
+) -> tuple[SearchFilter | None, list[SearchHit]]:
     """The resolved filter and the engine's hits for it (none when the annotation filters match no document)."""
     filters = resolve_filters(args, context)
     return filters, (context.engine(engine, search, args.query, filters, args.top_k) if filters is not None else [])

@@ -30,7 +30,12 @@ def _anchor(text: str, query: str) -> int:
     """Offset of the first query word (or five-letter prefix) in `text`, or 0."""
     lowered = text.lower()
     words = sorted({w for w in _WORD.findall(query.lower()) if len(w) >= 3}, key=len, reverse=True)
-    positions = [m.start() for w in words for m in [re.search(rf"\b{re.escape(w)}", lowered) or re.search(rf"\b{re.escape(w[:5])}", lowered)] if m]
+    positions = [
+        m.start()
+        for w in words
+        for m in [re.search(rf"\b{re.escape(w)}", lowered) or re.search(rf"\b{re.escape(w[:5])}", lowered)]
+        if m
+    ]
     return min(positions) if positions else 0
 
 

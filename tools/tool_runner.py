@@ -8,7 +8,8 @@ without leaking one when it is done.
 from __future__ import annotations
 
 import threading
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from retrievers.stack import Stack
 from tools.context import ToolContext, ToolLimits

@@ -35,8 +35,12 @@ def _narrow_options(state: AgentState, categorical: set[str]) -> list[ClarifyOpt
     if not counts:
         return []
     field = max(counts, key=lambda f: (len(counts[f]) > 1, min(len(counts[f]), 10), sum(counts[f].values())))
-    return [ClarifyOption(choice="narrow", label=f"only {field} = {value} ({n} of those shown)", field=field, op="=", value=value)
-            for value, n in counts[field].most_common(NARROW_SUGGESTIONS)]
+    return [
+        ClarifyOption(
+            choice="narrow", label=f"only {field} = {value} ({n} of those shown)", field=field, op="=", value=value
+        )
+        for value, n in counts[field].most_common(NARROW_SUGGESTIONS)
+    ]
 
 
 def clarification_payload(state: AgentState, budget_left: int, categorical: set[str]) -> dict[str, Any]:
@@ -49,15 +53,33 @@ def clarification_payload(state: AgentState, budget_left: int, categorical: set[
     if decision.clarify_kind == "overload":
         options.append(ClarifyOption(choice="export", label="export the full result as CSV"))
     elif budget_left > 0:
-        options.append(ClarifyOption(choice="broaden", label="search the text without the field constraints" if d.constraints else "search every bucket"))
+        options.append(
+            ClarifyOption(
+                choice="broaden",
+                label="search the text without the field constraints" if d.constraints else "search every bucket",
+            )
+        )
     failed = sorted({e.call.tool for e in state.get("evidence", []) if e.envelope.failed})
     if failed:
         options.append(ClarifyOption(choice="retry", label=f"try again from the start ({', '.join(failed)} failed)"))
     options.append(ClarifyOption(choice="stop", label="stop here"))
-    attempts = [{"route": e.route, "tool": e.call.tool, "bucket": e.call.arguments.get("bucket"), "status": e.envelope.status,
-                 "total_hits": e.envelope.total_hits} for e in state.get("evidence", [])]
-    return {"kind": decision.clarify_kind, "question": state["question"], "reason": decision.reason, "attempts": attempts,
-            "options": [o.model_dump(exclude_none=True) for o in options]}
+    attempts = [
+        {
+            "route": e.route,
+            "tool": e.call.tool,
+            "bucket": e.call.arguments.get("bucket"),
+            "status": e.envelope.status,
+            "total_hits": e.envelope.total_hits,
+        }
+        for e in state.get("evidence", [])
+    ]
+    return {
+        "kind": decision.clarify_kind,
+        "question": state["question"],
+        "reason": decision.reason,
+        "attempts": attempts,
+        "options": [o.model_dump(exclude_none=True) for o in options],
+    }
 
 
 def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> Command:
@@ -66,7 +88,9 @@ def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: Agen
     fields = {f.name for f in catalog.fields(d.buckets[0])}
     budget_left = budget(state, runtime.context).left
     payload = clarification_payload(state, budget_left, {f.name for f in catalog.categorical(d.buckets[0])})
-    allowed = {o["choice"] for o in payload["options"]} | ({"narrow"} if payload["kind"] == "overload" and budget_left > 0 else set())
+    allowed = {o["choice"] for o in payload["options"]} | (
+        {"narrow"} if payload["kind"] == "overload" and budget_left > 0 else set()
+    )
     problem = None
     while True:
         raw = interrupt(payload | ({"error": problem} if problem else {}))
@@ -82,14 +106,38 @@ def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: Agen
     if reply.choice == "retry":
         return Command(goto="decompose", update={"clarification": reply})
     if reply.choice == "narrow":
-        added = Constraint(bucket=d.buckets[0], field=reply.field, op=reply.op or "=", value=reply.value, source_text="(from the clarification)")
-        return Command(goto="plan", update={"clarification": reply, "decomposition": d.model_copy(update={"constraints": [*d.constraints, added]})})
+        added = Constraint(
+            bucket=d.buckets[0],
+            field=reply.field,
+            op=reply.op or "=",
+            value=reply.value,
+            source_text="(from the clarification)",
+        )
+        return Command(
+            goto="plan",
+            update={
+                "clarification": reply,
+                "decomposition": d.model_copy(update={"constraints": [*d.constraints, added]}),
+            },
+        )
     if reply.choice == "broaden":
-        broader = d.model_copy(update={"constraints": [], "buckets": d.buckets if d.constraints else list(catalog.buckets)})
+        broader = d.model_copy(
+            update={"constraints": [], "buckets": d.buckets if d.constraints else list(catalog.buckets)}
+        )
         route = services.planner(runtime.context).route(broader, tried=[])
         return Command(goto="plan", update={"clarification": reply, "decomposition": broader, "route": route})
     if reply.choice == "export":
-        path, count = export_csv(services.tools.context(runtime.context.scope), d, services.stack.settings.home / "exports")
-        answer = Answer(format="export", text=f"Exported all {count} matching rows to {path}.", export_path=str(path), value=count)
+        path, count = export_csv(
+            services.tools.context(runtime.context.scope), d, services.stack.settings.home / "exports"
+        )
+        answer = Answer(
+            format="export", text=f"Exported all {count} matching rows to {path}.", export_path=str(path), value=count
+        )
         return Command(goto="compose", update={"clarification": reply, "answer": answer})
-    return Command(goto="compose", update={"clarification": reply, "answer": Answer(format="stopped", text="Stopped at your request; nothing more was searched.")})
+    return Command(
+        goto="compose",
+        update={
+            "clarification": reply,
+            "answer": Answer(format="stopped", text="Stopped at your request; nothing more was searched."),
+        },
+    )

@@ -22,7 +22,9 @@ def _cell(value) -> str:
 
 
 def _failures(evidence: list[Evidence]) -> str:
-    failed = sorted({f"{e.call.tool} ({e.envelope.status}: {e.envelope.hint or ''})" for e in evidence if e.envelope.failed})
+    failed = sorted(
+        {f"{e.call.tool} ({e.envelope.status}: {e.envelope.hint or ''})" for e in evidence if e.envelope.failed}
+    )
     return ("\n\nNot every source answered: " + "; ".join(failed)) if failed else ""
 
 
@@ -32,11 +34,16 @@ def _figure(state: AgentState, evidence: list[Evidence], relevant: list[GradedHi
     total, groups = aggregate.envelope.total, aggregate.envelope.groups()
     where = " and ".join(f"{c.field} {c.op} {_cell(c.value)}" for c in d.constraints) or "no constraint"
     function = aggregate.call.arguments["aggregate"]
-    lines = [f"**{_cell(total.value)}**: {function} over {total.documents} documents of bucket {aggregate.call.arguments['bucket']} where {where}."]
+    lines = [
+        f"**{_cell(total.value)}**: {function} over {total.documents} documents "
+        f"of bucket {aggregate.call.arguments['bucket']} where {where}."
+    ]
     if groups:
         keys = list(groups[0].group)
         lines += ["", f"| {' | '.join(keys)} | documents | value |", "|" + "---|" * (len(keys) + 2)]
-        lines += [f"| {' | '.join(_cell(g.group[k]) for k in keys)} | {g.documents} | {_cell(g.value)} |" for g in groups]
+        lines += [
+            f"| {' | '.join(_cell(g.group[k]) for k in keys)} | {g.documents} | {_cell(g.value)} |" for g in groups
+        ]
     value = total.value if isinstance(total.value, (int, float)) else None
     citations = [Citation(doc_id=g.doc_id, annotation_id=g.annotation_id) for g in relevant if g.annotation_id]
     return Answer(format="figure", text="\n".join(lines), value=value, citations=citations)
@@ -46,12 +53,24 @@ def _table(state: AgentState, evidence: list[Evidence], relevant: list[GradedHit
     d = state["decomposition"]
     columns = list(dict.fromkeys([*(c.field for c in d.constraints), *d.show_fields]))
     total = sum(e.envelope.total_hits for e in evidence if e.call.tool == "annotations_search")
-    rows = [{"doc_id": g.doc_id, "annotation_id": g.annotation_id, **{c: (g.row or {}).get(c) for c in columns}} for g in relevant if g.annotation_id]
-    lines = [f"{total} matching row(s)" + (f", showing {len(rows)}" if len(rows) < total else "") + ":", "",
-             "| doc_id | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
+    rows = [
+        {"doc_id": g.doc_id, "annotation_id": g.annotation_id, **{c: (g.row or {}).get(c) for c in columns}}
+        for g in relevant
+        if g.annotation_id
+    ]
+    lines = [
+        f"{total} matching row(s)" + (f", showing {len(rows)}" if len(rows) < total else "") + ":",
+        "",
+        "| doc_id | " + " | ".join(columns) + " |",
+        "|---|" + "---|" * len(columns),
+    ]
     lines += [f"| {r['doc_id']} | " + " | ".join(_cell(r[c]) for c in columns) + " |" for r in rows]
-    return Answer(format="table", text="\n".join(lines), rows=rows,
-                  citations=[Citation(doc_id=r["doc_id"], annotation_id=r["annotation_id"]) for r in rows])
+    return Answer(
+        format="table",
+        text="\n".join(lines),
+        rows=rows,
+        citations=[Citation(doc_id=r["doc_id"], annotation_id=r["annotation_id"]) for r in rows],
+    )
 
 
 def _prose(evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
@@ -68,7 +87,9 @@ def _prose(evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
     if not passages:
         return Answer(format="prose", text="I found no passage that answers this.")
     text = "From the documents:\n" + "\n".join(f"- {g.text} [{g.doc_id}]" for g in passages)
-    return Answer(format="prose", text=text, citations=[Citation(doc_id=g.doc_id, chunk_id=g.chunk_id) for g in passages])
+    return Answer(
+        format="prose", text=text, citations=[Citation(doc_id=g.doc_id, chunk_id=g.chunk_id) for g in passages]
+    )
 
 
 def compose(state: AgentState, runtime: Runtime[AgentContext]) -> dict:

@@ -28,6 +28,14 @@ def checked_question(question: object) -> str:
 def decompose(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> dict:
     return {
         "decomposition": services.planner(runtime.context).decompose(checked_question(state.get("question"))),
-        "evidence": Overwrite([]), "decisions": Overwrite([]), "graded": [], "pending": [],
-        "tool_calls": 0, "attempt": 0, "route": None, "plan": None, "answer": None, "clarification": None,
+        "evidence": Overwrite([]),
+        "decisions": Overwrite([]),
+        "graded": [],
+        "pending": [],
+        "tool_calls": 0,
+        "attempt": 0,
+        "route": None,
+        "plan": None,
+        "answer": None,
+        "clarification": None,
     }

@@ -20,8 +20,20 @@ def retrieve(state: AgentState, runtime: Runtime[AgentContext], *, services: Age
     with ThreadPoolExecutor(max_workers=PARALLEL_CALLS) as pool:
         envelopes = list(pool.map(lambda call: services.tools.run(scope, call.tool, call.arguments), calls))
     write = get_stream_writer()
-    for step, (call, envelope) in enumerate(zip(calls, envelopes), start=done):
-        write({"event": "tool", "step": step, "tool": call.tool, "bucket": call.arguments.get("bucket"),
-               "status": envelope.status, "total_hits": envelope.total_hits, "took_ms": envelope.took_ms})
-    evidence = [Evidence(step=done + i, attempt=state["attempt"], route=state["route"].kind, call=c, envelope=e) for i, (c, e) in enumerate(zip(calls, envelopes))]
+    for step, (call, envelope) in enumerate(zip(calls, envelopes, strict=True), start=done):
+        write(
+            {
+                "event": "tool",
+                "step": step,
+                "tool": call.tool,
+                "bucket": call.arguments.get("bucket"),
+                "status": envelope.status,
+                "total_hits": envelope.total_hits,
+                "took_ms": envelope.took_ms,
+            }
+        )
+    evidence = [
+        Evidence(step=done + i, attempt=state["attempt"], route=state["route"].kind, call=c, envelope=e)
+        for i, (c, e) in enumerate(zip(calls, envelopes, strict=True))
+    ]
     return {"evidence": evidence, "tool_calls": done + len(calls), "pending": []}

@@ -9,11 +9,19 @@ from graph.state import AgentState, budget, current_evidence
 
 
 def review(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> dict:
-    progress = Progress(decomposition=state["decomposition"], route=state["route"], plan=state["plan"], evidence=current_evidence(state),
-                        graded=state.get("graded", []), budget=budget(state, runtime.context))
+    progress = Progress(
+        decomposition=state["decomposition"],
+        route=state["route"],
+        plan=state["plan"],
+        evidence=current_evidence(state),
+        graded=state.get("graded", []),
+        budget=budget(state, runtime.context),
+    )
     decision = services.planner(runtime.context).review(progress)
     return {"decisions": [decision], "pending": decision.next_calls}
 
 
 def after_review(state: AgentState) -> str:
-    return {"enough": "compose", "more": "retrieve", "clarify": "clarify", "fallback": "route"}[state["decisions"][-1].action]
+    return {"enough": "compose", "more": "retrieve", "clarify": "clarify", "fallback": "route"}[
+        state["decisions"][-1].action
+    ]

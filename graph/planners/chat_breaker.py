@@ -14,7 +14,9 @@ COOL_DOWN_S = 60.0
 
 def is_transport_failure(error: Exception) -> bool:
     """The endpoint, not the answer, failed: asking again at once will not help."""
-    return isinstance(error, openai.APIConnectionError) or (isinstance(error, openai.APIStatusError) and error.status_code >= 429)
+    return isinstance(error, openai.APIConnectionError) or (
+        isinstance(error, openai.APIStatusError) and error.status_code >= 429
+    )
 
 
 class ChatBreaker:

@@ -9,7 +9,8 @@ that comes back `invalid_request` is recovered by the rule planner's calls for t
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel
@@ -47,7 +48,10 @@ class LLMPlanner:
     def _ask(self, mode: str, schema: type[T], variables: dict[str, Any], check: Callable[[T], None]) -> T | None:
         """The model's output for `mode`, checked; one retry with the error; None when both fail."""
         text = prompts()[mode]
-        messages: list[tuple[str, str]] = [("system", text["system"].format(**variables)), ("human", text["human"].format(**variables))]
+        messages: list[tuple[str, str]] = [
+            ("system", text["system"].format(**variables)),
+            ("human", text["human"].format(**variables)),
+        ]
         structured = self.model.with_structured_output(schema)
         for _ in range(ATTEMPTS):
             try:
@@ -61,7 +65,12 @@ class LLMPlanner:
                     self.breaker.trip()
                     self.fallbacks.append(f"{mode}: the chat model failed ({type(exc).__name__})")
                     return None
-                messages.append(("human", f"That answer cannot be used: {exc}. Answer again, following the schema and the lists given."))
+                messages.append(
+                    (
+                        "human",
+                        f"That answer cannot be used: {exc}. Answer again, following the schema and the lists given.",
+                    )
+                )
         self.fallbacks.append(f"{mode}: no usable answer after {ATTEMPTS} attempts")
         return None
 
@@ -70,29 +79,45 @@ class LLMPlanner:
 
     def decompose(self, question: str) -> Decomposition:
         buckets = self.catalog.buckets
-        variables = {"question": question, "fields": self._fields(list(buckets)),
-                     "buckets": "\n".join(f"{name}: {info.description}" for name, info in buckets.items())}
-        return self._ask("decompose", Decomposition, variables, self._check_decomposition) or self.rules.decompose(question)
+        variables = {
+            "question": question,
+            "fields": self._fields(list(buckets)),
+            "buckets": "\n".join(f"{name}: {info.description}" for name, info in buckets.items()),
+        }
+        return self._ask("decompose", Decomposition, variables, self._check_decomposition) or self.rules.decompose(
+            question
+        )
 
     def _check_decomposition(self, d: Decomposition) -> None:
         for bucket in d.buckets:
             if bucket not in self.catalog.buckets:
-                raise InvalidInput(f"bucket {bucket!r} does not exist; allowed buckets: {', '.join(self.catalog.buckets)}")
+                raise InvalidInput(
+                    f"bucket {bucket!r} does not exist; allowed buckets: {', '.join(self.catalog.buckets)}"
+                )
         for c in d.constraints:
             known = {f.name for f in self.catalog.fields(c.bucket)}
             if c.field not in known:
-                raise InvalidInput(f"field {c.field!r} is not a field of bucket {c.bucket!r}; fields: {', '.join(sorted(known)) or 'none'}")
+                raise InvalidInput(
+                    f"field {c.field!r} is not a field of bucket {c.bucket!r}; "
+                    f"fields: {', '.join(sorted(known)) or 'none'}"
+                )
 
     def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
         return self.rules.route(d, tried)
 
     def plan(self, d: Decomposition, route: Route, budget: Budget) -> Plan:
-        variables = {"route": route.kind, "decomposition": d.model_dump_json(), "fields": self._fields(d.buckets),
-                     "max_tool_calls": budget.cap}
+        variables = {
+            "route": route.kind,
+            "decomposition": d.model_dump_json(),
+            "fields": self._fields(d.buckets),
+            "max_tool_calls": budget.cap,
+        }
         planned = self._ask("plan", Plan, variables, self._check_plan)
         if planned is None:
             return self.rules.plan(d, route, budget)
-        return planned.model_copy(update={"max_tool_calls": min(planned.max_tool_calls, budget.cap), "strategy": route.kind})
+        return planned.model_copy(
+            update={"max_tool_calls": min(planned.max_tool_calls, budget.cap), "strategy": route.kind}
+        )
 
     def _check_plan(self, plan: Plan) -> None:
         if not plan.calls:
@@ -111,13 +136,25 @@ class LLMPlanner:
         left = budget.left
         if rejected and left > 0:
             reasons = "; ".join(e.envelope.hint or "" for e in rejected)
-            return Decision(action="more", reason=f"recovering from rejected calls ({reasons})",
-                            next_calls=budget.allow(self.rules.plan(d, route, budget).calls))
+            return Decision(
+                action="more",
+                reason=f"recovering from rejected calls ({reasons})",
+                next_calls=budget.allow(self.rules.plan(d, route, budget).calls),
+            )
         if not evidence:
             return self.rules.review(progress)
-        lines = "\n".join(f"- {e.call.tool} {json.dumps(e.call.arguments)[:200]}: {e.envelope.status}, {e.envelope.total_hits} hits" for e in evidence)
-        variables = {"question": d.question, "route": route.kind, "fallbacks": ", ".join(route.fallback_order) or "none",
-                     "max_hits": route.max_hits, "calls_left": left, "evidence": lines}
+        lines = "\n".join(
+            f"- {e.call.tool} {json.dumps(e.call.arguments)[:200]}: {e.envelope.status}, {e.envelope.total_hits} hits"
+            for e in evidence
+        )
+        variables = {
+            "question": d.question,
+            "route": route.kind,
+            "fallbacks": ", ".join(route.fallback_order) or "none",
+            "max_hits": route.max_hits,
+            "calls_left": left,
+            "evidence": lines,
+        }
 
         def check(decision: Decision) -> None:
             if decision.action == "fallback" and not route.fallback_order:
@@ -127,10 +164,14 @@ class LLMPlanner:
             if decision.action == "more":
                 if not decision.next_calls or left <= 0:
                     raise InvalidInput("more needs next_calls and tool calls left")
-                self._check_plan(Plan(buckets=d.buckets, strategy=route.kind, calls=decision.next_calls, max_tool_calls=left))
+                self._check_plan(
+                    Plan(buckets=d.buckets, strategy=route.kind, calls=decision.next_calls, max_tool_calls=left)
+                )
 
         decided = self._ask("review", Decision, variables, check)
         if decided:
             return decided
         ruled = self.rules.review(progress)
-        return ruled.model_copy(update={"reason": f"{ruled.reason} (decided by the rules; {'; '.join(self.fallbacks)})"})
+        return ruled.model_copy(
+            update={"reason": f"{ruled.reason} (decided by the rules; {'; '.join(self.fallbacks)})"}
+        )

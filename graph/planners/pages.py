@@ -1,5 +1,5 @@
-"""What passages and page titles say, as the rule planner reads them: the pages a question names (in a collection of pages about one thing each, such as Wikipedia paragraphs, a page's title is
-its subject)."""
+"""What passages and page titles say, as the rule planner reads them: the pages a question names (in a collection of
+pages about one thing each, such as Wikipedia paragraphs, a page's title is its subject)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,11 @@ def linked_pages(question: str, evidence: list[Evidence], pages: dict[str, str])
     naming = {h.snippet: named[h.doc_id] for e in evidence for h in e.envelope.passages() if h.doc_id in named}
     why = {doc_id: f"the page of {page!r}, which the question names" for doc_id, page in named.items()}
     for doc_id, page in pages.items():
-        by = next((owner for snippet, owner in naming.items() if names_page(snippet, page)), None) if doc_id not in why else None
+        by = (
+            next((owner for snippet, owner in naming.items() if names_page(snippet, page)), None)
+            if doc_id not in why
+            else None
+        )
         if by:
             why[doc_id] = f"named on the page of {by!r}"
     return why

@@ -10,12 +10,34 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-_SMALL = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_SMALL = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
 _TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 NUMBER_WORDS = {w: i for i, w in enumerate(_SMALL)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
-_WORD_NUMBER = (rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_SMALL[1:10])}))?|{'|'.join(_SMALL[1:])})(?:\s+hundred)?"
-                r"|(?:a|an|one)\s+hundred")
+_WORD_NUMBER = (
+    rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_SMALL[1:10])}))?|{'|'.join(_SMALL[1:])})(?:\s+hundred)?"
+    r"|(?:a|an|one)\s+hundred"
+)
 _NUMBER = rf"(?:\d[\d,]*(?:\.\d+)?|{_WORD_NUMBER})"
 
 DAYS_PER_UNIT = {"day": 1, "week": 7, "month": 30, "year": 365}
@@ -28,21 +50,68 @@ COMPARATORS: dict[str, str] = {
         ("between", ["between"]),
         (">=", ["at least", "no less than", "not less than", "minimum of", "a minimum of", "no fewer than"]),
         ("<=", ["at most", "no more than", "not more than", "up to", "maximum of", "a maximum of", "not exceeding"]),
-        (">", ["more than", "over", "above", "greater than", "longer than", "exceeding", "higher than", "in excess of",
-               "bigger than", "larger than"]),
-        ("<", ["less than", "under", "below", "fewer than", "shorter than", "lower than", "smaller than", "cheaper than", "within"]),
+        (
+            ">",
+            [
+                "more than",
+                "over",
+                "above",
+                "greater than",
+                "longer than",
+                "exceeding",
+                "higher than",
+                "in excess of",
+                "bigger than",
+                "larger than",
+            ],
+        ),
+        (
+            "<",
+            [
+                "less than",
+                "under",
+                "below",
+                "fewer than",
+                "shorter than",
+                "lower than",
+                "smaller than",
+                "cheaper than",
+                "within",
+            ],
+        ),
         ("=", ["exactly", "equal to"]),
     )
     for phrase in phrases
 }
 _COMPARATOR = "|".join(sorted(map(re.escape, COMPARATORS), key=len, reverse=True))
-_SUFFIX_OPS = {"or less": "<=", "or fewer": "<=", "or shorter": "<=", "or below": "<=", "or under": "<=",
-               "or more": ">=", "or longer": ">=", "or above": ">=", "or over": ">=", "or greater": ">="}
+_SUFFIX_OPS = {
+    "or less": "<=",
+    "or fewer": "<=",
+    "or shorter": "<=",
+    "or below": "<=",
+    "or under": "<=",
+    "or more": ">=",
+    "or longer": ">=",
+    "or above": ">=",
+    "or over": ">=",
+    "or greater": ">=",
+}
 
 _QUANTITY = re.compile(
     rf"(?:\b(?P<cmp>{_COMPARATOR})\s+)?"
-    + _CURRENCY.format(n=1) + r"\s*(?P<num1>" + _NUMBER + r")(?:\s*\(\d[\d,.]*\))?\s*(?:-\s*)?" + _UNIT.format(n=1) + "?"
-    + r"(?:\s*\band\s+" + _CURRENCY.format(n=2) + r"\s*(?P<num2>" + _NUMBER + r")(?:\s*\(\d[\d,.]*\))?\s*" + _UNIT.format(n=2) + "?)?"
+    + _CURRENCY.format(n=1)
+    + r"\s*(?P<num1>"
+    + _NUMBER
+    + r")(?:\s*\(\d[\d,.]*\))?\s*(?:-\s*)?"
+    + _UNIT.format(n=1)
+    + "?"
+    + r"(?:\s*\band\s+"
+    + _CURRENCY.format(n=2)
+    + r"\s*(?P<num2>"
+    + _NUMBER
+    + r")(?:\s*\(\d[\d,.]*\))?\s*"
+    + _UNIT.format(n=2)
+    + "?)?"
     + rf"(?:\s*\b(?P<suffix>{'|'.join(_SUFFIX_OPS)}))?",
     re.IGNORECASE,
 )
@@ -68,7 +137,9 @@ def parse_number(text: str) -> float | None:
     if re.fullmatch(r"\d[\d,]*(?:\.\d+)?", text):
         return float(text.replace(",", ""))
     hundred = text.endswith("hundred")
-    words = re.split(r"[- ]+", text.removesuffix("hundred").strip()) if text.removesuffix("hundred").strip() else ["one"]
+    words = (
+        re.split(r"[- ]+", text.removesuffix("hundred").strip()) if text.removesuffix("hundred").strip() else ["one"]
+    )
     if any(w not in NUMBER_WORDS and w not in ("a", "an") for w in words):
         return None
     value = sum(NUMBER_WORDS.get(w, 1) for w in words)
@@ -106,8 +177,26 @@ def in_days(quantity: Quantity) -> float | None:
     return quantity.value * DAYS_PER_UNIT[quantity.unit] if quantity.unit in DAYS_PER_UNIT else None
 
 
-_MONTHS = {m: i for i, m in enumerate(["january", "february", "march", "april", "may", "june", "july", "august",
-                                        "september", "october", "november", "december"], start=1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ],
+        start=1,
+    )
+}
 _MONTH = r"(?P<month>" + "|".join(_MONTHS) + r"|" + "|".join(m[:3] for m in _MONTHS) + r")\.?"
 _DATE_EXPR = re.compile(
     r"(?P<cmp>before|after|since|until|prior to|by|in|during|from|between|on|as of)?\s*"
@@ -138,13 +227,18 @@ def _period(iso: str | None, month: str | None, year: str | None) -> tuple[date,
 
 
 def date_ranges(question: str) -> list[DateRange]:
-    """'in 2018' -> between 2018-01-01 and 2018-12-31; 'before March 2019' -> < 2019-03-01; 'since 2015' -> >= 2015-01-01."""
+    """'in 2018' -> between 2018-01-01 and 2018-12-31; 'before March 2019' -> < 2019-03-01;
+    'since 2015' -> >= 2015-01-01."""
     found = []
     for m in _DATE_EXPR.finditer(question):
         try:
             start, end = _period(m.group("iso"), m.group("month"), m.group("year"))
             if m.group("year2") or m.group("iso2"):
-                end = _period(m.group("iso2"), m.group("month2") if (m.group("month2") or "").lower()[:3] in {k[:3] for k in _MONTHS} else None, m.group("year2"))[1]
+                end = _period(
+                    m.group("iso2"),
+                    m.group("month2") if (m.group("month2") or "").lower()[:3] in {k[:3] for k in _MONTHS} else None,
+                    m.group("year2"),
+                )[1]
         except (ValueError, StopIteration):
             continue
         cmp = (m.group("cmp") or "").lower()
@@ -162,24 +256,126 @@ def date_ranges(question: str) -> list[DateRange]:
 
 
 DEMONYMS = {
-    "american": "United States", "australian": "Australia", "british": "United Kingdom", "canadian": "Canada",
-    "chinese": "China", "dutch": "Netherlands", "english": "England", "french": "France", "german": "Germany",
-    "hong kong": "Hong Kong", "indian": "India", "irish": "Ireland", "israeli": "Israel", "italian": "Italy",
-    "japanese": "Japan", "korean": "Korea", "malaysian": "Malaysia", "scottish": "Scotland", "singaporean": "Singapore",
-    "spanish": "Spain", "swedish": "Sweden", "swiss": "Switzerland", "taiwanese": "Taiwan",
+    "american": "United States",
+    "australian": "Australia",
+    "british": "United Kingdom",
+    "canadian": "Canada",
+    "chinese": "China",
+    "dutch": "Netherlands",
+    "english": "England",
+    "french": "France",
+    "german": "Germany",
+    "hong kong": "Hong Kong",
+    "indian": "India",
+    "irish": "Ireland",
+    "israeli": "Israel",
+    "italian": "Italy",
+    "japanese": "Japan",
+    "korean": "Korea",
+    "malaysian": "Malaysia",
+    "scottish": "Scotland",
+    "singaporean": "Singapore",
+    "spanish": "Spain",
+    "swedish": "Sweden",
+    "swiss": "Switzerland",
+    "taiwanese": "Taiwan",
 }
-NEGATIONS = re.compile(r"\b(?:no|not|without|lack(?:s|ing)?|lacking|missing|excluding|exclude|absent|neither|nor)\b", re.IGNORECASE)
+NEGATIONS = re.compile(
+    r"\b(?:no|not|without|lack(?:s|ing)?|lacking|missing|excluding|exclude|absent|neither|nor)\b", re.IGNORECASE
+)
 
 STOPWORDS = set(
-    "a an the of in on at by for to from with without and or not no is are was were be been do does did what which who whom when where why how "
-    "many much all any each every me my our us we i you your it its this that these those there their them than then as into about over under "
-    "list show find give tell have has had per more less least most please documents document both".split()
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "to",
+        "from",
+        "with",
+        "without",
+        "and",
+        "or",
+        "not",
+        "no",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "do",
+        "does",
+        "did",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "when",
+        "where",
+        "why",
+        "how",
+        "many",
+        "much",
+        "all",
+        "any",
+        "each",
+        "every",
+        "me",
+        "my",
+        "our",
+        "us",
+        "we",
+        "i",
+        "you",
+        "your",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "their",
+        "them",
+        "than",
+        "then",
+        "as",
+        "into",
+        "about",
+        "over",
+        "under",
+        "list",
+        "show",
+        "find",
+        "give",
+        "tell",
+        "have",
+        "has",
+        "had",
+        "per",
+        "more",
+        "less",
+        "least",
+        "most",
+        "please",
+        "documents",
+        "document",
+        "both",
+    ]
 )
 
 _CAPITAL = r"[A-ZÀ-ÖØ-Þ]"
 _NAME_WORD = rf"(?:{_CAPITAL}\.|{_CAPITAL}[\w'’&!-]*)"
 _NAME_CONNECTORS = r"(?:of|the|de|du|da|del|von|van|der|la|le|&)"
-_PROPER_NAME = re.compile(rf"\"(?P<quoted>[^\"]{{2,80}})\"|(?P<words>{_NAME_WORD}(?:\s+(?:{_NAME_CONNECTORS}\s+)*{_NAME_WORD})*)")
+_PROPER_NAME = re.compile(
+    rf"\"(?P<quoted>[^\"]{{2,80}})\"|(?P<words>{_NAME_WORD}(?:\s+(?:{_NAME_CONNECTORS}\s+)*{_NAME_WORD})*)"
+)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n)\W*$")
 _CALENDAR_WORDS = set(_MONTHS) | {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
 

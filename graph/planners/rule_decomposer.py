@@ -30,10 +30,29 @@ from retrievers.field_catalog import CatalogField
 from tools.catalog import Catalog
 
 BUCKET_WORDS = {
-    "contracts": ("contract", "agreement", "nda", "non-disclosure", "confidentiality", "licen", "lease", "governed", "governing law"),
+    "contracts": (
+        "contract",
+        "agreement",
+        "nda",
+        "non-disclosure",
+        "confidentiality",
+        "licen",
+        "lease",
+        "governed",
+        "governing law",
+    ),
     "invoices": ("invoice", "billed", "bill ", "vat"),
     "receipts": ("receipt", "purchase", "shop", "store", "restaurant", "spent", "bought"),
-    "datasheets": ("datasheet", "component", "resistor", "capacitor", "regulator", "transistor", "part number", "tolerance"),
+    "datasheets": (
+        "datasheet",
+        "component",
+        "resistor",
+        "capacitor",
+        "regulator",
+        "transistor",
+        "part number",
+        "tolerance",
+    ),
     "certificates": ("certificate", "certified", "certification", "iso 9001", "iso 14001", "accreditation"),
     "generic": ("study", "studies", "abstract", "paper", "article", "research"),
 }
@@ -48,8 +67,29 @@ DATE_FIELD_WORDS = {
     "valid_from": ("valid from", "issued", "granted"),
     "date_due": ("due",),
 }
-NOT_NAMES = {"state", "states", "commonwealth", "republic", "province", "law", "laws", "court", "courts", "united", "kingdom",
-             "inc", "ltd", "llc", "corp", "company", "sdn bhd", "rm", "usd", "eur", "gbp"}
+NOT_NAMES = {
+    "state",
+    "states",
+    "commonwealth",
+    "republic",
+    "province",
+    "law",
+    "laws",
+    "court",
+    "courts",
+    "united",
+    "kingdom",
+    "inc",
+    "ltd",
+    "llc",
+    "corp",
+    "company",
+    "sdn bhd",
+    "rm",
+    "usd",
+    "eur",
+    "gbp",
+}
 VALUE_BUCKET_MARGIN = 0.1
 """How much closer (cosine) another bucket's content may be before a value the question names no longer picks its
 bucket: on the shared corpora, Wikipedia questions that merely mention a state or a nationality are 0.2 to 0.3 closer
@@ -117,11 +157,19 @@ class RuleDecomposer:
         intent = _intent(lowered, bool(constraints))
         aggregate, group_by = self._aggregate(intent, lowered, [self.buckets[b] for b in buckets])
         untaken = _blanked(lowered, used + [m.span() for c in constraints if (m := _flag_mention(lowered, c.field))])
-        show = self._shown_fields(buckets, _without_bucket_words(untaken, buckets), {c.field for c in constraints} | set(group_by))
+        show = self._shown_fields(
+            buckets, _without_bucket_words(untaken, buckets), {c.field for c in constraints} | set(group_by)
+        )
         return Decomposition(
-            question=text, intent=intent, buckets=buckets, constraints=constraints,
-            topic_terms=_topic_terms(lowered, used, buckets, {c.field for c in constraints}), sub_queries=_sub_queries(text, intent),
-            aggregate=aggregate, group_by=group_by, show_fields=show if intent in ("lookup", "list") else [],
+            question=text,
+            intent=intent,
+            buckets=buckets,
+            constraints=constraints,
+            topic_terms=_topic_terms(lowered, used, buckets, {c.field for c in constraints}),
+            sub_queries=_sub_queries(text, intent),
+            aggregate=aggregate,
+            group_by=group_by,
+            show_fields=show if intent in ("lookup", "list") else [],
         )
 
     # -- buckets --------------------------------------------------------------------------------------
@@ -131,13 +179,19 @@ class RuleDecomposer:
         clearly farther from the question than another bucket's (a value is a weak sign on its own: "Virginia"
         in "Virginia Woolf" or "American" in "American Beauty" also match governing-law values); else the
         bucket whose content is closest."""
-        named = [b for b, words in BUCKET_WORDS.items() if b in self.buckets and any(starts_a_word(lowered, w) for w in words)]
+        named = [
+            b
+            for b, words in BUCKET_WORDS.items()
+            if b in self.buckets and any(starts_a_word(lowered, w) for w in words)
+        ]
         if named:
             return named[:2]
         by_values = [b for b, view in self.buckets.items() if self._value_hits(view, lowered)]
         closeness = self.catalog.closeness(text) if len(self.buckets) > 1 else {}
         closest = max(closeness, key=closeness.get) if closeness else None
-        if len(by_values) == 1 and (closest is None or closeness.get(by_values[0], -1.0) >= closeness[closest] - VALUE_BUCKET_MARGIN):
+        if len(by_values) == 1 and (
+            closest is None or closeness.get(by_values[0], -1.0) >= closeness[closest] - VALUE_BUCKET_MARGIN
+        ):
             return by_values
         return [closest or ("generic" if "generic" in self.buckets else next(iter(self.buckets)))]
 
@@ -195,7 +249,10 @@ class RuleDecomposer:
                 ]
         if not candidates:
             return None
-        return max(candidates, key=lambda f: (_mention_score(lowered, f), any(w in f.name for w in MONEY_FIELD_WORDS), f.doc_count))
+        return max(
+            candidates,
+            key=lambda f: (_mention_score(lowered, f), any(w in f.name for w in MONEY_FIELD_WORDS), f.doc_count),
+        )
 
     def _date_field(self, date_fields: list[CatalogField], lowered: str) -> CatalogField:
         def score(f: CatalogField) -> tuple[int, bool, int]:
@@ -206,7 +263,9 @@ class RuleDecomposer:
 
     def _value_hits(self, view: BucketView, lowered: str) -> list[tuple[CatalogField, list[str], tuple[int, int]]]:
         """Text values the question names (or a country its demonym names), one field per value, best field first."""
-        countries = [(country, m.span()) for word, country in DEMONYMS.items() if (m := re.search(rf"\b{word}\b", lowered))]
+        countries = [
+            (country, m.span()) for word, country in DEMONYMS.items() if (m := re.search(rf"\b{word}\b", lowered))
+        ]
         hits: dict[str, tuple[CatalogField, list[str], tuple[int, int], float]] = {}
         for f in view.typed("string"):
             if f.name in NAME_FIELDS:
@@ -247,9 +306,17 @@ class RuleDecomposer:
 
     def _shown_fields(self, buckets: list[str], lowered: str, asked: set[str]) -> list[str]:
         """Fields the question asks to see ("what is the governing law of...", "when was it signed")."""
-        return [f.name for b in buckets for f in self.buckets[b].fields
-                if f.name not in asked and f.type != "boolean" and (_mention_score(lowered, f) == 1.0 or
-                    (f.type == "date" and any(starts_a_word(lowered, w) for w in DATE_FIELD_WORDS.get(f.name, ()))))]
+        return [
+            f.name
+            for b in buckets
+            for f in self.buckets[b].fields
+            if f.name not in asked
+            and f.type != "boolean"
+            and (
+                _mention_score(lowered, f) == 1.0
+                or (f.type == "date" and any(starts_a_word(lowered, w) for w in DATE_FIELD_WORDS.get(f.name, ())))
+            )
+        ]
 
     # -- aggregates -------------------------------------------------------------------------------------
 
@@ -257,16 +324,28 @@ class RuleDecomposer:
         if intent not in ("count", "sum") or not views:
             return None, []
         view = views[0]
-        grouping = re.search(r"\b(?:per|for each|for every|grouped by|broken down by|split by|by each)\s+(\w+(?:\s\w+)?)", lowered)
+        grouping = re.search(
+            r"\b(?:per|for each|for every|grouped by|broken down by|split by|by each)\s+(\w+(?:\s\w+)?)", lowered
+        )
         group_by = [f.name for f in view.fields if grouping and _mention_score(grouping.group(1), f) > 0][:1]
         if intent == "count":
             return "count", group_by
-        function = "avg" if re.search(r"\b(average|mean)\b", lowered) else "max" if re.search(r"\b(highest|largest|maximum|biggest|most expensive)\b", lowered) \
-            else "min" if re.search(r"\b(lowest|smallest|minimum|cheapest)\b", lowered) else "sum"
+        function = (
+            "avg"
+            if re.search(r"\b(average|mean)\b", lowered)
+            else "max"
+            if re.search(r"\b(highest|largest|maximum|biggest|most expensive)\b", lowered)
+            else "min"
+            if re.search(r"\b(lowest|smallest|minimum|cheapest)\b", lowered)
+            else "sum"
+        )
         numeric = view.typed("integer", "number")
         if not numeric:
             return "count", group_by
-        target = max(numeric, key=lambda f: (_mention_score(lowered, f), any(w in f.name for w in MONEY_FIELD_WORDS), f.doc_count))
+        target = max(
+            numeric,
+            key=lambda f: (_mention_score(lowered, f), any(w in f.name for w in MONEY_FIELD_WORDS), f.doc_count),
+        )
         return f"{function}({target.name})", group_by
 
 
@@ -282,23 +361,38 @@ def _flag_mention(lowered: str, name: str) -> re.Match | None:
 def _intent(lowered: str, constrained: bool) -> Intent:
     if re.search(r"\b(how many|number of|count)\b", lowered):
         return "count"
-    if re.search(r"\b(sum of|in total|altogether|how much (?:did|was|were|have|has|do)|total (?:amount|value|spend|spent|paid|cost)|"
-                 r"what (?:is|was) the total|average|mean|highest|lowest|largest|smallest|biggest|maximum|minimum|most expensive|cheapest)\b", lowered):
+    if re.search(
+        r"\b(sum of|in total|altogether|how much (?:did|was|were|have|has|do)|"
+        r"total (?:amount|value|spend|spent|paid|cost)|"
+        r"what (?:is|was) the total|average|mean|highest|lowest|largest|smallest|biggest|maximum|minimum|"
+        r"most expensive|cheapest)\b",
+        lowered,
+    ):
         return "sum"
     if re.search(r"\b(summari[sz]e|summary|overview)\b", lowered):
         return "summarize"
     if re.search(r"\b(compare|comparison|difference between|versus|vs)\b", lowered):
         return "compare"
-    if re.search(r"^(which|list|show|find|give me|get|what (?:contracts|receipts|invoices|documents|certificates|datasheets|agreements))\b", lowered) \
-            or re.search(r"\ball (?:the )?\w+ (?:that|with|where|governed|signed|from)\b", lowered):
+    if re.search(
+        r"^(which|list|show|find|give me|get|"
+        r"what (?:contracts|receipts|invoices|documents|certificates|datasheets|agreements))\b",
+        lowered,
+    ) or re.search(r"\ball (?:the )?\w+ (?:that|with|where|governed|signed|from)\b", lowered):
         return "list"
-    if re.search(r"^(what is the|what's the|what was the|when (?:was|is|did|does)|who (?:is|was|are|were|signed))\b", lowered):
+    if re.search(
+        r"^(what is the|what's the|what was the|when (?:was|is|did|does)|who (?:is|was|are|were|signed))\b", lowered
+    ):
         return "lookup"
     return "list" if constrained else "qa"
 
 
-BUCKET_NOUNS = {"contracts": ("contract", "agreement", "nda"), "invoices": ("invoice",), "receipts": ("receipt",),
-                "datasheets": ("datasheet",), "certificates": ("certificate",)}
+BUCKET_NOUNS = {
+    "contracts": ("contract", "agreement", "nda"),
+    "invoices": ("invoice",),
+    "receipts": ("receipt",),
+    "datasheets": ("datasheet",),
+    "certificates": ("certificate",),
+}
 
 
 def _names(text: str, used: list[tuple[int, int]]) -> list[tuple[str, tuple[int, int]]]:
@@ -308,11 +402,12 @@ def _names(text: str, used: list[tuple[int, int]]) -> list[tuple[str, tuple[int,
         phrase = m.group(1).strip(" .")
         if len(phrase) < 3 or any(m.start() < e and s < m.end() for s, e in used):
             continue
-        if phrase.lower() in STOPWORDS | NOT_NAMES or any(starts_a_word(phrase.lower(), w) for words in BUCKET_WORDS.values() for w in words):
+        if phrase.lower() in STOPWORDS | NOT_NAMES or any(
+            starts_a_word(phrase.lower(), w) for words in BUCKET_WORDS.values() for w in words
+        ):
             continue
         names.append((phrase, m.span()))
     return names
-
 
 
 def _without_bucket_words(lowered: str, buckets: list[str]) -> str:
@@ -330,11 +425,16 @@ def _blanked(lowered: str, spans: list[tuple[int, int]]) -> str:
 def _topic_terms(lowered: str, used: list[tuple[int, int]], buckets: list[str], fields: set[str]) -> list[str]:
     """Content words the constraints did not take: not a bucket word, not a word of a constrained field's name."""
     kept = _blanked(lowered, used)
-    bucket_words = {w.strip() for b in buckets for w in BUCKET_WORDS.get(b, ())} | {t for f in fields for t in f.split("_")}
-    return list(dict.fromkeys(
-        w for w in _WORD.findall(kept)
-        if w not in STOPWORDS and len(w) > 2 and not any(w.startswith(b) for b in bucket_words) and not w.isdigit()
-    ))
+    bucket_words = {w.strip() for b in buckets for w in BUCKET_WORDS.get(b, ())} | {
+        t for f in fields for t in f.split("_")
+    }
+    return list(
+        dict.fromkeys(
+            w
+            for w in _WORD.findall(kept)
+            if w not in STOPWORDS and len(w) > 2 and not any(w.startswith(b) for b in bucket_words) and not w.isdigit()
+        )
+    )
 
 
 _CHOICE = re.compile(r"[,:]\s*(?P<first>[^,:]+?)\s+or\s+(?P<second>[^,:?]+?)\s*\??\s*$")
@@ -365,7 +465,10 @@ def _sub_queries(text: str, intent: Intent) -> list[str]:
     """A comparison splits into its sides; a question that sets two named things side by side is searched as asked
     and for each of them (one passage rarely covers both); any other question is searched as asked."""
     if intent == "compare":
-        parts = re.split(r"\b(?:and|versus|vs\.?|with)\b", re.sub(r"^(compare|what is the difference between)\s+", "", text, flags=re.I))
+        parts = re.split(
+            r"\b(?:and|versus|vs\.?|with)\b",
+            re.sub(r"^(compare|what is the difference between)\s+", "", text, flags=re.I),
+        )
         sides = [p.strip(" ?,.") for p in parts if len(p.strip(" ?,.")) > 2]
         if len(sides) >= 2:
             return sides

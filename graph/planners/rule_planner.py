@@ -18,9 +18,9 @@ from graph.context import AgentContext
 from graph.decomposition import Decomposition
 from graph.planners.base import Budget, Progress
 from graph.planners.pages import Lead, around, linked_pages, named_pages, page_titles, passage_hits
-from graph.planners.words import has_phrase, holds, stem, stems
 from graph.planners.phrases import proper_names
 from graph.planners.rule_decomposer import MONEY_FIELD_WORDS, RuleDecomposer
+from graph.planners.words import has_phrase, holds, stem, stems
 from graph.schemas import (
     Decision,
     Evidence,
@@ -65,15 +65,23 @@ class RulePlanner:
         return self.decomposer.decompose(question)
 
     def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
-        if (d.constraints and d.intent in ("list", "count", "sum", "lookup")) or (d.intent in ("count", "sum") and d.aggregate and d.group_by) \
-                or _whole_bucket_figure(d):
+        if (
+            (d.constraints and d.intent in ("list", "count", "sum", "lookup"))
+            or (d.intent in ("count", "sum") and d.aggregate and d.group_by)
+            or _whole_bucket_figure(d)
+        ):
             order: list[RouteKind] = ["structured", "hybrid", "long_text"]
         elif d.constraints:
             order = ["hybrid", "structured", "long_text"]
         else:
             order = ["long_text"]
         remaining = [r for r in order if r not in tried] or ["long_text"]
-        return Route(kind=remaining[0], fallback_order=remaining[1:], min_hits=self.context.min_hits, max_hits=self.context.max_hits)
+        return Route(
+            kind=remaining[0],
+            fallback_order=remaining[1:],
+            min_hits=self.context.min_hits,
+            max_hits=self.context.max_hits,
+        )
 
     def plan(self, d: Decomposition, route: Route, budget: Budget) -> Plan:
         top_k = self.context.top_k
@@ -82,22 +90,52 @@ class RulePlanner:
         if route.kind == "structured":
             for bucket in constrained:
                 if d.intent in ("count", "sum"):
-                    calls.append(ToolCall(tool="annotations_aggregate", purpose="the figure asked for", arguments={
-                        "bucket": bucket, "aggregate": d.aggregate or "count", "group_by": d.group_by, "predicates": d.predicates(bucket)}))
-                calls.append(ToolCall(tool="annotations_search", purpose="the matching rows, to list and cite",
-                                      arguments={"bucket": bucket, "predicates": d.predicates(bucket), "top_k": STRUCTURED_ROWS}))
+                    calls.append(
+                        ToolCall(
+                            tool="annotations_aggregate",
+                            purpose="the figure asked for",
+                            arguments={
+                                "bucket": bucket,
+                                "aggregate": d.aggregate or "count",
+                                "group_by": d.group_by,
+                                "predicates": d.predicates(bucket),
+                            },
+                        )
+                    )
+                calls.append(
+                    ToolCall(
+                        tool="annotations_search",
+                        purpose="the matching rows, to list and cite",
+                        arguments={"bucket": bucket, "predicates": d.predicates(bucket), "top_k": STRUCTURED_ROWS},
+                    )
+                )
         elif route.kind == "hybrid":
             query = " ".join(d.topic_terms) or d.question
             for bucket in constrained:
                 for tool in ("search_text", "search_semantic"):
-                    calls.append(ToolCall(tool=tool, purpose="passages inside the documents the fields allow",
-                                          arguments={"bucket": bucket, "query": query, "filters": d.predicates(bucket), "top_k": top_k}))
+                    calls.append(
+                        ToolCall(
+                            tool=tool,
+                            purpose="passages inside the documents the fields allow",
+                            arguments={
+                                "bucket": bucket,
+                                "query": query,
+                                "filters": d.predicates(bucket),
+                                "top_k": top_k,
+                            },
+                        )
+                    )
         else:
             for query in d.sub_queries[:MAX_SUB_QUERIES]:
                 for bucket in d.buckets:
                     for tool in ("search_semantic", "search_text"):
-                        calls.append(ToolCall(tool=tool, purpose=f"passages about: {query}",
-                                              arguments={"bucket": bucket, "query": query, "top_k": top_k}))
+                        calls.append(
+                            ToolCall(
+                                tool=tool,
+                                purpose=f"passages about: {query}",
+                                arguments={"bucket": bucket, "query": query, "top_k": top_k},
+                            )
+                        )
         return Plan(buckets=d.buckets, strategy=route.kind, calls=calls, max_tool_calls=budget.cap)
 
     def grade(self, d: Decomposition, evidence: list[Evidence]) -> list[GradedHit]:
@@ -107,11 +145,23 @@ class RulePlanner:
         for e in evidence:
             for hit in e.envelope.hits:
                 if isinstance(hit, AnnotationHit):
-                    item = GradedHit(doc_id=hit.doc_id, annotation_id=hit.annotation_id, relevant=True,
-                                     why="its annotations satisfy every constraint", row=hit.row)
+                    item = GradedHit(
+                        doc_id=hit.doc_id,
+                        annotation_id=hit.annotation_id,
+                        relevant=True,
+                        why="its annotations satisfy every constraint",
+                        row=hit.row,
+                    )
                 elif isinstance(hit, PassageHit):
                     relevant, why = self._passage(d, e.call, hit, linked)
-                    item = GradedHit(doc_id=hit.doc_id, chunk_id=hit.chunk_id, relevant=relevant, why=why, score=hit.score, text=hit.snippet)
+                    item = GradedHit(
+                        doc_id=hit.doc_id,
+                        chunk_id=hit.chunk_id,
+                        relevant=relevant,
+                        why=why,
+                        score=hit.score,
+                        text=hit.snippet,
+                    )
                 else:
                     continue
                 key = (item.doc_id, item.annotation_id, item.chunk_id)
@@ -131,20 +181,41 @@ class RulePlanner:
         query = call.arguments.get("query") or ""
         narrower = stems(query) if query != d.question else []
         reasons = [
-            (call.tool == "search_semantic" and self.threshold is not None and hit.score >= self.threshold, "close in meaning"),
-            (overlap >= 0.5 or (call.tool == "fused_search" and overlap > 0), f"holds {overlap:.0%} of the topic words"),
-            (bool(narrower) and holds(f"{hit.metadata.title or ''} {text}".lower(), narrower) == 1.0, f"holds every word of {query!r}"),
+            (
+                call.tool == "search_semantic" and self.threshold is not None and hit.score >= self.threshold,
+                "close in meaning",
+            ),
+            (
+                overlap >= 0.5 or (call.tool == "fused_search" and overlap > 0),
+                f"holds {overlap:.0%} of the topic words",
+            ),
+            (
+                bool(narrower) and holds(f"{hit.metadata.title or ''} {text}".lower(), narrower) == 1.0,
+                f"holds every word of {query!r}",
+            ),
             (hit.doc_id in linked, linked.get(hit.doc_id, "")),
         ]
         checkable = bool(d.topic_terms) or not d.constraints
-        return next(((checkable, why) for holds, why in reasons if holds), (False, f"holds {overlap:.0%} of the topic words"))
+        return next(
+            ((checkable, why) for holds, why in reasons if holds), (False, f"holds {overlap:.0%} of the topic words")
+        )
 
     def review(self, progress: Progress) -> Decision:
-        d, route, plan, evidence, graded = progress.decomposition, progress.route, progress.plan, progress.evidence, progress.graded
+        d, route, plan, evidence, graded = (
+            progress.decomposition,
+            progress.route,
+            progress.plan,
+            progress.evidence,
+            progress.graded,
+        )
         left = progress.budget.left
         if not evidence:
             if left <= 0:
-                return Decision(action="clarify", clarify_kind="no_low", reason=f"the tool-call budget ({progress.budget.cap} calls) is spent")
+                return Decision(
+                    action="clarify",
+                    clarify_kind="no_low",
+                    reason=f"the tool-call budget ({progress.budget.cap} calls) is spent",
+                )
             return Decision(action="more", reason=f"run the {route.kind} plan", next_calls=plan.calls)
         failures = sorted({e.call.tool for e in evidence if e.envelope.failed})
         note = f" ({', '.join(failures)} failed)" if failures else ""
@@ -153,7 +224,11 @@ class RulePlanner:
             if total == 0:
                 return self._too_little(route, left, f"no annotation row matches the constraints{note}")
             if d.intent == "list" and total > route.max_hits:
-                return Decision(action="clarify", clarify_kind="overload", reason=f"{total} documents match, more than {route.max_hits} to list")
+                return Decision(
+                    action="clarify",
+                    clarify_kind="overload",
+                    reason=f"{total} documents match, more than {route.max_hits} to list",
+                )
             return Decision(action="enough", reason=f"{total} matching row(s){note}")
         relevant = {g.doc_id for g in graded if g.relevant}
         if len(relevant) >= route.min_hits:
@@ -162,13 +237,24 @@ class RulePlanner:
         searched = {c.arguments.get("bucket") for c in plan.calls} | {e.call.arguments.get("bucket") for e in evidence}
         others = [b for b in self.catalog.buckets if b not in searched]
         if route.kind == "long_text" and others and left > 0 and (d.topic_terms or not d.constraints):
-            calls = [ToolCall(tool="search_semantic", purpose=f"the question in bucket {b}", arguments={"bucket": b, "query": d.question, "top_k": self.context.top_k})
-                     for b in others][:left]
-            return Decision(action="more", reason=f"nothing relevant in {', '.join(sorted(filter(None, searched)))}{note}; try the other buckets",
-                            next_calls=calls)
+            calls = [
+                ToolCall(
+                    tool="search_semantic",
+                    purpose=f"the question in bucket {b}",
+                    arguments={"bucket": b, "query": d.question, "top_k": self.context.top_k},
+                )
+                for b in others
+            ][:left]
+            return Decision(
+                action="more",
+                reason=f"nothing relevant in {', '.join(sorted(filter(None, searched)))}{note}; try the other buckets",
+                next_calls=calls,
+            )
         return self._too_little(route, left, f"no relevant passage{note}")
 
-    def _follow_up(self, d: Decomposition, plan: Plan, evidence: list[Evidence], graded: list[GradedHit], left: int) -> Decision | None:
+    def _follow_up(
+        self, d: Decomposition, plan: Plan, evidence: list[Evidence], graded: list[GradedHit], left: int
+    ) -> Decision | None:
         """The second hop: when relevant passages are the pages of things the question names, the names those
         pages mention that no search has found yet are where the answer may continue ("the author of The Thing of
         It Is..." -> the novel's page names William Goldman). Looks up the names the question's own words point at
@@ -176,13 +262,25 @@ class RulePlanner:
         split into sides: it has searched for each thing it sets side by side, and those are what it compares."""
         if left <= 0 or len(d.sub_queries) > 1 or any(e.call not in plan.calls for e in evidence):
             return None
-        leads = self._leads(d, [g for g in graded if g.relevant and g.chunk_id], passage_hits(evidence))[: min(left, LOOKUPS)]
+        leads = self._leads(d, [g for g in graded if g.relevant and g.chunk_id], passage_hits(evidence))[
+            : min(left, LOOKUPS)
+        ]
         if not leads:
             return None
-        calls = [ToolCall(tool="search_text", purpose=f"look up {lead.name}, named on the page of {lead.page}",
-                          arguments={"bucket": lead.bucket, "query": lead.name, "top_k": LOOKUP_TOP_K}) for lead in leads]
+        calls = [
+            ToolCall(
+                tool="search_text",
+                purpose=f"look up {lead.name}, named on the page of {lead.page}",
+                arguments={"bucket": lead.bucket, "query": lead.name, "top_k": LOOKUP_TOP_K},
+            )
+            for lead in leads
+        ]
         named = "; ".join(f"{lead.name!r} (on the page of {lead.page!r})" for lead in leads)
-        return Decision(action="more", reason=f"the passages name what no search has found yet: {named}; look up each", next_calls=calls)
+        return Decision(
+            action="more",
+            reason=f"the passages name what no search has found yet: {named}; look up each",
+            next_calls=calls,
+        )
 
     @staticmethod
     def _leads(d: Decomposition, relevant: list[GradedHit], hits: dict[str, PassageHit]) -> list[Lead]:
@@ -203,10 +301,16 @@ class RulePlanner:
         for anchor in list(anchors.values())[:ANCHOR_PASSAGES]:
             own_words = set(stems(pages[anchor.doc_id]))
             for name in proper_names(anchor.text):
-                new = name.text.lower() not in found and name.text.lower() not in leads and not has_phrase(d.question, name.text)
+                new = (
+                    name.text.lower() not in found
+                    and name.text.lower() not in leads
+                    and not has_phrase(d.question, name.text)
+                )
                 if new and not own_words & set(stems(name.text)):
                     pointed = holds(around(anchor.text, name).lower(), pointers)
-                    leads[name.text.lower()] = Lead(name.text, pages[anchor.doc_id], hits[anchor.doc_id].metadata.bucket, pointed)
+                    leads[name.text.lower()] = Lead(
+                        name.text, pages[anchor.doc_id], hits[anchor.doc_id].metadata.bucket, pointed
+                    )
         return sorted(leads.values(), key=lambda lead: -lead.pointed)
 
     @staticmethod

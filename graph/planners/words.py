@@ -53,7 +53,11 @@ def starts_a_word(text: str, start: str) -> bool:
 def has_word(text: str, word: str) -> bool:
     """A long word by its stem ("renew" in "renewal"); a short one whole, or with a plural s ("term" not in
     "terminate")."""
-    return starts_a_word(text, stem(word)) if len(word) >= STEM_CHARS else re.search(rf"\b{re.escape(word)}s?\b", text) is not None
+    return (
+        starts_a_word(text, stem(word))
+        if len(word) >= STEM_CHARS
+        else re.search(rf"\b{re.escape(word)}s?\b", text) is not None
+    )
 
 
 def holds(text: str, wanted: list[str]) -> float:

@@ -25,6 +25,7 @@ DATASETS: dict[str, ModuleType] = {
     "sample": sample,
 }
 
+
 def field_specs(dataset: str) -> dict[str, list[FieldSpec]]:
     """The annotation fields a dataset produces, by bucket, whichever form its module declares them in."""
     module = DATASETS[dataset]

@@ -26,14 +26,18 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
             try:
                 yield json.loads(line)
             except json.JSONDecodeError as error:
-                raise InvalidInput(f"{path}:{number} is not valid JSON ({error.msg}); restore the file from its source") from error
+                raise InvalidInput(
+                    f"{path}:{number} is not valid JSON ({error.msg}); restore the file from its source"
+                ) from error
 
 
 def require_file(path: Path, what: str) -> Path:
     """`path` if it exists, else an `InvalidInput` that says which dataset file is missing and where."""
     if not path.is_file():
-        raise InvalidInput(f"{path} not found: point the loader at the {what} folder (see ../shared/data/README.md; "
-                           "RAGENT_SHARED_DATA names the folder holding the shared datasets)")
+        raise InvalidInput(
+            f"{path} not found: point the loader at the {what} folder (see ../shared/data/README.md; "
+            "RAGENT_SHARED_DATA names the folder holding the shared datasets)"
+        )
     return path
 
 

@@ -14,7 +14,14 @@ from typing import Any
 
 from retrievers.loaders.common import RowBuilder, read_jsonl, require_file, snake_case, source_document
 from retrievers.models import AnnotationRow, Document, FieldSpec, SourceDocument
-from retrievers.normalize import is_perpetual, parse_date, parse_durations, parse_yes_no, split_jurisdictions, split_parties
+from retrievers.normalize import (
+    is_perpetual,
+    parse_date,
+    parse_durations,
+    parse_yes_no,
+    split_jurisdictions,
+    split_parties,
+)
 
 BUCKET = "contracts"
 SHARED_FOLDER = "cuad"
@@ -22,7 +29,9 @@ SHARED_FOLDER = "cuad"
 # The 33 Yes/No categories and what a "Yes" means, shortened from the definitions in CUAD_v1_README.txt.
 YES_NO_CATEGORIES = {
     "Most Favored Nation": "a party is entitled to terms at least as good as any a third party gets",
-    "Competitive Restriction Exception": "there are exceptions or carve-outs to non-compete, exclusivity or no-solicit clauses",
+    "Competitive Restriction Exception": (
+        "there are exceptions or carve-outs to non-compete, exclusivity or no-solicit clauses"
+    ),
     "Non-Compete": "a party may not compete with the counterparty or operate in some geography or business",
     "Exclusivity": "there is an exclusive dealing commitment with the counterparty",
     "No-Solicit of Customers": "a party may not solicit customers or partners of the counterparty",
@@ -40,7 +49,9 @@ YES_NO_CATEGORIES = {
     "Joint IP Ownership": "intellectual property is owned jointly by the parties",
     "License Grant": "one party grants the counterparty a licence",
     "Non-Transferable License": "a licence granted may not be transferred to a third party",
-    "Affiliate License-Licensor": "a licence is granted by, or covers intellectual property of, the licensor's affiliates",
+    "Affiliate License-Licensor": (
+        "a licence is granted by, or covers intellectual property of, the licensor's affiliates"
+    ),
     "Affiliate License-Licensee": "a licence is granted to the licensee's affiliates too",
     "Unlimited/All-You-Can-Eat-License": "a party gets an enterprise, unlimited-usage licence",
     "Irrevocable or Perpetual License": "a licence granted is irrevocable or perpetual",
@@ -57,15 +68,49 @@ YES_NO_CATEGORIES = {
 }
 
 FIELDS = [
-    FieldSpec(name="contract_type", type="string", description="Kind of contract, e.g. 'License Agreement', 'Supply Agreement' (25 kinds)"),
-    FieldSpec(name="parties", type="string", multi=True, description="Names of the companies or people who signed the contract"),
-    FieldSpec(name="agreement_date", type="date", description="Date the contract was signed (only when day, month and year are all known)"),
+    FieldSpec(
+        name="contract_type",
+        type="string",
+        description="Kind of contract, e.g. 'License Agreement', 'Supply Agreement' (25 kinds)",
+    ),
+    FieldSpec(
+        name="parties",
+        type="string",
+        multi=True,
+        description="Names of the companies or people who signed the contract",
+    ),
+    FieldSpec(
+        name="agreement_date",
+        type="date",
+        description="Date the contract was signed (only when day, month and year are all known)",
+    ),
     FieldSpec(name="effective_date", type="date", description="Date the contract takes effect"),
-    FieldSpec(name="expiration_date", type="date", description="Date the initial term ends; absent for perpetual contracts"),
-    FieldSpec(name="perpetual", type="boolean", description="True when the contract never expires, false when it names an expiration date"),
-    FieldSpec(name="renewal_term_days", type="integer", multi=True, description="Length of each renewal period in days (1 year = 365, 1 month = 30)"),
-    FieldSpec(name="notice_period_days", type="integer", multi=True, description="Days of notice needed to stop the contract renewing"),
-    FieldSpec(name="governing_law", type="string", multi=True, description="State or country whose law governs the contract, e.g. 'New York', 'England'"),
+    FieldSpec(
+        name="expiration_date", type="date", description="Date the initial term ends; absent for perpetual contracts"
+    ),
+    FieldSpec(
+        name="perpetual",
+        type="boolean",
+        description="True when the contract never expires, false when it names an expiration date",
+    ),
+    FieldSpec(
+        name="renewal_term_days",
+        type="integer",
+        multi=True,
+        description="Length of each renewal period in days (1 year = 365, 1 month = 30)",
+    ),
+    FieldSpec(
+        name="notice_period_days",
+        type="integer",
+        multi=True,
+        description="Days of notice needed to stop the contract renewing",
+    ),
+    FieldSpec(
+        name="governing_law",
+        type="string",
+        multi=True,
+        description="State or country whose law governs the contract, e.g. 'New York', 'England'",
+    ),
     *(
         FieldSpec(name=snake_case(category), type="boolean", description=f"True when {meaning}")
         for category, meaning in YES_NO_CATEGORIES.items()

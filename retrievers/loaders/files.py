@@ -60,7 +60,9 @@ def load(
     if not folder.is_dir():
         raise InvalidInput(f"{folder} is not a folder; pass the folder that holds the documents")
     if not BUCKET_NAME_RE.match(bucket):
-        raise InvalidInput(f"bucket {bucket!r} is not a valid name; use lowercase letters, digits and '_' (2-40 characters)")
+        raise InvalidInput(
+            f"bucket {bucket!r} is not a valid name; use lowercase letters, digits and '_' (2-40 characters)"
+        )
     skip = {annotations_file.resolve()} if annotations_file else set()
     extra_rows = _read_annotations_file(annotations_file, folder, skip) if annotations_file else {}
     return _documents(folder, bucket, extra_rows, skip, limit)
@@ -112,7 +114,9 @@ def _records(folder: Path, skip: set[Path], *, ids_only: bool) -> Iterator[_Reco
         place = relative.as_posix()
         reader = _READERS.get(file.suffix.lower())
         if reader is None:
-            yield Skipped(place, f"unsupported file type {file.suffix or '(none)'!r}; supported: {', '.join(SUPPORTED_SUFFIXES)}")
+            yield Skipped(
+                place, f"unsupported file type {file.suffix or '(none)'!r}; supported: {', '.join(SUPPORTED_SUFFIXES)}"
+            )
             continue
         if ids_only and reader in (_read_plain, _read_pdf):
             yield place, {"doc_id": place}
@@ -141,7 +145,10 @@ def _read_text(file: Path) -> str:
 
 def _read_plain(file: Path, place: str) -> Iterator[_Record]:
     body = _read_text(file)
-    yield place, {"doc_id": place, "title": _markdown_title(body) if file.suffix.lower() == ".md" else file.stem, "body": body}
+    yield (
+        place,
+        {"doc_id": place, "title": _markdown_title(body) if file.suffix.lower() == ".md" else file.stem, "body": body},
+    )
 
 
 def _markdown_title(body: str) -> str:

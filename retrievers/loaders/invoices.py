@@ -30,7 +30,9 @@ FIELDS = [
     FieldSpec(name="currency", type="string", description="ISO 4217 currency code, e.g. 'EUR', 'USD'"),
     FieldSpec(name="vat", type="string", description="Issuer's VAT or tax registration number"),
     FieldSpec(name="partner_name", type="string", description="Legal name of the issuing party as printed"),
-    FieldSpec(name="line_number", type="integer", description="Line item rows: position of the item on the invoice, from 1"),
+    FieldSpec(
+        name="line_number", type="integer", description="Line item rows: position of the item on the invoice, from 1"
+    ),
     FieldSpec(name="description", type="string", description="Line item rows: what was bought"),
     FieldSpec(name="code", type="string", description="Line item rows: product or article code"),
     FieldSpec(name="quantity", type="number", description="Line item rows: quantity bought"),
@@ -39,7 +41,9 @@ FIELDS = [
     FieldSpec(name="subtotal", type="number", description="Line item rows: price of the line"),
     FieldSpec(name="tax_percent", type="number", description="Line item rows: tax rate in percent"),
     FieldSpec(name="section", type="string", description="Line item rows: section heading the item is listed under"),
-    FieldSpec(name="note", type="string", description="Line item rows: note printed under the item, e.g. a serial number"),
+    FieldSpec(
+        name="note", type="string", description="Line item rows: note printed under the item, e.g. a serial number"
+    ),
 ]
 
 # Line item field -> the keys invoice2data's templates use for it, in order of preference.

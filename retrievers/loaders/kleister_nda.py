@@ -21,9 +21,17 @@ SHARED_FOLDER = "kleister_nda"
 
 FIELDS = [
     FieldSpec(name="effective_date", type="date", description="Date the agreement takes effect"),
-    FieldSpec(name="jurisdiction", type="string", description="US state whose law governs the agreement, e.g. 'Delaware'"),
-    FieldSpec(name="parties", type="string", multi=True, description="Names of the companies or people bound by the agreement"),
-    FieldSpec(name="term_days", type="integer", description="How long the agreement lasts, in days (1 year = 365, 1 month = 30)"),
+    FieldSpec(
+        name="jurisdiction", type="string", description="US state whose law governs the agreement, e.g. 'Delaware'"
+    ),
+    FieldSpec(
+        name="parties", type="string", multi=True, description="Names of the companies or people bound by the agreement"
+    ),
+    FieldSpec(
+        name="term_days",
+        type="integer",
+        description="How long the agreement lasts, in days (1 year = 365, 1 month = 30)",
+    ),
 ]
 
 # EDGAR prefixes each exhibit's first line with its type, sequence number and file name

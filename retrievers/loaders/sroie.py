@@ -19,10 +19,18 @@ BUCKET = "receipts"
 SHARED_FOLDER = "sroie"
 
 FIELDS = [
-    FieldSpec(name="company", type="string", description="Shop or company that issued the receipt, as printed (spellings vary)"),
+    FieldSpec(
+        name="company",
+        type="string",
+        description="Shop or company that issued the receipt, as printed (spellings vary)",
+    ),
     FieldSpec(name="date", type="date", description="Date of the purchase"),
     FieldSpec(name="address", type="string", description="Address of the shop as printed on the receipt"),
-    FieldSpec(name="total", type="number", description="Total amount paid, in the receipt's currency (mostly Malaysian ringgit)"),
+    FieldSpec(
+        name="total",
+        type="number",
+        description="Total amount paid, in the receipt's currency (mostly Malaysian ringgit)",
+    ),
 ]
 
 

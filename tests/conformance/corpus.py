@@ -6,7 +6,7 @@ pushed-down filters must reproduce exactly.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from retrievers.models import IndexedChunk, SearchFilter
 
@@ -25,7 +25,7 @@ _BUCKETS = ["contracts", "receipts", "contracts", "datasheets"]
 
 
 def _ts(year: int, month: int) -> int:
-    return int(datetime(year, month, 1, tzinfo=timezone.utc).timestamp())
+    return int(datetime(year, month, 1, tzinfo=UTC).timestamp())
 
 
 def make_chunks() -> list[IndexedChunk]:
@@ -55,8 +55,14 @@ def bulk_chunks(n: int, scope: str = "bulk") -> list[IndexedChunk]:
     """More chunks than one page of an adapter's enumeration or deletion requests (1000 ids), to test paging."""
     return [
         IndexedChunk(
-            chunk_id=IndexedChunk.make_id(scope, f"bulk-{i // 4}", "v1", i % 4), doc_id=f"bulk-{i // 4}", scope=scope,
-            bucket="generic", content_hash="v1", ordinal=i % 4, title="", text=f"Bulk paragraph number {i}.",
+            chunk_id=IndexedChunk.make_id(scope, f"bulk-{i // 4}", "v1", i % 4),
+            doc_id=f"bulk-{i // 4}",
+            scope=scope,
+            bucket="generic",
+            content_hash="v1",
+            ordinal=i % 4,
+            title="",
+            text=f"Bulk paragraph number {i}.",
         )
         for i in range(n)
     ]
@@ -75,9 +81,7 @@ def matches_filter(chunk: IndexedChunk, f: SearchFilter) -> bool:
         return False
     if f.created_after is not None and (chunk.created_ts is None or chunk.created_ts < f.created_after_ts):
         return False
-    if f.created_before is not None and (chunk.created_ts is None or chunk.created_ts > f.created_before_ts):
-        return False
-    return True
+    return not (f.created_before is not None and (chunk.created_ts is None or chunk.created_ts > f.created_before_ts))
 
 
 FILTERS = {

@@ -30,7 +30,9 @@ def test_exact_identifier_is_found_and_ranked_first(loaded_index):
 
 
 def test_query_syntax_characters_are_searched_as_words(loaded_index):
-    hits = loaded_index.search('text:"Delaware" AND (laws OR [State]) ~ ^ \\ {', SearchFilter(scope="tenant_a"), limit=50)
+    hits = loaded_index.search(
+        'text:"Delaware" AND (laws OR [State]) ~ ^ \\ {', SearchFilter(scope="tenant_a"), limit=50
+    )
     texts = {c.chunk_id: c.text for c in make_chunks()}
     assert hits and "laws of the State of Delaware" in texts[hits[0].chunk_id]
 
@@ -58,8 +60,14 @@ def test_upsert_of_the_same_chunk_does_not_duplicate(loaded_index):
 def test_delete_document_keeps_only_the_new_version(loaded_index):
     old = [c for c in make_chunks() if c.doc_id == "doc-01" and c.scope == "tenant_a"]
     new = IndexedChunk(
-        chunk_id=IndexedChunk.make_id("tenant_a", "doc-01", "v2", 0), doc_id="doc-01", scope="tenant_a",
-        bucket="contracts", content_hash="v2", ordinal=0, title="Document 1", text="A rewritten Delaware clause.",
+        chunk_id=IndexedChunk.make_id("tenant_a", "doc-01", "v2", 0),
+        doc_id="doc-01",
+        scope="tenant_a",
+        bucket="contracts",
+        content_hash="v2",
+        ordinal=0,
+        title="Document 1",
+        text="A rewritten Delaware clause.",
     )
     loaded_index.upsert([new])
     loaded_index.delete_document("tenant_a", "doc-01", keep_hash="v2")
@@ -91,10 +99,14 @@ def test_an_empty_index_holds_no_chunk_ids(keyword_index):
 def test_delete_chunks_removes_exactly_those_and_ignores_unknown_ids(loaded_index):
     chunks = make_chunks()
     gone = [c for c in chunks if "Delaware" in c.text and c.scope == "tenant_a"][:2]
-    loaded_index.delete_chunks([c.chunk_id for c in gone] + [IndexedChunk.make_id("tenant_a", "never-indexed", "v1", 0)])
+    loaded_index.delete_chunks(
+        [c.chunk_id for c in gone] + [IndexedChunk.make_id("tenant_a", "never-indexed", "v1", 0)]
+    )
     loaded_index.delete_chunks([])
     assert loaded_index.chunk_ids() == {c.chunk_id for c in chunks} - {c.chunk_id for c in gone}
-    assert not {h.chunk_id for h in loaded_index.search("Delaware", SearchFilter(scope="tenant_a"), limit=50)} & {c.chunk_id for c in gone}
+    assert not {h.chunk_id for h in loaded_index.search("Delaware", SearchFilter(scope="tenant_a"), limit=50)} & {
+        c.chunk_id for c in gone
+    }
     assert loaded_index.count(SearchFilter(scope="tenant_a")) == sum(c.scope == "tenant_a" for c in chunks) - len(gone)
 
 

@@ -38,7 +38,9 @@ def test_filtered_top10_equals_exact_reference(loaded_index, name):
     expected = [chunks[i].chunk_id for i in sorted(allowed, key=lambda i: -scores[i])[:10]]
     hits = loaded_index.search(query.tolist(), f, limit=10)
     assert [h.chunk_id for h in hits] == expected
-    assert [round(h.score, 4) for h in hits] == [round(float(scores[chunks.index(next(c for c in chunks if c.chunk_id == h.chunk_id))]), 4) for h in hits]
+    assert [round(h.score, 4) for h in hits] == [
+        round(float(scores[chunks.index(next(c for c in chunks if c.chunk_id == h.chunk_id))]), 4) for h in hits
+    ]
     assert loaded_index.count(f) == len(allowed)
 
 
@@ -56,13 +58,21 @@ def test_upsert_of_the_same_chunk_does_not_duplicate(loaded_index):
 
 def test_delete_document_keeps_only_the_new_version(loaded_index):
     new = IndexedChunk(
-        chunk_id=IndexedChunk.make_id("tenant_a", "doc-01", "v2", 0), doc_id="doc-01", scope="tenant_a",
-        bucket="contracts", content_hash="v2", ordinal=0, title="Document 1", text="rewritten",
+        chunk_id=IndexedChunk.make_id("tenant_a", "doc-01", "v2", 0),
+        doc_id="doc-01",
+        scope="tenant_a",
+        bucket="contracts",
+        content_hash="v2",
+        ordinal=0,
+        title="Document 1",
+        text="rewritten",
     )
     loaded_index.upsert([new], _vectors(1, seed=3).tolist())
     loaded_index.delete_document("tenant_a", "doc-01", keep_hash="v2")
     only_doc = SearchFilter(scope="tenant_a", doc_ids=["doc-01"])
-    assert [h.chunk_id for h in loaded_index.search(_vectors(1, seed=3)[0].tolist(), only_doc, limit=10)] == [new.chunk_id]
+    assert [h.chunk_id for h in loaded_index.search(_vectors(1, seed=3)[0].tolist(), only_doc, limit=10)] == [
+        new.chunk_id
+    ]
     loaded_index.delete_document("tenant_a", "doc-01")
     assert loaded_index.count(only_doc) == 0
     assert loaded_index.count(SearchFilter(scope="tenant_b")) == sum(c.scope == "tenant_b" for c in make_chunks())
@@ -82,7 +92,9 @@ def test_an_empty_index_holds_no_chunk_ids(vector_index):
 
 def test_delete_chunks_removes_exactly_those_and_ignores_unknown_ids(loaded_index):
     chunks, vectors = make_chunks(), _vectors(len(make_chunks()))
-    loaded_index.delete_chunks([chunks[5].chunk_id, chunks[7].chunk_id, IndexedChunk.make_id("tenant_a", "never-indexed", "v1", 0)])
+    loaded_index.delete_chunks(
+        [chunks[5].chunk_id, chunks[7].chunk_id, IndexedChunk.make_id("tenant_a", "never-indexed", "v1", 0)]
+    )
     loaded_index.delete_chunks([])
     assert loaded_index.chunk_ids() == {c.chunk_id for c in chunks} - {chunks[5].chunk_id, chunks[7].chunk_id}
     hits = loaded_index.search(vectors[5].tolist(), SearchFilter(scope=chunks[5].scope), limit=50)

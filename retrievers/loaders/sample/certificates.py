@@ -18,12 +18,20 @@ from retrievers.models import AnnotationRow, Document, FieldSpec, SourceDocument
 
 BUCKET = "certificates"
 FIELDS = [
-    FieldSpec(name="standard", type="string", description="Standard or directive certified against, e.g. 'ISO 9001:2015'"),
-    FieldSpec(name="certificate_number", type="string", description="Certificate or declaration number, exactly as printed"),
+    FieldSpec(
+        name="standard", type="string", description="Standard or directive certified against, e.g. 'ISO 9001:2015'"
+    ),
+    FieldSpec(
+        name="certificate_number", type="string", description="Certificate or declaration number, exactly as printed"
+    ),
     FieldSpec(name="holder", type="string", description="Company the certificate is issued to"),
-    FieldSpec(name="issuer", type="string", description="Certification body, or the manufacturer for a self-declaration"),
+    FieldSpec(
+        name="issuer", type="string", description="Certification body, or the manufacturer for a self-declaration"
+    ),
     FieldSpec(name="valid_from", type="date", description="First day the certificate is valid"),
-    FieldSpec(name="valid_until", type="date", description="Last day the certificate is valid; absent when it does not expire"),
+    FieldSpec(
+        name="valid_until", type="date", description="Last day the certificate is valid; absent when it does not expire"
+    ),
     FieldSpec(name="scope", type="string", description="Activities or products the certificate covers"),
 ]
 
@@ -47,35 +55,101 @@ class _Certificate:
 
 
 _CERTIFICATES = [
-    _Certificate(1, "management system", "ISO 9001:2015", "Quality management systems - Requirements",
-                 "ACS-QMS-2021-0457", "northwind", _ATLAS, date(2021, 5, 14), date(2024, 5, 13),
-                 "Design, manufacture and distribution of passive electronic components and LED light sources",
-                 "Lena Fischer"),
-    _Certificate(2, "management system", "ISO 14001:2015", "Environmental management systems - Requirements with guidance for use",
-                 "MA-EMS-88120", "harbor_point", _MERIDIAN, date(2022, 9, 1), date(2025, 8, 31),
-                 "Processing, packing, cold storage and distribution of prepared foods", "Lena Fischer"),
-    _Certificate(3, "management system", "ISO/IEC 27001:2022", "Information security, cybersecurity and privacy protection - "
-                 "Information security management systems - Requirements",
-                 "ACS-ISMS-2023-1189", "kestrel", _ATLAS, date(2023, 11, 20), date(2026, 11, 19),
-                 "Development and operation of data analytics and reporting services, in accordance with the Statement "
-                 "of Applicability version 3", "Lena Fischer"),
-    _Certificate(4, "management system", "ISO 13485:2016", "Medical devices - Quality management systems - Requirements for "
-                 "regulatory purposes",
-                 "MA-MD-30571", "veridian", _MERIDIAN, date(2020, 3, 2), date(2023, 3, 1),
-                 "Design, production and servicing of patient temperature monitoring devices", "Lena Fischer"),
-    _Certificate(5, "declaration", "CE (2014/35/EU, 2014/30/EU)", "EU Declaration of Conformity under the Low Voltage "
-                 "Directive 2014/35/EU and the EMC Directive 2014/30/EU",
-                 "NWC-DoC-2022-014", "northwind", None, date(2022, 1, 10), None,
-                 "NWC-PSU-24V-60W enclosed power supply, 24 V DC output, 60 W; harmonised standards EN 62368-1:2014, "
-                 "EN 55032:2015 and EN 55035:2017", "Lena Fischer"),
-    _Certificate(6, "compliance", "RoHS (EU) 2011/65/EU and (EU) 2015/863", "Certificate of Compliance with the restriction "
-                 "of hazardous substances", "ACS-RoHS-2023-0219", "northwind", _ATLAS, date(2023, 2, 1), date(2026, 1, 31),
-                 "Chip resistors NWC-RES-10K-0603 and NWC-RES-4K7-0603, ceramic capacitor NWC-CAP-100N-0402 and LED "
-                 "NWC-LED-W5050", "Lena Fischer"),
-    _Certificate(7, "management system", "ISO 9001:2015", "Quality management systems - Requirements",
-                 "ACS-QMS-2024-0457", "northwind", _ATLAS, date(2024, 5, 14), date(2027, 5, 13),
-                 "Design, manufacture and distribution of passive electronic components and LED light sources",
-                 "Lena Fischer"),
+    _Certificate(
+        1,
+        "management system",
+        "ISO 9001:2015",
+        "Quality management systems - Requirements",
+        "ACS-QMS-2021-0457",
+        "northwind",
+        _ATLAS,
+        date(2021, 5, 14),
+        date(2024, 5, 13),
+        "Design, manufacture and distribution of passive electronic components and LED light sources",
+        "Lena Fischer",
+    ),
+    _Certificate(
+        2,
+        "management system",
+        "ISO 14001:2015",
+        "Environmental management systems - Requirements with guidance for use",
+        "MA-EMS-88120",
+        "harbor_point",
+        _MERIDIAN,
+        date(2022, 9, 1),
+        date(2025, 8, 31),
+        "Processing, packing, cold storage and distribution of prepared foods",
+        "Lena Fischer",
+    ),
+    _Certificate(
+        3,
+        "management system",
+        "ISO/IEC 27001:2022",
+        "Information security, cybersecurity and privacy protection - "
+        "Information security management systems - Requirements",
+        "ACS-ISMS-2023-1189",
+        "kestrel",
+        _ATLAS,
+        date(2023, 11, 20),
+        date(2026, 11, 19),
+        "Development and operation of data analytics and reporting services, in accordance with the Statement "
+        "of Applicability version 3",
+        "Lena Fischer",
+    ),
+    _Certificate(
+        4,
+        "management system",
+        "ISO 13485:2016",
+        "Medical devices - Quality management systems - Requirements for regulatory purposes",
+        "MA-MD-30571",
+        "veridian",
+        _MERIDIAN,
+        date(2020, 3, 2),
+        date(2023, 3, 1),
+        "Design, production and servicing of patient temperature monitoring devices",
+        "Lena Fischer",
+    ),
+    _Certificate(
+        5,
+        "declaration",
+        "CE (2014/35/EU, 2014/30/EU)",
+        "EU Declaration of Conformity under the Low Voltage Directive 2014/35/EU and the EMC Directive 2014/30/EU",
+        "NWC-DoC-2022-014",
+        "northwind",
+        None,
+        date(2022, 1, 10),
+        None,
+        "NWC-PSU-24V-60W enclosed power supply, 24 V DC output, 60 W; harmonised standards EN 62368-1:2014, "
+        "EN 55032:2015 and EN 55035:2017",
+        "Lena Fischer",
+    ),
+    _Certificate(
+        6,
+        "compliance",
+        "RoHS (EU) 2011/65/EU and (EU) 2015/863",
+        "Certificate of Compliance with the restriction of hazardous substances",
+        "ACS-RoHS-2023-0219",
+        "northwind",
+        _ATLAS,
+        date(2023, 2, 1),
+        date(2026, 1, 31),
+        "Chip resistors NWC-RES-10K-0603 and NWC-RES-4K7-0603, ceramic capacitor NWC-CAP-100N-0402 and LED "
+        "NWC-LED-W5050",
+        "Lena Fischer",
+    ),
+    _Certificate(
+        7,
+        "management system",
+        "ISO 9001:2015",
+        "Quality management systems - Requirements",
+        "ACS-QMS-2024-0457",
+        "northwind",
+        _ATLAS,
+        date(2024, 5, 14),
+        date(2027, 5, 13),
+        "Design, manufacture and distribution of passive electronic components and LED light sources",
+        "Lena Fischer",
+    ),
 ]
 
 
@@ -98,9 +172,15 @@ def documents() -> Iterator[SourceDocument]:
 
 def _properties(certificate: _Certificate, holder: str, issuer: str) -> AnnotationRow | None:
     row = RowBuilder()
-    for name, value in (("standard", certificate.standard), ("certificate_number", certificate.certificate_number),
-                        ("holder", holder), ("issuer", issuer), ("valid_from", certificate.valid_from),
-                        ("valid_until", certificate.valid_until), ("scope", certificate.scope)):
+    for name, value in (
+        ("standard", certificate.standard),
+        ("certificate_number", certificate.certificate_number),
+        ("holder", holder),
+        ("issuer", issuer),
+        ("valid_from", certificate.valid_from),
+        ("valid_until", certificate.valid_until),
+        ("scope", certificate.scope),
+    ):
         row.add(name, value)
     return row.build()
 
@@ -110,7 +190,7 @@ def _body(c: _Certificate, holder: str, address: str, issuer: str) -> str:
         f"This certificate is valid from {c.valid_from:%d %B %Y} until {c.valid_until:%d %B %Y}"
         if c.valid_until
         else f"This declaration takes effect on {c.valid_from:%d %B %Y} and remains valid while the product is "
-             "placed on the market without design changes"
+        "placed on the market without design changes"
     )
     if c.kind == "management system":
         statement = (
@@ -146,10 +226,13 @@ def _body(c: _Certificate, holder: str, address: str, issuer: str) -> str:
             "materials. The holder must notify the issuer of any change of materials or suppliers that may affect "
             "compliance."
         )
-    return "\n\n".join([
-        f"{'CERTIFICATE' if c.kind != 'declaration' else 'EU DECLARATION OF CONFORMITY'}\nNo. {c.certificate_number}",
-        statement,
-        f"{validity}.",
-        conditions,
-        f"Issued by {issuer}.",
-    ])
+    return "\n\n".join(
+        [
+            f"{'CERTIFICATE' if c.kind != 'declaration' else 'EU DECLARATION OF CONFORMITY'}\n"
+            f"No. {c.certificate_number}",
+            statement,
+            f"{validity}.",
+            conditions,
+            f"Issued by {issuer}.",
+        ]
+    )
