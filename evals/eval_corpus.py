@@ -40,10 +40,14 @@ def eval_services(home: Path) -> Iterator[AgentServices]:
         yield services
 
 
-def ingest_datasets(stack: Stack, datasets: set[str]) -> None:
+def check_datasets(datasets: set[str]) -> None:
     unknown = datasets - set(loaders.DATASETS)
     if unknown:
         raise InvalidInput(f"unknown dataset(s) {sorted(unknown)}; known: {sorted(loaders.DATASETS)}")
+
+
+def ingest_datasets(stack: Stack, datasets: set[str]) -> None:
+    check_datasets(datasets)
     for name in sorted(datasets):
         path = loaders.dataset_path(name)
         if path is not None and not path.is_dir():

@@ -28,7 +28,7 @@ from langsmith.schemas import Example
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from evals.agent_target import AgentTarget
-from evals.eval_corpus import eval_home, eval_services, ingest_datasets
+from evals.eval_corpus import check_datasets, eval_home, eval_services, ingest_datasets
 from evals.evaluators import CODE_EVALUATORS, model_judges
 from evals.metrics import percentile
 from graph.context import DEFAULT_CONTEXT, AgentContext
@@ -218,8 +218,10 @@ def run_question_file(path: Path, *, home: Path | None, out: Path, limit: int | 
         raise InvalidInput(
             f'{path}: the questions name no datasets; add "datasets" to them or pass --home with the corpus ingested'
         )
+    check_datasets(datasets)
     with eval_services(home or eval_home(datasets)) as services:
-        ingest_datasets(services.stack, datasets)
+        if home is None:
+            ingest_datasets(services.stack, datasets)
         records = evaluate_questions(services, questions, path.stem)
     summary = summarise(records)
     write_report(out, f"eval-{path.stem}", summary, records)

@@ -52,6 +52,20 @@ def test_repeated_ids_and_unknown_datasets_are_refused(tmp_path):
     )
 
 
+def test_a_given_home_is_evaluated_as_it_is_not_filled_with_the_named_datasets(tmp_path):
+    """`--home` names a folder already holding the corpus; the datasets a question names are what its expected
+    answer was computed on, not something to add to that folder."""
+    questions = tmp_path / "set.jsonl"
+    questions.write_text(json.dumps(GOOD) + "\n")
+    home = tmp_path / "given"
+    evaluated = ragent(
+        "eval", "--questions", str(questions), "--home", str(home), "--out", str(tmp_path / "out"), home=tmp_path
+    )
+    assert evaluated.returncode == 0, evaluated.stderr
+    stats = ragent("stats", home=home)
+    assert stats.returncode == 0 and json.loads(stats.stdout)["store"]["documents"] == 0, stats.stdout
+
+
 def test_numbers_are_read_on_their_own_not_inside_ids_and_dates():
     assert numbers_in("sample-contract-006 signed 2018-03-01 for 1,234.50 EUR, 3 rows.") == {1234.5, 3.0}
 
