@@ -25,9 +25,20 @@ def _parse_value(text: str) -> Any:
 
 
 def _opened():
+    """Every engine, under the data folder's engine lock (EnginesBusy, naming the owner, when another process has
+    it)."""
     from retrievers.stack import open_stack
 
     return closing(open_stack())
+
+
+def _store():
+    """Postgres alone, which many processes share safely: the commands that read only documents, annotations and
+    catalogs work beside a running server or ingest, and touch no engine file."""
+    from retrievers.settings import Settings
+    from retrievers.stack import make_store
+
+    return closing(make_store(Settings.from_env()))
 
 
 def ingest(args: argparse.Namespace) -> None:
@@ -77,18 +88,18 @@ def annotations(args: argparse.Namespace) -> None:
     predicates = [
         Predicate(field=f, op=op, value=None if op == "exists" else _parse_value(v)) for f, op, v in args.where
     ]
-    with _opened() as stack:
-        stack.store.require_bucket(args.bucket)
-        rows = stack.store.find_annotations(args.scope, args.bucket, predicates, limit=args.limit)
+    with _store() as store:
+        store.require_bucket(args.bucket)
+        rows = store.find_annotations(args.scope, args.bucket, predicates, limit=args.limit)
     for row in rows:
         print(f"  {row['annotation_id']}  {json.dumps(row['row'], ensure_ascii=False)[:ANNOTATION_ROW_CHARS]}")
     print(f"{len(rows)} row(s)")
 
 
 def catalog(args: argparse.Namespace) -> None:
-    with _opened() as stack:
-        stack.store.require_bucket(args.bucket)
-        fields = stack.store.field_catalog(args.scope, args.bucket)
+    with _store() as store:
+        store.require_bucket(args.bucket)
+        fields = store.field_catalog(args.scope, args.bucket)
     for f in fields:
         shown = f.values if f.values is not None else f.examples
         span = f"  range {f.min} .. {f.max}" if f.min is not None else ""
@@ -96,21 +107,25 @@ def catalog(args: argparse.Namespace) -> None:
 
 
 def buckets(args: argparse.Namespace) -> None:
-    with _opened() as stack:
+    with _store() as store:
         if args.action == "add":
-            stack.store.add_bucket(args.name, args.description)
-        for name, description in stack.store.buckets().items():
+            store.add_bucket(args.name, args.description)
+        for name, description in store.buckets().items():
             print(f"  {name}: {description}")
 
 
 def stats(args: argparse.Namespace) -> None:
-    with _opened() as stack:
-        print(
-            json.dumps(
-                {"store": stack.store.counts(), "keyword": stack.keyword.stats(), "vectors": stack.vectors.stats()},
-                indent=2,
-            )
-        )
+    """The store's counts always; the engines' when this process may open them, else who holds them."""
+    from retrievers.engine_lock import EnginesBusy
+
+    with _store() as store:
+        report: dict[str, Any] = {"store": store.counts()}
+    try:
+        with _opened() as stack:
+            report |= {"keyword": stack.keyword.stats(), "vectors": stack.vectors.stats()}
+    except EnginesBusy as busy:
+        report["engines"] = str(busy)
+    print(json.dumps(report, indent=2))
 
 
 def check(args: argparse.Namespace) -> None:
@@ -158,11 +173,12 @@ def ask(args: argparse.Namespace) -> None:
 
 def resume(args: argparse.Namespace) -> None:
     from cli.ask import resume as resume_agent
+    from retrievers.loaders.common import loads_json
 
     try:
-        answer = json.loads(args.answer)
+        answer = loads_json(args.answer)
     except json.JSONDecodeError as exc:
-        raise RagentError(f'--answer is not JSON ({exc.msg}); e.g. --answer \'{{"choice": "stop"}}\'') from None
+        raise RagentError(f'--answer is not usable JSON ({exc.msg}); e.g. --answer \'{{"choice": "stop"}}\'') from None
     resume_agent(args.thread, answer, explain=args.explain, context=_agent_context(args))
 
 

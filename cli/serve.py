@@ -23,6 +23,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from retrievers.engine_lock import SERVER_URL_ENV
 from retrievers.errors import BackendUnavailable, InvalidInput
 from retrievers.settings import Settings
 
@@ -93,7 +94,13 @@ def serve(*, host: str, port: int | None, with_sample: bool, jobs: int = JOBS_PE
     api = f"http://{host}:{port}"
     workdir = settings.home / "server"
     workdir.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "RAGENT_HOME": str(settings.home), "LANGGRAPH_CLI_NO_ANALYTICS": "1", "HF_HUB_OFFLINE": "1"}
+    env = {
+        **os.environ,
+        "RAGENT_HOME": str(settings.home),
+        SERVER_URL_ENV: api,
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "HF_HUB_OFFLINE": "1",
+    }
     command = [
         str(langgraph),
         "dev",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from retrievers.embedding_cache import CachedEmbedder
+from retrievers.engine_lock import EngineLock
 from retrievers.errors import InvalidInput
 from retrievers.postgres_store import PostgresStore
 from retrievers.protocols import DocumentStore, Embedder, KeywordIndex, VectorIndex
@@ -13,17 +14,22 @@ from retrievers.settings import Settings
 
 @dataclass
 class Stack:
+    """The engines, and the data folder's engine lock when an embedded engine is among them (released last)."""
+
     settings: Settings
     store: DocumentStore
     keyword: KeywordIndex
     vectors: VectorIndex
     embedder: CachedEmbedder
+    lock: EngineLock | None = None
 
     def close(self) -> None:
         self.vectors.close()
         self.keyword.close()
         self.embedder.close()
         self.store.close()
+        if self.lock is not None:
+            self.lock.release()
 
 
 def make_embedder(settings: Settings) -> Embedder:
@@ -82,12 +88,21 @@ def make_store(settings: Settings) -> DocumentStore:
     return PostgresStore(database_url(settings))
 
 
+def uses_embedded_engines(settings: Settings) -> bool:
+    """Tantivy or qdrant-edge serves this folder (a server named by URL is shared by design)."""
+    return not (settings.opensearch_url and settings.qdrant_url)
+
+
 def open_stack(settings: Settings | None = None) -> Stack:
-    """Open every engine, failing fast with a one-line error for the first one that cannot be used."""
+    """Open every engine, failing fast with a one-line error for the first one that cannot be used. The data
+    folder's engine lock is taken first: a process that cannot have it (EnginesBusy, naming the owner) has opened
+    no engine file."""
     settings = settings or Settings.from_env()
-    store = make_store(settings)
-    opened = [store]
+    lock = EngineLock(settings.home).acquire() if uses_embedded_engines(settings) else None
+    opened = []
     try:
+        store = make_store(settings)
+        opened.append(store)
         keyword = make_keyword_index(settings)
         opened.append(keyword)
         vectors = make_vector_index(settings)
@@ -97,5 +112,7 @@ def open_stack(settings: Settings | None = None) -> Stack:
     except BaseException:
         for engine in reversed(opened):
             engine.close()
+        if lock is not None:
+            lock.release()
         raise
-    return Stack(settings, store, keyword, vectors, embedder)
+    return Stack(settings, store, keyword, vectors, embedder, lock)

@@ -1,0 +1,95 @@
+"""Who owns the embedded engines of a data folder: one process at a time, decided by an OS file lock.
+
+The embedded keyword index (Tantivy) and vector index (qdrant-edge) are single-writer, and qdrant-edge rewrites
+its shard's files merely by opening it, before it notices another process has it open: a second process that
+only wanted to read would damage the index of the first. So a process takes `<home>/engines.lock` before it opens
+any engine file, and a process that cannot take it opens none, and says who holds it.
+
+The lock is `flock` on an open file: the OS drops it when the process ends, however it ends (`kill -9`
+included), so a crashed owner never leaves the folder locked. The holder writes who it is into the file (pid,
+command, start time, and a server's URL), which is what a refused process reports.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from retrievers.errors import BackendUnavailable
+
+LOCK_NAME = "engines.lock"
+SERVER_URL_ENV = "RAGENT_SERVER_URL"
+"""Set by `ragent serve` for the server it starts, so that a refused command can point at it."""
+COMMAND_CHARS = 200
+
+
+class EnginesBusy(BackendUnavailable):
+    """The engines of the data folder belong to another process; `owner` is what it wrote about itself."""
+
+    def __init__(self, home: Path, owner: dict[str, Any]):
+        self.home, self.owner = home, owner
+        who = f"process {owner.get('pid', '?')} ({owner.get('command') or 'unknown command'})"
+        since = f", since {owner['started']}" if owner.get("started") else ""
+        server = owner.get("server_url")
+        advice = (
+            f"ask through that server ({server}, or Studio) or stop it first"
+            if server
+            else "wait for it to finish or stop it, or give this command its own RAGENT_HOME"
+        )
+        super().__init__(f"the search engines in {home} are in use by {who}{since}; {advice}")
+
+
+class EngineLock:
+    """Held from `acquire` to `release`; the engines opened under it are closed before it is released."""
+
+    def __init__(self, home: Path):
+        self.home = Path(home)
+        self.path = self.home / LOCK_NAME
+        self._fd: int | None = None
+
+    def acquire(self) -> EngineLock:
+        self.home.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise EnginesBusy(self.home, read_owner(self.home)) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(_me()).encode(), 0)
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+
+def read_owner(home: Path) -> dict[str, Any]:
+    """What the current holder wrote about itself (empty if it has not written yet or the file is gone)."""
+    try:
+        return json.loads((Path(home) / LOCK_NAME).read_text(encoding="utf-8") or "{}")
+    except (OSError, json.JSONDecodeError):
+        return {}
+
+
+def _me() -> dict[str, Any]:
+    command = " ".join([Path(sys.argv[0]).name, *sys.argv[1:]]) if sys.argv and sys.argv[0] else "python"
+    return {
+        "pid": os.getpid(),
+        "command": command[:COMMAND_CHARS],
+        "started": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "server_url": os.environ.get(SERVER_URL_ENV),
+    }

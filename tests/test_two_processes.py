@@ -1,0 +1,159 @@
+"""Two processes on one data folder: a process that owns the embedded engines (one that keeps ingesting, or a
+`ragent serve`), and every CLI command started beside it.
+
+What must hold each time: the command either does its work from Postgres alone (documents, annotations, catalogs,
+counts) or is refused in one line that names the owner; no traceback; not one byte of an engine file changes; the
+owner goes on ingesting afterwards; and once it is gone, `ragent check` finds the stores in agreement.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from langgraph_sdk import get_sync_client
+
+from evals.served_agent import ServedAgent
+
+ENGINE_FOLDERS = ("tantivy", "qdrant-edge")
+OWNER = """
+import json, sys
+from retrievers.ingest import Ingestor
+from retrievers.loaders import field_specs, sample
+from retrievers.models import Document, SourceDocument
+from retrievers.stack import open_stack
+
+stack = open_stack()
+contracts = [s for s in sample.load() if s.document.bucket == "contracts"]
+Ingestor(stack).ingest(contracts, field_specs=field_specs("sample"), progress=False)
+print("ready", flush=True)
+for n, _ in enumerate(sys.stdin):
+    note = Document(doc_id=f"live-{n}", bucket="generic", title=f"Note {n}", body=f"Note {n}: the gate code changed.")
+    report = Ingestor(stack).ingest([SourceDocument(document=note)], progress=False)
+    print(json.dumps({"added": report.added}), flush=True)
+stack.close()
+"""
+
+# Every command, with what it does beside an owner: "works" from Postgres alone, or is "refused" naming the owner.
+COMMANDS = [
+    (("stats",), "works"),
+    (("catalog", "contracts"), "works"),
+    (("annotations", "contracts", "--where", "governing_law", "=", '"Delaware"'), "works"),
+    (("buckets",), "works"),
+    (("search", "keyword", "notice"), "refused"),
+    (("search", "semantic", "how much notice"), "refused"),
+    (("search", "fused", "notice"), "refused"),
+    (("ask", "Which contracts have a notice period under 60 days?"), "refused"),
+    (("resume", "some-thread", "--answer", '{"choice": "stop"}'), "refused"),
+    (("check",), "refused"),
+    (("check", "--repair"), "refused"),
+    (("ingest", "{folder}", "--bucket", "generic"), "refused"),
+]
+
+
+def engine_files(home: Path) -> dict[str, str]:
+    """Every file of the embedded engines with a hash of its bytes."""
+    return {
+        str(path.relative_to(home)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for folder in ENGINE_FOLDERS
+        for path in sorted((home / folder).rglob("*"))
+        if path.is_file()
+    }
+
+
+def ragent(home: Path, cache: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "RAGENT_HOME": str(home), "RAGENT_CACHE_DIR": str(cache)}
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def check_command_beside(owner_pid: int, home: Path, cache: Path, args: tuple[str, ...], expected: str, folder: Path):
+    args = tuple(a.replace("{folder}", str(folder)) for a in args)
+    before = engine_files(home)
+    result = ragent(home, cache, *args)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert engine_files(home) == before, f"`ragent {' '.join(args)}` changed an engine file"
+    if expected == "works":
+        assert result.returncode == 0, result.stderr
+    else:
+        assert result.returncode == 2, (args, result.stdout, result.stderr)
+        errors = [line for line in result.stderr.splitlines() if line.startswith("ragent: error:")]
+        assert len(errors) == 1 and f"in use by process {owner_pid} " in errors[0], result.stderr
+    return result
+
+
+@pytest.fixture
+def cache(tmp_path_factory):
+    """One embedding cache for the module's processes, so the sample's chunks are embedded once."""
+    return tmp_path_factory.getbasetemp() / "two-processes-cache"
+
+
+def test_every_command_beside_a_process_that_keeps_ingesting(tmp_path, cache):
+    home = tmp_path / "home"
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "note.md").write_text("A note that must not be ingested while another process owns the engines.")
+    env = {**os.environ, "RAGENT_HOME": str(home), "RAGENT_CACHE_DIR": str(cache)}
+    owner = subprocess.Popen(
+        [sys.executable, "-c", OWNER], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert owner.stdout.readline().strip() == "ready"
+        for args, expected in COMMANDS:
+            result = check_command_beside(owner.pid, home, cache, args, expected, folder)
+            if args == ("stats",):
+                shown = json.loads(result.stdout)
+                assert shown["store"]["documents"] >= 10 and f"process {owner.pid} " in shown["engines"]
+            owner.stdin.write("ingest one more\n")
+            owner.stdin.flush()
+            assert json.loads(owner.stdout.readline()) == {"added": 1}, "the owner goes on ingesting"
+        owner.stdin.close()
+        assert owner.wait(timeout=120) == 0
+    finally:
+        if owner.poll() is None:
+            owner.kill()
+    checked = ragent(home, cache, "check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    counted = json.loads(ragent(home, cache, "stats").stdout)
+    assert (
+        counted["store"]["documents"] == 10 + len(COMMANDS)
+        and counted["vectors"]["chunks"] == counted["store"]["chunks"]
+    )
+
+
+def test_every_command_beside_a_running_server(tmp_path, cache):
+    home = tmp_path / "served"
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "note.md").write_text("A note for the CLI, refused while the server owns the engines.")
+    with ServedAgent(home, {"RAGENT_CACHE_DIR": str(cache)}) as server:
+        client = get_sync_client(url=server.url)
+        inbox = home / "inbox" / "handbook"
+        inbox.mkdir(parents=True)
+        (inbox / "parking.md").write_text("# Parking\nVisitors park in the zorblatt garage behind building C.")
+        thread = client.threads.create()["thread_id"]
+        assert client.runs.wait(thread, "ingest", input={"path": "handbook", "bucket": "generic"})["added"] == 1
+        server_pid = json.loads((home / "engines.lock").read_text())["pid"]
+        for args, expected in COMMANDS:
+            result = check_command_beside(server_pid, home, cache, args, expected, folder)
+            if expected == "refused":
+                assert server.url in result.stderr, "a refused command points at the server that owns the engines"
+        (inbox / "lockers.md").write_text("# Lockers\nLockers on floor 2 open with the blue badge.")
+        thread = client.threads.create()["thread_id"]
+        assert client.runs.wait(thread, "ingest", input={"path": "handbook", "bucket": "generic"})["added"] == 1
+        thread = client.threads.create()["thread_id"]
+        answer = client.runs.wait(thread, "agent", input={"question": "Where do visitors park?"})["answer"]
+        assert "zorblatt" in answer["text"]
+    checked = ragent(home, cache, "check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
