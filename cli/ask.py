@@ -8,6 +8,7 @@ import sys
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
@@ -39,9 +40,13 @@ def print_clarification(payload: dict[str, Any], thread: str) -> None:
     print(f"thread {thread}; to answer later: ragent resume {thread} --answer '{json.dumps(reply)}'")
 
 
-def print_answer(values: dict[str, Any], explain: bool) -> None:
+def print_answer(values: dict[str, Any], explain: bool, home: Path | None = None) -> None:
+    """The answer with its sources. With the data `home` this process runs on, an export is also shown by its full
+    path: the answer itself names only the file, as a client of the server must not learn the server's folders."""
     answer = values["answer"]
     print(f"\n{answer.text}")
+    if answer.export_path and home is not None:
+        print(f"File: {home / answer.export_path}")
     if answer.citations:
         print("\nSources: " + ", ".join(sorted({c.annotation_id or c.doc_id for c in answer.citations})))
     if explain:
@@ -67,13 +72,14 @@ def settle(
     *,
     explain: bool,
     ask_human: Callable[[dict[str, Any]], dict[str, Any] | None] | None,
+    home: Path | None = None,
 ) -> bool:
     """Print the answer, or the clarification; with `ask_human`, answer it and go on. True when answered."""
     config = {"configurable": {"thread_id": thread}}
     while True:
         state = agent.get_state(config)
         if not state.interrupts:
-            print_answer(state.values, explain)
+            print_answer(state.values, explain, home)
             return True
         payload = state.interrupts[0].value
         print_clarification(payload, thread)
@@ -96,15 +102,29 @@ def terminal_choice(payload: dict[str, Any]) -> dict[str, Any] | None:
 
 def ask(question: str, *, thread: str | None, context: AgentContext, explain: bool) -> str:
     thread = thread or uuid.uuid4().hex[:12]
-    with agent_session() as (agent, _):
+    with agent_session() as (agent, services):
         agent.invoke({"question": question}, {"configurable": {"thread_id": thread}}, context=context)
-        settle(agent, thread, context, explain=explain, ask_human=terminal_choice if sys.stdin.isatty() else None)
+        settle(
+            agent,
+            thread,
+            context,
+            explain=explain,
+            ask_human=terminal_choice if sys.stdin.isatty() else None,
+            home=services.stack.settings.home,
+        )
     return thread
 
 
 def resume(thread: str, answer: dict[str, Any], *, context: AgentContext, explain: bool) -> None:
-    with agent_session() as (agent, _):
+    with agent_session() as (agent, services):
         if not agent.get_state({"configurable": {"thread_id": thread}}).interrupts:
             raise SystemExit(f"ragent: error: thread {thread} is not waiting for an answer")
         agent.invoke(Command(resume=answer), {"configurable": {"thread_id": thread}}, context=context)
-        settle(agent, thread, context, explain=explain, ask_human=terminal_choice if sys.stdin.isatty() else None)
+        settle(
+            agent,
+            thread,
+            context,
+            explain=explain,
+            ask_human=terminal_choice if sys.stdin.isatty() else None,
+            home=services.stack.settings.home,
+        )

@@ -18,8 +18,11 @@ ANNOTATION_ROW_CHARS = 200
 
 
 def _parse_value(text: str) -> Any:
+    """JSON when it parses (within the nesting bound), else the text as it is."""
+    from retrievers.loaders.common import loads_json
+
     try:
-        return json.loads(text)
+        return loads_json(text)
     except json.JSONDecodeError:
         return text
 

@@ -4,14 +4,15 @@
 from __future__ import annotations
 
 import argparse
+from functools import partial
 
 from cli import commands
 from graph.context import AgentContext
 from retrievers.loaders import DATASETS
 from retrievers.models import DEFAULT_SCOPE, SCOPE_RE
 
-SEARCH_TOP_K = 10
-ANNOTATION_ROWS = 50
+SEARCH_TOP_K, SEARCH_TOP_K_MAX = 10, 1000
+ANNOTATION_ROWS, ANNOTATION_ROWS_MAX = 50, 10_000
 BENCH_SECTIONS = ("langchain", "naive", "multihop", "scale")
 BENCH_SCALE_SIZES = [10_000, 100_000, 1_000_000]
 EVAL_OUT, BENCH_OUT = "eval-out", "bench-out"
@@ -23,6 +24,21 @@ def scope_name(text: str) -> str:
     if not SCOPE_RE.match(text):
         raise argparse.ArgumentTypeError(f"scope {text!r} is not valid (letters, digits, '_.:-', up to 64 characters)")
     return text
+
+
+def positive_int(text: str, maximum: int | None = None) -> int:
+    """A count (a limit, top-k, a size) as argparse type, from 1 to `maximum`: zero or less, or more than an engine
+    takes (Postgres' LIMIT is a bigint, Tantivy allocates room for every hit asked for), would end in a traceback
+    instead of a message naming the option."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {number}")
+    if maximum is not None and number > maximum:
+        raise argparse.ArgumentTypeError(f"must be {maximum} or less, got {number}")
+    return number
 
 
 def _scope(parser: argparse.ArgumentParser, help: str | None = None) -> None:
@@ -54,7 +70,7 @@ def _ingest(sub) -> None:
     p.add_argument("--bucket", help="bucket of the folder's documents")
     p.add_argument("--annotations", help="JSONL file of annotation rows: {doc_id, kind, row, raw}")
     p.add_argument("--dataset", choices=list(DATASETS))
-    p.add_argument("--limit", type=int, help="ingest at most this many documents")
+    p.add_argument("--limit", type=positive_int, help="ingest at most this many documents")
     _scope(p, "tenant or workspace the documents belong to")
     p.add_argument(
         "--force", action="store_true", help="rewrite unchanged documents too (rebuilds a lost or corrupted index)"
@@ -68,7 +84,12 @@ def _search(sub) -> None:
     p.add_argument("query")
     p.add_argument("--bucket")
     _scope(p)
-    p.add_argument("--top-k", type=int, default=SEARCH_TOP_K)
+    p.add_argument(
+        "--top-k",
+        type=partial(positive_int, maximum=SEARCH_TOP_K_MAX),
+        default=SEARCH_TOP_K,
+        help=f"hits to show, up to {SEARCH_TOP_K_MAX} (default: %(default)s)",
+    )
     p.add_argument("--doc-id", action="append", help="restrict to these documents (repeatable)")
     p.add_argument("--author", action="append", help="any of these authors (repeatable)")
     p.add_argument("--tag", action="append", help="all of these tags (repeatable)")
@@ -89,7 +110,12 @@ def _annotations(sub) -> None:
         help="e.g. --where notice_period_days '<' 60 (VALUE is JSON when it parses, else text)",
     )
     _scope(p)
-    p.add_argument("--limit", type=int, default=ANNOTATION_ROWS)
+    p.add_argument(
+        "--limit",
+        type=partial(positive_int, maximum=ANNOTATION_ROWS_MAX),
+        default=ANNOTATION_ROWS,
+        help=f"rows to show, up to {ANNOTATION_ROWS_MAX} (default: %(default)s)",
+    )
     p.set_defaults(run=commands.annotations)
 
 
@@ -139,7 +165,7 @@ def _evals(sub) -> None:
         "--home",
         help="data folder already holding the corpus (default: one per dataset combination under $RAGENT_HOME/eval)",
     )
-    p.add_argument("--limit", type=int, help="only the first N questions")
+    p.add_argument("--limit", type=positive_int, help="only the first N questions")
     p.add_argument("--out", default=EVAL_OUT, help="folder for the JSON records and the Markdown summary")
     p.set_defaults(run=commands.evaluate)
 
@@ -154,7 +180,11 @@ def _evals(sub) -> None:
         help="data folder holding every shared dataset (default: the eval folder for them, ingested on first use)",
     )
     p.add_argument(
-        "--scale-sizes", nargs="+", type=int, default=BENCH_SCALE_SIZES, help="chunk counts of the scale corpora"
+        "--scale-sizes",
+        nargs="+",
+        type=positive_int,
+        default=BENCH_SCALE_SIZES,
+        help="chunk counts of the scale corpora",
     )
     p.add_argument("--out", default=BENCH_OUT)
     p.set_defaults(run=commands.bench)

@@ -1,4 +1,13 @@
-"""CSV export of a full result set, written only inside the export folder under a name the code chooses."""
+"""CSV export of a full result set, written only inside the export folder under a name the code chooses.
+
+Every cell comes from documents, and a spreadsheet runs a cell that starts like a formula (`=HYPERLINK(...)`,
+`+cmd|' /C calc'!A0`, `@SUM(...)`, `-2+3`). As OWASP recommends against CSV injection, every text cell (values,
+titles, ids, bucket and field names) that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a
+leading `'`, and every text cell is quoted (quotes inside doubled). Numbers stay numbers: a value stored as a number
+is written unquoted and unchanged (`-5` as `-5`), since it cannot hold a formula and a spreadsheet should still add
+it up; quoting only text keeps the two apart for any reader (Python's `csv.QUOTE_NONNUMERIC` reads them back as
+float and str). A negative number stored as text is text, and neutralised like any other.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +20,15 @@ from graph.decomposition import Decomposition
 from tools.context import ToolContext
 
 EXPORT_ROWS_MAX = 1_000_000
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value: Any) -> Any:
+    """A value as the CSV writer should see it: numbers as they are, anything else as neutralised text."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value
+    text = "" if value is None else str(value)
+    return f"'{text}" if text.startswith(FORMULA_STARTS) else text
 
 
 def _matching_rows(context: ToolContext, bucket: str, d: Decomposition) -> list[dict[str, Any]]:
@@ -44,7 +62,7 @@ def export_csv(context: ToolContext, d: Decomposition, folder: Path) -> tuple[Pa
     path = folder / f"export-{uuid.uuid4().hex[:12]}.csv"
     columns = list(dict.fromkeys(k for row in rows for k in row)) or ["bucket", "doc_id", "annotation_id", "title"]
     with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=columns)
-        writer.writeheader()
-        writer.writerows(rows)
+        writer = csv.writer(handle, quoting=csv.QUOTE_NONNUMERIC)
+        writer.writerow([_cell(column) for column in columns])
+        writer.writerows([_cell(row.get(column)) for column in columns] for row in rows)
     return path, len(rows)

@@ -40,7 +40,8 @@ class IngestResult(TypedDict, total=False):
     unchanged: int
     chunks: int
     annotation_rows: int
-    skipped: list[dict[str, str]]
+    skipped: list[dict[str, str]]  # the first retrievers.ingest.SKIPPED_SHOWN, with reasons
+    skipped_total: int
 
 
 class IngestState(IngestRequest, IngestResult):
@@ -48,16 +49,22 @@ class IngestState(IngestRequest, IngestResult):
 
 
 def ingest_roots(home: Path) -> list[Path]:
-    configured = os.environ.get("RAGENT_INGEST_ROOTS")
-    if configured:
-        return [Path(root).expanduser().resolve() for root in configured.split(os.pathsep) if root]
-    return [home / "inbox", shared_data_dir()]
+    """The folders a client may name, resolved like the paths checked against them: a data home reached through
+    a symbolic link would otherwise refuse its own inbox."""
+    configured = os.environ.get("RAGENT_INGEST_ROOTS", "")
+    roots = [Path(root) for root in configured.split(os.pathsep) if root] or [home / "inbox", shared_data_dir()]
+    return [root.expanduser().resolve() for root in roots]
 
 
 def allowed_path(text: str | None, roots: list[Path]) -> Path | None:
-    """The path, resolved (symbolic links and `..` included), if it lies under an ingest root; else refused."""
+    """The path, resolved (symbolic links and `..` included), if it lies under an ingest root; else refused.
+
+    This checks the folder (or annotations file) named; the loader then holds every file in that folder to the
+    same line, skipping and reporting links that lead out of it (`retrievers.loaders.files`)."""
     if not text:
         return None
+    if not isinstance(text, str) or "\x00" in text:  # a client's JSON may hold anything; a NUL breaks every OS call
+        raise InvalidInput(f"{text!r} is not a path; name a folder or file as text")
     path = Path(text).expanduser()
     resolved = (path if path.is_absolute() else roots[0] / path).resolve()
     if not any(resolved.is_relative_to(root) for root in roots):
@@ -92,6 +99,7 @@ def ingest(state: IngestState, *, services: AgentServices) -> IngestResult:
         "chunks": report.chunks,
         "annotation_rows": report.annotation_rows,
         "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped],
+        "skipped_total": report.skipped_total,
     }
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
+from retrievers.annotation_filters import Op
 from tools.envelope import Envelope
 
 RouteKind = Literal["structured", "hybrid", "long_text"]
@@ -65,19 +66,25 @@ class Decision(BaseModel):
 
 
 class ClarifyOption(BaseModel):
+    """One option of a clarification: `label` is for the human (document values in it are escaped Markdown), the
+    other fields are the reply that picks it, with the raw value."""
+
     choice: Literal["narrow", "broaden", "export", "retry", "stop"]
     label: str
     field: str | None = None
-    op: str | None = None
+    op: Op | None = None
     value: Any = None
 
 
 class ClarifyReply(BaseModel):
-    """What the human answers; validated before the run goes on."""
+    """What the human answers; validated before the run goes on. A key it does not know is refused rather than
+    ignored: a misspelt "feild" would otherwise narrow by nothing the human meant."""
+
+    model_config = ConfigDict(extra="forbid")
 
     choice: Literal["narrow", "broaden", "export", "retry", "stop"]
     field: str | None = None
-    op: str | None = None
+    op: Op | None = None
     value: Any = None
 
 
@@ -93,4 +100,6 @@ class Answer(BaseModel):
     value: float | None = None
     rows: list[dict[str, Any]] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)
-    export_path: str | None = None
+    export_path: str | None = Field(
+        default=None, description="The exported CSV, relative to the data home (exports/export-….csv)"
+    )

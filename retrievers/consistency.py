@@ -10,7 +10,10 @@ with, chunk id by chunk id:
   document deleted from Postgres alone) is deleted from that engine;
 - chunk and annotation rows whose document row is missing are deleted from Postgres. The schema's foreign keys
   (ON DELETE CASCADE) make them impossible unless the keys were bypassed; they are counted so that such a
-  database is noticed rather than assumed away.
+  database is noticed rather than assumed away;
+- the field catalog is derived from the annotation rows like the engines from the chunks: a bucket whose catalog
+  is not what its rows give (an ingest killed before it refreshed the catalog, so that a predicate on a field the
+  rows hold is refused as unknown) has its catalog recomputed from the rows.
 
 Every store's chunk ids are held in memory as sets (about 120 bytes an id, so some 400 MB for 1M chunks across
 the three stores), and enumerating an engine costs one pass over it (see each adapter's `chunk_ids`).
@@ -37,6 +40,7 @@ REPAIR_PAGE = 256
 
 MISSING = "committed chunks it lacks"
 UNKNOWN = "chunks Postgres does not know"
+STALE_CATALOG = "buckets out of date with their rows"
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,7 @@ def check(stack: Stack, repair: bool, scope: str | None = None) -> CheckReport:
     """
     report = CheckReport(repair=repair, counts={"postgres": stack.store.counts(scope)})
     report.drift += _rows_without_document(stack, repair, scope)
+    report.drift.append(_stale_catalogs(stack, repair, scope))
     committed = stack.store.chunk_ids(scope)
     for name, engine, write in _engines(stack):
         held = engine.chunk_ids(scope)
@@ -125,6 +130,14 @@ def _rows_without_document(stack: Stack, repair: bool, scope: str | None) -> lis
         Drift("postgres", f"{table.removesuffix('s')} rows without a document", n, repaired.get(table, 0))
         for table, n in found.items()
     ]
+
+
+def _stale_catalogs(stack: Stack, repair: bool, scope: str | None) -> Drift:
+    stale = stack.store.catalogs_out_of_date(scope)
+    if repair:
+        for pair in stale:
+            stack.store.refresh_catalog(*pair)
+    return Drift("catalog", STALE_CATALOG, len(stale), len(stale) if repair else 0)
 
 
 def _still_unknown(stack: Stack, chunk_ids: set[str]) -> set[str]:

@@ -12,12 +12,18 @@ Order of writes for each batch, and why:
 A crash between 3 and 4 leaves unreachable chunks in the engines, which the next ingest of the same content
 overwrites; a crash between 4 and 5, or a new document whose source changed before the next ingest, leaves
 them for good. `ragent check --repair` (retrievers.consistency) finds and deletes them.
+
+The field catalog is derived from all the rows of a bucket, which costs too much to redo in every commit (half a
+second at 20,000 receipts), so each commit only marks its bucket's catalog stale, in its own transaction, and the
+run ends by refreshing the stale catalogs of its scopes: also when it fails part-way, and also when it finds every
+document unchanged, which is how a run after a killed one brings the catalog level with the rows it committed.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 
 from tqdm import tqdm
@@ -30,6 +36,10 @@ from retrievers.stack import Stack
 CHUNK_OVERLAP_TOKENS = 32
 TITLE_TOKEN_BUDGET = 32
 BATCH_DOCUMENTS = 16
+SKIPPED_SHOWN = 20
+"""How many skipped files and records a report lists with their reasons; the rest are counted. A folder can hold a
+million unusable records (a .jsonl of `{}` lines): listing each one made a 200 MB server response and a million-line
+summary, while the first few reasons already say what is wrong."""
 
 
 @dataclass
@@ -41,7 +51,8 @@ class IngestReport:
     unchanged: int = 0
     chunks: int = 0
     annotation_rows: int = 0
-    skipped: list[Skipped] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)  # the first SKIPPED_SHOWN of them
+    skipped_total: int = 0
     seconds: float = 0.0
     embeddings_computed: int = 0
     embeddings_cached: int = 0
@@ -50,13 +61,24 @@ class IngestReport:
     def documents(self) -> int:
         return self.added + self.updated + self.unchanged
 
+    def skip(self, item: Skipped) -> None:
+        """Count a skipped file or record; keep its reason only while fewer than SKIPPED_SHOWN are kept."""
+        self.skipped_total += 1
+        if len(self.skipped) < SKIPPED_SHOWN:
+            self.skipped.append(item)
+
     def summary(self) -> str:
         lines = [
             f"documents: {self.documents} ({self.added} added, {self.updated} updated, {self.unchanged} unchanged)",
             f"chunks: {self.chunks}   annotation rows: {self.annotation_rows}",
             f"embeddings: {self.embeddings_computed} computed, {self.embeddings_cached} from cache",
-            f"skipped files: {len(self.skipped)}",
+            f"skipped files: {self.skipped_total}",
             *(f"  {s.path}: {s.reason}" for s in self.skipped),
+            *(
+                [f"  ... and {self.skipped_total - len(self.skipped)} more (only the first {SKIPPED_SHOWN} are listed)"]
+                if self.skipped_total > len(self.skipped)
+                else []
+            ),
             f"seconds: {self.seconds:.1f}"
             + (f"   ({self.chunks / self.seconds:.1f} chunks/s)" if self.seconds and self.chunks else ""),
         ]
@@ -75,7 +97,7 @@ def _batches(
     batch: list[SourceDocument] = []
     for item in items:
         if isinstance(item, Skipped):
-            report.skipped.append(item)
+            report.skip(item)
             continue
         batch.append(item)
         if len(batch) == size:
@@ -105,22 +127,36 @@ class Ingestor:
         report = IngestReport()
         started = time.perf_counter()
         hits_before, misses_before = self.stack.embedder.hits, self.stack.embedder.misses
-        touched: set[tuple[str, str]] = set()
-        with tqdm(total=total, unit="doc", desc="ingest", disable=None if progress is None else not progress) as bar:
-            for batch in _batches(items, report, BATCH_DOCUMENTS):
-                touched |= self._ingest_batch(batch, report, force)
-                bar.update(len(batch))
-        for scope, bucket in sorted(touched):
-            if field_specs and bucket in field_specs:
-                self.stack.store.record_field_specs(bucket, field_specs[bucket])
-            self.stack.store.refresh_catalog(scope, bucket)
+        for bucket, specs in (field_specs or {}).items():
+            self.stack.store.record_field_specs(bucket, specs)
+        scopes: set[str] = set()
+        try:
+            with tqdm(
+                total=total, unit="doc", desc="ingest", disable=None if progress is None else not progress
+            ) as bar:
+                for batch in _batches(items, report, BATCH_DOCUMENTS):
+                    scopes |= {source.document.scope for source in batch}
+                    self._ingest_batch(batch, report, force)
+                    bar.update(len(batch))
+        except BaseException:
+            # The error that stopped the run is the one to report; a catalog this cannot refresh stays marked stale
+            # for the next ingest or `ragent check --repair`.
+            with suppress(Exception):
+                self._refresh_stale_catalogs(scopes)
+            raise
+        self._refresh_stale_catalogs(scopes)
         report.embeddings_cached = self.stack.embedder.hits - hits_before
         report.embeddings_computed = self.stack.embedder.misses - misses_before
         report.seconds = time.perf_counter() - started
         return report
 
-    def _ingest_batch(self, batch: list[SourceDocument], report: IngestReport, force: bool) -> set[tuple[str, str]]:
-        """Write the batch's new and changed documents; returns the (scope, bucket) pairs whose catalog changed."""
+    def _refresh_stale_catalogs(self, scopes: set[str]) -> None:
+        for scope in sorted(scopes):
+            for bucket in self.stack.store.stale_catalogs(scope):
+                self.stack.store.refresh_catalog(scope, bucket)
+
+    def _ingest_batch(self, batch: list[SourceDocument], report: IngestReport, force: bool) -> None:
+        """Write the batch's new and changed documents."""
         stack = self.stack
         for bucket in {s.document.bucket for s in batch}:
             stack.store.require_bucket(bucket)
@@ -137,7 +173,7 @@ class Ingestor:
             else:
                 pending.append((source, content_hash, key in current))
         if not pending:
-            return set()
+            return
         planned = [
             (source, content_hash, existed, self._chunk(source, content_hash))
             for source, content_hash, existed in pending
@@ -156,7 +192,6 @@ class Ingestor:
                 stack.vectors.delete_document(source.document.scope, source.document.doc_id, keep_hash=content_hash)
             else:
                 report.added += 1
-        return {(source.document.scope, source.document.bucket) for source, *_ in pending}
 
     def _chunk(self, source: SourceDocument, content_hash: str) -> tuple[list[Chunk], list[IndexedChunk]]:
         doc = source.document

@@ -21,7 +21,17 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 DEFAULT_SCOPE = "default"
 BUCKET_NAME_PATTERN = r"^[a-z][a-z0-9_]{1,39}$"
 BUCKET_NAME_RE = re.compile(BUCKET_NAME_PATTERN)
-FIELD_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,62}$")
+MAX_FIELD_NAME_CHARS = 63
+"""The longest annotation field name: Postgres's identifier length, so that a field can be named as a column or an
+index as it is. The longest real name (CUAD's labels) has 33 characters."""
+MAX_ROW_FIELDS = 500
+"""The most fields one annotation row (or its `raw`) may hold. Every question about a bucket reads its rows field by
+field (predicates, the catalog, value lists), so one row of 100,000 fields made every question in its scope some
+50 times slower. The widest real row (CUAD, 42 labels) is a twelfth of this; more belongs in rows of several kinds."""
+MAX_ROW_BYTES = 64 * 1024
+"""The most bytes of JSON one annotation row (or its `raw`) may take, for the same reason. The largest real one (a
+CUAD row, clause excerpts as values) takes 2.7 KB; whole passages belong in the document's text, which is chunked."""
+FIELD_NAME_RE = re.compile(rf"^[A-Za-z][A-Za-z0-9_]{{0,{MAX_FIELD_NAME_CHARS - 1}}}$")
 SCOPE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")
 
 FieldType = Literal["string", "number", "integer", "boolean", "date"]
@@ -94,7 +104,9 @@ class AnnotationRow(BaseModel):
     """One structured row about a document: typed values in `row`, the source strings in `raw`.
 
     `row` values are JSON scalars (str, int, float, bool, ISO date strings) or lists of them where a
-    label holds several values. `raw` keeps each original string beside its normalised value.
+    label holds several values. `raw` keeps each original string beside its normalised value. Both are bounded
+    (`MAX_ROW_FIELDS`, `MAX_FIELD_NAME_CHARS`, `MAX_ROW_BYTES`) here, where every row enters, so that no query
+    ever meets a wider one.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -103,13 +115,27 @@ class AnnotationRow(BaseModel):
     row: dict[str, Any]
     raw: dict[str, Any] = Field(default_factory=dict)
 
-    @model_validator(mode="after")
-    def _field_names(self) -> AnnotationRow:
-        for name in [*self.row, *self.raw]:
+    @field_validator("row", "raw")
+    @classmethod
+    def _bounded(cls, fields: dict[str, Any]) -> dict[str, Any]:
+        if len(fields) > MAX_ROW_FIELDS:
+            raise ValueError(f"{len(fields)} fields, more than the {MAX_ROW_FIELDS} a row may hold")
+        for name in fields:
+            if len(name) > MAX_FIELD_NAME_CHARS:
+                raise ValueError(
+                    f"field name {name[:20]!r}... has {len(name)} characters, more than {MAX_FIELD_NAME_CHARS}"
+                )
             if not FIELD_NAME_RE.match(name):
                 raise ValueError(
                     f"annotation field name {name!r} is not valid (letters, digits, '_', starting with a letter)"
                 )
+        size = len(json.dumps(fields, ensure_ascii=False, default=str).encode())
+        if size > MAX_ROW_BYTES:
+            raise ValueError(f"{size} bytes of JSON, more than the {MAX_ROW_BYTES} a row may take")
+        return fields
+
+    @model_validator(mode="after")
+    def _scalar_values(self) -> AnnotationRow:
         for name, value in self.row.items():
             values = value if isinstance(value, list) else [value]
             for item in values:

@@ -3,6 +3,11 @@
 Postgres is the commit point of ingestion: a document becomes visible when its row, chunks and annotations
 are committed in one transaction. The search engines may briefly hold chunks of a version that is not yet
 (or no longer) committed; hits are hydrated from the `chunks` table, so such chunks are never returned.
+
+The field catalog of a (scope, bucket) is computed from all its annotation rows, too costly to redo in every
+commit. So the same transaction that changes a bucket's rows (or the field specs its catalog uses) counts a change in
+`stale_catalogs`, and `refresh_catalog` removes that mark only if no change was counted while it computed: a
+catalog is either up to date or marked, whatever is killed when.
 """
 
 from __future__ import annotations
@@ -99,7 +104,22 @@ CREATE TABLE IF NOT EXISTS field_catalog (
     entry jsonb NOT NULL,
     PRIMARY KEY (scope, bucket, kind, field)
 );
+CREATE TABLE IF NOT EXISTS stale_catalogs (
+    scope text NOT NULL,
+    bucket text NOT NULL,
+    changes bigint NOT NULL DEFAULT 1,
+    PRIMARY KEY (scope, bucket)
+);
 """
+
+# Counts a change to the rows of (scope, bucket). The update (not DO NOTHING) locks the mark until the writer
+# commits, so a refresh that read the rows before that commit sees the count move and keeps the mark.
+_MARK_STALE = (
+    "INSERT INTO stale_catalogs AS s (scope, bucket) {} "
+    "ON CONFLICT (scope, bucket) DO UPDATE SET changes = s.changes + 1"
+)
+# The key of the advisory locks that make refreshes of one catalog take turns (with hashtext(scope, bucket)).
+_CATALOG_LOCK = 727275
 
 
 # The tables whose rows belong to a document (by a foreign key on (scope, doc_id)).
@@ -120,6 +140,11 @@ def _without_document(verb: str, table: str, scope: str | None) -> tuple[sql.Com
         + where
     )
     return query.format(sql.Identifier(table)), params
+
+
+def _by_field(catalog: list[CatalogField]) -> dict[tuple[str, str], dict[str, Any]]:
+    """A catalog as its JSON entries by (kind, field): how two catalogs are compared, whatever order they come in."""
+    return {(f.kind, f.name): f.model_dump(mode="json") for f in catalog}
 
 
 def _indexed_chunk(row: dict[str, Any]) -> IndexedChunk:
@@ -166,7 +191,11 @@ class PostgresStore:
         """Idempotent: safe to run on every start, and by several processes at once."""
         with self.pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(727274)")
+            untracked = conn.execute("SELECT to_regclass('stale_catalogs') IS NULL").fetchone()[0]
             conn.execute(SCHEMA)
+            if untracked:
+                # A database from before catalogs were tracked may hold catalogs a killed ingest left behind.
+                conn.execute(_MARK_STALE.format("SELECT DISTINCT scope, bucket FROM documents"))
             with conn.cursor() as cur:
                 cur.executemany(
                     "INSERT INTO buckets (name, description) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING",
@@ -224,9 +253,17 @@ class PostgresStore:
     def commit_document(
         self, source: SourceDocument, content_hash: str, chunks: Sequence[Chunk], chunk_ids: Sequence[str]
     ) -> None:
-        """Replace the document, its chunks and its annotation rows in one transaction."""
+        """Replace the document, its chunks and its annotation rows in one transaction, which also marks the catalog
+        of its bucket (and of the bucket it leaves, if it moves) stale."""
         doc = source.document
         with self.pool.connection() as conn, conn.transaction():
+            conn.execute(
+                _MARK_STALE.format(
+                    "SELECT %s, %s UNION SELECT scope, bucket FROM documents WHERE scope = %s AND doc_id = %s"
+                    " ORDER BY 2"  # one order of locks, should two documents move between the same buckets at once
+                ),
+                (doc.scope, doc.bucket, doc.scope, doc.doc_id),
+            )
             conn.execute(
                 """
                 INSERT INTO documents
@@ -375,70 +412,126 @@ class PostgresStore:
     # -- annotations and the field catalog ------------------------------------------------------------
 
     def record_field_specs(self, bucket: str, specs: Sequence[FieldSpec]) -> None:
-        with self.pool.connection() as conn, conn.cursor() as cur:
-            cur.executemany(
-                """INSERT INTO field_specs (bucket, field, type, multi, description) VALUES (%s, %s, %s, %s, %s)
-                   ON CONFLICT (bucket, field) DO UPDATE SET type = EXCLUDED.type, multi = EXCLUDED.multi,
-                       description = EXCLUDED.description""",
-                [(bucket, s.name, s.type, s.multi, s.description) for s in specs],
-            )
-
-    def refresh_catalog(self, scope: str, bucket: str) -> list[CatalogField]:
-        """Recompute the bucket's catalog from its stored rows (values of list fields counted one by one)."""
-        with self.pool.connection() as conn:
-            specs = {
-                name: FieldSpec(name=name, type=t, multi=m, description=d)
+        """Declare field types and descriptions; a change marks the bucket's catalogs stale in every scope."""
+        with self.pool.connection() as conn, conn.transaction():
+            declared = {
+                name: (t, m, d)
                 for name, t, m, d in conn.execute(
-                    "SELECT field, type, multi, description FROM field_specs WHERE bucket = %s", (bucket,)
+                    "SELECT field, type, multi, description FROM field_specs WHERE bucket = %s FOR UPDATE", (bucket,)
                 )
             }
-            rows = conn.execute(
-                """
-                SELECT a.kind, e.key, v.value, count(*), count(DISTINCT a.doc_id),
-                       bool_or(jsonb_typeof(e.value) = 'array')
-                FROM annotations a
-                CROSS JOIN LATERAL jsonb_each(a.row) e
-                CROSS JOIN LATERAL jsonb_path_query(e.value, 'lax $[*]') v(value)
-                WHERE a.scope = %s AND a.bucket = %s AND jsonb_typeof(v.value) <> 'null'
-                GROUP BY 1, 2, 3
-                """,
-                (scope, bucket),
-            ).fetchall()
-            docs = dict(
-                ((kind, field), n)
-                for kind, field, n in conn.execute(
-                    """SELECT a.kind, e.key, count(DISTINCT a.doc_id)
-                       FROM annotations a CROSS JOIN LATERAL jsonb_each(a.row) e
-                       WHERE a.scope = %s AND a.bucket = %s AND jsonb_typeof(e.value) <> 'null' GROUP BY 1, 2""",
-                    (scope, bucket),
+            changed = [s for s in specs if declared.get(s.name) != (s.type, s.multi, s.description)]
+            if not changed:
+                return
+            with conn.cursor() as cur:
+                cur.executemany(
+                    """INSERT INTO field_specs (bucket, field, type, multi, description) VALUES (%s, %s, %s, %s, %s)
+                       ON CONFLICT (bucket, field) DO UPDATE SET type = EXCLUDED.type, multi = EXCLUDED.multi,
+                           description = EXCLUDED.description""",
+                    [(bucket, s.name, s.type, s.multi, s.description) for s in changed],
                 )
+            conn.execute(
+                _MARK_STALE.format("SELECT DISTINCT scope, bucket FROM documents WHERE bucket = %s ORDER BY 1"),
+                (bucket,),
             )
-            counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
-            multi: dict[tuple[str, str], bool] = defaultdict(bool)
-            for kind, field, value, n, _, is_list in rows:
-                counts[(kind, field)][value] += n
-                multi[(kind, field)] |= is_list
-            catalog = [
-                build_field(
-                    kind, field, counts[(kind, field)], docs[(kind, field)], multi[(kind, field)], specs.get(field)
-                )
-                for kind, field in sorted(counts)
+
+    def stale_catalogs(self, scope: str) -> list[str]:
+        """Buckets of `scope` whose rows changed since their catalog was last refreshed."""
+        with self.pool.connection() as conn:
+            rows = conn.execute("SELECT bucket FROM stale_catalogs WHERE scope = %s ORDER BY bucket", (scope,))
+            return [bucket for (bucket,) in rows]
+
+    def catalogs_out_of_date(self, scope: str | None = None) -> list[tuple[str, str]]:
+        """The (scope, bucket) pairs whose stored catalog is not what their rows give now, marked stale or not
+        (a database may predate the marks, or have been restored without its catalog); one pass over the rows."""
+        where, params = ("WHERE scope = %s", (scope,)) if scope else ("", ())
+        with self.pool.connection() as conn:
+            pairs = conn.execute(
+                "SELECT scope, bucket FROM documents "
+                + where
+                + " UNION SELECT scope, bucket FROM field_catalog "
+                + where
+                + " UNION SELECT scope, bucket FROM stale_catalogs "
+                + where
+                + " ORDER BY 1, 2",
+                params * 3,
+            ).fetchall()
+            return [
+                (s, b)
+                for s, b in pairs
+                if _by_field(self._computed_catalog(conn, s, b)) != _by_field(self._stored_catalog(conn, s, b))
             ]
-            with conn.transaction():
-                conn.execute("DELETE FROM field_catalog WHERE scope = %s AND bucket = %s", (scope, bucket))
-                with conn.cursor() as cur:
-                    cur.executemany(
-                        "INSERT INTO field_catalog (scope, bucket, kind, field, entry) VALUES (%s, %s, %s, %s, %s)",
-                        [(scope, bucket, f.kind, f.name, Jsonb(f.model_dump(mode="json"))) for f in catalog],
-                    )
+
+    def refresh_catalog(self, scope: str, bucket: str) -> list[CatalogField]:
+        """Recompute the bucket's catalog from its stored rows, and clear its stale mark unless rows changed
+        meanwhile (then the mark stays for the next refresh)."""
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_CATALOG_LOCK, f"{scope}\x1f{bucket}"))
+            marked = conn.execute(
+                "SELECT changes FROM stale_catalogs WHERE scope = %s AND bucket = %s", (scope, bucket)
+            ).fetchone()
+            catalog = self._computed_catalog(conn, scope, bucket)
+            conn.execute("DELETE FROM field_catalog WHERE scope = %s AND bucket = %s", (scope, bucket))
+            with conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO field_catalog (scope, bucket, kind, field, entry) VALUES (%s, %s, %s, %s, %s)",
+                    [(scope, bucket, f.kind, f.name, Jsonb(f.model_dump(mode="json"))) for f in catalog],
+                )
+            if marked:
+                conn.execute(
+                    "DELETE FROM stale_catalogs WHERE scope = %s AND bucket = %s AND changes = %s",
+                    (scope, bucket, marked[0]),
+                )
         return catalog
+
+    def _computed_catalog(self, conn: psycopg.Connection, scope: str, bucket: str) -> list[CatalogField]:
+        """The catalog the stored rows give (values of list fields counted one by one), in a deterministic order
+        so that two computations over the same rows are equal."""
+        specs = {
+            name: FieldSpec(name=name, type=t, multi=m, description=d)
+            for name, t, m, d in conn.execute(
+                "SELECT field, type, multi, description FROM field_specs WHERE bucket = %s", (bucket,)
+            )
+        }
+        # One statement, so that the value counts and the document counts come from one snapshot of the rows.
+        rows = conn.execute(
+            """
+            WITH fields AS (
+                SELECT a.kind, a.doc_id, e.key, e.value FROM annotations a CROSS JOIN LATERAL jsonb_each(a.row) e
+                WHERE a.scope = %s AND a.bucket = %s AND jsonb_typeof(e.value) <> 'null'
+            ),
+            docs AS (SELECT kind, key, count(DISTINCT doc_id) AS docs FROM fields GROUP BY 1, 2),
+            vals AS (
+                SELECT f.kind, f.key, v.value, count(*) AS n, bool_or(jsonb_typeof(f.value) = 'array') AS is_list
+                FROM fields f CROSS JOIN LATERAL jsonb_path_query(f.value, 'lax $[*]') v(value)
+                WHERE jsonb_typeof(v.value) <> 'null'
+                GROUP BY 1, 2, 3
+            )
+            SELECT kind, key, value, n, is_list, docs FROM vals JOIN docs USING (kind, key) ORDER BY 1, 2, 3
+            """,
+            (scope, bucket),
+        ).fetchall()
+        counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
+        multi: dict[tuple[str, str], bool] = defaultdict(bool)
+        docs: dict[tuple[str, str], int] = {}
+        for kind, field, value, n, is_list, doc_count in rows:
+            counts[(kind, field)][value] += n
+            multi[(kind, field)] |= is_list
+            docs[(kind, field)] = doc_count
+        return [
+            build_field(kind, field, counts[(kind, field)], docs[(kind, field)], multi[(kind, field)], specs.get(field))
+            for kind, field in sorted(counts)
+        ]
+
+    def _stored_catalog(self, conn: psycopg.Connection, scope: str, bucket: str) -> list[CatalogField]:
+        rows = conn.execute(
+            "SELECT entry FROM field_catalog WHERE scope = %s AND bucket = %s ORDER BY kind, field", (scope, bucket)
+        ).fetchall()
+        return [CatalogField.model_validate(entry) for (entry,) in rows]
 
     def field_catalog(self, scope: str, bucket: str) -> list[CatalogField]:
         with self.pool.connection() as conn:
-            rows = conn.execute(
-                "SELECT entry FROM field_catalog WHERE scope = %s AND bucket = %s ORDER BY kind, field", (scope, bucket)
-            ).fetchall()
-        return [CatalogField.model_validate(entry) for (entry,) in rows]
+            return self._stored_catalog(conn, scope, bucket)
 
     def field_values(self, scope: str, bucket: str, field: str, limit: int = 5000) -> list[tuple[str, int]]:
         """Distinct text values of a field with the number of documents having each, most common first.

@@ -135,6 +135,12 @@ class DocumentStore(Protocol):
 
     def field_catalog(self, scope: str, bucket: str) -> list[CatalogField]: ...
 
+    def stale_catalogs(self, scope: str) -> list[str]:
+        """Buckets of `scope` whose rows changed since their catalog was last refreshed."""
+
+    def catalogs_out_of_date(self, scope: str | None = None) -> list[tuple[str, str]]:
+        """(scope, bucket) pairs whose stored catalog is not what their rows give now."""
+
     def field_values(self, scope: str, bucket: str, field: str, limit: int = 5000) -> list[tuple[str, int]]: ...
 
     def find_annotations(

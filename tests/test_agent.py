@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import uuid
-from pathlib import Path
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
@@ -176,7 +175,7 @@ def test_overload_resumed_by_narrow_export_and_stop(agent, sample_stack):
     assert all(r[option["field"]] == option["value"] for r in narrowed.answer.rows)
 
     exported = Run(agent, question, context).resume({"choice": "export"})
-    path = Path(exported.answer.export_path)
+    path = sample_stack.settings.home / exported.answer.export_path
     assert path.parent == sample_stack.settings.home / "exports" and path.suffix == ".csv"
     with path.open() as handle:
         rows = list(csv.DictReader(handle))

@@ -176,7 +176,7 @@ def test_an_exported_overload_holds_only_the_tenants_rows(tenants):
         AgentContext(scope=A, max_hits=3),
         resume={"choice": "export"},
     )
-    with open(values["answer"].export_path, newline="") as handle:
+    with open(tenants[0].settings.home / values["answer"].export_path, newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert {r["doc_id"] for r in rows} <= {d for d in A_LABELS if d.startswith("sample-contract")}
     assert (

@@ -1,7 +1,10 @@
 """clarify: ask the human (a LangGraph interrupt) and fold the validated answer back into the run.
 
 The node re-runs from its first line when the run resumes, so nothing with side effects happens before
-`interrupt`; the export, if chosen, is written after it.
+`interrupt`; the export, if chosen, is written after it. On that re-run LangGraph hands every `interrupt` of the
+loop the answers given so far, in order: an answer that raised after being accepted would raise again at every
+later resume, whatever was answered then. So everything that can be wrong with an answer is checked inside the
+loop, and an unusable one is asked again with the reason.
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ from pydantic import ValidationError
 from graph.context import AgentContext
 from graph.decomposition import Constraint
 from graph.export import export_csv
+from graph.markdown import escape
 from graph.schemas import Answer, ClarifyOption, ClarifyReply
 from graph.services import AgentServices
 from graph.state import AgentState, budget
+from retrievers.annotation_filters import compile_predicates
 
 NARROW_SUGGESTIONS = 3
 
@@ -37,7 +42,11 @@ def _narrow_options(state: AgentState, categorical: set[str]) -> list[ClarifyOpt
     field = max(counts, key=lambda f: (len(counts[f]) > 1, min(len(counts[f]), 10), sum(counts[f].values())))
     return [
         ClarifyOption(
-            choice="narrow", label=f"only {field} = {value} ({n} of those shown)", field=field, op="=", value=value
+            choice="narrow",
+            label=f"only {field} = {escape(str(value))} ({n} of those shown)",
+            field=field,
+            op="=",
+            value=value,
         )
         for value, n in counts[field].most_common(NARROW_SUGGESTIONS)
     ]
@@ -82,10 +91,30 @@ def clarification_payload(state: AgentState, budget_left: int, categorical: set[
     }
 
 
+def _reason(error: ValueError) -> str:
+    """A refused answer's problem in one line: pydantic's report without its type codes and links."""
+    if isinstance(error, ValidationError):
+        return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'answer'}: {e['msg']}" for e in error.errors())
+    return str(error)
+
+
+def _narrowing(reply: ClarifyReply, bucket: str, field_types: dict[str, str]) -> Constraint:
+    """The constraint a narrow answer adds, checked as annotations_search will check it (a field of the bucket, an
+    operator that applies to its type, a value of that type), so that the search cannot refuse it after the
+    answer was accepted."""
+    if reply.field not in field_types:
+        raise ValueError(f"narrow needs a field of {bucket} ({', '.join(sorted(field_types))}) and a value")
+    added = Constraint(
+        bucket=bucket, field=reply.field, op=reply.op or "=", value=reply.value, source_text="(from the clarification)"
+    )
+    compile_predicates([added.predicate()], {reply.field: field_types[reply.field]})
+    return added
+
+
 def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> Command:
     d = state["decomposition"]
     catalog = services.catalog(runtime.context.scope)
-    fields = {f.name for f in catalog.fields(d.buckets[0])}
+    field_types = {f.name: f.type for f in catalog.fields(d.buckets[0])}
     budget_left = budget(state, runtime.context).left
     payload = clarification_payload(state, budget_left, {f.name for f in catalog.categorical(d.buckets[0])})
     allowed = {o["choice"] for o in payload["options"]} | (
@@ -98,21 +127,13 @@ def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: Agen
             reply = ClarifyReply.model_validate(raw)
             if reply.choice not in allowed:
                 raise ValueError(f"{reply.choice!r} is not offered here; choose one of {', '.join(sorted(allowed))}")
-            if reply.choice == "narrow" and reply.field not in fields:
-                raise ValueError(f"narrow needs a field of {d.buckets[0]} ({', '.join(sorted(fields))}) and a value")
+            added = _narrowing(reply, d.buckets[0], field_types) if reply.choice == "narrow" else None
             break
-        except (ValidationError, ValueError) as exc:
-            problem = f"that answer cannot be used ({exc}); answer with one of the options"
+        except ValueError as exc:  # pydantic's ValidationError and the catalog's InvalidInput are ValueErrors
+            problem = f"that answer cannot be used ({_reason(exc)}); answer with one of the options"
     if reply.choice == "retry":
         return Command(goto="decompose", update={"clarification": reply})
     if reply.choice == "narrow":
-        added = Constraint(
-            bucket=d.buckets[0],
-            field=reply.field,
-            op=reply.op or "=",
-            value=reply.value,
-            source_text="(from the clarification)",
-        )
         return Command(
             goto="plan",
             update={
@@ -127,11 +148,13 @@ def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: Agen
         route = services.planner(runtime.context).route(broader, tried=[])
         return Command(goto="plan", update={"clarification": reply, "decomposition": broader, "route": route})
     if reply.choice == "export":
-        path, count = export_csv(
-            services.tools.context(runtime.context.scope), d, services.stack.settings.home / "exports"
-        )
+        home = services.stack.settings.home
+        path, count = export_csv(services.tools.context(runtime.context.scope), d, home / "exports")
         answer = Answer(
-            format="export", text=f"Exported all {count} matching rows to {path}.", export_path=str(path), value=count
+            format="export",
+            text=f"Exported all {count} matching rows to {path.name}, in the exports folder of the data home.",
+            export_path=path.relative_to(home).as_posix(),
+            value=count,
         )
         return Command(goto="compose", update={"clarification": reply, "answer": answer})
     return Command(

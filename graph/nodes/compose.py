@@ -2,7 +2,9 @@
 
 A list is a table of the matching rows with the constrained fields; a count or sum is the figure from the
 aggregate envelope with how it was derived; anything else is the relevant passages, each with its document.
-Every number printed comes from an envelope; every citation is a hit of this run.
+Every number printed comes from an envelope; every citation is a hit of this run. Document text (values, passages,
+document ids) is escaped into the Markdown (`graph.markdown`); field names are not, the catalog admits only letters,
+digits and '_' in them.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from graph.context import AgentContext
+from graph.markdown import escape
 from graph.schemas import Answer, Citation, Evidence, GradedHit
 from graph.state import AgentState, current_evidence
 from retrievers.fusion import reciprocal_rank_fusion
@@ -18,7 +21,8 @@ PROSE_PASSAGES = 5
 
 
 def _cell(value) -> str:
-    return "; ".join(map(str, value)) if isinstance(value, list) else "" if value is None else str(value)
+    """A value as the answer's Markdown shows it: a list joined by '; ', nothing for None, escaped."""
+    return escape("; ".join(map(str, value)) if isinstance(value, list) else "" if value is None else str(value))
 
 
 def _failures(evidence: list[Evidence]) -> str:
@@ -64,7 +68,7 @@ def _table(state: AgentState, evidence: list[Evidence], relevant: list[GradedHit
         "| doc_id | " + " | ".join(columns) + " |",
         "|---|" + "---|" * len(columns),
     ]
-    lines += [f"| {r['doc_id']} | " + " | ".join(_cell(r[c]) for c in columns) + " |" for r in rows]
+    lines += [f"| {escape(r['doc_id'])} | " + " | ".join(_cell(r[c]) for c in columns) + " |" for r in rows]
     return Answer(
         format="table",
         text="\n".join(lines),
@@ -86,7 +90,7 @@ def _prose(evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
             break
     if not passages:
         return Answer(format="prose", text="I found no passage that answers this.")
-    text = "From the documents:\n" + "\n".join(f"- {g.text} [{g.doc_id}]" for g in passages)
+    text = "From the documents:\n" + "\n".join(f"- {escape(g.text)} [{escape(g.doc_id)}]" for g in passages)
     return Answer(
         format="prose", text=text, citations=[Citation(doc_id=g.doc_id, chunk_id=g.chunk_id) for g in passages]
     )

@@ -99,6 +99,7 @@ _SUFFIX_OPS = {
 
 _QUANTITY = re.compile(
     rf"(?:\b(?P<cmp>{_COMPARATOR})\s+)?"
+    + r"(?<!\w)"  # a number inside a word (f99999, covid19, often) is part of a name, not a quantity
     + _CURRENCY.format(n=1)
     + r"\s*(?P<num1>"
     + _NUMBER
@@ -112,7 +113,8 @@ _QUANTITY = re.compile(
     + r")(?:\s*\(\d[\d,.]*\))?\s*"
     + _UNIT.format(n=2)
     + "?)?"
-    + rf"(?:\s*\b(?P<suffix>{'|'.join(_SUFFIX_OPS)}))?",
+    + rf"(?:\s*\b(?P<suffix>{'|'.join(_SUFFIX_OPS)}))?"
+    + r"(?!\w)",  # nor is one a word goes on from (5k, 3x, 10_days)
     re.IGNORECASE,
 )
 _YEAR_ONLY = re.compile(r"^(19|20)\d\d$")
@@ -147,7 +149,8 @@ def parse_number(text: str) -> float | None:
 
 
 def quantities(question: str) -> list[Quantity]:
-    """Every stated quantity; a bare year (2018) is a date, not a quantity, unless it carries a unit or money."""
+    """Every stated quantity; a bare year (2018) is a date, not a quantity, unless it carries a unit or money, and a
+    number that is part of a word ("f99999", "5k") is none."""
     found = []
     for m in _QUANTITY.finditer(question):
         unit = (m.group("unit1") or m.group("unit2") or "").lower().rstrip("s") or None

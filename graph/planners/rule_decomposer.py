@@ -111,11 +111,18 @@ FIELD_WORD_SYNONYMS = {
 }
 
 
+def _says(text: str, token: str) -> bool:
+    """Whether the question says one word of a field's name: by its stem or a synonym, or, for a word with a digit
+    in it, exactly; such a word is an identifier, and "f9999" is a stem of "f99999" but not the same field."""
+    if any(c.isdigit() for c in token):
+        return re.search(rf"\b{re.escape(token)}\b", text) is not None
+    return has_word(text, token) or any(has_word(text, w) for w in FIELD_WORD_SYNONYMS.get(token, ()))
+
+
 def _mention_score(text: str, f: CatalogField) -> float:
     """Share of a field's name words that the question says (or says by a synonym)."""
     tokens = _name_tokens(f.name)
-    said = sum(has_word(text, t) or any(has_word(text, w) for w in FIELD_WORD_SYNONYMS.get(t, ())) for t in tokens)
-    return said / len(tokens) if tokens else 0.0
+    return sum(_says(text, t) for t in tokens) / len(tokens) if tokens else 0.0
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Helpers every loader shares: reading JSONL, building an annotation row with its raw strings, field names."""
+"""Helpers every loader shares: parsing JSON with bounded nesting, reading JSONL, building an annotation row with
+its raw strings, field names."""
 
 from __future__ import annotations
 
@@ -12,6 +13,36 @@ from typing import Any
 from retrievers.errors import InvalidInput
 from retrievers.models import AnnotationRow, Document, SourceDocument
 
+MAX_JSON_DEPTH = 64
+"""Deepest nesting of arrays and objects accepted in any JSON the project reads from a user or a file; documents
+and annotation rows need a handful of levels."""
+
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
+"""A JSON string (to its closing quote, or to the end when it has none, so that every character is scanned once)
+or a bracket outside strings."""
+
+
+def loads_json(text: str) -> Any:
+    """`json.loads` for untrusted text, refusing nesting deeper than MAX_JSON_DEPTH before the parser sees it.
+
+    Counted before parsing rather than by catching RecursionError: the parser recurses once per level, so a few KB
+    of `[` exhaust the stack, and how many levels fit depends on how deep the caller already is (a server worker
+    thread, a loader inside a generator); a value that does parse a few hundred levels deep would recurse again in
+    every later step (validation, storage, checkpointing). One fixed bound here keeps all of them shallow. The
+    refusal is a `json.JSONDecodeError` at the offending bracket, so each caller's "not valid JSON" handling names
+    the file, line or argument as it does for any other unusable JSON.
+    """
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH:  # fewer cannot nest deeper: most lines end here
+        depth = 0
+        for token in _STRING_OR_BRACKET.finditer(text):
+            if token[0] in ("[", "{"):
+                depth += 1
+                if depth > MAX_JSON_DEPTH:
+                    raise json.JSONDecodeError(f"nested deeper than {MAX_JSON_DEPTH} levels", text, token.start())
+            elif token[0] in ("]", "}"):
+                depth -= 1
+    return json.loads(text)
+
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
     """The objects of a JSONL file, one a line, read lazily; blank lines are ignored.
@@ -24,7 +55,7 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
             if not line.strip():
                 continue
             try:
-                yield json.loads(line)
+                yield loads_json(line)
             except json.JSONDecodeError as error:
                 raise InvalidInput(
                     f"{path}:{number} is not valid JSON ({error.msg}); restore the file from its source"

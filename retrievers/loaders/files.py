@@ -1,9 +1,11 @@
 """A user's folder of files as documents: `.txt`, `.md`, `.json`, `.jsonl` and PDFs with a text layer.
 
-A file that cannot be used (binary, not UTF-8, empty, a scanned PDF, JSON that does not parse) does not stop
-the load: it comes out as a `Skipped` record, in order with the documents, so the caller can count and show
-them. The annotations file is different: it is checked completely when `load` is called, and a problem in it
-raises `InvalidInput` before any document comes out, so that nothing is half-ingested with wrong labels.
+A file that cannot be used (binary, not UTF-8, empty, a scanned PDF, JSON that does not parse or is nested deeper
+than `MAX_JSON_DEPTH`) does not stop the load: it comes out as a `Skipped` record, in order with the documents, so
+the caller can count and show them. The folder is a boundary: a symbolic link that leads out of it is skipped and
+reported, never read, and no linked folder is entered. The annotations file is different: it is checked completely
+when `load` is called, and a problem in it raises `InvalidInput` before any document comes out, so that nothing is
+half-ingested with wrong labels.
 
 Document ids: a `.txt`, `.md` or `.pdf` file's id is its path relative to the folder ("notes/q3.md").
 A `.json` file holds one document object or a list of them, a `.jsonl` file one object a line; an object's
@@ -13,6 +15,7 @@ id is its `doc_id`, `id` or `_id`, else its place in the file ("a.json", "list.j
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -23,6 +26,7 @@ from pydantic import ValidationError
 from pypdf import PdfReader
 
 from retrievers.errors import InvalidInput
+from retrievers.loaders.common import loads_json
 from retrievers.models import BUCKET_NAME_RE, AnnotationRow, Document, SourceDocument
 
 BUCKET = "generic"
@@ -107,11 +111,15 @@ def _documents(
 def _records(folder: Path, skip: set[Path], *, ids_only: bool) -> Iterator[_Record | Skipped]:
     """Each file's documents as (place, fields), or a `Skipped` record. With `ids_only`, files whose id is
     their path are not read at all, and their fields hold nothing but the id."""
-    for file in sorted(folder.rglob("*")):
-        relative = file.relative_to(folder)
-        if file.is_dir() or any(part.startswith(".") for part in relative.parts) or file.resolve() in skip:
+    boundary = folder.resolve()
+    for file in _entries(folder):
+        place = file.relative_to(folder).as_posix()
+        target, refusal = _target(file, boundary)
+        if target in skip:
             continue
-        place = relative.as_posix()
+        if refusal:
+            yield Skipped(place, refusal)
+            continue
         reader = _READERS.get(file.suffix.lower())
         if reader is None:
             yield Skipped(
@@ -128,6 +136,39 @@ def _records(folder: Path, skip: set[Path], *, ids_only: bool) -> Iterator[_Reco
             yield Skipped(place, str(problem))
         except OSError as error:
             yield Skipped(place, f"cannot be read ({error.strerror or error})")
+
+
+def _target(file: Path, boundary: Path) -> tuple[Path | None, str | None]:
+    """Where `file` really is, all links followed, and why it is not read, if it is not: a link that leads outside
+    the folder being ingested (a server's client could otherwise read any file the server can), or to a folder,
+    or anything but a regular file (a pipe would block the run for good)."""
+    try:
+        target = file.resolve()
+    except (OSError, RuntimeError):  # a loop of links: RuntimeError before Python 3.13, OSError after
+        return None, "a symbolic link that leads round in a loop; not followed"
+    if not target.is_relative_to(boundary):
+        return target, "a symbolic link to outside the folder being ingested; not followed (copy the file in instead)"
+    if target.is_dir():
+        return target, "a symbolic link to a folder inside this one; not followed, its files are read where they are"
+    if not target.is_file():
+        return target, "not a regular file (a pipe, a device, or a link to nothing); only files are read"
+    return target, None
+
+
+def _entries(folder: Path) -> list[Path]:
+    """Every file under `folder`, and every symbolic link to a folder, in path order; hidden names (".git",
+    ".DS_Store") and what is under them are passed over.
+
+    A linked folder is never entered: it may lead outside the folder (a link to "/" would walk the whole disk)
+    or back into itself. `_records` reports it, and checks where every file, linked or not, really is.
+    """
+    entries = []
+    for directory, folders, names in os.walk(folder):  # followlinks=False: linked folders are listed, not walked
+        here = Path(directory)
+        folders[:] = [name for name in folders if not name.startswith(".")]
+        entries += [here / name for name in folders if (here / name).is_symlink()]
+        entries += [here / name for name in names if not name.startswith(".")]
+    return sorted(entries)
 
 
 def _read_text(file: Path) -> str:
@@ -175,7 +216,7 @@ def _read_pdf(file: Path, place: str) -> Iterator[_Record]:
 
 def _read_json(file: Path, place: str) -> Iterator[_Record | Skipped]:
     try:
-        data = json.loads(_read_text(file))
+        data = loads_json(_read_text(file))
     except json.JSONDecodeError as error:
         raise _Unusable(f"not valid JSON ({error.msg} at line {error.lineno}, column {error.colno})") from error
     if isinstance(data, dict):
@@ -192,7 +233,7 @@ def _read_jsonl(file: Path, place: str) -> Iterator[_Record | Skipped]:
         if not line.strip():
             continue
         try:
-            item = json.loads(line)
+            item = loads_json(line)
         except json.JSONDecodeError as error:
             yield Skipped(f"{place}:{number}", f"not valid JSON ({error.msg})")
             continue
@@ -274,7 +315,7 @@ def _read_annotations_file(file: Path, folder: Path, skip: set[Path]) -> dict[st
 
 def _annotation_line(line: str, where: str) -> tuple[str, AnnotationRow]:
     try:
-        item = json.loads(line)
+        item = loads_json(line)
     except json.JSONDecodeError as error:
         raise InvalidInput(f"{where}: not valid JSON ({error.msg}); {_ANNOTATION_LINE_HELP}") from error
     if not isinstance(item, dict) or item.get("doc_id") in (None, "") or not isinstance(item.get("row"), dict):
