@@ -18,6 +18,7 @@ from graph.builder import compile_agent
 from graph.checkpointing import postgres_checkpointer
 from graph.context import AgentContext
 from graph.services import AgentServices
+from retrievers.errors import RagentError
 
 
 @contextmanager
@@ -28,6 +29,11 @@ def agent_session() -> Iterator[tuple[CompiledStateGraph, AgentServices]]:
         yield compile_agent(services, saver), services
 
 
+def option_reply(option: dict[str, Any]) -> dict[str, Any]:
+    """An offered option as the answer that chooses it."""
+    return {k: v for k, v in option.items() if k != "label"}
+
+
 def print_clarification(payload: dict[str, Any], thread: str) -> None:
     print(f"\nI need your help ({payload['kind']}): {payload['reason']}.")
     if payload.get("error"):
@@ -36,11 +42,27 @@ def print_clarification(payload: dict[str, Any], thread: str) -> None:
         print(f"  tried {a['tool']} on {a['bucket']} ({a['route']}): {a['status']}, {a['total_hits']} hit(s)")
     for number, option in enumerate(payload["options"], start=1):
         print(f"  [{number}] {option['label']}")
-    reply = {k: v for k, v in payload["options"][-1].items() if k != "label"}
-    print(f"thread {thread}; to answer later: ragent resume {thread} --answer '{json.dumps(reply)}'")
+    print(f"thread {thread}; to answer later: ragent resume {thread} --answer N (an option's number, or JSON)")
 
 
-def print_answer(values: dict[str, Any], explain: bool, home: Path | None = None) -> None:
+def print_explanation(values: dict[str, Any]) -> None:
+    """How the run read the question and what it did: the decomposition, every decision and every tool call."""
+    d = values["decomposition"]
+    print(
+        f"\n-- decomposition: intent={d.intent} buckets={d.buckets} constraints="
+        + json.dumps([[c.field, c.op, c.value] for c in d.constraints])
+        + f" topic={d.topic_terms}"
+    )
+    for decision in values.get("decisions", []):
+        print(f"-- decision: {decision.action}: {decision.reason}")
+    for e in values.get("evidence", []):
+        print(
+            f"-- call {e.step} [{e.route}] {e.call.tool} {json.dumps(e.call.arguments)[:160]} "
+            f"-> {e.envelope.status} ({e.envelope.total_hits} hits)"
+        )
+
+
+def print_answer(values: dict[str, Any], home: Path | None = None) -> None:
     """The answer with its sources. With the data `home` this process runs on, an export is also shown by its full
     path: the answer itself names only the file, as a client of the server must not learn the server's folders."""
     answer = values["answer"]
@@ -49,20 +71,6 @@ def print_answer(values: dict[str, Any], explain: bool, home: Path | None = None
         print(f"File: {home / answer.export_path}")
     if answer.citations:
         print("\nSources: " + ", ".join(sorted({c.annotation_id or c.doc_id for c in answer.citations})))
-    if explain:
-        d = values["decomposition"]
-        print(
-            f"\n-- decomposition: intent={d.intent} buckets={d.buckets} constraints="
-            + json.dumps([[c.field, c.op, c.value] for c in d.constraints])
-            + f" topic={d.topic_terms}"
-        )
-        for decision in values.get("decisions", []):
-            print(f"-- decision: {decision.action}: {decision.reason}")
-        for e in values.get("evidence", []):
-            print(
-                f"-- call {e.step} [{e.route}] {e.call.tool} {json.dumps(e.call.arguments)[:160]} "
-                f"-> {e.envelope.status} ({e.envelope.total_hits} hits)"
-            )
 
 
 def settle(
@@ -74,15 +82,20 @@ def settle(
     ask_human: Callable[[dict[str, Any]], dict[str, Any] | None] | None,
     home: Path | None = None,
 ) -> bool:
-    """Print the answer, or the clarification; with `ask_human`, answer it and go on. True when answered."""
+    """Print the answer, or the clarification (with `explain`, how the run got there either way); with
+    `ask_human`, answer it and go on. True when answered."""
     config = {"configurable": {"thread_id": thread}}
     while True:
         state = agent.get_state(config)
         if not state.interrupts:
-            print_answer(state.values, explain, home)
+            print_answer(state.values, home)
+            if explain:
+                print_explanation(state.values)
             return True
         payload = state.interrupts[0].value
         print_clarification(payload, thread)
+        if explain:
+            print_explanation(state.values)
         reply = ask_human(payload) if ask_human else None
         if reply is None:
             return False
@@ -97,7 +110,7 @@ def terminal_choice(payload: dict[str, Any]) -> dict[str, Any] | None:
         if not text:
             return None
         if text.isdigit() and 1 <= int(text) <= len(options):
-            return {k: v for k, v in options[int(text) - 1].items() if k != "label"}
+            return option_reply(options[int(text) - 1])
 
 
 def ask(question: str, *, thread: str | None, context: AgentContext, explain: bool) -> str:
@@ -115,10 +128,22 @@ def ask(question: str, *, thread: str | None, context: AgentContext, explain: bo
     return thread
 
 
-def resume(thread: str, answer: dict[str, Any], *, context: AgentContext, explain: bool) -> None:
+def chosen(answer: Any, options: list[dict[str, Any]]) -> Any:
+    """An option's number (as the clarification lists them) stands for that option; anything else is the answer
+    as given, which the run checks."""
+    if isinstance(answer, int) and not isinstance(answer, bool):
+        if not 1 <= answer <= len(options):
+            raise RagentError(f"--answer {answer}: choose an option from 1 to {len(options)}")
+        return option_reply(options[answer - 1])
+    return answer
+
+
+def resume(thread: str, answer: Any, *, context: AgentContext, explain: bool) -> None:
     with agent_session() as (agent, services):
-        if not agent.get_state({"configurable": {"thread_id": thread}}).interrupts:
+        pending = agent.get_state({"configurable": {"thread_id": thread}}).interrupts
+        if not pending:
             raise SystemExit(f"ragent: error: thread {thread} is not waiting for an answer")
+        answer = chosen(answer, pending[0].value["options"])
         agent.invoke(Command(resume=answer), {"configurable": {"thread_id": thread}}, context=context)
         settle(
             agent,

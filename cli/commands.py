@@ -143,14 +143,14 @@ def check(args: argparse.Namespace) -> None:
 
 
 def demo(args: argparse.Namespace) -> None:
-    from cli.ask import agent_session, settle
+    from cli.ask import agent_session, option_reply, settle
     from evals.demo_questions import DEMO_QUESTIONS
     from graph.context import AgentContext
     from retrievers.sources import ingest_source
 
     def first_option(payload: dict) -> dict:
         print(f"(the demo answers: {payload['options'][0]['label']})")
-        return {k: v for k, v in payload["options"][0].items() if k != "label"}
+        return option_reply(payload["options"][0])
 
     with agent_session() as (agent, services):
         print("== ingesting the sample corpus (unchanged documents are skipped)")
@@ -181,7 +181,10 @@ def resume(args: argparse.Namespace) -> None:
     try:
         answer = loads_json(args.answer)
     except json.JSONDecodeError as exc:
-        raise RagentError(f'--answer is not usable JSON ({exc.msg}); e.g. --answer \'{{"choice": "stop"}}\'') from None
+        raise RagentError(
+            f"--answer is neither an option's number nor usable JSON ({exc.msg}); "
+            """e.g. --answer 2 or --answer '{"choice": "stop"}'"""
+        ) from None
     resume_agent(args.thread, answer, explain=args.explain, context=_agent_context(args))
 
 

@@ -148,7 +148,8 @@ def _agent(sub) -> None:
     p.add_argument(
         "--answer",
         required=True,
-        help='JSON, e.g. {"choice": "export"} or {"choice": "narrow", "field": "governing_law", "value": "Delaware"}',
+        help='the number of an option the clarification lists, or JSON, e.g. {"choice": "export"} or '
+        '{"choice": "narrow", "field": "governing_law", "value": "Delaware"}',
     )
     _agent_options(p)
     p.set_defaults(run=commands.resume)
