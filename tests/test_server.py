@@ -102,6 +102,10 @@ def test_a_clarification_interrupts_the_thread_and_a_command_resumes_it(client):
     assert output["answer"]["format"] == "table" and 0 < len(rows) <= 3
     assert all(r[narrow["field"]] == narrow["value"] for r in rows)
     assert client.threads.get(thread)["status"] == "idle"
+    with pytest.raises(httpx.HTTPStatusError) as late:
+        client.runs.wait(thread, "agent", command={"resume": {"choice": "stop"}})
+    assert late.value.response.status_code == 409 and "is not waiting for an answer" in late.value.response.text
+    assert client.threads.get_state(thread)["values"]["answer"]["rows"] == rows, "the refused resume changed nothing"
 
 
 def test_a_streamed_run_shows_every_node_decision_and_each_tool_call(client):
