@@ -165,7 +165,8 @@ def test_a_deeply_nested_resume_answer_is_a_one_line_error(capsys):
     assert main(["resume", "some-thread", "--answer", DEEP]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "Traceback" not in error
-    assert error.startswith("ragent: error: --answer is not usable JSON (nested deeper than 64 levels")
+    assert error.startswith("ragent: error: --answer is neither an option's number nor usable JSON")
+    assert "nested deeper than 64 levels" in error
 
 
 # --- CSV export: no cell a spreadsheet would run -------------------------------------------------------------------
