@@ -26,6 +26,7 @@ from graph.context import DEFAULT_CONTEXT, AgentContext
 from graph.schemas import Evidence
 from graph.services import AgentServices
 from retrievers.fusion import reciprocal_rank_fusion
+from tools.envelope import Envelope
 
 EVIDENCE_TEXT_CHARS = 6000
 """What a model judge reads of the evidence: the graded passages and rows, cut to fit a prompt."""
@@ -35,6 +36,12 @@ def evidence_ranking(evidence: list[Evidence]) -> list[str]:
     """The documents of a run's evidence, ranked by reciprocal-rank fusion of every envelope's hit list."""
     rankings = [e.envelope.doc_ids() for e in evidence]
     return [doc for doc, _ in reciprocal_rank_fusion([r for r in rankings if r])]
+
+
+def _readable(envelope: Envelope) -> str:
+    """The envelope as JSON with a space after each comma, as numbers are read from it: compact JSON would run the
+    items of a list together ("[60,180]" reads as one number, 60,180)."""
+    return json.dumps(envelope.model_dump(mode="json"))
 
 
 class AgentTarget:
@@ -86,10 +93,7 @@ class AgentTarget:
             "evidence_keys": sorted(set().union(*(e.envelope.citable() for e in evidence)), key=str),
             "evidence_numbers": sorted(
                 set().union(
-                    *(
-                        numbers_in(e.envelope.model_dump_json()) | numbers_in(json.dumps(e.call.arguments))
-                        for e in evidence
-                    )
+                    *(numbers_in(_readable(e.envelope)) | numbers_in(json.dumps(e.call.arguments)) for e in evidence)
                 )
             ),
             "evidence_text": graded[:EVIDENCE_TEXT_CHARS],

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import re
 
-_STRUCTURE = re.compile(r"([\\`*_~\[\]<|])")
+_STRUCTURE = re.compile(r"([\\`*~\[\]<|]|(?<![^\W_])_|_(?![^\W_]))")
 """What can make structure inside a line: the backslash itself (or an escape could be undone), code spans,
-emphasis and strikethrough, link and image brackets, raw HTML and autolinks, and the table cell separator."""
+emphasis and strikethrough, link and image brackets, raw HTML and autolinks, and the table cell separator. An
+underscore between two letters or digits cannot open or close emphasis (CommonMark), so ids such as `cuad_011`
+stay as they are written."""
 
 
 def escape(text: str) -> str:

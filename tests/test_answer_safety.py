@@ -228,3 +228,10 @@ def test_a_question_naming_a_field_with_digits_is_planned_on_that_field(agent, f
     thread = Thread(agent, f"Which receipts have {field} over 5?", AgentContext())
     assert [(c.field, c.op, c.value) for c in thread.values["decomposition"].constraints] == [(field, ">", 5)]
     assert [r["doc_id"] for r in thread.answer.rows] == [expected]
+
+
+def test_ids_with_underscores_are_shown_as_written_while_emphasis_is_escaped():
+    from graph.markdown import escape
+
+    assert escape("cuad_011") == "cuad_011" and escape("snake_case_name") == "snake_case_name"
+    assert escape("_urgent_ and __now__") == r"\_urgent\_ and \_\_now\_\_"
