@@ -113,18 +113,20 @@ def terminal_choice(payload: dict[str, Any]) -> dict[str, Any] | None:
             return option_reply(options[int(text) - 1])
 
 
+def settle_here(
+    agent: CompiledStateGraph, services: AgentServices, thread: str, context: AgentContext, explain: bool
+) -> None:
+    """`settle` for a command run in this process: the terminal answers a clarification when there is one, and an
+    export is shown by its path in this process's data home."""
+    terminal = terminal_choice if sys.stdin.isatty() else None
+    settle(agent, thread, context, explain=explain, ask_human=terminal, home=services.stack.settings.home)
+
+
 def ask(question: str, *, thread: str | None, context: AgentContext, explain: bool) -> str:
     thread = thread or uuid.uuid4().hex[:12]
     with agent_session() as (agent, services):
         agent.invoke({"question": question}, {"configurable": {"thread_id": thread}}, context=context)
-        settle(
-            agent,
-            thread,
-            context,
-            explain=explain,
-            ask_human=terminal_choice if sys.stdin.isatty() else None,
-            home=services.stack.settings.home,
-        )
+        settle_here(agent, services, thread, context, explain)
     return thread
 
 
@@ -145,11 +147,4 @@ def resume(thread: str, answer: Any, *, context: AgentContext, explain: bool) ->
             raise SystemExit(f"ragent: error: thread {thread} is not waiting for an answer")
         answer = chosen(answer, pending[0].value["options"])
         agent.invoke(Command(resume=answer), {"configurable": {"thread_id": thread}}, context=context)
-        settle(
-            agent,
-            thread,
-            context,
-            explain=explain,
-            ask_human=terminal_choice if sys.stdin.isatty() else None,
-            home=services.stack.settings.home,
-        )
+        settle_here(agent, services, thread, context, explain)

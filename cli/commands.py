@@ -121,13 +121,12 @@ def stats(args: argparse.Namespace) -> None:
     """The store's counts always; the engines' when this process may open them, else who holds them."""
     from retrievers.engine_lock import EnginesBusy
 
-    with _store() as store:
-        report: dict[str, Any] = {"store": store.counts()}
     try:
         with _opened() as stack:
-            report |= {"keyword": stack.keyword.stats(), "vectors": stack.vectors.stats()}
+            report = {"store": stack.store.counts(), "keyword": stack.keyword.stats(), "vectors": stack.vectors.stats()}
     except EnginesBusy as busy:
-        report["engines"] = str(busy)
+        with _store() as store:
+            report = {"store": store.counts(), "engines": str(busy)}
     print(json.dumps(report, indent=2))
 
 

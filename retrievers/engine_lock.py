@@ -72,10 +72,6 @@ class EngineLock:
             os.close(self._fd)
             self._fd = None
 
-    @property
-    def held(self) -> bool:
-        return self._fd is not None
-
 
 def read_owner(home: Path) -> dict[str, Any]:
     """What the current holder wrote about itself (empty if it has not written yet or the file is gone)."""

@@ -21,6 +21,7 @@ from graph.services import AgentServices
 from retrievers.ingest import Ingestor
 from retrievers.loaders import field_specs, sample
 from tests.conftest import fresh_database, make_stack
+from tests.test_cli import ragent
 
 
 @pytest.fixture(scope="module")
@@ -249,28 +250,16 @@ def test_a_new_process_resumes_the_thread_from_its_postgres_checkpoint(tmp_path)
 
 
 def test_a_clarification_is_explained_and_answered_by_the_number_it_lists(tmp_path):
-    env = {**os.environ, "RAGENT_HOME": str(tmp_path), "RAGENT_CACHE_DIR": str(tmp_path / "cache")}
-
-    def ragent(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "cli", *args],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            stdin=subprocess.DEVNULL,
-        )
-
-    assert ragent("ingest", "--dataset", "sample").returncode == 0
+    assert ragent("ingest", "--dataset", "sample", home=tmp_path).returncode == 0
     question = "Which contracts have a notice period of at least 30 days?"
-    asked = ragent("ask", question, "--max-hits", "3", "--thread", "t-2", "--explain")
+    asked = ragent("ask", question, "--max-hits", "3", "--thread", "t-2", "--explain", home=tmp_path)
     assert "I need your help (overload)" in asked.stdout and "--answer N" in asked.stdout
     assert "-- decomposition: intent=list" in asked.stdout and "-- decision: clarify" in asked.stdout
     first = next(line for line in asked.stdout.splitlines() if line.strip().startswith("[1] only "))
     field, value = first.split("only ", 1)[1].split(" (")[0].split(" = ")
-    out_of_range = ragent("resume", "t-2", "--answer", "99")
+    out_of_range = ragent("resume", "t-2", "--answer", "99", home=tmp_path)
     assert out_of_range.returncode == 2 and "choose an option from 1 to" in out_of_range.stderr
-    resumed = ragent("resume", "t-2", "--answer", "1", "--max-hits", "3")
+    resumed = ragent("resume", "t-2", "--answer", "1", "--max-hits", "3", home=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     rows = [line for line in resumed.stdout.splitlines() if line.startswith("| ") and "doc_id" not in line]
     assert rows and all(value in row for row in rows) and f"| {field} |" in resumed.stdout

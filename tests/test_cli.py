@@ -12,7 +12,12 @@ import pytest
 def ragent(*args: str, home, **env: str) -> subprocess.CompletedProcess:
     environment = {**os.environ, "RAGENT_HOME": str(home), "RAGENT_CACHE_DIR": str(home / "cache"), **env}
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args], capture_output=True, text=True, env=environment, timeout=300
+        [sys.executable, "-m", "cli", *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
     )
 
 

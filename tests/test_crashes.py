@@ -131,14 +131,16 @@ def _wait_for_first_commit(process: subprocess.Popen, database_url: str) -> None
         time.sleep(0.02)
 
 
-def test_ingest_killed_with_sigkill_is_completed_by_the_next_ingest(database_url, tmp_path, minilm):
+def kill_ingest_after_first_commit(database_url: str, home) -> int:
+    """`ragent ingest` of SAMPLE_LIMIT sample documents, killed with SIGKILL once its first document is committed;
+    the number of documents that were committed."""
     environment = {
         **os.environ,
-        "RAGENT_HOME": str(tmp_path),
-        "RAGENT_CACHE_DIR": str(tmp_path / "cache"),
+        "RAGENT_HOME": str(home),
+        "RAGENT_CACHE_DIR": str(home / "cache"),
         "DATABASE_URL": database_url,
     }
-    with open(tmp_path / "ingest.log", "w") as log:
+    with open(home / "ingest.log", "w") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "cli", "ingest", "--dataset", "sample", "--limit", str(SAMPLE_LIMIT)],
             env=environment,
@@ -153,6 +155,11 @@ def test_ingest_killed_with_sigkill_is_completed_by_the_next_ingest(database_url
     assert process.returncode == -signal.SIGKILL
     survived = _documents_committed(database_url)
     assert 0 < survived < SAMPLE_LIMIT, "the kill must land in the middle of the ingest"
+    return survived
+
+
+def test_ingest_killed_with_sigkill_is_completed_by_the_next_ingest(database_url, tmp_path, minilm):
+    survived = kill_ingest_after_first_commit(database_url, tmp_path)
 
     with opened(database_url, tmp_path, minilm) as stack:
         after_crash = check(stack, repair=False)

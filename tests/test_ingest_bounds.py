@@ -4,11 +4,7 @@ catalog after an ingest that was killed or failed part-way (issue 12, items 6 to
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
@@ -38,9 +34,9 @@ from retrievers.postgres_store import _MARK_STALE
 from retrievers.sources import ingest_source
 from tests.conftest import make_stack, shared_dataset
 from tests.test_cli import ragent
+from tests.test_crashes import kill_ingest_after_first_commit
 
 UNUSABLE_RECORDS = 200_000
-SAMPLE_LIMIT = 24  # a batch and a half of the sample corpus: the first commit comes seconds before the last
 DEADLINE_S = 120
 
 
@@ -304,41 +300,10 @@ def _wait_until_blocked_by(writer: psycopg.Connection, database_url: str) -> Non
             time.sleep(0.01)
 
 
-def _documents_committed(database_url: str) -> int:
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        try:
-            return conn.execute("SELECT count(*) FROM documents").fetchone()[0]
-        except psycopg.errors.UndefinedTable:  # the ingest has not created the schema yet
-            return 0
-
-
 def test_an_ingest_killed_with_sigkill_leaves_a_catalog_that_check_reports_and_a_rerun_refreshes(
     database_url, tmp_path, minilm
 ):
-    environment = {
-        **os.environ,
-        "RAGENT_HOME": str(tmp_path),
-        "RAGENT_CACHE_DIR": str(tmp_path / "cache"),
-        "DATABASE_URL": database_url,
-    }
-    with open(tmp_path / "ingest.log", "w") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "cli", "ingest", "--dataset", "sample", "--limit", str(SAMPLE_LIMIT)],
-            env=environment,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            deadline = time.monotonic() + DEADLINE_S
-            while _documents_committed(database_url) == 0:
-                assert process.poll() is None, f"the ingest exited ({process.returncode}) before committing"
-                assert time.monotonic() < deadline, f"no document was committed within {DEADLINE_S} s"
-                time.sleep(0.02)
-        finally:
-            process.send_signal(signal.SIGKILL)
-            process.wait(timeout=30)
-    survived = _documents_committed(database_url)
-    assert 0 < survived < SAMPLE_LIMIT, "the kill must land in the middle of the ingest"
+    survived = kill_ingest_after_first_commit(database_url, tmp_path)
 
     checked = ragent("check", home=tmp_path, DATABASE_URL=database_url)
     assert checked.returncode == 1, checked.stdout + checked.stderr

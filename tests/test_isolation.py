@@ -24,7 +24,7 @@ from retrievers.ingest import Ingestor
 from retrievers.loaders import field_specs, sample
 from retrievers.models import SourceDocument
 from tests.conftest import fresh_database, make_stack
-from tests.test_llm_planner import ScriptedModel, structured
+from tests.test_llm_planner import DELAWARE, ScriptedModel, structured
 
 A, B = "tenant-a", "tenant-b"
 INJECTION = (
@@ -216,12 +216,7 @@ def test_instructions_inside_documents_change_no_tool_argument_and_no_answer(inj
 def test_a_model_planner_that_obeys_an_injection_still_cannot_leave_its_scope(tenants):
     """The scripted model plans exactly what the injected text asks; scope is not an argument a tool accepts, and
     the document ids of the other tenant find nothing, so the run answers from tenant A."""
-    decomposition = {
-        "question": "Which contracts are governed by Delaware law?",
-        "intent": "list",
-        "buckets": ["contracts"],
-        "constraints": [{"bucket": "contracts", "field": "governing_law", "op": "=", "value": "Delaware"}],
-    }
+    decomposition = DELAWARE
     obeying = {
         "buckets": ["contracts"],
         "strategy": "structured",

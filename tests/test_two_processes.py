@@ -19,6 +19,7 @@ import pytest
 from langgraph_sdk import get_sync_client
 
 from evals.served_agent import ServedAgent
+from tests.test_cli import ragent
 
 ENGINE_FOLDERS = ("tantivy", "qdrant-edge")
 OWNER = """
@@ -66,22 +67,10 @@ def engine_files(home: Path) -> dict[str, str]:
     }
 
 
-def ragent(home: Path, cache: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "RAGENT_HOME": str(home), "RAGENT_CACHE_DIR": str(cache)}
-    return subprocess.run(
-        [sys.executable, "-m", "cli", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        stdin=subprocess.DEVNULL,
-    )
-
-
 def check_command_beside(owner_pid: int, home: Path, cache: Path, args: tuple[str, ...], expected: str, folder: Path):
     args = tuple(a.replace("{folder}", str(folder)) for a in args)
     before = engine_files(home)
-    result = ragent(home, cache, *args)
+    result = ragent(*args, home=home, RAGENT_CACHE_DIR=str(cache))
     assert "Traceback" not in result.stderr, result.stderr
     assert engine_files(home) == before, f"`ragent {' '.join(args)}` changed an engine file"
     if expected == "works":
@@ -123,9 +112,9 @@ def test_every_command_beside_a_process_that_keeps_ingesting(tmp_path, cache):
     finally:
         if owner.poll() is None:
             owner.kill()
-    checked = ragent(home, cache, "check")
+    checked = ragent("check", home=home, RAGENT_CACHE_DIR=str(cache))
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    counted = json.loads(ragent(home, cache, "stats").stdout)
+    counted = json.loads(ragent("stats", home=home, RAGENT_CACHE_DIR=str(cache)).stdout)
     assert (
         counted["store"]["documents"] == 10 + len(COMMANDS)
         and counted["vectors"]["chunks"] == counted["store"]["chunks"]
@@ -155,5 +144,5 @@ def test_every_command_beside_a_running_server(tmp_path, cache):
         thread = client.threads.create()["thread_id"]
         answer = client.runs.wait(thread, "agent", input={"question": "Where do visitors park?"})["answer"]
         assert "zorblatt" in answer["text"]
-    checked = ragent(home, cache, "check")
+    checked = ragent("check", home=home, RAGENT_CACHE_DIR=str(cache))
     assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -65,9 +65,6 @@ class Catalog:
             )
         return self._fields[bucket]
 
-    def field(self, bucket: str, name: str) -> CatalogField | None:
-        return next((f for f in self.fields(bucket) if f.name == name), None)
-
     def categorical(self, bucket: str) -> list[CatalogField]:
         """Fields with a full (short) value list: the ones a user can narrow by."""
         return [f for f in self.fields(bucket) if f.values is not None]
