@@ -9,7 +9,7 @@ from functools import partial
 from cli import commands
 from graph.context import AgentContext
 from retrievers.loaders import DATASETS
-from retrievers.models import DEFAULT_SCOPE, SCOPE_RE
+from retrievers.models import DEFAULT_SCOPE, FIELD_ROLES, SCOPE_RE
 
 SEARCH_TOP_K, SEARCH_TOP_K_MAX = 10, 1000
 ANNOTATION_ROWS, ANNOTATION_ROWS_MAX = 50, 10_000
@@ -39,6 +39,11 @@ def positive_int(text: str, maximum: int | None = None) -> int:
     if maximum is not None and number > maximum:
         raise argparse.ArgumentTypeError(f"must be {maximum} or less, got {number}")
     return number
+
+
+def word_list(text: str) -> list[str]:
+    """Comma-separated words or phrases ("bill, invoice copy") as argparse type."""
+    return [word.strip() for word in text.split(",") if word.strip()]
 
 
 def _scope(parser: argparse.ArgumentParser, help: str | None = None) -> None:
@@ -120,15 +125,36 @@ def _annotations(sub) -> None:
 
 
 def _catalog_and_buckets(sub) -> None:
-    p = sub.add_parser("catalog", help="the annotation fields of a bucket: types, counts, values")
-    p.add_argument("bucket")
-    _scope(p)
+    p = sub.add_parser(
+        "catalog",
+        help="the annotation fields of a bucket (types, counts, values, aliases, roles); `describe` adds your words",
+        usage="%(prog)s BUCKET [--scope SCOPE]\n"
+        "       %(prog)s describe BUCKET [FIELD] [--aliases A,B] [--remove-aliases A,B] [--description TEXT]\n"
+        "                        [--role ROLE] [--unit UNIT] [--unit-field FIELD]",
+        description="Show a bucket's catalog, or describe a bucket or field in your words: the planner reads the "
+        "aliases, role and unit with the loader's, at once and in every scope, and a re-ingest keeps them.",
+    )
+    p.add_argument("target", nargs="+", metavar="BUCKET", help="a bucket to show, or: describe BUCKET [FIELD]")
+    _scope(p, "tenant or workspace whose documents are counted (default: %(default)s)")
+    words = p.add_argument_group("describe BUCKET [FIELD]")
+    words.add_argument("--aliases", type=word_list, default=[], help='words or phrases to add, e.g. "bill,tab"')
+    words.add_argument("--remove-aliases", type=word_list, default=[], help="words or phrases to take back")
+    words.add_argument("--description", help="what the bucket or field holds ('' gives the loader's back)")
+    words.add_argument(
+        "--role",
+        choices=FIELD_ROLES,
+        help="what the field's values are: name (of companies or people), identifier (matched exactly), money, "
+        "currency (ISO codes) or text ('' gives the loader's back)",
+    )
+    words.add_argument("--unit", help="the field's fixed unit: days, percent, a currency code")
+    words.add_argument("--unit-field", help="the field holding this field's unit, e.g. currency")
     p.set_defaults(run=commands.catalog)
 
     p = sub.add_parser("buckets", help="list buckets, or add one")
     p.add_argument("action", nargs="?", choices=["list", "add"], default="list")
     p.add_argument("name", nargs="?")
     p.add_argument("--description", default="")
+    p.add_argument("--aliases", type=word_list, default=[], help='words users say for the bucket, e.g. "recipe,dish"')
     p.set_defaults(run=commands.buckets)
 
 

@@ -3,6 +3,13 @@
 The graph runs on the services it is given with an in-memory checkpointer (a run's threads are
 not kept). A clarification is answered with the question's scripted `resume` reply when it has one, as a user
 would; the first clarification's kind is what `clarify` questions are scored on.
+
+A question with `turns` is a conversation on one thread: each turn is invoked in order with the same thread id, and
+the outputs are those of the last turn (its answer, its tool calls, its latency) read from the thread's state after
+it; the evidence a citation or a number is checked against is the thread's, which may hold an earlier turn's. A turn
+before the last that stops to ask for a clarification ends the conversation: the outputs then carry no answer, no
+value, no citations and no clarification kind (so the question scores as failed whatever its kind) and say in
+`failed_turn` which turn asked what.
 """
 
 from __future__ import annotations
@@ -45,14 +52,25 @@ def _readable(envelope: Envelope) -> str:
 
 
 class AgentTarget:
-    """Callable as a LangSmith target: {"question", "context"?, "resume"?} in, the run's outputs out."""
+    """Callable as a LangSmith target: {"question", "context"?, "resume"?, "turns"?} in, the run's outputs out."""
 
     def __init__(self, services: AgentServices, context: AgentContext = DEFAULT_CONTEXT):
         self.agent: CompiledStateGraph = compile_agent(services, InMemorySaver(serde=SERDE))
         self.context = context
 
-    def run(self, question: str, context: AgentContext, resume: dict | None) -> tuple[dict, str | None, float]:
-        config = {"configurable": {"thread_id": uuid.uuid4().hex}}
+    def run(
+        self, question: str, context: AgentContext, resume: dict | None, thread_id: str | None = None
+    ) -> tuple[dict, str | None, float]:
+        """One question on `thread_id` (a new thread when none is given): the state after it, the kind of the first
+        clarification it asked for (None when it asked none) and its latency in milliseconds."""
+        values, clarified, _, latency = self._ask(question, context, resume, thread_id or uuid.uuid4().hex)
+        return values, clarified, latency
+
+    def _ask(
+        self, question: str, context: AgentContext, resume: dict | None, thread_id: str
+    ) -> tuple[dict, str | None, bool, float]:
+        """`run`, also saying whether the thread is still waiting for an answer to a clarification."""
+        config = {"configurable": {"thread_id": thread_id}}
         # An offline evaluation traces the target "locally"; LangChain's tracer inside the graph would still try
         # to post every node's run to LangSmith, so nested tracing is off unless the experiment is uploaded.
         offline = get_tracing_context()["enabled"] == "local"
@@ -64,12 +82,43 @@ class AgentTarget:
             if state.interrupts and resume is not None:
                 self.agent.invoke(Command(resume=resume), config, context=context)
                 state = self.agent.get_state(config)
-            return state.values, clarified, (time.perf_counter() - started) * 1000
+            return state.values, clarified, bool(state.interrupts), (time.perf_counter() - started) * 1000
+
+    def conversation(self, turns: list[str], context: AgentContext, resume: dict | None) -> dict[str, Any]:
+        """Every turn in order on one new thread; the outputs of the last, or of the failure of an earlier one."""
+        thread_id = uuid.uuid4().hex
+        asked: list[dict[str, Any]] = []
+        before: dict = {}
+        for number, turn in enumerate(turns, start=1):
+            last = number == len(turns)
+            values, clarified, waiting, latency = self._ask(turn, context, resume if last else None, thread_id)
+            added = _added(before.get("evidence", []), values.get("evidence", []))
+            asked.append(
+                {"question": turn, "clarify_kind": clarified, "tool_calls": len(added), "latency_ms": round(latency, 1)}
+            )
+            if not last and clarified is not None:
+                failed = {"turn": number, "of": len(turns), "clarify_kind": clarified}
+                outputs = self.outputs({"evidence": values.get("evidence", [])}, None, None, added)
+                return {**outputs, "turns": asked, "failed_turn": failed}
+            before = values
+        # A last turn left waiting for an answer gave none: the answer in the state is an earlier turn's.
+        answer_values = {**values, "answer": None} if waiting else values
+        return {**self.outputs(answer_values, clarified, latency, added), "turns": asked, "failed_turn": None}
 
     def __call__(self, inputs: dict[str, Any]) -> dict[str, Any]:
         context = replace(self.context, **inputs.get("context", {}))
+        if inputs.get("turns"):
+            return self.conversation(inputs["turns"], context, inputs.get("resume"))
         values, clarified, latency = self.run(inputs["question"], context, inputs.get("resume"))
+        return self.outputs(values, clarified, latency)
+
+    def outputs(
+        self, values: dict, clarified: str | None, latency: float | None, calls: list[Evidence] | None = None
+    ) -> dict[str, Any]:
+        """What the evaluators read of a run's state; `calls` are the tool calls the run made when the state also
+        holds an earlier turn's (all of the state's evidence otherwise)."""
         answer, evidence = values.get("answer"), values.get("evidence", [])
+        calls = evidence if calls is None else calls
 
         graded = "\n".join(
             f"[{g.doc_id}] {g.text or json.dumps(g.row)}" for g in values.get("graded", []) if g.relevant
@@ -88,7 +137,7 @@ class AgentTarget:
                     "status": e.envelope.status,
                     "total_hits": e.envelope.total_hits,
                 }
-                for e in evidence
+                for e in calls
             ],
             "evidence_keys": sorted(set().union(*(e.envelope.citable() for e in evidence)), key=str),
             "evidence_numbers": sorted(
@@ -98,5 +147,11 @@ class AgentTarget:
             ),
             "evidence_text": graded[:EVIDENCE_TEXT_CHARS],
             "evidence_ranking": evidence_ranking(evidence),
-            "latency_ms": round(latency, 1),
+            "latency_ms": None if latency is None else round(latency, 1),
         }
+
+
+def _added(before: list, after: list) -> list:
+    """The evidence a turn added: what follows the previous turn's evidence when the thread keeps it (a state that
+    accumulates), all of it when the thread started afresh."""
+    return after[len(before) :] if before and after[: len(before)] == before else after

@@ -113,7 +113,7 @@ def _calls(data: Path, doc_ids: list[str], rng: random.Random) -> dict[str, list
             {
                 "bucket": "contracts",
                 "aggregate": "avg(term_days)",
-                "predicates": {"jurisdiction": {"op": "in", "value": rng.sample(laws, 2)}},
+                "predicates": {"governing_law": {"op": "in", "value": rng.sample(laws, 2)}},
             }
             for _ in range(CALLS_PER_SOURCE)
         ]

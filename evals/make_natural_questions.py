@@ -26,10 +26,10 @@ Rules the gold follows (the same for every question):
   (asserted below). A sum over line items adds the `line_item` rows of the named invoice.
 - Duplicates are separate documents: the sample corpus's sample-invoice-008 restates sample-invoice-003 (same
   invoice number) and both are indexed, so both count in totals over US-dollar or Harbor Point invoices.
-- The governing law of a contract is CUAD's and the sample's `governing_law`, or Kleister-NDA's `jurisdiction`
-  (both say whose law governs). A value names a state when the state's name appears in it as words: "Delaware,
-  Illinois" (one CUAD label left unsplit) is under Delaware law and under Illinois law; "England and Wales, UK" is
-  English law.
+- The governing law of a contract is its `governing_law`, in CUAD, Kleister-NDA (whose `jurisdiction` label the
+  loader stores under that name) and the sample alike. A value names a state when the state's name appears in it
+  as words: "Delaware, Illinois" (one CUAD label left unsplit) is under Delaware law and under Illinois law;
+  "England and Wales, UK" is English law.
 - An NDA is a Kleister-NDA document (the whole dataset is non-disclosure agreements, labelled or not) or a contract
   whose `contract_type` says Non-Disclosure. Contract types are matched as a user means them: "distribution
   agreements" are CUAD's "Distributor Agreement" and the sample's "Distribution Agreement"; "license agreements"
@@ -49,6 +49,13 @@ Rules the gold follows (the same for every question):
   script runs; the script prints how long each such gold stays unchanged, and warns below 30 days.
 - Lists with more than 25 expected documents carry `"context": {"max_hits": 1000}` so that they are scored as lists
   and not stopped by the default overload cut-off; overload clarify items set a small `max_hits` on purpose.
+- Follow-ups are conversations of two turns on one thread (`"turns": [first, second]`, `question` being the second):
+  the second turn refines the first's result set ("which of those ...", "only the Delaware ones", "how many of them
+  ...", "and in 2018?"), and only the second is scored. Its gold is computed by the same helpers over the first
+  turn's set refined (the documents passing both turns' conditions); the one other shape is a swap, "invoices in
+  euros" then "and in dollars?", whose gold is the first turn's scope (all invoices) under the new condition. The
+  item's context holds for both turns, so a follow-up whose first turn lists more than 25 documents carries
+  `max_hits` 1000 like any big list.
 
 Run: `.venv/bin/python -m evals.make_natural_questions` (reads ../shared/data; writes the JSONL and prints counts).
 """
@@ -155,9 +162,7 @@ def party(doc: Doc, name: str) -> bool:
 
 
 def laws(doc: Doc) -> list[str]:
-    if doc.props.get("governing_law"):
-        return list(doc.props["governing_law"])
-    return [doc.props["jurisdiction"]] if doc.props.get("jurisdiction") else []
+    return list(doc.props.get("governing_law") or [])
 
 
 def under(doc: Doc, *places: str) -> bool:
@@ -226,6 +231,8 @@ class Item:
     context: dict[str, Any] | None = None
     relative: Callable[[date], Any] | None = None
     """For relative-date items: the expected value as a function of today's date (to report its stability)."""
+    turns: list[str] | None = None
+    """For follow-ups: every turn of the conversation, the last one being `question` (the one scored)."""
 
 
 ITEMS: list[Item] = []
@@ -366,6 +373,41 @@ def ask_relative(kind: str, question: str, bucket: str, gold: Callable[[date], l
             relative=lambda day: sorted(d.doc_id for d in gold(day)) == ids_today,
         )
     )
+
+
+def ask_follow_up(
+    turns: tuple[str, str],
+    ask: Callable[..., None],
+    bucket: str,
+    first: Callable[[Doc], bool],
+    refine: Callable[[Doc], bool],
+    *args: Any,
+    swap: bool = False,
+    **kwargs: Any,
+) -> None:
+    """A two-turn conversation on one thread: the first turn asks for the documents of `bucket` that pass `first`,
+    the second narrows that result set with `refine`. The gold is the second turn's, computed by `ask` (one of the
+    helpers above: ask_list, ask_count, ask_sum, ask_extreme) over the first turn's set refined, that is the
+    documents passing both. With `swap` the second turn replaces the first's filter instead ("invoices in euros",
+    then "and in dollars?"): the gold is the documents of the first turn's scope, `bucket`, that pass `refine`."""
+    opening, follow_up = turns
+    first_docs = matching(bucket, first)
+    test = refine if swap else (lambda d: first(d) and refine(d))
+    last_docs = matching(bucket, test)
+    if not first_docs or not last_docs:
+        raise SystemExit(
+            f"{turns}: {len(first_docs)} documents after the first turn, {len(last_docs)} after the second"
+        )
+    if not swap and not set(map(id, last_docs)) <= set(map(id, first_docs)):
+        raise SystemExit(f"{turns}: the follow-up's documents are not a subset of the first turn's")
+    count = len(ITEMS)
+    ask(follow_up, bucket, test, *args, **kwargs)
+    expect(len(ITEMS) == count + 1, f"{turns}: {ask.__name__} did not add one item")
+    item = ITEMS[-1]
+    item.turns = [opening, follow_up]
+    item.sources |= _sources(first_docs)
+    if len(first_docs) > BIG_LIST:  # the context holds for both turns: the first must list its set, not overload
+        item.context = {**(item.context or {}), "max_hits": 1000}
 
 
 def years_before(day: date, years: int) -> date:
@@ -739,7 +781,7 @@ def contract_questions() -> None:
         "governing_law",
     )
     nike = matching(K, lambda d: party(d, "Nike"))
-    ask_lookup("what state law covers the nike NDAs", K, nike, "Oregon", "jurisdiction")
+    ask_lookup("what state law covers the nike NDAs", K, nike, "Oregon", "governing_law")
     ask_lookup("what kind of contract is cuad_042?", K, [CORPUS["cuad_042"]], label("cuad_042", "contract_type"))
     nimbus = [CORPUS["sample-contract-010"]]
     ask_lookup("effective date of the Nimbus hosting agreement?", K, nimbus, "2023-06-01", "effective_date")
@@ -854,6 +896,144 @@ def text_questions() -> None:
             ask_qa(question, G, qrels[query_id])
 
 
+def follow_up_questions() -> None:
+    """Two turns on one thread, the second refining the first's result set; scored on the second turn."""
+    # Contracts: CUAD, Kleister-NDA and the sample contracts.
+    ask_follow_up(
+        ("Which contracts are under New York law?", "which of those have audit rights?"),
+        ask_list,
+        K,
+        lambda d: under(d, "New York"),
+        lambda d: flag(d, "audit_rights"),
+    )
+    ask_follow_up(
+        ("NDAs with a 2 year term", "only the Delaware ones"),
+        ask_list,
+        K,
+        lambda d: is_nda(d) and d.props.get("term_days") == 730,
+        lambda d: under(d, "Delaware"),
+    )
+    ask_follow_up(
+        ("license agreements", "how many of those never expire?"),
+        ask_count,
+        K,
+        lambda d: of_type(d, "license"),
+        lambda d: flag(d, "perpetual"),
+    )
+    ask_follow_up(
+        ("contracts with a non-compete", "without the ones under California law"),
+        ask_list,
+        K,
+        lambda d: flag(d, "non_compete"),
+        lambda d: not under(d, "California"),  # a contract with no governing law label is not under California law
+    )
+    ask_follow_up(
+        ("delaware contracts", "how many of them can be terminated for convenience?"),
+        ask_count,
+        K,
+        lambda d: under(d, "Delaware"),
+        lambda d: flag(d, "termination_for_convenience"),
+    )
+    ask_follow_up(
+        ("nike ndas", "which of them started before 2005?"),
+        ask_list,
+        K,
+        lambda d: is_nda(d) and party(d, "Nike"),
+        lambda d: bool(d.props.get("effective_date")) and d.props["effective_date"] < "2005",
+    )
+    ask_follow_up(
+        ("NDAs from 2007", "how many of them are under delaware law"),
+        ask_count,
+        K,
+        lambda d: is_nda(d) and on(d, "effective_date", "2007"),
+        lambda d: under(d, "Delaware"),
+    )
+    ask_follow_up(
+        ("contracts with Kestrel Analytics", "which ones are governed by delaware law?"),
+        ask_list,
+        K,
+        lambda d: party(d, "Kestrel Analytics"),
+        lambda d: under(d, "Delaware"),
+    )
+
+    # Receipts: SROIE and the sample receipts.
+    ask_follow_up(
+        ("mr diy receipts", "and in 2018?"), ask_list, R, lambda d: company(d, MR_DIY), lambda d: on(d, "date", "2018")
+    )
+    ask_follow_up(
+        ("receipts from gardenia", "how many in sept 2017?"),
+        ask_count,
+        R,
+        lambda d: company(d, "Gardenia"),
+        lambda d: on(d, "date", "2017-09"),
+    )
+    ask_follow_up(
+        ("sanyu stationery receipts", "what do the november ones add up to?"),
+        ask_sum,
+        R,
+        lambda d: company(d, "Sanyu"),
+        lambda d: on(d, "date", "2017-11"),
+        "total",
+    )
+    ask_follow_up(
+        ("receipts from december 2017", "just the popular bookstore ones"),
+        ask_list,
+        R,
+        lambda d: on(d, "date", "2017-12"),
+        lambda d: company(d, "Popular Book"),
+    )
+    ask_follow_up(
+        ("receipts from 2023", "which of those were over $50?"),  # only the sample's (US dollar) receipts are 2023
+        ask_list,
+        R,
+        lambda d: on(d, "date", "2023"),
+        lambda d: (total(d) or 0) > 50,
+    )
+
+    # Invoices: invoice2data and the sample invoices.
+    ask_follow_up(
+        ("invoices in euros", "which of them is the biggest?"),
+        ask_extreme,
+        INV,
+        lambda d: currency(d, "EUR"),
+        lambda d: True,
+        lambda d: num(d, "amount"),
+        high=True,
+    )
+    ask_follow_up(
+        ("how many euro invoices do we have", "and in dollars?"),
+        ask_count,
+        INV,
+        lambda d: currency(d, "EUR"),
+        lambda d: currency(d, "USD"),
+        swap=True,
+    )
+    ask_follow_up(
+        ("invoices billed to Harbor Point Foods", "how much do the 2021 ones come to?"),
+        ask_sum,
+        INV,
+        lambda d: d.props.get("customer") == "Harbor Point Foods Co.",
+        lambda d: on(d, "date", "2021"),
+        "amount",
+    )
+    ask_follow_up(
+        ("invoices from 2014", "which ones are in euros?"),
+        ask_list,
+        INV,
+        lambda d: on(d, "date", "2014"),
+        lambda d: currency(d, "EUR"),
+    )
+
+    # The sample datasheets.
+    ask_follow_up(
+        ("northwind datasheets", "which of those are resistors?"),
+        ask_list,
+        DS,
+        lambda d: d.props.get("manufacturer", "").startswith("Northwind"),
+        lambda d: d.props.get("category") == "resistor",
+    )
+
+
 # --------------------------------------------------------------------------------------------------------------
 # Writing and reporting
 
@@ -873,7 +1053,8 @@ def main() -> None:
     contract_questions()
     datasheet_and_certificate_questions()
     text_questions()
-    questions = [i.question for i in ITEMS]
+    follow_up_questions()
+    questions = [" / ".join(i.turns) if i.turns else i.question for i in ITEMS]
     repeated = [q for q, n in Counter(questions).items() if n > 1]
     if repeated:
         raise SystemExit(f"questions repeat: {repeated}")
@@ -883,6 +1064,7 @@ def main() -> None:
             line: dict[str, Any] = {
                 "id": f"nat-{number:03d}",
                 "question": item.question,
+                **({"turns": item.turns} if item.turns else {}),
                 "kind": item.kind,
                 "expected": item.expected,
                 "buckets": item.buckets,
@@ -893,6 +1075,7 @@ def main() -> None:
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
     print(f"wrote {len(ITEMS)} questions to {OUT}")
     print("per kind:", dict(Counter(i.kind for i in ITEMS)))
+    print("follow-ups (two turns) per kind:", dict(Counter(i.kind for i in ITEMS if i.turns)))
     print("per dataset (questions whose gold draws on it):", dict(Counter(s for i in ITEMS for s in i.sources)))
     for number, item in enumerate(ITEMS, start=1):
         if item.relative is not None:
@@ -903,20 +1086,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-
-# --------------------------------------------------------------------------------------------------------------
-# Follow-up pairs to add once the runner has a two-turn format (first turn, then the follow-up, and the gold of the
-# follow-up computed as the first turn's result set refined):
-#  1. "Which contracts are under New York law?" -> "which of those have audit rights?"
-#     (under New York and audit_rights true)
-#  2. "mr diy receipts" -> "and in 2018?" (Mr DIY receipts dated 2018)
-#  3. "NDAs with a 2 year term" -> "only the Delaware ones" (term_days 730 and jurisdiction Delaware)
-#  4. "How much did we spend at Sanyu Stationery?" -> "and how many receipts is that?" (count of Sanyu receipts)
-#  5. "invoices in euros" -> "which of them is the biggest?" (sample-invoice-006)
-#  6. "license agreements" -> "how many of those never expire?" (license type and perpetual true)
-#  7. "receipts from December 2017" -> "what did they add up to?" (sum of December 2017 totals)
-#  8. "certificates issued by Atlas" -> "which have expired?" (Atlas certificates with valid_until before today)
-#  9. "contracts with a non-compete" -> "without the ones under California law" (non_compete true, not California)
-# 10. "What caused the invoice export outage?" -> "what did they do to stop it happening again?"
-#     (qa, sample-generic-005, the Actions paragraph)

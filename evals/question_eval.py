@@ -1,14 +1,20 @@
 """`ragent eval --questions FILE.jsonl`: answer every question with the agent and score it with LangSmith's
 `evaluate`, offline by default, uploading the experiment when LANGSMITH_API_KEY is set.
 
-A question line (the design's format, plus three optional keys):
+A question line (the design's format, plus four optional keys):
 
     {"id": "...", "question": "...", "kind": "list|count|sum|lookup|qa|clarify",
      "expected": {"doc_ids": [...]} | {"value": 12.5} | {"answer": "New York"} | {"clarify": "no_low"|"overload"},
      "buckets": ["contracts"],
      "datasets": ["cuad", "sample"],     # the corpus the expected answer was computed on (ingested if missing)
      "context": {"max_hits": 3},         # runtime settings for this question (AgentContext fields)
-     "resume": {"choice": "stop"}}       # the scripted reply when the run asks for a clarification
+     "resume": {"choice": "stop"},       # the scripted reply when the run asks for a clarification
+     "turns": ["NDAs with a 2 year term", "only the Delaware ones"]}   # a follow-up: see below
+
+A question with `turns` is a conversation: every turn is asked in order on one thread and only the last (which is
+`question`) is scored, on its outputs and its latency; `context` holds for every turn and `resume` answers a
+clarification of the last turn only. A turn before the last that stops to ask for a clarification ends the
+conversation there: the question is scored as failed for its kind and the record says which turn asked what.
 
 Writes OUT/<name>.json (one record per question: answer, cited doc ids, value, clarify kind, tool calls with
 statuses, latency, every score) and OUT/<name>.md (the summary table).
@@ -16,6 +22,7 @@ statuses, latency, every score) and OUT/<name>.md (the summary table).
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import uuid
@@ -57,8 +64,14 @@ class Question(BaseModel):
     datasets: list[str] = Field(default_factory=list)
     context: dict[str, Any] = Field(default_factory=dict)
     resume: dict[str, Any] | None = None
+    turns: list[str] | None = None
 
     def check(self) -> None:
+        if self.turns is not None:
+            if len(self.turns) < 2 or not all(turn.strip() for turn in self.turns):
+                raise ValueError("turns must hold two or more non-empty questions")
+            if self.turns[-1] != self.question:
+                raise ValueError("the last of turns must be the question (the turn that is scored)")
         if self.kind not in KINDS:
             raise ValueError(f"kind {self.kind!r} is not one of {', '.join(KINDS)}")
         if EXPECTED_KEY[self.kind] not in self.expected:
@@ -103,7 +116,12 @@ def examples(questions: list[Question]) -> list[Example]:
         Example(
             id=uuid.uuid5(dataset, q.id),
             dataset_id=dataset,
-            inputs={"question": q.question, "context": q.context, "resume": q.resume},
+            inputs={
+                "question": q.question,
+                "context": q.context,
+                "resume": q.resume,
+                **({"turns": q.turns} if q.turns else {}),
+            },
             outputs={"kind": q.kind, "expected": q.expected},
             metadata={"question_id": q.id},
         )
@@ -141,6 +159,22 @@ def langsmith_evaluate(target, items: list[Example], evaluators: list, name: str
     )
 
 
+def conversation_judge(judge):
+    """A judge that reads the question reads the whole conversation of a follow-up: "and in dollars?" alone says
+    nothing of what is asked. Judges of other signatures, and questions without turns, are left as they are."""
+    if list(inspect.signature(judge).parameters) != ["inputs", "outputs", "reference_outputs"]:
+        return judge
+
+    def judged(inputs: dict, outputs: dict, reference_outputs: dict) -> dict:
+        if inputs.get("turns"):
+            turns = "\n".join(f"(turn {n}) {turn}" for n, turn in enumerate(inputs["turns"], start=1))
+            inputs = {**inputs, "question": f"a conversation, the last turn being the one answered:\n{turns}"}
+        return judge(inputs, outputs, reference_outputs)
+
+    judged.__name__ = judge.__name__
+    return judged
+
+
 def evaluate_questions(
     services: AgentServices, questions: list[Question], name: str, *, context: AgentContext = DEFAULT_CONTEXT
 ) -> list[dict[str, Any]]:
@@ -148,6 +182,7 @@ def evaluate_questions(
     judges, skipped = model_judges(services.chat_model)
     if skipped:
         print(skipped, flush=True)
+    judges = [conversation_judge(judge) for judge in judges]
     results = langsmith_evaluate(AgentTarget(services, context), examples(questions), [*CODE_EVALUATORS, *judges], name)
     by_id = {q.id: q for q in questions}
     records = []
@@ -172,6 +207,9 @@ def evaluate_questions(
                         "latency_ms",
                     )
                 },
+                **(
+                    {"turns": outputs.get("turns"), "failed_turn": outputs.get("failed_turn")} if question.turns else {}
+                ),
                 "error": row["run"].error,
                 "scores": scores,
             }
@@ -197,6 +235,9 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
     summary["tool calls per question"] = round(mean(len(r["tool_calls"] or []) for r in records), 2)
     summary["latency p50 ms"] = round(percentile(latencies, 50), 1)
     summary["latency p95 ms"] = round(percentile(latencies, 95), 1)
+    if any("turns" in r for r in records):
+        summary["follow-ups"] = sum(1 for r in records if "turns" in r)
+        summary["follow-ups stopped before the last turn"] = sum(1 for r in records if r.get("failed_turn"))
     return summary
 
 

@@ -28,6 +28,28 @@ class Constraint(BaseModel):
         return Predicate(field=self.field, op=self.op, value=self.value)
 
 
+class OrderBy(BaseModel):
+    """The order a superlative asks for: the rows by `field`, largest first (desc) or smallest first (asc)."""
+
+    field: str
+    direction: Literal["asc", "desc"] = "desc"
+
+
+class Candidate(BaseModel):
+    """A value the index holds that words of the question may have meant."""
+
+    field: str
+    value: str
+
+
+class Unmapped(BaseModel):
+    """Words of the question that look like a condition but name nothing in the index, with the nearest values it
+    holds: a count, sum or list cannot be computed without them, so the run asks instead of guessing."""
+
+    text: str
+    nearest: list[Candidate] = Field(default_factory=list)
+
+
 class Decomposition(BaseModel):
     question: str
     intent: Intent
@@ -44,6 +66,26 @@ class Decomposition(BaseModel):
     show_fields: list[str] = Field(
         default_factory=list,
         description="Fields the answer should show besides the constrained ones (what a lookup asks for)",
+    )
+    order_by: OrderBy | None = Field(default=None, description="For a superlative: the rows in this order")
+    limit: int | None = Field(
+        default=None,
+        ge=1,
+        description="Rows (or, for grouped figures, groups) the question asks for: 1 for 'the biggest'",
+    )
+    unit_field: str | None = Field(
+        default=None,
+        description="The field holding the unit of the summed amounts when it varies (an invoice's currency): "
+        "figures are per unit, never added across units",
+    )
+    doc_ids: list[str] = Field(default_factory=list, description="Documents the question names by id")
+    unmapped: list[Unmapped] = Field(
+        default_factory=list, description="Words that look like a condition but name nothing in the index"
+    )
+    follow_up_of: str | None = Field(
+        default=None,
+        description="The conversation's previous question when this one refines its result ('which of those...'); "
+        "null when the question stands alone",
     )
 
     def predicates(self, bucket: str) -> dict[str, dict[str, Any]]:

@@ -1,10 +1,12 @@
-"""The graph's state. Evidence and decisions accumulate (reducers add), everything else is replaced."""
+"""The graph's state. Messages, evidence and decisions accumulate (reducers add), everything else is replaced."""
 
 from __future__ import annotations
 
 import operator
 from typing import Annotated
 
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 from graph.context import AgentContext
@@ -22,11 +24,20 @@ from graph.schemas import (
 )
 
 
-class InputState(TypedDict):
+class Conversation(TypedDict, total=False):
+    """The thread as a chat, in LangGraph's convention (so Studio's chat view and chat front ends can drive it):
+    every question as a HumanMessage and every answer as an AIMessage, kept across the thread's runs."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+
+
+class InputState(Conversation, total=False):
+    """A run's input: `{"question": ...}`, or `{"messages": [...]}` ending on the user's message."""
+
     question: str
 
 
-class OutputState(TypedDict, total=False):
+class OutputState(Conversation, total=False):
     """What a client sees of a run: the answer and every node's decision. A stream in `updates` mode shows a
     node's update only for these keys, so each node writes at least one of them (retrieve's per-call statuses
     go out as `custom` events; the full envelopes stay in the thread's state)."""
@@ -41,6 +52,9 @@ class OutputState(TypedDict, total=False):
 
 
 class AgentState(InputState, OutputState, total=False):
+    question_id: str
+    """The id of the HumanMessage the run answers: tells a message no run has taken up yet from one a run took and
+    did not answer (a clarification left open, a failure)."""
     pending: list[ToolCall]
     evidence: Annotated[list[Evidence], operator.add]
     attempt: int

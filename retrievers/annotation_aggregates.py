@@ -4,7 +4,8 @@ List values are unnested: `sum(notice_period_days)` adds every listed period, an
 puts a contract under each of its laws. So the total over all matching rows is computed by a query of its own
 (without the groups): it is not the sum of the groups when a document falls in several groups. Text groups
 are case-insensitive (the `=` predicate is too) and show their most common spelling. `count` counts distinct
-documents.
+documents. A group_by entry `year(field)` or `month(field)` groups by the year ("2018") or month ("2018-03") of a
+date field instead of by the whole date.
 """
 
 from __future__ import annotations
@@ -14,12 +15,16 @@ from typing import Any
 
 from psycopg import sql
 
+from retrievers.annotation_filters import shown
 from retrievers.errors import InvalidInput
 
 FUNCTIONS = ("count", "sum", "avg", "min", "max")
 _NUMERIC = ("number", "integer")
 MAX_GROUP_FIELDS = 3
 _AGGREGATE = re.compile(r"^\s*(count|sum|avg|min|max)\s*(?:\(\s*([A-Za-z][A-Za-z0-9_]*)?\s*\))?\s*$")
+_DATE_PART = re.compile(r"^\s*(year|month)\s*\(\s*([A-Za-z][A-Za-z0-9_]*)\s*\)\s*$")
+# How many leading characters of an ISO date (YYYY-MM-DD) a date part keeps.
+_DATE_PART_CHARS = {"year": 4, "month": 7}
 
 
 def parse_aggregate(text: str) -> tuple[str, str | None]:
@@ -35,16 +40,49 @@ def parse_aggregate(text: str) -> tuple[str, str | None]:
     return function, field
 
 
+def parse_group(entry: str) -> tuple[str, str | None]:
+    """'month(date)' -> ('date', 'month'); 'company' -> ('company', None). Only the form is read here; whether
+    the field exists and is a date is checked against the catalog by `compile_aggregate`."""
+    match = _DATE_PART.match(entry)
+    return (match.group(2), match.group(1)) if match else (entry, None)
+
+
+def _group(i: int, entry: str, field_types: dict[str, str]) -> tuple[str, sql.Composable, sql.Composable]:
+    """(field, key, shown) of the i-th group_by entry, read from the join `g<i>`: text groups are case-insensitive
+    and show their most common spelling; a date part groups by, and shows, the leading characters of the ISO date."""
+    field, part = parse_group(entry)
+    dates = ", ".join(sorted(name for name, t in field_types.items() if t == "date")) or "none"
+    if part is None and ("(" in entry or ")" in entry):
+        raise InvalidInput(
+            f"group_by entry {shown(entry)} is not understood; give a field name, year(field) or month(field) "
+            f"(date fields of this bucket: {dates})"
+        )
+    if field not in field_types:
+        raise InvalidInput(
+            f"unknown field {field!r}; fields of this bucket: {', '.join(sorted(field_types)) or 'none'}"
+        )
+    if part and field_types[field] != "date":
+        raise InvalidInput(f"{part}() needs a date field; {field!r} is {field_types[field]} (date fields: {dates})")
+    g = sql.Identifier(f"g{i}")
+    if part:
+        key = sql.SQL("left({}.value #>> '{{}}', {})").format(g, sql.Literal(_DATE_PART_CHARS[part]))
+        return field, key, key
+    return (
+        field,
+        sql.SQL("lower({}.value #>> '{{}}')").format(g),
+        sql.SQL("mode() WITHIN GROUP (ORDER BY {}.value #>> '{{}}')").format(g),
+    )
+
+
 def compile_aggregate(
     function: str, field: str | None, group_by: list[str], field_types: dict[str, str], where: sql.Composable
 ) -> tuple[sql.Composable, list[Any]]:
     """SQL selecting (group_0.., documents, value) per group of the rows satisfying `where` (alias `a`); with no
     `group_by`, one row over all of them."""
-    for name in [*(f for f in [field] if f), *group_by]:
-        if name not in field_types:
-            raise InvalidInput(
-                f"unknown field {name!r}; fields of this bucket: {', '.join(sorted(field_types)) or 'none'}"
-            )
+    if field and field not in field_types:
+        raise InvalidInput(
+            f"unknown field {field!r}; fields of this bucket: {', '.join(sorted(field_types)) or 'none'}"
+        )
     if len(group_by) > MAX_GROUP_FIELDS or len(set(group_by)) != len(group_by):
         raise InvalidInput(f"group_by takes up to {MAX_GROUP_FIELDS} distinct fields")
     if function in ("sum", "avg") and field_types[field] not in _NUMERIC:
@@ -52,15 +90,16 @@ def compile_aggregate(
     if function in ("min", "max") and field_types[field] not in (*_NUMERIC, "date"):
         raise InvalidInput(f"{function} needs a number or date field; {field!r} is {field_types[field]}")
 
-    params: list[Any] = []
-    joins = []
-    for i, name in enumerate(group_by):
-        joins.append(
-            sql.SQL("LEFT JOIN LATERAL jsonb_path_query(a.row -> %s, 'lax $[*]') {} (value) ON TRUE").format(
-                sql.Identifier(f"g{i}")
-            )
+    groups = [_group(i, entry, field_types) for i, entry in enumerate(group_by)]
+    params: list[Any] = [name for name, _, _ in groups]
+    joins = [
+        sql.SQL("LEFT JOIN LATERAL jsonb_path_query(a.row -> %s, 'lax $[*]') {} (value) ON TRUE").format(
+            sql.Identifier(f"g{i}")
         )
-        params.append(name)
+        for i in range(len(groups))
+    ]
+    keys = [key for _, key, _ in groups]
+    labels = [sql.SQL("{} AS {}").format(label, sql.Identifier(f"group_{i}")) for i, (_, _, label) in enumerate(groups)]
     value_expr = sql.SQL("NULL::numeric")
     if field:
         joins.append(sql.SQL("LEFT JOIN LATERAL jsonb_path_query(a.row -> %s, 'lax $[*]') v (value) ON TRUE"))
@@ -69,13 +108,6 @@ def compile_aggregate(
             value_expr = sql.SQL("(CASE WHEN jsonb_typeof(v.value) = 'number' THEN v.value::numeric END)")
         else:
             value_expr = sql.SQL("(v.value #>> '{}')")
-    keys = [sql.SQL("lower({}.value #>> '{{}}')").format(sql.Identifier(f"g{i}")) for i in range(len(group_by))]
-    shown = [
-        sql.SQL("mode() WITHIN GROUP (ORDER BY {}.value #>> '{{}}') AS {}").format(
-            sql.Identifier(f"g{i}"), sql.Identifier(f"group_{i}")
-        )
-        for i in range(len(group_by))
-    ]
     measure = (
         sql.SQL("count(DISTINCT a.doc_id)")
         if function == "count"
@@ -86,7 +118,7 @@ def compile_aggregate(
         " FROM annotations a {joins} WHERE {where} {grouping}"
         " ORDER BY value DESC NULLS LAST"
     ).format(
-        shown=sql.SQL("").join(sql.SQL("{}, ").format(c) for c in shown),
+        shown=sql.SQL("").join(sql.SQL("{}, ").format(c) for c in labels),
         measure=measure,
         joins=sql.SQL(" ").join(joins),
         where=where,

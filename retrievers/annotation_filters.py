@@ -1,4 +1,4 @@
-"""Annotation predicates (`{field: {op, value}}`) checked against the field catalog and compiled to SQL.
+"""Annotation predicates (`{field: {op, value}}`) and sort keys, checked against the field catalog and compiled to SQL.
 
 Every value travels as a query parameter; field names are parameters too (`row -> %s`), so no text a
 caller supplies is ever spliced into SQL. A field may hold one value or a list of values (a CUAD cell
@@ -26,6 +26,7 @@ OPS_BY_TYPE: dict[str, tuple[str, ...]] = {
     "date": ("=", "!=", ">", ">=", "<", "<=", "in", "between", "exists"),
     "boolean": ("=", "!=", "exists"),
 }
+ORDERABLE = ("number", "integer", "date")
 _COMPARISONS = {"=", ">", ">=", "<", "<="}
 _SHORT = reprlib.Repr()
 _SHORT.maxstring = _SHORT.maxother = 80
@@ -166,3 +167,28 @@ def compile_predicates(
             clauses.append(exists)
             params += [p.field, *value_params]
     return (sql.SQL(" AND ").join(clauses) if clauses else sql.SQL("TRUE")), params
+
+
+def compile_order(
+    field: str, descending: bool, field_types: dict[str, str], row_alias: str = "a"
+) -> tuple[sql.Composable, list[Any]]:
+    """The value a row is sorted by, with its parameter: the row's largest value of `field` when sorting
+    descending and its smallest when ascending (a list field holds several), NULL when the row has none.
+
+    Only number and date fields have an order worth asking for ("the biggest total", "the oldest contract");
+    dates are ISO text, so their text order is their date order.
+    """
+    if field_types.get(field) not in ORDERABLE:
+        what = f"{field_types[field]} field" if field in field_types else "unknown field"
+        orderable = ", ".join(sorted(name for name, t in field_types.items() if t in ORDERABLE)) or "none"
+        raise InvalidInput(f"cannot order by {what} {field!r}; number and date fields of this bucket: {orderable}")
+    if field_types[field] == "date":
+        element = sql.SQL("x #>> '{}'")
+        kind = "string"
+    else:
+        element = sql.SQL("x::numeric")
+        kind = "number"
+    key = sql.SQL(
+        "(SELECT {}({}) FROM jsonb_path_query({}.row -> %s, 'lax $[*]') AS v(x) WHERE jsonb_typeof(x) = {})"
+    ).format(sql.SQL("max" if descending else "min"), element, sql.Identifier(row_alias), sql.Literal(kind))
+    return key, [field]

@@ -1,8 +1,9 @@
 """The field catalog of a bucket: what each annotation field is, derived from the data.
 
-A loader may declare a field's type and description (`FieldSpec`); everything else (which kind of row it
+A loader may declare a field's type, description and vocabulary (`FieldSpec`); everything else (which kind of row it
 is on, how many documents have it, example values, and the full value list of low-cardinality fields)
 is computed from the stored rows, so the catalog always describes what a predicate will actually match.
+A user's own words for a bucket or field (`Vocabulary`) are laid over the catalog when it is read.
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ import re
 from collections import Counter
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from retrievers.models import FieldSpec
+from retrievers.models import FieldRole, FieldSpec, clean_aliases
 
 LOW_CARDINALITY = 40
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -33,6 +34,75 @@ class CatalogField(BaseModel):
     values: list[Any] | None = None
     min: Any = None
     max: Any = None
+    # The vocabulary (see FieldSpec). Defaults, so that entries stored before it existed still validate.
+    aliases: list[str] = Field(default_factory=list)
+    role: FieldRole = ""
+    unit: str = ""
+    unit_field: str = ""
+
+
+class Vocabulary(BaseModel):
+    """What a user said about a bucket (`field` '') or one of its fields, with `ragent catalog describe`.
+
+    Kept apart from the loader's specs, so that a re-ingest (which records the loader's specs again) never wipes it,
+    and laid over the catalog whenever it is read, so that it counts at once, with no catalog refresh. Empty text
+    means "as the loader says"; `removed_aliases` takes back words the loader declared.
+    """
+
+    bucket: str
+    field: str = ""
+    aliases: list[str] = Field(default_factory=list)
+    removed_aliases: list[str] = Field(default_factory=list)
+    description: str = ""
+    role: FieldRole = ""
+    unit: str = ""
+    unit_field: str = ""
+
+    def edited(
+        self,
+        *,
+        aliases: list[str],
+        remove_aliases: list[str],
+        description: str | None,
+        role: str | None,
+        unit: str | None,
+        unit_field: str | None,
+    ) -> Vocabulary:
+        """This vocabulary with one edit applied: aliases added or removed (the latest word wins, so an alias
+        removed earlier can be added back), and the given texts set ('' gives the loader's back)."""
+        added, removed = clean_aliases(aliases), clean_aliases(remove_aliases)
+        gone = {a.casefold() for a in removed}
+        if both := [a for a in added if a.casefold() in gone]:
+            raise ValueError(f"alias {both[0]!r} is both added and removed; say which")
+        now = {a.casefold() for a in added}
+        texts = {"description": description, "role": role, "unit": unit, "unit_field": unit_field}
+        return Vocabulary.model_validate(
+            {
+                **self.model_dump(),
+                "aliases": [a for a in clean_aliases([*self.aliases, *added]) if a.casefold() not in gone],
+                "removed_aliases": [
+                    a for a in clean_aliases([*self.removed_aliases, *removed]) if a.casefold() not in now
+                ],
+                **{name: value.strip() for name, value in texts.items() if value is not None},
+            }
+        )
+
+    def aliases_over(self, declared: list[str]) -> list[str]:
+        """The loader's aliases with the user's added and the user's removals taken out."""
+        removed = {a.casefold() for a in self.removed_aliases}
+        return [a for a in clean_aliases([*declared, *self.aliases]) if a.casefold() not in removed]
+
+    def over(self, entry: CatalogField) -> CatalogField:
+        """The catalog entry as the user describes it."""
+        return entry.model_copy(
+            update={
+                "aliases": self.aliases_over(entry.aliases),
+                "description": self.description or entry.description,
+                "role": self.role or entry.role,
+                "unit": self.unit or entry.unit,
+                "unit_field": self.unit_field or entry.unit_field,
+            }
+        )
 
 
 def infer_type(values: list[Any]) -> str:
@@ -68,4 +138,5 @@ def build_field(
         values=by_frequency if ftype in ("string", "boolean") and len(values) <= LOW_CARDINALITY else None,
         min=ordered[0] if ordered else None,
         max=ordered[-1] if ordered else None,
+        **(spec.model_dump(include={"aliases", "role", "unit", "unit_field"}) if spec else {}),
     )

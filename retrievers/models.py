@@ -14,7 +14,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -35,6 +35,17 @@ FIELD_NAME_RE = re.compile(rf"^[A-Za-z][A-Za-z0-9_]{{0,{MAX_FIELD_NAME_CHARS - 1
 SCOPE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")
 
 FieldType = Literal["string", "number", "integer", "boolean", "date"]
+FieldRole = Literal["", "name", "identifier", "money", "currency", "text"]
+"""What a field's values are, for a planner matching a question's words to them: `name` (companies or people, matched
+fuzzily), `identifier` (printed numbers and codes, matched exactly), `money` (an amount), `currency` (ISO 4217 codes),
+`text` (free text such as an address); '' when none of these."""
+FIELD_ROLES: tuple[str, ...] = get_args(FieldRole)
+MAX_ALIAS_CHARS = 80
+"""The longest word or phrase a field or bucket may be called by: the longest shipped one has 25 characters; a
+longer one is a sentence, which belongs in the description."""
+MAX_ALIASES = 200
+"""The most aliases one field or bucket may have; the shipped vocabulary uses at most a dozen. Every alias is read
+by the planner on every question, so the list is kept short."""
 
 # A fixed namespace so that chunk ids are the same on every machine for the same content.
 _CHUNK_NAMESPACE = uuid.UUID("6f1c2f0e-8a4b-4f53-9a43-1b7a3f1de2a1")
@@ -147,13 +158,45 @@ class AnnotationRow(BaseModel):
         return self
 
 
+def clean_aliases(aliases: list[str]) -> list[str]:
+    """The aliases as a planner compares them: spaces trimmed and collapsed, empty ones dropped, and each said once
+    (the first spelling kept when two differ only in case). Raises ValueError for one too long or not printable."""
+    cleaned: dict[str, str] = {}
+    for alias in aliases:
+        words = " ".join(alias.split())
+        if not words:
+            continue
+        if len(words) > MAX_ALIAS_CHARS or not words.isprintable():
+            raise ValueError(f"alias {words[:20]!r} is not printable text of at most {MAX_ALIAS_CHARS} characters")
+        cleaned.setdefault(words.casefold(), words)
+    if len(cleaned) > MAX_ALIASES:
+        raise ValueError(f"{len(cleaned)} aliases, more than the {MAX_ALIASES} a field or bucket may have")
+    return list(cleaned.values())
+
+
 class FieldSpec(BaseModel):
-    """What a loader knows about one annotation field of its bucket; the catalog adds statistics."""
+    """What a loader knows about one annotation field of its bucket; the catalog adds statistics.
+
+    `aliases`, `role`, `unit` and `unit_field` are the field's vocabulary: the words users say for it and what its
+    values are, so that a planner maps a question onto the field from the catalog instead of from lists of words
+    written for one corpus. `unit` is fixed ("days", "percent", a currency code); `unit_field` names the field holding
+    the unit when it varies by document: on the same row, or else on the document's `properties` row (an invoice's
+    `amount`, and the `unit_price` of its line items, are in the invoice's `currency`).
+    """
 
     name: str
     type: FieldType
     multi: bool = False
     description: str = ""
+    aliases: list[str] = Field(default_factory=list)
+    role: FieldRole = ""
+    unit: str = ""
+    unit_field: str = ""
+
+    @field_validator("aliases")
+    @classmethod
+    def _aliases(cls, value: list[str]) -> list[str]:
+        return clean_aliases(value)
 
 
 class SourceDocument(BaseModel):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 import psycopg
 from psycopg import sql
@@ -24,27 +24,73 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from retrievers.annotation_aggregates import compile_aggregate, parse_aggregate
-from retrievers.annotation_filters import Predicate, compile_predicates
+from retrievers.annotation_aggregates import compile_aggregate, parse_aggregate, parse_group
+from retrievers.annotation_filters import Predicate, compile_order, compile_predicates
 from retrievers.errors import BackendUnavailable, InvalidInput
-from retrievers.field_catalog import CatalogField, build_field
-from retrievers.models import BUCKET_NAME_RE, Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
+from retrievers.field_catalog import CatalogField, Vocabulary, build_field
+from retrievers.models import (
+    BUCKET_NAME_RE,
+    FIELD_ROLES,
+    Chunk,
+    FieldSpec,
+    IndexedChunk,
+    SourceDocument,
+    timestamp,
+)
+
+
+class BucketDefault(NamedTuple):
+    """A bucket every database has: what it holds, and the words users say for it."""
+
+    description: str
+    aliases: tuple[str, ...]
+
 
 DEFAULT_BUCKETS = {
-    "contracts": (
-        "Legal agreements: commercial contracts, NDAs, licences, with parties, dates, governing law and clause flags."
+    "contracts": BucketDefault(
+        "Legal agreements: commercial contracts, NDAs, licences, with parties, dates, governing law and clause flags.",
+        (
+            "contract",
+            "agreement",
+            "nda",
+            "non-disclosure",
+            "confidentiality agreement",
+            "licence",
+            "license",
+            "lease",
+        ),
     ),
-    "invoices": "Invoices from suppliers: issuer, invoice number, dates, amounts, currency, VAT and line items.",
-    "receipts": "Shop and restaurant receipts: company, address, date and total paid.",
-    "datasheets": "Component datasheets: manufacturer, part number and electrical or mechanical parameters.",
-    "certificates": "Certificates of conformity and quality: issuer, standard, holder and validity dates.",
-    "generic": "Everything else: articles, scientific abstracts, encyclopedia paragraphs, memos and notes.",
+    "invoices": BucketDefault(
+        "Invoices from suppliers: issuer, invoice number, dates, amounts, currency, VAT and line items.",
+        ("invoice", "bill", "billed"),
+    ),
+    "receipts": BucketDefault(
+        "Shop and restaurant receipts: company, address, date and total paid.",
+        ("receipt", "purchase", "shop", "store", "restaurant", "till slip", "spent", "bought"),
+    ),
+    "datasheets": BucketDefault(
+        "Component datasheets: manufacturer, part number and electrical or mechanical parameters.",
+        ("datasheet", "component", "part", "resistor", "capacitor", "regulator", "transistor", "LED", "MOSFET"),
+    ),
+    "certificates": BucketDefault(
+        "Certificates of conformity and quality: issuer, standard, holder and validity dates.",
+        ("certificate", "cert", "certified", "certification", "accreditation"),
+    ),
+    "generic": BucketDefault(
+        "Everything else: articles, scientific abstracts, encyclopedia paragraphs, memos and notes.",
+        ("study", "studies", "abstract", "paper", "article", "research", "memo", "policy", "postmortem", "note"),
+    ),
 }
+MAX_DESCRIPTION_CHARS = 500
+"""The longest description a user may give a bucket or field: the shipped ones take at most 120 characters, and every
+description is read into the planner's prompts."""
+MAX_UNIT_CHARS = 20
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS buckets (
     name text PRIMARY KEY,
-    description text NOT NULL DEFAULT ''
+    description text NOT NULL DEFAULT '',
+    aliases jsonb NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS documents (
     scope text NOT NULL,
@@ -94,6 +140,21 @@ CREATE TABLE IF NOT EXISTS field_specs (
     type text NOT NULL,
     multi boolean NOT NULL,
     description text NOT NULL,
+    aliases jsonb NOT NULL DEFAULT '[]',
+    role text NOT NULL DEFAULT '',
+    unit text NOT NULL DEFAULT '',
+    unit_field text NOT NULL DEFAULT '',
+    PRIMARY KEY (bucket, field)
+);
+CREATE TABLE IF NOT EXISTS vocabulary (
+    bucket text NOT NULL REFERENCES buckets (name),
+    field text NOT NULL,
+    aliases jsonb NOT NULL DEFAULT '[]',
+    removed_aliases jsonb NOT NULL DEFAULT '[]',
+    description text NOT NULL DEFAULT '',
+    role text NOT NULL DEFAULT '',
+    unit text NOT NULL DEFAULT '',
+    unit_field text NOT NULL DEFAULT '',
     PRIMARY KEY (bucket, field)
 );
 CREATE TABLE IF NOT EXISTS field_catalog (
@@ -110,6 +171,12 @@ CREATE TABLE IF NOT EXISTS stale_catalogs (
     changes bigint NOT NULL DEFAULT 1,
     PRIMARY KEY (scope, bucket)
 );
+-- Columns added since the tables were first made: a database from before gets them here, with their defaults.
+ALTER TABLE buckets ADD COLUMN IF NOT EXISTS aliases jsonb NOT NULL DEFAULT '[]';
+ALTER TABLE field_specs ADD COLUMN IF NOT EXISTS aliases jsonb NOT NULL DEFAULT '[]';
+ALTER TABLE field_specs ADD COLUMN IF NOT EXISTS role text NOT NULL DEFAULT '';
+ALTER TABLE field_specs ADD COLUMN IF NOT EXISTS unit text NOT NULL DEFAULT '';
+ALTER TABLE field_specs ADD COLUMN IF NOT EXISTS unit_field text NOT NULL DEFAULT '';
 """
 
 # Counts a change to the rows of (scope, bucket). The update (not DO NOTHING) locks the mark until the writer
@@ -196,10 +263,12 @@ class PostgresStore:
             if untracked:
                 # A database from before catalogs were tracked may hold catalogs a killed ingest left behind.
                 conn.execute(_MARK_STALE.format("SELECT DISTINCT scope, bucket FROM documents"))
+            # The shipped aliases follow the code; a description the user changed (`ragent buckets add`) stays.
             with conn.cursor() as cur:
                 cur.executemany(
-                    "INSERT INTO buckets (name, description) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING",
-                    list(DEFAULT_BUCKETS.items()),
+                    "INSERT INTO buckets (name, description, aliases) VALUES (%s, %s, %s) ON CONFLICT (name)"
+                    " DO UPDATE SET aliases = EXCLUDED.aliases WHERE buckets.aliases <> EXCLUDED.aliases",
+                    [(name, d.description, Jsonb(list(d.aliases))) for name, d in DEFAULT_BUCKETS.items()],
                 )
 
     def close(self) -> None:
@@ -208,8 +277,18 @@ class PostgresStore:
     # -- buckets --------------------------------------------------------------------------------------
 
     def buckets(self) -> dict[str, str]:
+        """Each bucket's description, in name order: the user's (`ragent catalog describe`) over the stored one."""
         with self.pool.connection() as conn:
-            return dict(conn.execute("SELECT name, description FROM buckets ORDER BY name").fetchall())
+            said = self._vocabulary(conn)
+            rows = conn.execute("SELECT name, description FROM buckets ORDER BY name").fetchall()
+        return {name: (said[name, ""].description if (name, "") in said else "") or about for name, about in rows}
+
+    def bucket_aliases(self) -> dict[str, list[str]]:
+        """Each bucket's aliases, in name order: the shipped ones (DEFAULT_BUCKETS) with the user's laid over them."""
+        with self.pool.connection() as conn:
+            said = self._vocabulary(conn)
+            rows = conn.execute("SELECT name, aliases FROM buckets ORDER BY name").fetchall()
+        return {name: said.get((name, ""), Vocabulary(bucket=name)).aliases_over(aliases) for name, aliases in rows}
 
     def add_bucket(self, name: str, description: str) -> None:
         if not BUCKET_NAME_RE.match(name):
@@ -241,6 +320,14 @@ class PostgresStore:
             )
 
     # -- documents ------------------------------------------------------------------------------------
+
+    def document_buckets(self, scope: str, doc_ids: Sequence[str]) -> dict[str, str]:
+        """The bucket of each of `doc_ids` that is a document of `scope` (the others are left out)."""
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT doc_id, bucket FROM documents WHERE scope = %s AND doc_id = ANY(%s)", (scope, list(doc_ids))
+            ).fetchall()
+        return dict(rows)
 
     def content_hashes(self, scope: str, doc_ids: Sequence[str]) -> dict[str, str]:
         with self.pool.connection() as conn:
@@ -412,23 +499,25 @@ class PostgresStore:
     # -- annotations and the field catalog ------------------------------------------------------------
 
     def record_field_specs(self, bucket: str, specs: Sequence[FieldSpec]) -> None:
-        """Declare field types and descriptions; a change marks the bucket's catalogs stale in every scope."""
+        """Declare field types, descriptions and vocabulary; a change marks the bucket's catalogs stale in every
+        scope (the catalog entries carry them)."""
         with self.pool.connection() as conn, conn.transaction():
-            declared = {
-                name: (t, m, d)
-                for name, t, m, d in conn.execute(
-                    "SELECT field, type, multi, description FROM field_specs WHERE bucket = %s FOR UPDATE", (bucket,)
-                )
-            }
-            changed = [s for s in specs if declared.get(s.name) != (s.type, s.multi, s.description)]
+            declared = {spec.name: spec for spec in self._field_specs(conn, bucket, " FOR UPDATE")}
+            changed = [s for s in specs if declared.get(s.name) != s]
             if not changed:
                 return
             with conn.cursor() as cur:
                 cur.executemany(
-                    """INSERT INTO field_specs (bucket, field, type, multi, description) VALUES (%s, %s, %s, %s, %s)
+                    """INSERT INTO field_specs
+                           (bucket, field, type, multi, description, aliases, role, unit, unit_field)
+                       VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
                        ON CONFLICT (bucket, field) DO UPDATE SET type = EXCLUDED.type, multi = EXCLUDED.multi,
-                           description = EXCLUDED.description""",
-                    [(bucket, s.name, s.type, s.multi, s.description) for s in changed],
+                           description = EXCLUDED.description, aliases = EXCLUDED.aliases, role = EXCLUDED.role,
+                           unit = EXCLUDED.unit, unit_field = EXCLUDED.unit_field""",
+                    [
+                        (bucket, s.name, s.type, s.multi, s.description, Jsonb(s.aliases), s.role, s.unit, s.unit_field)
+                        for s in changed
+                    ],
                 )
             conn.execute(
                 _MARK_STALE.format("SELECT DISTINCT scope, bucket FROM documents WHERE bucket = %s ORDER BY 1"),
@@ -487,12 +576,7 @@ class PostgresStore:
     def _computed_catalog(self, conn: psycopg.Connection, scope: str, bucket: str) -> list[CatalogField]:
         """The catalog the stored rows give (values of list fields counted one by one), in a deterministic order
         so that two computations over the same rows are equal."""
-        specs = {
-            name: FieldSpec(name=name, type=t, multi=m, description=d)
-            for name, t, m, d in conn.execute(
-                "SELECT field, type, multi, description FROM field_specs WHERE bucket = %s", (bucket,)
-            )
-        }
+        specs = {spec.name: spec for spec in self._field_specs(conn, bucket)}
         # One statement, so that the value counts and the document counts come from one snapshot of the rows.
         rows = conn.execute(
             """
@@ -529,9 +613,123 @@ class PostgresStore:
         ).fetchall()
         return [CatalogField.model_validate(entry) for (entry,) in rows]
 
+    def _field_specs(self, conn: psycopg.Connection, bucket: str, lock: str = "") -> list[FieldSpec]:
+        with conn.cursor(row_factory=dict_row) as cur:
+            rows = cur.execute(
+                "SELECT field AS name, type, multi, description, aliases, role, unit, unit_field FROM field_specs"
+                " WHERE bucket = %s ORDER BY field" + lock,
+                (bucket,),
+            ).fetchall()
+        return [FieldSpec.model_validate(row) for row in rows]
+
     def field_catalog(self, scope: str, bucket: str) -> list[CatalogField]:
+        """The bucket's stored catalog, with the user's words for its fields laid over it."""
         with self.pool.connection() as conn:
-            return self._stored_catalog(conn, scope, bucket)
+            catalog = self._stored_catalog(conn, scope, bucket)
+            said = self._vocabulary(conn, bucket)
+        return [said[bucket, f.name].over(f) if (bucket, f.name) in said else f for f in catalog]
+
+    # -- the user's vocabulary ------------------------------------------------------------------------
+
+    def _vocabulary(self, conn: psycopg.Connection, bucket: str | None = None) -> dict[tuple[str, str], Vocabulary]:
+        """What users said, by (bucket, field), for one bucket or all; field '' is the bucket itself."""
+        where, params = (" WHERE bucket = %s", (bucket,)) if bucket else ("", ())
+        with conn.cursor(row_factory=dict_row) as cur:
+            rows = cur.execute("SELECT * FROM vocabulary" + where, params).fetchall()
+        return {(row["bucket"], row["field"]): Vocabulary.model_validate(row) for row in rows}
+
+    def vocabulary(self, bucket: str, field: str = "") -> Vocabulary:
+        """What users said about a bucket (field '') or one of its fields; empty when they said nothing."""
+        with self.pool.connection() as conn:
+            return self._vocabulary(conn, bucket).get((bucket, field), Vocabulary(bucket=bucket, field=field))
+
+    def _known_fields(self, conn: psycopg.Connection, bucket: str) -> list[str]:
+        """The fields a loader declared for the bucket or its rows hold in some scope, in name order."""
+        rows = conn.execute(
+            "SELECT field FROM field_specs WHERE bucket = %s UNION SELECT field FROM field_catalog WHERE bucket = %s"
+            " ORDER BY 1",
+            (bucket, bucket),
+        )
+        return [field for (field,) in rows]
+
+    def describe(
+        self,
+        bucket: str,
+        field: str = "",
+        *,
+        aliases: Sequence[str] = (),
+        remove_aliases: Sequence[str] = (),
+        description: str | None = None,
+        role: str | None = None,
+        unit: str | None = None,
+        unit_field: str | None = None,
+    ) -> Vocabulary:
+        """Record a user's words for a bucket (field '') or one of its fields, beside the loader's; returns all the
+        user has said about it. None leaves a text as it was, '' gives the loader's back; with no edit at all, this
+        only checks the names and reads.
+
+        Kept in its own table, so that the next ingest (which records the loader's specs) keeps it; read over the
+        catalog by `field_catalog`, `buckets` and `bucket_aliases`, so it counts at once, in every scope.
+        """
+        self.require_bucket(bucket)
+        if role is not None and role not in FIELD_ROLES:
+            raise InvalidInput(
+                f"role {role!r} is unknown; use one of {', '.join(r for r in FIELD_ROLES if r)} ('' for the loader's)"
+            )
+        with self.pool.connection() as conn, conn.transaction():
+            known = self._known_fields(conn, bucket)
+            if field and field not in known:
+                raise InvalidInput(
+                    f"field {field!r} is unknown in bucket {bucket!r}; "
+                    + (f"its fields: {', '.join(known)}" if known else "it has no annotation fields yet")
+                )
+            if not field and (role, unit, unit_field) != (None, None, None):
+                raise InvalidInput("a role, unit or unit field describes a field; name one after the bucket")
+            if unit_field and unit_field not in known:
+                raise InvalidInput(
+                    f"unit field {unit_field!r} is unknown in bucket {bucket!r}; its fields: {', '.join(known)}"
+                )
+            if description is not None and len(description) > MAX_DESCRIPTION_CHARS:
+                raise InvalidInput(
+                    f"the description has {len(description)} characters; keep it to {MAX_DESCRIPTION_CHARS}"
+                )
+            if unit is not None and len(unit) > MAX_UNIT_CHARS:
+                raise InvalidInput(f"unit {unit[:30]!r} is longer than {MAX_UNIT_CHARS} characters")
+            if not aliases and not remove_aliases and (description, role, unit, unit_field) == (None,) * 4:
+                return self._vocabulary(conn, bucket).get((bucket, field), Vocabulary(bucket=bucket, field=field))
+            conn.execute(
+                "INSERT INTO vocabulary (bucket, field) VALUES (%s, %s) ON CONFLICT DO NOTHING", (bucket, field)
+            )
+            with conn.cursor(row_factory=dict_row) as cur:
+                row = cur.execute(
+                    "SELECT * FROM vocabulary WHERE bucket = %s AND field = %s FOR UPDATE", (bucket, field)
+                ).fetchone()
+            try:
+                said = Vocabulary.model_validate(row).edited(
+                    aliases=list(aliases),
+                    remove_aliases=list(remove_aliases),
+                    description=description,
+                    role=role,
+                    unit=unit,
+                    unit_field=unit_field,
+                )
+            except ValueError as error:  # an alias too long or both added and removed
+                raise InvalidInput(str(error)) from None
+            conn.execute(
+                """UPDATE vocabulary SET aliases = %s, removed_aliases = %s, description = %s, role = %s, unit = %s,
+                       unit_field = %s WHERE bucket = %s AND field = %s""",
+                (
+                    Jsonb(said.aliases),
+                    Jsonb(said.removed_aliases),
+                    said.description,
+                    said.role,
+                    said.unit,
+                    said.unit_field,
+                    bucket,
+                    field,
+                ),
+            )
+        return said
 
     def field_values(self, scope: str, bucket: str, field: str, limit: int = 5000) -> list[tuple[str, int]]:
         """Distinct text values of a field with the number of documents having each, most common first.
@@ -549,23 +747,44 @@ class PostgresStore:
             ).fetchall()
 
     def find_annotations(
-        self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None, limit: int = 50
+        self,
+        scope: str,
+        bucket: str,
+        predicates: list[Predicate],
+        *,
+        kind: str | None = None,
+        limit: int = 50,
+        order_by: str | None = None,
+        descending: bool = True,
+        doc_ids: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
-        """Annotation rows of `bucket` in `scope` on which every predicate holds, each with its document's title
-        and `total_rows`, the number of matching rows before the limit."""
-        where, params = self._annotation_where(scope, bucket, predicates, kind)
+        """Annotation rows of `bucket` in `scope` on which every predicate holds (of the `doc_ids` documents only,
+        when given), each with its document's title and `total_rows`, the number of matching rows before the limit.
+
+        Rows come by document id, or, with `order_by` (a number or date field), by that field's value (see
+        `compile_order`), rows without it last, so that a limit of 1 answers "the biggest" or "the oldest"."""
+        where, params = self._annotation_where(
+            scope, bucket, predicates, kind, also_fields=[order_by] if order_by else (), doc_ids=doc_ids
+        )
+        sort_key, sort_params = sql.SQL("NULL"), []
+        if order_by:
+            field_types = {f.name: f.type for f in self.field_catalog(scope, bucket) if kind is None or f.kind == kind}
+            sort_key, sort_params = compile_order(order_by, descending, field_types)
+        order = sql.SQL("sort_key {} NULLS LAST, doc_id, annotation_id").format(
+            sql.SQL("DESC" if descending else "ASC")
+        )
         # The matching rows are counted and limited before the titles are joined, so that only the rows returned
         # touch the documents table (joining first made the cost follow the corpus, not the matches).
         query = sql.SQL(
-            "WITH matching AS (SELECT a.scope, a.annotation_id, a.doc_id, a.kind, a.row, a.raw"
-            " FROM annotations a WHERE {}),"
-            " page AS (SELECT * FROM matching ORDER BY doc_id, annotation_id LIMIT %s)"
+            "WITH matching AS (SELECT a.scope, a.annotation_id, a.doc_id, a.kind, a.row, a.raw, {sort_key} AS sort_key"
+            " FROM annotations a WHERE {where}),"
+            " page AS (SELECT * FROM matching ORDER BY {order} LIMIT %s)"
             " SELECT p.annotation_id, p.doc_id, p.kind, p.row, p.raw, d.title,"
             " (SELECT count(*) FROM matching) AS total_rows"
-            " FROM page p JOIN documents d USING (scope, doc_id) ORDER BY p.doc_id, p.annotation_id"
-        ).format(where)
+            " FROM page p JOIN documents d USING (scope, doc_id) ORDER BY {order}"
+        ).format(sort_key=sort_key, where=where, order=order)
         with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-            return cur.execute(query, [*params, limit]).fetchall()
+            return cur.execute(query, [*sort_params, *params, limit]).fetchall()
 
     def aggregate(
         self,
@@ -576,11 +795,16 @@ class PostgresStore:
         group_by: list[str],
         *,
         kind: str | None = None,
+        doc_ids: Sequence[str] | None = None,
     ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-        """Groups (values of the `group_by` fields, documents, value) and the total over all matching rows."""
+        """Groups (values of the `group_by` entries, documents, value) and the total over all matching rows, of the
+        `doc_ids` documents only when given. An entry is a field, or `year(field)` / `month(field)` of a date field."""
         function, field = parse_aggregate(aggregate)
         named = [*predicates, *([Predicate(field=field, op="exists")] if field else [])]
-        where, where_params = self._annotation_where(scope, bucket, named, kind, also_fields=group_by)
+        grouped_fields = [parse_group(entry)[0] for entry in group_by]
+        where, where_params = self._annotation_where(
+            scope, bucket, named, kind, also_fields=grouped_fields, doc_ids=doc_ids
+        )
         field_types = {f.name: f.type for f in self.field_catalog(scope, bucket)}
         results = []
         with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
@@ -612,10 +836,17 @@ class PostgresStore:
             return [doc_id for (doc_id,) in conn.execute(query, params)]
 
     def _annotation_where(
-        self, scope: str, bucket: str, predicates: list[Predicate], kind: str | None, also_fields: Sequence[str] = ()
+        self,
+        scope: str,
+        bucket: str,
+        predicates: list[Predicate],
+        kind: str | None,
+        also_fields: Sequence[str] = (),
+        doc_ids: Sequence[str] | None = None,
     ) -> tuple[sql.Composable, list[Any]]:
         """The WHERE clause over `annotations a`; the row kind is the one the named fields (predicates and
-        `also_fields`) lie on, since a predicate is tested against one row at a time."""
+        `also_fields`) lie on, since a predicate is tested against one row at a time. `doc_ids` (any of them)
+        is a condition on the indexed (scope, doc_id), so a question naming documents reads only their rows."""
         catalog = [f for f in self.field_catalog(scope, bucket) if kind is None or f.kind == kind]
         field_types = {f.name: f.type for f in catalog}
         named = {p.field for p in predicates} | set(also_fields)
@@ -625,7 +856,15 @@ class PostgresStore:
                 f"fields {sorted(named)} lie on different row kinds {sorted(kinds)}; query one kind at a time"
             )
         condition, params = compile_predicates(predicates, field_types)
-        where = sql.SQL("a.scope = %s AND a.bucket = %s AND {} AND {}").format(
-            sql.SQL("a.kind = %s") if kinds else sql.SQL("TRUE"), condition
+        where = sql.SQL("a.scope = %s AND a.bucket = %s AND {} AND {} AND {}").format(
+            sql.SQL("a.kind = %s") if kinds else sql.SQL("TRUE"),
+            sql.SQL("a.doc_id = ANY(%s)") if doc_ids is not None else sql.SQL("TRUE"),
+            condition,
         )
-        return where, [scope, bucket, *([next(iter(kinds))] if kinds else []), *params]
+        return where, [
+            scope,
+            bucket,
+            *([next(iter(kinds))] if kinds else []),
+            *([list(doc_ids)] if doc_ids is not None else []),
+            *params,
+        ]

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from retrievers.annotation_filters import Predicate
-from retrievers.field_catalog import CatalogField
+from retrievers.field_catalog import CatalogField, Vocabulary
 from retrievers.models import Chunk, EngineHit, FieldSpec, IndexedChunk, SearchFilter, SourceDocument
 
 
@@ -96,7 +96,27 @@ class DocumentStore(Protocol):
 
     def buckets(self) -> dict[str, str]: ...
 
+    def bucket_aliases(self) -> dict[str, list[str]]:
+        """Each bucket's aliases: the shipped ones with the user's words laid over them."""
+
     def add_bucket(self, name: str, description: str) -> None: ...
+
+    def vocabulary(self, bucket: str, field: str = "") -> Vocabulary:
+        """What users said about a bucket (field '') or one of its fields."""
+
+    def describe(
+        self,
+        bucket: str,
+        field: str = "",
+        *,
+        aliases: Sequence[str] = (),
+        remove_aliases: Sequence[str] = (),
+        description: str | None = None,
+        role: str | None = None,
+        unit: str | None = None,
+        unit_field: str | None = None,
+    ) -> Vocabulary:
+        """Record a user's words for a bucket or field; kept over re-ingests, read over the catalog at once."""
 
     def bucket_document_counts(self, scope: str) -> dict[str, int]: ...
 
@@ -104,6 +124,9 @@ class DocumentStore(Protocol):
         """Raise `InvalidInput` naming the known buckets when `name` is not one of them."""
 
     def content_hashes(self, scope: str, doc_ids: Sequence[str]) -> dict[str, str]: ...
+
+    def document_buckets(self, scope: str, doc_ids: Sequence[str]) -> dict[str, str]:
+        """The bucket of each of `doc_ids` that is a document of `scope`."""
 
     def commit_document(
         self, source: SourceDocument, content_hash: str, chunks: Sequence[Chunk], chunk_ids: Sequence[str]
@@ -144,7 +167,16 @@ class DocumentStore(Protocol):
     def field_values(self, scope: str, bucket: str, field: str, limit: int = 5000) -> list[tuple[str, int]]: ...
 
     def find_annotations(
-        self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None, limit: int = 50
+        self,
+        scope: str,
+        bucket: str,
+        predicates: list[Predicate],
+        *,
+        kind: str | None = None,
+        limit: int = 50,
+        order_by: str | None = None,
+        descending: bool = True,
+        doc_ids: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]: ...
 
     def matching_doc_ids(
@@ -160,6 +192,7 @@ class DocumentStore(Protocol):
         group_by: list[str],
         *,
         kind: str | None = None,
+        doc_ids: Sequence[str] | None = None,
     ) -> tuple[list[dict[str, Any]], dict[str, Any]]: ...
 
     def counts(self, scope: str | None = None) -> dict[str, int]: ...

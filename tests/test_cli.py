@@ -119,3 +119,54 @@ def test_a_shared_dataset_is_ingested_with_typed_annotations(tmp_path):
     assert expected == ["coolblue1", "coolblue2"]
     catalog = ragent("catalog", "invoices", home=tmp_path)
     assert "properties.amount: number" in catalog.stdout and "line_item." in catalog.stdout
+
+
+def test_catalog_describe_records_a_users_words_end_to_end(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "pad-thai.txt").write_text("Pad thai: rice noodles, tamarind and fish sauce, in thirty minutes.")
+    (folder / "labels.jsonl").write_text('{"doc_id": "pad-thai.txt", "row": {"cuisine": "Thai", "minutes": 30}}\n')
+    added = ragent(
+        "buckets", "add", "recipes", "--description", "Cooking recipes", "--aliases", "recipe, dish", home=tmp_path
+    )
+    assert added.returncode == 0, added.stderr
+    assert "  recipes: Cooking recipes\n      aliases: recipe, dish\n" in added.stdout
+    assert "aliases: invoice, bill, billed" in added.stdout
+    ingested = ragent(
+        "ingest", str(folder), "--bucket", "recipes", "--annotations", str(folder / "labels.jsonl"), home=tmp_path
+    )
+    assert ingested.returncode == 0, ingested.stderr
+
+    described = ragent(
+        "catalog", "describe", "recipes", "minutes", "--aliases", "takes,how long", "--unit", "minutes", home=tmp_path
+    )
+    assert described.returncode == 0, described.stderr
+    assert described.stdout.splitlines() == [
+        "  properties.minutes: integer  unit=minutes  in 1 docs  range 30 .. 30  e.g. [30]",
+        "      aliases: takes, how long",
+    ]
+    assert ragent("catalog", "describe", "recipes", "cuisine", "--role", "name", home=tmp_path).returncode == 0
+    retold = ragent(
+        "catalog", "describe", "recipes", "--remove-aliases", "dish", "--aliases", "cookbook", home=tmp_path
+    )
+    shown = ragent("catalog", "recipes", home=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == retold.stdout
+    assert shown.stdout.splitlines() == [
+        "  recipes: Cooking recipes",
+        "      aliases: recipe, cookbook",
+        "  properties.cuisine: string  role=name  in 1 docs  e.g. ['Thai']",
+        "  properties.minutes: integer  unit=minutes  in 1 docs  range 30 .. 30  e.g. [30]",
+        "      aliases: takes, how long",
+    ]
+
+    unknown_field = ragent("catalog", "describe", "recipes", "colour", "--aliases", "hue", home=tmp_path)
+    assert "field 'colour' is unknown in bucket 'recipes'; its fields: cuisine, minutes" in _one_line_error(
+        unknown_field
+    )
+    unknown_bucket = _one_line_error(ragent("catalog", "describe", "cakes", "--aliases", "cake", home=tmp_path))
+    assert "bucket 'cakes' is unknown; use one of certificates, contracts" in unknown_bucket
+    bad_role = ragent("catalog", "describe", "recipes", "cuisine", "--role", "chef", home=tmp_path)
+    assert bad_role.returncode == 2 and "argument --role: invalid choice: 'chef'" in bad_role.stderr
+    misplaced = _one_line_error(ragent("catalog", "recipes", "--aliases", "x", home=tmp_path))
+    assert "`ragent catalog describe recipes [FIELD] ...`" in misplaced

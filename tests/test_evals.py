@@ -4,12 +4,18 @@ model judges that run with a model and are skipped without one, and `ragent eval
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 from langchain_core.messages import AIMessage
+from langgraph.types import Command
+from pydantic import BaseModel
 
+from evals import question_eval
+from evals.agent_target import AgentTarget, _added
 from evals.beir_eval import run_beir
 from evals.evaluators import citation_validity, model_judges, number_groundedness, numbers_in, value_exact
+from evals.question_eval import Question, evaluate_questions
 from tests.test_cli import _one_line_error, ragent
 from tests.test_llm_planner import ScriptedModel
 
@@ -31,6 +37,8 @@ GOOD = {
         (json.dumps({**GOOD, "context": {"export_dir": "/etc"}}), "context.export_dir: Unexpected keyword argument"),
         (json.dumps({**GOOD, "colour": "red"}), "colour: Extra inputs are not permitted"),
         (json.dumps({k: v for k, v in GOOD.items() if k != "question"}), "question: Field required"),
+        (json.dumps({**GOOD, "turns": ["How many NDAs?", "and contracts?"]}), "the last of turns must be the question"),
+        (json.dumps({**GOOD, "turns": ["How many contracts?"]}), "turns must hold two or more non-empty questions"),
     ],
 )
 def test_a_bad_question_line_stops_the_run_with_its_line_number(tmp_path, line, reason):
@@ -111,6 +119,118 @@ def test_model_judges_are_skipped_without_a_model_and_score_with_one():
         "comment": "half",
     }
     assert faithfulness(outputs)["score"] == 0.5
+
+
+class Cited(BaseModel):
+    doc_id: str
+    annotation_id: str | None = None
+    chunk_id: str | None = None
+
+
+class ScriptedAgent:
+    """Stands in for the compiled graph: one state per thread id, every invoke recorded in order. "which of those
+    ..." keeps the documents of the thread's previous answer that have audit rights (nothing without one); a
+    question starting with "everything" stops to ask for a clarification (overload)."""
+
+    AUDIT_RIGHTS = {"c1", "c3"}
+
+    def __init__(self):
+        self.asked: list[tuple[str, str]] = []
+        self.threads: dict[str, dict] = {}
+
+    def invoke(self, inputs, config, context=None):
+        thread = config["configurable"]["thread_id"]
+        state = self.threads.setdefault(thread, {"values": {"answer": None, "evidence": []}, "interrupts": ()})
+        if isinstance(inputs, Command):
+            self.asked.append((thread, f"resume {inputs.resume}"))
+            state["interrupts"] = ()
+            return
+        question = inputs["question"]
+        self.asked.append((thread, question))
+        if question.startswith("everything"):
+            state["interrupts"] = (SimpleNamespace(value={"kind": "overload"}),)
+            return
+        if question.startswith("which of those"):
+            before = state["values"]["answer"]
+            cited = [c.doc_id for c in before.citations if c.doc_id in self.AUDIT_RIGHTS] if before else []
+        else:
+            cited = ["c1", "c2", "c3"]
+        answer = SimpleNamespace(
+            text=", ".join(cited), format="list", value=None, citations=[Cited(doc_id=d) for d in cited]
+        )
+        state["values"] = {**state["values"], "question": question, "answer": answer}
+
+    def get_state(self, config):
+        state = self.threads[config["configurable"]["thread_id"]]
+        return SimpleNamespace(values=dict(state["values"]), interrupts=state["interrupts"])
+
+
+class ScriptedTarget(AgentTarget):
+    def __init__(self, services, context=question_eval.DEFAULT_CONTEXT):
+        self.agent, self.context = services.agent, context
+
+
+def test_a_follow_up_runs_its_turns_in_order_on_one_thread_and_is_scored_on_the_last(monkeypatch):
+    monkeypatch.setattr(question_eval, "AgentTarget", ScriptedTarget)
+    agent = ScriptedAgent()
+    first, follow_up = "Which contracts are under New York law?", "which of those have audit rights?"
+    expected = {"doc_ids": ["c1", "c3"]}
+    questions = [
+        Question(id="two", question=follow_up, turns=[first, follow_up], kind="list", expected=expected),
+        Question(id="alone", question=follow_up, kind="list", expected=expected),
+        Question(
+            id="stopped",
+            question=follow_up,
+            turns=["everything under new york law", follow_up],
+            kind="list",
+            expected=expected,
+            resume={"choice": "stop"},  # answers a clarification of the last turn only
+        ),
+    ]
+    records = {r["id"]: r for r in evaluate_questions(SimpleNamespace(chat_model=None, agent=agent), questions, "t")}
+
+    # The follow-up's two turns went, in order, to one thread of their own; the last turn's answer is scored.
+    threads = [thread for thread, _ in agent.asked]
+    assert [q for _, q in agent.asked[:2]] == [first, follow_up] and threads[0] == threads[1]
+    assert len(set(threads)) == 3
+    two = records["two"]
+    assert two["cited_doc_ids"] == ["c1", "c3"] and two["scores"]["list_f1"] == 1.0 and two["failed_turn"] is None
+    assert [t["question"] for t in two["turns"]] == [first, follow_up]
+    assert two["latency_ms"] == two["turns"][-1]["latency_ms"]
+
+    # The same words asked alone, on a fresh thread, have nothing to refine; nor does the record speak of turns.
+    assert records["alone"]["scores"]["list_f1"] == 0.0 and "turns" not in records["alone"]
+
+    # A first turn that asks for a clarification ends the conversation: scored as failed, recorded, no crash.
+    stopped = records["stopped"]
+    assert stopped["failed_turn"] == {"turn": 1, "of": 2, "clarify_kind": "overload"} and stopped["error"] is None
+    assert stopped["scores"]["list_f1"] == 0.0 and stopped["clarify_kind"] is None and stopped["latency_ms"] is None
+    assert [q for t, q in agent.asked if t == threads[-1]] == ["everything under new york law"]
+    summary = question_eval.summarise(list(records.values()))
+    assert summary["follow-ups"] == 2 and summary["follow-ups stopped before the last turn"] == 1
+
+
+def test_a_judge_reads_the_whole_conversation_of_a_follow_up():
+    read = []
+
+    def correctness(inputs, outputs, reference_outputs):
+        read.append(inputs["question"])
+        return {"key": "judged_correctness", "score": 1.0}
+
+    def faithfulness(outputs):
+        return {"key": "judged_faithfulness", "score": 1.0}
+
+    judge = question_eval.conversation_judge(correctness)
+    judge({"question": "and in dollars?", "turns": ["how many euro invoices", "and in dollars?"]}, {}, {})
+    judge({"question": "how many invoices?"}, {}, {})
+    assert "(turn 1) how many euro invoices\n(turn 2) and in dollars?" in read[0] and read[1] == "how many invoices?"
+    assert question_eval.conversation_judge(faithfulness) is faithfulness
+
+
+def test_a_turn_counts_the_tool_calls_it_added_to_the_thread():
+    assert _added([1, 2], [1, 2, 3]) == [3]  # the thread keeps the earlier turn's evidence
+    assert _added([1, 2], [4]) == [4]  # the turn started its evidence afresh
+    assert _added([], [5]) == [5]
 
 
 def test_beir_eval_scores_every_search_mode_and_the_agent(tmp_path, monkeypatch, database_url):

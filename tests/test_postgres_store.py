@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -186,3 +187,128 @@ def test_field_values_lists_every_text_value_with_document_counts(store, contrac
     ]
     assert store.field_values("default", "contracts", "notice_period_days") == []
     assert store.field_values("tenant_b", "contracts", "governing_law") == [("Delaware", 1)]
+
+
+# -- ordering, date-part groups and document restrictions -----------------------------------------------------
+
+
+def _values(row: dict, field: str) -> list:
+    value = row.get(field)
+    return [] if value is None else value if isinstance(value, list) else [value]
+
+
+def _expected_order(rows: dict[str, dict], field: str, descending: bool) -> list[str]:
+    """The order `order_by` promises: by the largest (desc) or smallest (asc) value, ties by doc_id, rows without
+    the field last."""
+    having = sorted(d for d in rows if _values(rows[d], field))
+    pick = max if descending else min
+    ordered = sorted(having, key=lambda d: pick(_values(rows[d], field)), reverse=descending)  # stable: ties by id
+    return ordered + sorted(d for d in rows if not _values(rows[d], field))
+
+
+@pytest.mark.parametrize("field", ["notice_period_days", "agreement_date"])
+@pytest.mark.parametrize("descending", [True, False], ids=["desc", "asc"])
+def test_order_by_sorts_by_a_rows_largest_or_smallest_value_with_missing_last(store, contracts, field, descending):
+    found = store.find_annotations("default", "contracts", [], order_by=field, descending=descending)
+    assert [r["doc_id"] for r in found] == _expected_order(contracts, field, descending)
+    first = store.find_annotations("default", "contracts", [], order_by=field, descending=descending, limit=1)
+    assert [r["doc_id"] for r in first] == _expected_order(contracts, field, descending)[:1]
+    assert first[0]["total_rows"] == len(contracts)
+
+
+@pytest.fixture
+def receipts(store):
+    rows = {
+        "r1": {"company": "Acme", "date": "2018-03-02", "total": 12.5},
+        "r2": {"company": "acme", "date": "2018-03-28", "total": 40.0},
+        "r3": {"company": "Bolt", "date": "2018-07-14", "total": 99.9},
+        "r4": {"company": "Bolt", "date": "2017-12-31", "total": 5.0},
+        "r5": {"company": "Acme", "total": 7.25},
+        "r6": {"company": "Cord", "date": "2018-07-01", "total": 99.9},
+    }
+    for doc_id, row in rows.items():
+        _commit(store, _source(doc_id, [row], bucket="receipts"))
+    store.refresh_catalog("default", "receipts")
+    return rows
+
+
+def test_order_by_breaks_ties_by_doc_id_and_counts_every_match(store, receipts):
+    over_10 = [Predicate(field="total", op=">", value=10)]
+    found = store.find_annotations("default", "receipts", over_10, order_by="total", limit=2)
+    matching = {d: r for d, r in receipts.items() if r["total"] > 10}
+    assert [r["doc_id"] for r in found] == _expected_order(matching, "total", True)[:2]
+    assert found[0]["row"]["total"] == max(r["total"] for r in matching.values())
+    assert found[0]["total_rows"] == len(matching)
+
+
+@pytest.mark.parametrize(
+    "field, message",
+    [
+        ("company", "cannot order by string field 'company'; number and date fields of this bucket: date, total"),
+        ("colour", "cannot order by unknown field 'colour'; number and date fields of this bucket: date, total"),
+    ],
+)
+def test_order_by_refuses_a_field_without_an_order(store, receipts, field, message):
+    with pytest.raises(InvalidInput, match=message):
+        store.find_annotations("default", "receipts", [], order_by=field)
+
+
+def _grouped(groups: list[dict], entries: list[str]) -> dict[tuple, tuple[int, float]]:
+    return {
+        tuple(g["group"][e].lower() if g["group"][e] else None for e in entries): (g["documents"], g["value"])
+        for g in groups
+    }
+
+
+@pytest.mark.parametrize("part, chars", [("year", 4), ("month", 7)])
+def test_group_by_a_dates_year_or_month(store, receipts, part, chars):
+    entry = f"{part}(date)"
+    groups, total = store.aggregate("default", "receipts", [], "sum(total)", [entry])
+    expected: dict[str | None, list[float]] = {}
+    for row in receipts.values():
+        expected.setdefault(row["date"][:chars] if "date" in row else None, []).append(row["total"])
+    assert {g["group"][entry]: (g["documents"], g["value"]) for g in groups} == {
+        key: (len(totals), pytest.approx(sum(totals))) for key, totals in expected.items()
+    }
+    assert [g["value"] for g in groups] == sorted((g["value"] for g in groups), reverse=True)
+    assert total == {"documents": len(receipts), "value": pytest.approx(sum(r["total"] for r in receipts.values()))}
+
+
+def test_a_date_part_groups_with_a_case_insensitive_text_field(store, receipts):
+    entries = ["year(date)", "company"]
+    groups, _ = store.aggregate("default", "receipts", [Predicate(field="date", op="exists")], "count", entries)
+    expected: dict[tuple, int] = {}
+    for row in receipts.values():
+        if "date" in row:
+            key = (row["date"][:4], row["company"].lower())
+            expected[key] = expected.get(key, 0) + 1
+    assert _grouped(groups, entries) == {key: (n, n) for key, n in expected.items()}
+
+
+@pytest.mark.parametrize(
+    "entry, message",
+    [
+        ("year(total)", "year() needs a date field; 'total' is number (date fields: date)"),
+        ("month(company)", "month() needs a date field; 'company' is string (date fields: date)"),
+        ("year(colour)", "unknown field 'colour'; fields of this bucket: {fields}"),
+        ("week(date)", "group_by entry 'week(date)' is not understood; give a field name, year(field) or month(field)"),
+        ("year(date", "group_by entry 'year(date' is not understood"),
+    ],
+)
+def test_group_by_refuses_a_bad_date_part(store, receipts, entry, message):
+    fields = ", ".join(sorted({name for row in receipts.values() for name in row}))
+    with pytest.raises(InvalidInput, match=re.escape(message.format(fields=fields))):
+        store.aggregate("default", "receipts", [], "count", [entry])
+
+
+def test_doc_ids_restrict_rows_and_aggregates_to_those_documents_in_scope(store, contracts):
+    named = ["c2", "c4", "other-tenant"]
+    found = store.find_annotations("default", "contracts", [], doc_ids=named)
+    in_scope = sorted(d for d in named if d in contracts)
+    assert [r["doc_id"] for r in found] == in_scope and found[0]["total_rows"] == len(in_scope)
+    law = [Predicate(field="governing_law", op="=", value="New York")]
+    assert [r["doc_id"] for r in store.find_annotations("default", "contracts", law, doc_ids=named)] == ["c2"]
+    _, total = store.aggregate("default", "contracts", [], "sum(notice_period_days)", [], doc_ids=named)
+    expected = [v for d in in_scope for v in _values(contracts[d], "notice_period_days")]
+    assert total == {"documents": len(in_scope), "value": sum(expected)}
+    assert store.find_annotations("default", "contracts", [], doc_ids=[]) == []

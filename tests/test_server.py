@@ -72,8 +72,9 @@ def ask(client, question: str, **run_options) -> tuple[str, dict]:
 def test_studio_gets_forms_for_the_input_the_output_and_the_runtime_context(client):
     assistant = client.assistants.search(graph_id="agent")[0]
     schemas = client.assistants.get_schemas(assistant["assistant_id"])
-    assert schemas["input_schema"]["required"] == ["question"]
-    assert {"answer", "decisions", "route", "plan"} <= set(schemas["output_schema"]["properties"])
+    assert {"question", "messages"} == set(schemas["input_schema"]["properties"]), "a question, or a chat"
+    assert not schemas["input_schema"].get("required")
+    assert {"answer", "decisions", "route", "plan", "messages"} <= set(schemas["output_schema"]["properties"])
     context = schemas["context_schema"]["properties"]
     assert {"scope", "planner", "max_tool_calls", "min_hits", "max_hits", "top_k"} == set(context)
     assert context["planner"]["enum"] == ["auto", "rules", "llm"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 
 import pytest
 
@@ -243,6 +244,72 @@ def test_aggregate_counts_groups_and_total(context):
         assert matching["total_hits"] == count
 
 
+def _sample_rows(bucket: str) -> dict[str, dict]:
+    return {s.document.doc_id: s.annotations[0].row for s in sample.load() if s.document.bucket == bucket}
+
+
+def test_order_by_answers_the_biggest_and_the_smallest_with_top_k_1(context):
+    receipts = _sample_rows("receipts")
+    totals = {doc_id: row["total"] for doc_id, row in receipts.items()}
+    for direction, pick in (("desc", max), ("asc", min)):
+        result = call(
+            context,
+            "annotations_search",
+            bucket="receipts",
+            doc_id=sorted(receipts),
+            order_by={"field": "total", "direction": direction},
+            top_k=1,
+        )
+        assert result["status"] == "ok" and result["total_hits"] == len(receipts)
+        assert [(h["doc_id"], h["row"]["total"]) for h in result["hits"]] == [
+            (doc_id, total) for doc_id, total in totals.items() if total == pick(totals.values())
+        ]
+
+
+def test_order_by_a_date_puts_rows_without_it_last(context):
+    certificates = _sample_rows("certificates")
+    result = call(
+        context,
+        "annotations_search",
+        bucket="certificates",
+        doc_id=sorted(certificates),
+        order_by={"field": "valid_until", "direction": "asc"},
+        top_k=50,
+    )
+    dated = sorted((row["valid_until"], doc_id) for doc_id, row in certificates.items() if "valid_until" in row)
+    undated = sorted(doc_id for doc_id, row in certificates.items() if "valid_until" not in row)
+    assert undated and _ids(result) == [doc_id for _, doc_id in dated] + undated
+    longest = call(context, "annotations_search", bucket="certificates", order_by={"field": "valid_until"}, top_k=1)
+    assert longest["hits"][0]["row"]["valid_until"] == max(valid for valid, _ in dated)
+
+
+def test_doc_id_restricts_rows_and_aggregates_to_the_named_documents(context):
+    receipts = _sample_rows("receipts")
+    named = sorted(receipts)[:3]
+    rows = call(context, "annotations_search", bucket="receipts", doc_id=named)
+    assert sorted(_ids(rows)) == named and rows["total_hits"] == len(named)
+    summed = call(context, "annotations_aggregate", bucket="receipts", aggregate="sum(total)", doc_id=named)
+    assert summed["total"]["documents"] == len(named)
+    assert summed["total"]["value"] == pytest.approx(sum(receipts[d]["total"] for d in named))
+    elsewhere = call(context, "annotations_search", bucket="receipts", doc_id=["sample-invoice-001"])
+    assert elsewhere["status"] == "no_results" and "among documents ['sample-invoice-001']" in elsewhere["hint"]
+
+
+def test_group_by_year_of_a_date_counts_the_documents_of_each_year(context):
+    receipts = _sample_rows("receipts")
+    result = call(
+        context,
+        "annotations_aggregate",
+        bucket="receipts",
+        aggregate="count",
+        group_by=["year(date)"],
+        doc_id=sorted(receipts),
+    )
+    expected = Counter(row["date"][:4] for row in receipts.values())
+    assert {g["group"]["year(date)"]: g["documents"] for g in result["hits"]} == expected
+    assert result["hits"][0]["documents"] == max(expected.values())
+
+
 def test_documents_metadata_and_bounded_body(context):
     meta = call(context, "get_document_metadata", doc_id="sample-invoice-001")
     assert meta["status"] == "ok" and meta["hits"][0]["annotation_ids"][0].startswith("sample-invoice-001#")
@@ -380,6 +447,52 @@ def test_sroie_sum_and_count_by_company_equal_the_labels(context, real_data):
     assert {company: by_company.get(company) for company in expected_counts} == expected_counts
 
 
+def _sroie_parsed() -> dict[str, tuple]:
+    """(date, total) of each SROIE receipt of the subset, parsed as the loader parses them."""
+    return {
+        r["receipt_id"]: (
+            parse_date(r["entities"].get("date", ""), day_first=True),
+            parse_amount(r["entities"].get("total", "")),
+        )
+        for r in _sroie_labels()
+    }
+
+
+def test_sroie_month_sums_and_the_busiest_year_match_the_labels(context, real_data):
+    parsed = _sroie_parsed()
+    in_2018 = {"date": {"op": "between", "value": ["2018-01-01", "2018-12-31"]}}
+    result = call(
+        context,
+        "annotations_aggregate",
+        bucket="receipts",
+        aggregate="sum(total)",
+        group_by=["month(date)"],
+        predicates=in_2018 | {"total": {"op": "exists"}},
+    )
+    expected: dict[str, float] = {}
+    for day, total in parsed.values():
+        if day is not None and day.year == 2018 and total is not None:
+            month = day.isoformat()[:7]
+            expected[month] = expected.get(month, 0) + total
+    assert expected and {g["group"]["month(date)"]: g["value"] for g in result["hits"]} == pytest.approx(expected)
+    years = call(context, "annotations_aggregate", bucket="receipts", aggregate="count", group_by=["year(date)"])
+    counts = Counter(row["date"][:4] for row in _sample_rows("receipts").values())
+    counts.update(str(day.year) for day, _ in parsed.values() if day is not None)
+    assert {g["group"]["year(date)"]: g["documents"] for g in years["hits"] if g["group"]["year(date)"]} == counts
+    assert years["hits"][0]["group"]["year(date)"] == max(counts, key=counts.get)
+
+
+def test_sroie_total_of_a_named_receipt_and_the_biggest_receipt_match_the_labels(context, real_data):
+    totals = {doc_id: total for doc_id, (_, total) in _sroie_parsed().items() if total is not None}
+    named = next(iter(totals))
+    one = call(context, "annotations_search", bucket="receipts", doc_id=[named])
+    assert _ids(one) == [named] and one["hits"][0]["row"]["total"] == pytest.approx(totals[named])
+    everything = totals | {d: row["total"] for d, row in _sample_rows("receipts").items()}
+    biggest = call(context, "annotations_search", bucket="receipts", order_by={"field": "total"}, top_k=1)
+    assert biggest["hits"][0]["row"]["total"] == pytest.approx(max(everything.values()))
+    assert biggest["total_hits"] == len(everything) + sum(total is None for _, total in _sroie_parsed().values())
+
+
 # -- scope isolation ----------------------------------------------------------------------------------
 
 
@@ -494,6 +607,38 @@ INVALID = [
         "group_by",
     ),
     (
+        "annotations_search",
+        {"bucket": "contracts", "order_by": {"field": "governing_law"}},
+        "cannot order by string field 'governing_law'; number and date fields of this bucket:",
+    ),
+    (
+        "annotations_search",
+        {"bucket": "contracts", "order_by": {"field": "agreement_date", "direction": "up"}},
+        "order_by.direction: Input should be 'desc' or 'asc'",
+    ),
+    ("annotations_search", {"bucket": "contracts", "order_by": "agreement_date"}, "order_by: Input should be"),
+    ("annotations_search", {"bucket": "contracts", "doc_id": []}, "doc_id: List should have at least 1 item"),
+    (
+        "annotations_aggregate",
+        {"bucket": "contracts", "aggregate": "count", "doc_id": ["x"] * 1001},
+        "doc_id: List should have at most 1000 items",
+    ),
+    (
+        "annotations_aggregate",
+        {"bucket": "contracts", "aggregate": "count", "group_by": ["year(governing_law)"]},
+        "year() needs a date field; 'governing_law' is string",
+    ),
+    (
+        "annotations_aggregate",
+        {"bucket": "contracts", "aggregate": "count", "group_by": ["week(agreement_date)"]},
+        "group_by entry 'week(agreement_date)' is not understood; give a field name, year(field) or month(field)",
+    ),
+    (
+        "annotations_aggregate",
+        {"bucket": "contracts", "aggregate": "count", "group_by": ["month(colour)"]},
+        "unknown field 'colour'; fields of this bucket:",
+    ),
+    (
         "get_document",
         {"doc_id": "sample-invoice-001", "max_chars": 10**7},
         "max_chars: Input should be less than or equal to 20000",
@@ -507,6 +652,19 @@ def test_invalid_arguments_return_invalid_request_with_a_reason(context, name, a
     result = call(context, name, **arguments)
     assert result["status"] == "invalid_request" and reason in result["hint"], result["hint"]
     assert result["hits"] == []
+
+
+def test_order_and_date_part_refusals_list_the_fields_that_would_do(context):
+    catalog = context.stack.store.field_catalog("default", "contracts")
+    orderable = ", ".join(sorted({f.name for f in catalog if f.type in ("number", "integer", "date")}))
+    dates = ", ".join(sorted({f.name for f in catalog if f.type == "date"}))
+    ordered = call(context, "annotations_search", bucket="contracts", order_by={"field": "colour"})
+    assert (
+        f"cannot order by unknown field 'colour'; number and date fields of this bucket: {orderable}"
+        in (ordered["hint"])
+    )
+    grouped = call(context, "annotations_aggregate", bucket="contracts", aggregate="count", group_by=["year(parties)"])
+    assert f"(date fields: {dates})" in grouped["hint"]
 
 
 def test_unknown_tool_and_non_object_arguments_are_invalid_requests(context):
@@ -613,3 +771,13 @@ def test_langchain_tool_returns_an_envelope_for_an_enum_violation(context):
     assert (
         message.artifact["status"] == "ok" and json.loads(message.content)["hits"][0]["doc_id"] == "sample-invoice-001"
     )
+
+
+def test_langchain_schemas_and_descriptions_name_order_by_doc_id_and_date_parts(context):
+    tools = {t.name: t for t in build_tools(context)}
+    search = tools["annotations_search"].args_schema.model_json_schema()
+    assert {"order_by", "doc_id"} <= set(search["properties"])
+    assert search["$defs"]["OrderBy"]["properties"]["direction"]["enum"] == ["desc", "asc"]
+    assert "doc_id" in tools["annotations_aggregate"].args_schema.model_json_schema()["properties"]
+    assert "order_by" in tools["annotations_search"].description
+    assert "year(field)" in tools["annotations_aggregate"].description

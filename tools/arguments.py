@@ -24,6 +24,7 @@ DOCUMENT_CHARS_MAX = 20000
 LIST_ITEMS_MAX = 100
 NAME_CHARS_MAX = 64
 DOC_ID_CHARS_MAX = 200
+DOC_IDS_MAX = 1000
 
 
 def _storable(value: str) -> str:
@@ -38,6 +39,10 @@ Text = Annotated[str, AfterValidator(_storable)]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=NAME_CHARS_MAX), AfterValidator(_storable)]
 """A bucket or field name: bucket names have at most 40 characters and field names 63 (retrievers.models)."""
 DocId = Annotated[str, StringConstraints(min_length=1, max_length=DOC_ID_CHARS_MAX), AfterValidator(_storable)]
+GroupKey = Annotated[
+    str, StringConstraints(min_length=1, max_length=NAME_CHARS_MAX + len("month()")), AfterValidator(_storable)
+]
+"""A group_by entry: a field name, or `year(field)` / `month(field)` of a date field."""
 
 
 class Strict(BaseModel):
@@ -53,7 +58,7 @@ class Filter(Strict):
     tags: list[Text] | None = Field(default=None, max_length=LIST_ITEMS_MAX, description="All of these tags")
     created_after: date | None = Field(default=None, description="Created on or after, YYYY-MM-DD")
     created_before: date | None = Field(default=None, description="Created on or before, YYYY-MM-DD")
-    doc_id: list[DocId] | None = Field(default=None, max_length=1000, description="Any of these document ids")
+    doc_id: list[DocId] | None = Field(default=None, max_length=DOC_IDS_MAX, description="Any of these document ids")
 
 
 class Condition(Strict):
@@ -108,19 +113,43 @@ class FusedSearchArgs(SearchArgs):
     pass
 
 
+class OrderBy(Strict):
+    """Sort annotation rows by a number or date field, so that top_k 1 is "the biggest" or "the oldest"."""
+
+    field: Name = Field(description="A number, integer or date field of the bucket")
+    direction: Literal["desc", "asc"] = Field(
+        default="desc", description="desc: largest or latest first; asc: smallest or earliest first"
+    )
+
+
+DocIds = Annotated[list[DocId], Field(min_length=1, max_length=DOC_IDS_MAX)]
+ONLY_DOCUMENTS = "Only the annotation rows of any of these documents (ids), for a question that names documents"
+
+
 class AnnotationsSearchArgs(Strict):
     bucket: Name
     predicates: Predicates = Field(
         default_factory=dict, max_length=20, description="{field: {op, value}}; all must hold on one row"
     )
     top_k: int = Field(default=TOP_K_DEFAULT, ge=1, le=TOP_K_MAX)
+    order_by: OrderBy | None = Field(
+        default=None,
+        description="Rows sorted by this field (a list field by its largest or smallest value); rows "
+        "without it come last. Without it rows come by document id",
+    )
+    doc_id: DocIds | None = Field(default=None, description=ONLY_DOCUMENTS)
 
 
 class AnnotationsAggregateArgs(Strict):
     bucket: Name
     aggregate: str = Field(description="count, sum(field), avg(field), min(field) or max(field)", max_length=80)
-    group_by: list[Name] = Field(default_factory=list, max_length=3, description="Fields to group by (up to 3)")
+    group_by: list[GroupKey] = Field(
+        default_factory=list,
+        max_length=3,
+        description="Up to 3 fields to group by; year(field) or month(field) groups a date field by year or month",
+    )
     predicates: Predicates = Field(default_factory=dict, max_length=20)
+    doc_id: DocIds | None = Field(default=None, description=ONLY_DOCUMENTS)
 
 
 class DocumentMetadataArgs(Strict):

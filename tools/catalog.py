@@ -26,9 +26,12 @@ _POSTGRES = "Postgres (catalog)"
 
 @dataclass(frozen=True)
 class BucketInfo:
+    """A bucket as planners see it: `aliases` are the words users say for it (the shipped ones and the user's)."""
+
     name: str
     description: str
     documents: int
+    aliases: tuple[str, ...] = ()
 
 
 class Catalog:
@@ -51,14 +54,17 @@ class Catalog:
         """Buckets holding documents in this scope (every bucket while none does yet), in name order."""
         store = self.context.stack.store
         described = self._read(store.buckets)
+        aliases = self._read(store.bucket_aliases)
         counts = self._read(store.bucket_document_counts, self.scope)
         return {
-            name: BucketInfo(name, about, counts.get(name, 0))
+            name: BucketInfo(name, about, counts.get(name, 0), tuple(aliases.get(name, ())))
             for name, about in described.items()
             if name in counts or not counts
         }
 
     def fields(self, bucket: str) -> list[CatalogField]:
+        """The bucket's fields in this scope, each with its vocabulary (`aliases`, `role`, `unit`, `unit_field`):
+        the loader's, with what users said (`ragent catalog describe`) laid over it."""
         if bucket not in self._fields:
             self._fields[bucket] = (
                 self._read(self.context.stack.store.field_catalog, self.scope, bucket) if bucket in self.buckets else []
@@ -74,6 +80,30 @@ class Catalog:
         if (bucket, field) not in self._values:
             self._values[bucket, field] = self._read(self.context.stack.store.field_values, self.scope, bucket, field)
         return self._values[bucket, field]
+
+    def documents(self, doc_ids: list[str]) -> dict[str, str]:
+        """Which of `doc_ids` are documents of this scope, with their buckets (a question that names a document by
+        its id is about that document)."""
+        return self._read(self.context.stack.store.document_buckets, self.scope, doc_ids) if doc_ids else {}
+
+    def text_hits(self, bucket: str, words: str) -> int:
+        """How many chunks of the bucket hold any of `words` (the keyword index's count, through the tools): how
+        common words are in the documents themselves; 0 when the search fails."""
+        envelope = run_named(
+            "search_text", {"bucket": bucket, "query": words[:QUERY_CHARS_MAX], "top_k": 1}, self.context
+        )
+        return envelope.total_hits if envelope.status == "ok" else 0
+
+    def nearest_in_meaning(self, phrase: str, values: list[str]) -> tuple[str, float] | None:
+        """The value closest in meaning to `phrase` by the index's embedder, with its cosine ("confidentiality
+        agreement" and "Non-Disclosure Agreement"); None for no values."""
+        if not values:
+            return None
+        embedder = self.context.stack.embedder
+        query, *candidates = embedder.embed_documents([phrase, *values])
+        scores = [sum(a * b for a, b in zip(query, c, strict=True)) for c in candidates]
+        best = max(range(len(values)), key=scores.__getitem__)
+        return values[best], scores[best]
 
     def closeness(self, question: str) -> dict[str, float]:
         """Each bucket's best chunk score for the question (one semantic search per bucket, through the tools);

@@ -17,7 +17,7 @@ from langgraph.types import Command, interrupt
 from pydantic import ValidationError
 
 from graph.context import AgentContext
-from graph.decomposition import Constraint
+from graph.decomposition import Constraint, Decomposition
 from graph.export import export_csv
 from graph.markdown import escape
 from graph.schemas import Answer, ClarifyOption, ClarifyReply
@@ -52,6 +52,21 @@ def _narrow_options(state: AgentState, categorical: set[str]) -> list[ClarifyOpt
     ]
 
 
+def _meant_options(d: Decomposition) -> list[ClarifyOption]:
+    """For words that matched nothing, the nearest values the index holds, each an answer that constrains on it."""
+    return [
+        ClarifyOption(
+            choice="narrow",
+            label=f"did you mean {c.field} = {escape(c.value)}? (for {escape(u.text)})",
+            field=c.field,
+            op="=",
+            value=c.value,
+        )
+        for u in d.unmapped
+        for c in u.nearest
+    ]
+
+
 def clarification_payload(state: AgentState, budget_left: int, categorical: set[str]) -> dict[str, Any]:
     """What the human sees: the kind, what was tried with counts, why, and the options still possible
     (narrowing or broadening needs tool calls left in the run's budget; trying again, when a source failed,
@@ -59,9 +74,10 @@ def clarification_payload(state: AgentState, budget_left: int, categorical: set[
     decision = state["decisions"][-1]
     d = state["decomposition"]
     options = _narrow_options(state, categorical) if decision.clarify_kind == "overload" and budget_left > 0 else []
+    options += _meant_options(d) if budget_left > 0 else []
     if decision.clarify_kind == "overload":
         options.append(ClarifyOption(choice="export", label="export the full result as CSV"))
-    elif budget_left > 0:
+    elif budget_left > 0 and not d.unmapped:
         options.append(
             ClarifyOption(
                 choice="broaden",
@@ -138,7 +154,7 @@ def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: Agen
             goto="plan",
             update={
                 "clarification": reply,
-                "decomposition": d.model_copy(update={"constraints": [*d.constraints, added]}),
+                "decomposition": d.model_copy(update={"constraints": [*d.constraints, added], "unmapped": []}),
             },
         )
     if reply.choice == "broaden":

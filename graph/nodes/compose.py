@@ -9,6 +9,7 @@ digits and '_' in them.
 
 from __future__ import annotations
 
+from langchain_core.messages import AIMessage
 from langgraph.runtime import Runtime
 
 from graph.context import AgentContext
@@ -33,22 +34,35 @@ def _failures(evidence: list[Evidence]) -> str:
 
 
 def _figure(state: AgentState, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
+    """The figure and how it was derived; with groups, the table of them, largest first. A question for the group
+    with the most ("which shop did we spend most at?") is answered by the first group; amounts in several units
+    (d.unit_field) get one figure per unit and no total, which would add dollars to euros."""
     d = state["decomposition"]
     aggregate = next(e for e in evidence if e.call.tool == "annotations_aggregate" and e.envelope.total)
     total, groups = aggregate.envelope.total, aggregate.envelope.groups()
     where = " and ".join(f"{c.field} {c.op} {_cell(c.value)}" for c in d.constraints) or "no constraint"
     function = aggregate.call.arguments["aggregate"]
-    lines = [
-        f"**{_cell(total.value)}**: {function} over {total.documents} documents "
-        f"of bucket {aggregate.call.arguments['bucket']} where {where}."
-    ]
+    derived = (
+        f"{function} over {total.documents} documents of bucket {aggregate.call.arguments['bucket']} where {where}"
+    )
+    value = total.value if isinstance(total.value, (int, float)) else None
+    per_unit = bool(d.unit_field and groups and len({str(g.group.get(d.unit_field)) for g in groups}) > 1)
+    if groups and d.limit == 1:
+        top = groups[0]
+        named = ", ".join(_cell(v) for v in top.group.values())
+        lines = [f"**{named}**: {_cell(top.value)} ({function}, the largest of {len(groups)} groups; {derived})."]
+        value = top.value if isinstance(top.value, (int, float)) else None
+    elif per_unit:
+        lines = [f"Per {d.unit_field} (amounts in different units are not added together): {derived}."]
+        value = None
+    else:
+        lines = [f"**{_cell(total.value)}**: {derived}."]
     if groups:
         keys = list(groups[0].group)
         lines += ["", f"| {' | '.join(keys)} | documents | value |", "|" + "---|" * (len(keys) + 2)]
         lines += [
             f"| {' | '.join(_cell(g.group[k]) for k in keys)} | {g.documents} | {_cell(g.value)} |" for g in groups
         ]
-    value = total.value if isinstance(total.value, (int, float)) else None
     citations = [Citation(doc_id=g.doc_id, annotation_id=g.annotation_id) for g in relevant if g.annotation_id]
     return Answer(format="figure", text="\n".join(lines), value=value, citations=citations)
 
@@ -96,9 +110,7 @@ def _prose(evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
     )
 
 
-def compose(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
-    if state.get("answer"):
-        return {}
+def _composed(state: AgentState) -> Answer:
     evidence = current_evidence(state)
     relevant = [g for g in state.get("graded", []) if g.relevant]
     d = state["decomposition"]
@@ -108,4 +120,10 @@ def compose(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
         answer = _table(state, evidence, relevant)
     else:
         answer = _prose(evidence, relevant)
-    return {"answer": answer.model_copy(update={"text": answer.text + _failures(evidence)})}
+    return answer.model_copy(update={"text": answer.text + _failures(evidence)})
+
+
+def compose(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+    """The answer (clarify's, when it already gave one: an export, a stop), also said in the thread's chat."""
+    answer = state.get("answer") or _composed(state)
+    return {"answer": answer, "messages": [AIMessage(answer.text)]}

@@ -1,17 +1,25 @@
 """decompose: the question in the index's terms (intent, buckets, constraints on catalog fields).
 
-It is the first node of every run, so it also checks the question (a run input that may come from anywhere:
-the CLI, the server's API, Studio) and starts the run's state afresh: a thread that is asked a second question
-keeps its history in the checkpoints, not in the new run's evidence and decisions.
+It is the first node of every run, so it also finds and checks the question (a run input that may come from
+anywhere: the CLI, the server's API, Studio's chat) and starts the run's state afresh: a thread that is asked a
+second question keeps its history in the checkpoints, not in the new run's evidence and decisions. The
+conversation carries on, though: the question joins the thread's messages, and the previous turn's decomposition,
+still in the state until this node replaces it, goes to the planner, so that a follow-up ("which of those...")
+refines that turn's result.
 """
 
+import uuid
+
+from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
 from graph.context import AgentContext
+from graph.decomposition import Decomposition
 from graph.services import AgentServices
 from graph.state import AgentState
 from retrievers.errors import InvalidInput
+from tools.catalog import Catalog
 
 MAX_QUESTION_CHARS = 2000
 """Far above any real question; a longer one is a pasted document or an attack on the planner's cost."""
@@ -25,9 +33,39 @@ def checked_question(question: object) -> str:
     return question.strip()
 
 
+def asked(state: AgentState) -> tuple[str, HumanMessage]:
+    """The question the run answers, and its message in the thread.
+
+    A HumanMessage at the end of the thread that no run has taken up is the question (a chat client's
+    `{"messages": [...]}`). Otherwise the `question` input is, as a new HumanMessage, unless the thread already ends
+    on it (a clarification's retry runs this node again). A message a run took is known by its id: a run that
+    stopped before its answer (a clarification left open, a failure) leaves its question last in the thread, and
+    the next question asked there must not answer that one again."""
+    messages = state.get("messages") or []
+    last = messages[-1] if messages else None
+    if isinstance(last, HumanMessage) and last.id != state.get("question_id"):
+        return checked_question(last.text), last
+    question = checked_question(state.get("question"))
+    if isinstance(last, HumanMessage) and last.text.strip() == question:
+        return question, last
+    return question, HumanMessage(question, id=str(uuid.uuid4()))
+
+
+def previous_reading(state: AgentState, catalog: Catalog) -> Decomposition | None:
+    """The thread's previous decomposition, unless a bucket of it is gone from the catalog (its documents deleted,
+    the scope changed): a follow-up cannot refine a result set that no longer exists."""
+    previous = state.get("decomposition")
+    return previous if previous is not None and all(b in catalog.buckets for b in previous.buckets) else None
+
+
 def decompose(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> dict:
+    question, message = asked(state)
+    previous = previous_reading(state, services.catalog(runtime.context.scope))
     return {
-        "decomposition": services.planner(runtime.context).decompose(checked_question(state.get("question"))),
+        "question": question,
+        "question_id": message.id,
+        "messages": [message],  # add_messages keeps one message per id: the one already last is not added twice
+        "decomposition": services.planner(runtime.context).decompose(question, previous),
         "evidence": Overwrite([]),
         "decisions": Overwrite([]),
         "graded": [],

@@ -52,8 +52,10 @@ class Progress:
 
 
 class Planner(Protocol):
-    def decompose(self, question: str) -> Decomposition:
-        """The question in the index's terms: intent, buckets of the catalog, constraints on catalog fields."""
+    def decompose(self, question: str, previous: Decomposition | None = None) -> Decomposition:
+        """The question in the index's terms: intent, buckets of the catalog, constraints on catalog fields.
+        `previous` is the thread's previous reading: a follow-up ("which of those...", "and in 2018?") refines its
+        result set and says so in `follow_up_of`; any other question ignores it."""
 
     def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
         """The next route to take (structured, hybrid, long_text), never one in `tried`, with its fallbacks."""

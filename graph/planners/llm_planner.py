@@ -77,16 +77,20 @@ class LLMPlanner:
     def _fields(self, buckets: list[str]) -> str:
         return fields_text(self.catalog, buckets)
 
-    def decompose(self, question: str) -> Decomposition:
+    def decompose(self, question: str, previous: Decomposition | None = None) -> Decomposition:
+        """The model sees the previous turn's reading and decides itself whether the question follows up on it;
+        `follow_up_of` is then set from that reading, never from the model's text."""
         buckets = self.catalog.buckets
         variables = {
             "question": question,
             "fields": self._fields(list(buckets)),
             "buckets": "\n".join(f"{name}: {info.description}" for name, info in buckets.items()),
+            "previous": previous.model_dump_json(exclude={"follow_up_of"}) if previous else "none",
         }
-        return self._ask("decompose", Decomposition, variables, self._check_decomposition) or self.rules.decompose(
-            question
-        )
+        d = self._ask("decompose", Decomposition, variables, self._check_decomposition)
+        if d is None:
+            return self.rules.decompose(question, previous)
+        return d.model_copy(update={"follow_up_of": previous.question if previous and d.follow_up_of else None})
 
     def _check_decomposition(self, d: Decomposition) -> None:
         for bucket in d.buckets:

@@ -38,7 +38,7 @@ _WORD_NUMBER = (
     rf"(?:(?:{'|'.join(_TENS)})(?:[- ](?:{'|'.join(_SMALL[1:10])}))?|{'|'.join(_SMALL[1:])})(?:\s+hundred)?"
     r"|(?:a|an|one)\s+hundred"
 )
-_NUMBER = rf"(?:\d[\d,]*(?:\.\d+)?|{_WORD_NUMBER})"
+_NUMBER = rf"(?:\d[\d,]*(?:\.\d+)?|{_WORD_NUMBER}|an?)"
 
 DAYS_PER_UNIT = {"day": 1, "week": 7, "month": 30, "year": 365}
 _UNIT = r"(?P<unit{n}>days?|weeks?|months?|years?|yrs?)"
@@ -200,7 +200,7 @@ _MONTHS = {
         start=1,
     )
 }
-_MONTH = r"(?P<month>" + "|".join(_MONTHS) + r"|" + "|".join(m[:3] for m in _MONTHS) + r")\.?"
+_MONTH = r"(?P<month>" + "|".join(_MONTHS) + r"|sept|" + "|".join(m[:3] for m in _MONTHS) + r")\.?"
 _DATE_EXPR = re.compile(
     r"(?P<cmp>before|after|since|until|prior to|by|in|during|from|between|on|as of)?\s*"
     rf"(?:(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})|(?:{_MONTH}\s+)?(?P<year>(?:19|20)\d\d)\b)"
@@ -215,6 +215,65 @@ class DateRange:
     value: str | list[str]
     span: tuple[int, int]
     text: str
+
+
+def _amount(name: str) -> str:
+    return rf"(?P<{name}>{_NUMBER}|a|an)?\s*"
+
+
+_RELATIVE = re.compile(
+    r"\b(?:(?P<past>(?:in |within |during |over |from |of )?(?:the )?(?:last|past|previous)\s+"
+    + _amount("past_n")
+    + r"(?P<past_unit>day|week|month|year)s?)"
+    r"|(?P<future>(?:in |within |during |over )?(?:the )?(?:next|coming|following)\s+"
+    + _amount("future_n")
+    + r"(?P<future_unit>day|week|month|year)s?)"
+    r"|(?P<older>older than\s+" + _amount("older_n") + r"(?P<older_unit>day|week|month|year)s?(?:\s+old)?)"
+    r"|(?P<ago>(?:more than\s+)?" + _amount("ago_n") + r"(?P<ago_unit>day|week|month|year)s?\s+ago)"
+    r"|(?P<expired>(?:already|have|has)\s+(?:expired|lapsed|run out|ran out))"
+    r"|(?P<this>this|last)\s+(?P<this_unit>year|month))\b",
+    re.IGNORECASE,
+)
+
+
+def _shifted(today: date, unit: str, amount: float) -> date:
+    from dateutil.relativedelta import relativedelta
+
+    return today + relativedelta(**{f"{unit}s": int(amount)})
+
+
+def relative_dates(question: str, today: date) -> list[DateRange]:
+    """Dates said relative to today: 'in the last 12 months' -> >= a year ago; 'in the next two years' -> between
+    today and two years on; 'older than five years' -> < five years ago; 'already expired' -> < today;
+    'this year' / 'last year' -> that calendar year."""
+    found = []
+    for m in _RELATIVE.finditer(question):
+        said = next((m.group(f"{k}_n") for k in ("past", "future", "older", "ago") if m.group(f"{k}_n")), None)
+        amount = parse_number(said) if said and said.lower() not in ("a", "an") else 1.0
+        if amount is None:
+            continue
+        text, span = m.group(0), m.span()
+        if m.group("past"):
+            found.append(
+                DateRange(">=", _shifted(today, m.group("past_unit").lower(), -amount).isoformat(), span, text)
+            )
+        elif m.group("future"):
+            end = _shifted(today, m.group("future_unit").lower(), amount)
+            found.append(DateRange("between", [today.isoformat(), end.isoformat()], span, text))
+        elif m.group("older") or m.group("ago"):
+            unit = (m.group("older_unit") or m.group("ago_unit")).lower()
+            found.append(DateRange("<", _shifted(today, unit, -amount).isoformat(), span, text))
+        elif m.group("expired"):
+            found.append(DateRange("<", today.isoformat(), span, text))
+        else:
+            year = today.year - (m.group("this").lower() == "last")
+            if m.group("this_unit").lower() == "year":
+                found.append(DateRange("between", [f"{year}-01-01", f"{year}-12-31"], span, text))
+            else:
+                first = _shifted(today.replace(day=1), "month", -(m.group("this").lower() == "last"))
+                last = _shifted(first, "month", 1).toordinal() - 1
+                found.append(DateRange("between", [first.isoformat(), date.fromordinal(last).isoformat()], span, text))
+    return found
 
 
 def _period(iso: str | None, month: str | None, year: str | None) -> tuple[date, date]:
@@ -284,7 +343,9 @@ DEMONYMS = {
     "taiwanese": "Taiwan",
 }
 NEGATIONS = re.compile(
-    r"\b(?:no|not|without|lack(?:s|ing)?|lacking|missing|excluding|exclude|absent|neither|nor)\b", re.IGNORECASE
+    r"(?:\b(?:no|not|without|lack(?:s|ing)?|missing|excluding|exclude|absent|neither|nor|never|"
+    r"(?:do|does|did|is|are|has|have)n['’]?t)\b|\bw/o(?!\w))",
+    re.IGNORECASE,
 )
 
 STOPWORDS = set(

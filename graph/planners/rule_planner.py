@@ -12,14 +12,13 @@ Routes, in the order they are tried:
 
 from __future__ import annotations
 
-import re
-
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
+from graph.follow_up import is_follow_up, merge
 from graph.planners.base import Budget, Progress
 from graph.planners.pages import Lead, around, linked_pages, named_pages, page_titles, passage_hits
 from graph.planners.phrases import proper_names
-from graph.planners.rule_decomposer import MONEY_FIELD_WORDS, RuleDecomposer
+from graph.planners.rule_decomposer import RuleDecomposer
 from graph.planners.words import has_phrase, holds, stem, stems
 from graph.schemas import (
     Decision,
@@ -42,16 +41,9 @@ LOOKUP_TOP_K = 5
 ANCHOR_PASSAGES = 2
 
 
-FIGURE_WORDS = {"count", "number", "many", "much", "average", "mean", *MONEY_FIELD_WORDS}
-
-
-def _whole_bucket_figure(d: Decomposition) -> bool:
-    """A count or sum over a whole bucket ("How many receipts are there?", "What is the total amount of all
-    invoices?"): the question's words name nothing but the figure, so the annotations answer it, not passages."""
-    if d.intent not in ("count", "sum") or not d.aggregate:
-        return False
-    field_words = set(re.split(r"[^a-z]+", d.aggregate.lower()))
-    return all(term in FIGURE_WORDS or term in field_words for term in d.topic_terms)
+STRUCTURED_INTENTS = ("list", "count", "sum")
+"""Questions whose answer is a figure or a list of documents: only annotations can give one. They never fall back
+to passages, which would look like an answer and are not one; when the annotations cannot answer, the run asks."""
 
 
 class RulePlanner:
@@ -61,21 +53,26 @@ class RulePlanner:
         self.decomposer = RuleDecomposer(catalog)
         self.threshold = low_confidence_threshold(catalog.embedding_model)
 
-    def decompose(self, question: str) -> Decomposition:
-        return self.decomposer.decompose(question)
+    def decompose(self, question: str, previous: Decomposition | None = None) -> Decomposition:
+        """A follow-up ("which of those...") is read within the previous turn's buckets and merged into its reading;
+        any other question is read on its own."""
+        if previous is None or not is_follow_up(question):
+            return self.decomposer.decompose(question)
+        return merge(previous, self.decomposer.decompose(question, within=previous.buckets))
 
     def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
-        if (
-            (d.constraints and d.intent in ("list", "count", "sum", "lookup"))
-            or (d.intent in ("count", "sum") and d.aggregate and d.group_by)
-            or _whole_bucket_figure(d)
-        ):
-            order: list[RouteKind] = ["structured", "hybrid", "long_text"]
+        """A figure or a list: structured only. A lookup of fields of named documents: structured, then text. A
+        question for text with field constraints: the passages of the documents they allow, then any passages.
+        Anything else: the passages."""
+        if d.intent in STRUCTURED_INTENTS:
+            order: list[RouteKind] = ["structured"]
+        elif d.intent == "lookup" and (d.constraints or d.doc_ids):
+            order = ["structured", "hybrid", "long_text"] if d.constraints else ["structured", "long_text"]
         elif d.constraints:
-            order = ["hybrid", "structured", "long_text"]
+            order = ["hybrid", "long_text"]
         else:
             order = ["long_text"]
-        remaining = [r for r in order if r not in tried] or ["long_text"]
+        remaining = [r for r in order if r not in tried] or order[-1:]
         return Route(
             kind=remaining[0],
             fallback_order=remaining[1:],
@@ -89,6 +86,7 @@ class RulePlanner:
         constrained = [b for b in d.buckets if d.predicates(b)] or d.buckets
         if route.kind == "structured":
             for bucket in constrained:
+                scope = {"doc_id": d.doc_ids} if d.doc_ids else {}
                 if d.intent in ("count", "sum"):
                     calls.append(
                         ToolCall(
@@ -99,14 +97,24 @@ class RulePlanner:
                                 "aggregate": d.aggregate or "count",
                                 "group_by": d.group_by,
                                 "predicates": d.predicates(bucket),
+                                **scope,
                             },
                         )
                     )
+                ordered = {"order_by": d.order_by.model_dump(), "top_k": d.limit or 1} if d.order_by else {}
                 calls.append(
                     ToolCall(
                         tool="annotations_search",
-                        purpose="the matching rows, to list and cite",
-                        arguments={"bucket": bucket, "predicates": d.predicates(bucket), "top_k": STRUCTURED_ROWS},
+                        purpose="the row that holds the extreme"
+                        if d.order_by
+                        else "the matching rows, to list and cite",
+                        arguments={
+                            "bucket": bucket,
+                            "predicates": d.predicates(bucket),
+                            "top_k": STRUCTURED_ROWS,
+                            **scope,
+                            **ordered,
+                        },
                     )
                 )
         elif route.kind == "hybrid":
@@ -209,6 +217,8 @@ class RulePlanner:
             progress.graded,
         )
         left = progress.budget.left
+        if d.unmapped and not evidence:
+            return Decision(action="clarify", clarify_kind="no_low", reason=_unmapped_reason(d))
         if not evidence:
             if left <= 0:
                 return Decision(
@@ -223,7 +233,7 @@ class RulePlanner:
             total = sum(e.envelope.total_hits for e in evidence if e.call.tool == "annotations_search")
             if total == 0:
                 return self._too_little(route, left, f"no annotation row matches the constraints{note}")
-            if d.intent == "list" and total > route.max_hits:
+            if d.intent == "list" and total > route.max_hits and not d.order_by:
                 return Decision(
                     action="clarify",
                     clarify_kind="overload",
@@ -318,3 +328,16 @@ class RulePlanner:
         if route.fallback_order and left > 0:
             return Decision(action="fallback", reason=f"{reason}; next route: {route.fallback_order[0]}")
         return Decision(action="clarify", clarify_kind="no_low", reason=reason)
+
+
+def _unmapped_reason(d: Decomposition) -> str:
+    """What could not be matched, and the nearest values the index holds."""
+    parts = []
+    for u in d.unmapped:
+        near = "; ".join(f"{c.field} = {c.value!r}" for c in u.nearest)
+        parts.append(
+            f"I could not match {u.text!r} to anything in {', '.join(d.buckets)}"
+            + (f" (nearest: {near})" if near else "")
+        )
+    figure = {"count": "count", "sum": "figure", "list": "list"}.get(d.intent, "answer")
+    return "; ".join(parts) + f", so the {figure} cannot be computed without guessing"

@@ -66,53 +66,114 @@ YES_NO_CATEGORIES = {
     "Covenant Not to Sue": "a party may not contest the counterparty's IP or bring certain claims",
     "Third Party Beneficiary": "a non-party can enforce some clauses of the contract",
 }
+# What people call each category besides its name, which is always an alias (lower-cased).
+_FLAG_ALIASES = {
+    "Most Favored Nation": ("most favoured nation", "mfn"),
+    "Competitive Restriction Exception": ("carve-out", "carve out", "exception to non-compete"),
+    "Non-Compete": ("noncompete", "compete", "competition"),
+    "Exclusivity": ("exclusive",),
+    "No-Solicit of Customers": ("solicit customers", "non-solicitation of customers"),
+    "No-Solicit of Employees": ("solicit employees", "no-hire", "poach"),
+    "Non-Disparagement": ("disparage", "disparagement"),
+    "Termination for Convenience": ("terminate for convenience", "terminate without cause", "without cause"),
+    "Rofr/Rofo/Rofn": ("right of first refusal", "right of first offer", "right of first negotiation", "first refusal"),
+    "Change of Control": ("change in control", "acquisition", "merger"),
+    "Anti-Assignment": ("assignment", "assign"),
+    "Revenue/Profit Sharing": ("revenue sharing", "profit sharing", "revenue share", "royalty"),
+    "Price Restrictions": ("price restriction", "price increase", "price cap"),
+    "Minimum Commitment": ("minimum purchase", "minimum order", "take or pay"),
+    "Volume Restriction": ("volume limit", "usage limit"),
+    "IP Ownership Assignment": ("ip assignment", "ip ownership", "intellectual property ownership", "work for hire"),
+    "Joint IP Ownership": ("joint ownership", "jointly owned", "co-owned"),
+    "License Grant": ("licence grant", "grant of license", "grants a license"),
+    "Non-Transferable License": ("non-transferable licence", "non-transferable"),
+    "Affiliate License-Licensor": ("licensor affiliates", "licensor's affiliates"),
+    "Affiliate License-Licensee": ("licensee affiliates", "licensee's affiliates"),
+    "Unlimited/All-You-Can-Eat-License": ("unlimited license", "unlimited licence", "enterprise license"),
+    "Irrevocable or Perpetual License": ("irrevocable license", "perpetual license", "perpetual licence"),
+    "Source Code Escrow": ("escrow",),
+    "Post-Termination Services": ("transition services", "wind-down", "after termination"),
+    "Audit Rights": ("audit", "inspect books"),
+    "Uncapped Liability": ("unlimited liability",),
+    "Cap on Liability": ("liability cap", "limitation of liability", "limited liability"),
+    "Liquidated Damages": ("termination fee", "break fee"),
+    "Warranty Duration": ("warranty period", "warranty"),
+    "Insurance": ("insured", "insure"),
+    "Covenant Not to Sue": ("not to sue", "not sue"),
+    "Third Party Beneficiary": ("third-party beneficiary", "beneficiary"),
+}
 
+# The fields every contracts dataset shares (Kleister-NDA and the sample corpus take theirs from here), so that
+# ingesting one after another declares the same specs and leaves the catalog as it was.
 FIELDS = [
     FieldSpec(
         name="contract_type",
         type="string",
-        description="Kind of contract, e.g. 'License Agreement', 'Supply Agreement' (25 kinds)",
+        description="Kind of contract, e.g. 'License Agreement', 'Supply Agreement', 'Non-Disclosure Agreement'",
+        aliases=["type", "kind", "contract type", "kind of contract", "agreement type"],
     ),
     FieldSpec(
         name="parties",
         type="string",
         multi=True,
         description="Names of the companies or people who signed the contract",
+        aliases=["party", "parties", "with", "counterparty", "signed with", "between"],
+        role="name",
     ),
     FieldSpec(
         name="agreement_date",
         type="date",
         description="Date the contract was signed (only when day, month and year are all known)",
+        aliases=["signed", "dated", "executed", "signing date", "agreement date"],
     ),
-    FieldSpec(name="effective_date", type="date", description="Date the contract takes effect"),
     FieldSpec(
-        name="expiration_date", type="date", description="Date the initial term ends; absent for perpetual contracts"
+        name="effective_date",
+        type="date",
+        description="Date the contract takes effect",
+        aliases=["effective", "start", "starts", "started", "commence", "began", "took effect", "effective date"],
+    ),
+    FieldSpec(
+        name="expiration_date",
+        type="date",
+        description="Date the initial term ends; absent for perpetual contracts",
+        aliases=["expire", "expires", "expiry", "expiration", "end", "ends", "terminate", "expiration date"],
     ),
     FieldSpec(
         name="perpetual",
         type="boolean",
         description="True when the contract never expires, false when it names an expiration date",
+        aliases=["perpetual", "never expires", "no end date", "indefinite", "open-ended"],
     ),
     FieldSpec(
         name="renewal_term_days",
         type="integer",
         multi=True,
         description="Length of each renewal period in days (1 year = 365, 1 month = 30)",
+        aliases=["renew", "renews", "renewal", "renewal term", "renewal period", "auto-renew"],
+        unit="days",
     ),
     FieldSpec(
         name="notice_period_days",
         type="integer",
         multi=True,
         description="Days of notice needed to stop the contract renewing",
+        aliases=["notice", "notice period", "warning"],
+        unit="days",
     ),
     FieldSpec(
         name="governing_law",
         type="string",
         multi=True,
         description="State or country whose law governs the contract, e.g. 'New York', 'England'",
+        aliases=["law", "governed", "governing law", "jurisdiction", "state law"],
     ),
     *(
-        FieldSpec(name=snake_case(category), type="boolean", description=f"True when {meaning}")
+        FieldSpec(
+            name=snake_case(category),
+            type="boolean",
+            description=f"True when {meaning}",
+            aliases=[category.lower(), *_FLAG_ALIASES[category]],
+        )
         for category, meaning in YES_NO_CATEGORIES.items()
     ),
 ]

@@ -1,7 +1,10 @@
 """Kleister-NDA: 540 EDGAR non-disclosure agreements, 337 with key fields (bucket `contracts`).
 
-Reads `derived_nda.jsonl`. Labelled documents (train, dev-0) get one `properties` row; the 203 test-A
-documents have hidden labels upstream and get none.
+Reads `derived_nda.jsonl`. Every document gets one `properties` row saying it is a non-disclosure agreement
+(`contract_type`, as CUAD and the sample corpus name the kind of a contract); labelled documents (train, dev-0) add
+their key fields to it, the 203 test-A documents have hidden labels upstream and add nothing. The `jurisdiction`
+label is the state whose law governs the agreement, so it becomes `governing_law`, the field the other contracts
+datasets use for it, and one question about governing law covers all of them.
 """
 
 from __future__ import annotations
@@ -13,24 +16,22 @@ from pathlib import Path
 from typing import Any
 
 from retrievers.loaders.common import RowBuilder, read_jsonl, require_file, source_document
+from retrievers.loaders.cuad import FIELDS as CUAD_FIELDS
 from retrievers.models import AnnotationRow, Document, FieldSpec, SourceDocument
 from retrievers.normalize import parse_date, parse_duration
 
 BUCKET = "contracts"
 SHARED_FOLDER = "kleister_nda"
 
+CONTRACT_TYPE = "Non-Disclosure Agreement"
 FIELDS = [
-    FieldSpec(name="effective_date", type="date", description="Date the agreement takes effect"),
-    FieldSpec(
-        name="jurisdiction", type="string", description="US state whose law governs the agreement, e.g. 'Delaware'"
-    ),
-    FieldSpec(
-        name="parties", type="string", multi=True, description="Names of the companies or people bound by the agreement"
-    ),
+    *(spec for spec in CUAD_FIELDS if spec.name in {"contract_type", "effective_date", "governing_law", "parties"}),
     FieldSpec(
         name="term_days",
         type="integer",
         description="How long the agreement lasts, in days (1 year = 365, 1 month = 30)",
+        aliases=["term", "last", "lasts", "lasting", "duration", "runs for", "valid for", "in force", "long"],
+        unit="days",
     ),
 ]
 
@@ -63,10 +64,11 @@ def _nda(folder: Path, record: dict[str, Any]) -> SourceDocument:
 
 def _properties(labels: dict[str, list[str]]) -> AnnotationRow | None:
     row = RowBuilder()
+    row.add("contract_type", CONTRACT_TYPE)
     effective_date, raw = _single(labels, "effective_date")
     row.add("effective_date", parse_date(effective_date), raw)
-    jurisdiction, raw = _single(labels, "jurisdiction")
-    row.add("jurisdiction", jurisdiction, raw)
+    laws = labels.get("jurisdiction") or []
+    row.add("governing_law", laws, "; ".join(laws) or None)
     row.add("parties", labels.get("party"), labels.get("party"))
     term, raw = _single(labels, "term")
     row.add("term_days", parse_duration(term), raw)

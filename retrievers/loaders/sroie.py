@@ -18,18 +18,35 @@ from retrievers.normalize import parse_amount, parse_date
 BUCKET = "receipts"
 SHARED_FOLDER = "sroie"
 
+# The total has no unit: SROIE's receipts are in ringgit, the sample corpus's (which shares these fields) in dollars,
+# and no receipt row says which.
 FIELDS = [
     FieldSpec(
         name="company",
         type="string",
         description="Shop or company that issued the receipt, as printed (spellings vary)",
+        aliases=["shop", "store", "merchant", "vendor", "seller", "company", "restaurant"],
+        role="name",
     ),
-    FieldSpec(name="date", type="date", description="Date of the purchase"),
-    FieldSpec(name="address", type="string", description="Address of the shop as printed on the receipt"),
+    FieldSpec(
+        name="date",
+        type="date",
+        description="Date of the purchase",
+        aliases=["date", "bought on", "purchased on", "purchase date"],
+    ),
+    FieldSpec(
+        name="address",
+        type="string",
+        description="Address of the shop as printed on the receipt",
+        aliases=["address", "location", "located"],
+        role="text",
+    ),
     FieldSpec(
         name="total",
         type="number",
         description="Total amount paid, in the receipt's currency (mostly Malaysian ringgit)",
+        aliases=["total", "paid", "spent", "spend", "cost", "amount"],
+        role="money",
     ),
 ]
 

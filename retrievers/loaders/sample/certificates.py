@@ -19,20 +19,61 @@ from retrievers.models import AnnotationRow, Document, FieldSpec, SourceDocument
 BUCKET = "certificates"
 FIELDS = [
     FieldSpec(
-        name="standard", type="string", description="Standard or directive certified against, e.g. 'ISO 9001:2015'"
+        name="standard",
+        type="string",
+        description="Standard or directive certified against, e.g. 'ISO 9001:2015'",
+        aliases=["standard", "norm", "directive", "certified against"],
     ),
     FieldSpec(
-        name="certificate_number", type="string", description="Certificate or declaration number, exactly as printed"
+        name="certificate_number",
+        type="string",
+        description="Certificate or declaration number, exactly as printed",
+        aliases=["certificate number", "certificate no", "cert number", "number", "declaration number"],
+        role="identifier",
     ),
-    FieldSpec(name="holder", type="string", description="Company the certificate is issued to"),
     FieldSpec(
-        name="issuer", type="string", description="Certification body, or the manufacturer for a self-declaration"
+        name="holder",
+        type="string",
+        description="Company the certificate is issued to",
+        aliases=["holder", "holds", "issued to", "certified company"],
+        role="name",
     ),
-    FieldSpec(name="valid_from", type="date", description="First day the certificate is valid"),
     FieldSpec(
-        name="valid_until", type="date", description="Last day the certificate is valid; absent when it does not expire"
+        name="issuer",
+        type="string",
+        description="Certification body, or the manufacturer for a self-declaration",
+        aliases=["issued by", "certification body", "certifier", "registrar", "issuer"],
+        role="name",
     ),
-    FieldSpec(name="scope", type="string", description="Activities or products the certificate covers"),
+    FieldSpec(
+        name="valid_from",
+        type="date",
+        description="First day the certificate is valid",
+        aliases=["valid from", "issued", "granted", "issue date"],
+    ),
+    FieldSpec(
+        name="valid_until",
+        type="date",
+        description="Last day the certificate is valid; absent when it does not expire",
+        aliases=[
+            "valid until",
+            "valid through",
+            "expire",
+            "expires",
+            "expiry",
+            "runs out",
+            "running out",
+            "run out",
+            "lapse",
+        ],
+    ),
+    FieldSpec(
+        name="scope",
+        type="string",
+        description="Activities or products the certificate covers",
+        aliases=["scope", "covers", "covering"],
+        role="text",
+    ),
 ]
 
 _ATLAS = "Atlas Certification Services Ltd"

@@ -18,25 +18,89 @@ from retrievers.models import AnnotationRow, Document, FieldSpec, SourceDocument
 
 BUCKET = "datasheets"
 FIELDS = [
-    FieldSpec(name="manufacturer", type="string", description="Company that makes the component"),
-    FieldSpec(name="part_number", type="string", description="Manufacturer's part number, exactly as printed"),
-    FieldSpec(name="category", type="string", description="Kind of component, e.g. 'resistor', 'voltage regulator'"),
-    FieldSpec(name="package", type="string", description="Physical package, e.g. '0603', 'SOT-223'"),
-    FieldSpec(name="rohs_compliant", type="boolean", description="True when the part meets the EU RoHS directive"),
-    FieldSpec(name="datasheet_revision", type="string", description="Revision of the datasheet, e.g. 'C'"),
     FieldSpec(
-        name="parameter", type="string", description="Parameter rows: name of the characteristic, e.g. 'resistance'"
+        name="manufacturer",
+        type="string",
+        description="Company that makes the component",
+        aliases=["manufacturer", "makes", "made by", "maker", "brand"],
+        role="name",
     ),
     FieldSpec(
-        name="symbol", type="string", description="Parameter rows: symbol of the characteristic, e.g. 'R', 'V_DO'"
+        name="part_number",
+        type="string",
+        description="Manufacturer's part number, exactly as printed",
+        aliases=["part", "part number", "part no", "mpn"],
+        role="identifier",
     ),
-    FieldSpec(name="value", type="number", description="Parameter rows: typical or nominal value, in `unit`"),
-    FieldSpec(name="min", type="number", description="Parameter rows: minimum value, in `unit`"),
-    FieldSpec(name="max", type="number", description="Parameter rows: maximum value, in `unit`"),
     FieldSpec(
-        name="unit", type="string", description="Parameter rows: unit of value, min and max, e.g. 'ohm', 'mV', 'degC'"
+        name="category",
+        type="string",
+        description="Kind of component, e.g. 'resistor', 'voltage regulator'",
+        aliases=["category", "kind", "type", "kind of component"],
     ),
-    FieldSpec(name="condition", type="string", description="Parameter rows: test condition, e.g. 'I_OUT = 500 mA'"),
+    FieldSpec(
+        name="package",
+        type="string",
+        description="Physical package, e.g. '0603', 'SOT-223'",
+        aliases=["package", "footprint", "case"],
+    ),
+    FieldSpec(
+        name="rohs_compliant",
+        type="boolean",
+        description="True when the part meets the EU RoHS directive",
+        aliases=["rohs", "rohs compliant", "lead-free", "lead free"],
+    ),
+    FieldSpec(
+        name="datasheet_revision",
+        type="string",
+        description="Revision of the datasheet, e.g. 'C'",
+        aliases=["revision", "rev", "datasheet revision"],
+    ),
+    FieldSpec(
+        name="parameter",
+        type="string",
+        description="Parameter rows: name of the characteristic, e.g. 'resistance'",
+        aliases=["parameter", "characteristic", "spec", "specification"],
+    ),
+    FieldSpec(
+        name="symbol",
+        type="string",
+        description="Parameter rows: symbol of the characteristic, e.g. 'R', 'V_DO'",
+        aliases=["symbol"],
+    ),
+    FieldSpec(
+        name="value",
+        type="number",
+        description="Parameter rows: typical or nominal value, in `unit`",
+        aliases=["value", "typical", "nominal", "rated"],
+        unit_field="unit",
+    ),
+    FieldSpec(
+        name="min",
+        type="number",
+        description="Parameter rows: minimum value, in `unit`",
+        aliases=["min", "minimum"],
+        unit_field="unit",
+    ),
+    FieldSpec(
+        name="max",
+        type="number",
+        description="Parameter rows: maximum value, in `unit`",
+        aliases=["max", "maximum"],
+        unit_field="unit",
+    ),
+    FieldSpec(
+        name="unit",
+        type="string",
+        description="Parameter rows: unit of value, min and max, e.g. 'ohm', 'mV', 'degC'",
+        aliases=["unit", "units"],
+    ),
+    FieldSpec(
+        name="condition",
+        type="string",
+        description="Parameter rows: test condition, e.g. 'I_OUT = 500 mA'",
+        aliases=["condition", "test condition", "measured at"],
+    ),
 ]
 
 # (parameter, symbol, min, typical, max, unit, condition)

@@ -16,10 +16,23 @@ from retrievers.models import Document, FieldSpec, SourceDocument
 BUCKET = "generic"
 FIELDS = [
     FieldSpec(
-        name="doc_type", type="string", description="Kind of document: 'how-to', 'memo', 'policy' or 'postmortem'"
+        name="doc_type",
+        type="string",
+        description="Kind of document: 'how-to', 'memo', 'policy' or 'postmortem'",
+        aliases=["type", "kind", "document type", "kind of document"],
     ),
-    FieldSpec(name="department", type="string", description="Department that owns the document, e.g. 'Finance'"),
-    FieldSpec(name="audience", type="string", description="Who the document is written for, e.g. 'all staff'"),
+    FieldSpec(
+        name="department",
+        type="string",
+        description="Department that owns the document, e.g. 'Finance'",
+        aliases=["department", "team", "owned by", "owner"],
+    ),
+    FieldSpec(
+        name="audience",
+        type="string",
+        description="Who the document is written for, e.g. 'all staff'",
+        aliases=["audience", "written for", "intended for", "readers"],
+    ),
 ]
 
 # (title, doc_type, department, audience, author, written on, tags, paragraphs)

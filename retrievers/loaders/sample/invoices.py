@@ -33,11 +33,17 @@ FIELDS = [
             "amount_tax",
             "currency",
             "vat",
+            "tax_percent",
             *_LINE_FIELDS,
         }
     ),
-    FieldSpec(name="customer", type="string", description="Company the invoice is addressed to"),
-    FieldSpec(name="tax_percent", type="number", description="Tax rate applied to the invoice, in percent"),
+    FieldSpec(
+        name="customer",
+        type="string",
+        description="Company the invoice is addressed to",
+        aliases=["customer", "client", "buyer", "billed to", "bill to", "addressed to"],
+        role="name",
+    ),
 ]
 
 

@@ -1,0 +1,78 @@
+"""Currency names and symbols as users write them ("US dollars", "euros", "€", "RM") to ISO 4217 codes.
+
+The names and symbols are CLDR's, through Babel, not a list written for the shipped invoices. Many currencies share
+a word or a symbol ("dollars", "$", "£"), so a mention maps to every currency it can mean and the codes a field
+actually holds decide between them: over invoices in USD, EUR and GBP, "$" is USD. A mention whose currencies the
+field does not hold keeps them all (a constraint on them matches nothing, and the run says so).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import cache
+
+from babel import Locale, localedata
+from babel.numbers import get_currency_name, list_currencies
+
+
+@dataclass(frozen=True)
+class CurrencyMention:
+    codes: list[str]
+    span: tuple[int, int]
+    text: str
+
+
+@cache
+def _names() -> dict[str, frozenset[str]]:
+    """Lower-case English names, singular and plural, full ("indian rupees") and by their last word ("rupees")."""
+    names: dict[str, set[str]] = defaultdict(set)
+    for code in list_currencies():
+        for count in (1, 2):
+            name = get_currency_name(code, count=count, locale="en").lower()
+            if name and name != code.lower():
+                names[name].add(code)
+                names[name.split()[-1]].add(code)
+    return {name: frozenset(codes) for name, codes in names.items()}
+
+
+@cache
+def _symbols() -> dict[str, frozenset[str]]:
+    """Every symbol any CLDR locale prints for a currency ("$", "€", "RM", "zł"), with the currencies it stands
+    for. Read once per process (under a second): only questions over a bucket with a currency field need it."""
+    symbols: dict[str, set[str]] = defaultdict(set)
+    for identifier in localedata.locale_identifiers():
+        for code, symbol in Locale.parse(identifier).currency_symbols.items():
+            if symbol != code:
+                symbols[symbol].add(code)
+    return {symbol: frozenset(codes) for symbol, codes in symbols.items()}
+
+
+def _chosen(codes: frozenset[str], held: set[str]) -> list[str]:
+    return sorted(codes & held) or sorted(codes)
+
+
+def currency_mentions(text: str, held: set[str]) -> list[CurrencyMention]:
+    """The currencies `text` names, each as the codes of `held` (the values of a currency field) it can mean. A code
+    written out ("usd") counts only when the field holds it: "all" and "try" are codes too."""
+    lowered = text.lower()
+    found: list[CurrencyMention] = []
+
+    def taken(start: int, end: int) -> bool:
+        return any(start < m.span[1] and m.span[0] < end for m in found)
+
+    for name in sorted(_names(), key=len, reverse=True):
+        for m in re.finditer(rf"\b{re.escape(name)}\b", lowered):
+            if not taken(*m.span()):
+                found.append(CurrencyMention(_chosen(_names()[name], held), m.span(), text[m.start() : m.end()]))
+    for code in held:
+        for m in re.finditer(rf"\b{re.escape(code.lower())}\b", lowered):
+            if not taken(*m.span()):
+                found.append(CurrencyMention([code], m.span(), text[m.start() : m.end()]))
+    for symbol in sorted(_symbols(), key=len, reverse=True):
+        boundary = r"\b" if symbol[-1].isalnum() else ""
+        for m in re.finditer(rf"(?<![\w]){re.escape(symbol)}{boundary}", text):
+            if not taken(*m.span()):
+                found.append(CurrencyMention(_chosen(_symbols()[symbol], held), m.span(), m.group(0)))
+    return sorted(found, key=lambda m: m.span)

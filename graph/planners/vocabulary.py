@@ -1,0 +1,165 @@
+"""What the words of a question can mean in one scope, read from the catalog: the words that name each bucket, the
+words that name each field, and the values of each text field (as `ValueIndex`es).
+
+Nothing here is written for a corpus: a bucket a user adds, with its own fields and aliases
+(`ragent catalog describe`), is read the same way as the shipped ones. Built once per planner (one run step), so
+value indexes are built at most once per field per step, and only for the buckets a question reaches.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from rapidfuzz import fuzz
+
+from graph.planners.value_match import ValueIndex, normalise
+from graph.planners.words import STEM_CHARS
+from retrievers.field_catalog import CatalogField
+from tools.catalog import Catalog
+
+FUZZY_WORD_SCORE = 85
+"""RapidFuzz ratio a misspelt bucket or field word needs ("recipts" for "receipts" scores 93, "agreemnts" 94)."""
+FUZZY_WORD_MIN = 6
+
+
+@dataclass(frozen=True)
+class Mention:
+    """Where the question names something, by which words, and the alias they say."""
+
+    span: tuple[int, int]
+    text: str
+    alias: str = ""
+
+
+def _phrase_pattern(phrase: str) -> re.Pattern:
+    """A word or phrase as users inflect it: each word by its stem when long ("renew" in "renewal", "expir" in
+    "expires"), whole with an optional plural otherwise; words separated by any spaces or hyphens."""
+    parts = []
+    for word in normalise(phrase).split():
+        parts.append(re.escape(word[:STEM_CHARS]) + r"\w*" if len(word) > STEM_CHARS else re.escape(word) + "(?:s|es)?")
+    return re.compile(r"\b" + r"[\s-]+".join(parts) + r"\b")
+
+
+def _whole_pattern(phrase: str) -> re.Pattern:
+    """A word or phrase said whole, with an optional plural ("nda" and "ndas", not "resistor" in "resistance")."""
+    words = [re.escape(w) for w in normalise(phrase).split()]
+    return re.compile(r"\b" + r"[\s-]+".join(words) + r"(?:s|es)?\b")
+
+
+def find_mentions(lowered: str, phrases: list[str], whole: bool = False) -> list[Mention]:
+    """Where `phrases` occur: by stems (field words: "renewal" says "renew"), or `whole` (bucket words)."""
+    found = []
+    for phrase in phrases:
+        if not normalise(phrase):
+            continue
+        pattern = _whole_pattern(phrase) if whole else _phrase_pattern(phrase)
+        for m in pattern.finditer(lowered):
+            found.append(Mention(m.span(), m.group(0), phrase))
+    return found
+
+
+def fuzzy_mentions(lowered: str, words: list[str]) -> list[Mention]:
+    """Misspelt single words ("recipts", "agreemnts"): a question word of FUZZY_WORD_MIN letters or more close to
+    one of `words`."""
+    single = [w for w in words if " " not in w and len(w) >= FUZZY_WORD_MIN - 1]
+    found = []
+    for m in re.finditer(rf"[a-z]{{{FUZZY_WORD_MIN},}}", lowered):
+        token = m.group(0)
+        if any(
+            fuzz.ratio(token, w) >= FUZZY_WORD_SCORE or fuzz.ratio(token, w + "s") >= FUZZY_WORD_SCORE for w in single
+        ):
+            found.append(Mention(m.span(), token))
+    return found
+
+
+@dataclass
+class BucketWords:
+    """One bucket's vocabulary."""
+
+    name: str
+    catalog: Catalog
+    _indexes: dict[str, ValueIndex] = field(default_factory=dict)
+
+    @cached_property
+    def aliases(self) -> list[str]:
+        info = self.catalog.buckets[self.name]
+        return list(dict.fromkeys([self.name, self.name.rstrip("s"), *info.aliases]))
+
+    @property
+    def fields(self) -> list[CatalogField]:
+        return self.catalog.fields(self.name)
+
+    def typed(self, *types: str) -> list[CatalogField]:
+        return [f for f in self.fields if f.type in types]
+
+    def role(self, role: str) -> list[CatalogField]:
+        return [f for f in self.fields if f.role == role]
+
+    def get(self, name: str) -> CatalogField | None:
+        return next((f for f in self.fields if f.name == name), None)
+
+    def field_words(self, f: CatalogField) -> list[str]:
+        """The words that name a field: its aliases, and its name read as words ("notice_period_days" -> "notice
+        period") unless those are only generic words."""
+        named = " ".join(w for w in f.name.split("_") if w not in ("days", "of", "the", "is"))
+        return list(dict.fromkeys([*f.aliases, *([named] if named else [])]))
+
+    def field_mentions(self, lowered: str, f: CatalogField) -> list[Mention]:
+        return find_mentions(lowered, self.field_words(f))
+
+    @cached_property
+    def kind(self) -> CatalogField | None:
+        """The field that says what kind of document each one is (contract_type, doc_type): a text field users call
+        "type" or "kind"."""
+        kinds = [f for f in self.typed("string") if {"type", "kind"} & {a.lower() for a in f.aliases}]
+        return max(kinds, key=lambda f: f.doc_count) if kinds else None
+
+    @cached_property
+    def generic_words(self) -> set[str]:
+        """Words that name the bucket as a whole, not a kind of document in it: its name, the words its description
+        opens with ("Component datasheets: ..."), the words of its non-flag fields ("part" of part_number), and the
+        words most of its kinds share ("agreement" in every contract type). Any other alias ("NDA", "lease") names
+        a kind of document."""
+        words = {self.name, self.name.rstrip("s")}
+        headline = self.catalog.buckets[self.name].description.split(":")[0]
+        words |= {w.rstrip("s") for w in normalise(headline).split()}
+        words |= {
+            w
+            for f in self.fields
+            if f.type != "boolean"
+            for phrase in self.field_words(f)
+            for w in normalise(phrase).split()
+        }
+        if self.kind is not None:
+            kinds = [set(normalise(v).split()) for v in self.values(self.kind).values]
+            words |= {w for k in kinds for w in k if sum(w in other for other in kinds) * 2 >= len(kinds)}
+        return words | {w + "s" for w in words}
+
+    def values(self, f: CatalogField) -> ValueIndex:
+        if f.name not in self._indexes:
+            self._indexes[f.name] = ValueIndex(self.catalog.values(self.name, f.name), f.role)
+        return self._indexes[f.name]
+
+
+class Vocabulary:
+    """Every bucket's vocabulary in a scope."""
+
+    def __init__(self, catalog: Catalog):
+        self.catalog = catalog
+        self.buckets = {name: BucketWords(name, catalog) for name in catalog.buckets}
+
+    def named_buckets(self, lowered: str) -> list[tuple[str, list[Mention]]]:
+        """Buckets the question names by an alias (or a misspelling of one), in the order first named."""
+        named = []
+        for name, words in self.buckets.items():
+            mentions = find_mentions(lowered, words.aliases, whole=True) or fuzzy_mentions(lowered, words.aliases)
+            if mentions:
+                named.append((name, mentions))
+        return sorted(named, key=lambda n: min(m.span[0] for m in n[1]))
+
+    @cached_property
+    def bucket_words(self) -> set[str]:
+        """Every word of every bucket alias, normalised."""
+        return {w for b in self.buckets.values() for alias in b.aliases for w in normalise(alias).split()}
