@@ -46,13 +46,24 @@ def print_clarification(payload: dict[str, Any], thread: str) -> None:
 
 
 def print_explanation(values: dict[str, Any]) -> None:
-    """How the run read the question and what it did: the decomposition, every decision and every tool call."""
+    """How the run read the question and what it did: the decomposition (with the previous question it refines, the
+    order, limit, documents and unit it asks for when it does, and the words it could not map with the nearest
+    values the index holds), every decision and every tool call."""
     d = values["decomposition"]
     print(
         f"\n-- decomposition: intent={d.intent} buckets={d.buckets} constraints="
-        + json.dumps([[c.field, c.op, c.value] for c in d.constraints])
+        + json.dumps([[c.field, c.op, c.value] for c in d.constraints], default=str)
         + f" topic={d.topic_terms}"
+        + (f" order_by={d.order_by.field} {d.order_by.direction}" if d.order_by else "")
+        + (f" limit={d.limit}" if d.limit is not None else "")
+        + (f" doc_ids={d.doc_ids}" if d.doc_ids else "")
+        + (f" unit_field={d.unit_field}" if d.unit_field else "")
     )
+    if d.follow_up_of:
+        print(f"-- follow-up of: {d.follow_up_of!r}")
+    for phrase in d.unmapped:
+        nearest = ", ".join(f"{c.field} = {c.value!r}" for c in phrase.nearest) or "nothing near"
+        print(f"-- unmapped: {phrase.text!r}; nearest: {nearest}")
     for decision in values.get("decisions", []):
         print(f"-- decision: {decision.action}: {decision.reason}")
     for e in values.get("evidence", []):

@@ -102,9 +102,17 @@ def test_a_figure_over_a_whole_bucket_comes_from_the_annotations(agent):
     run = Run(agent, "How many receipts are there?")
     receipts = sum(1 for s in sample.load() if s.document.bucket == "receipts")
     assert run.routes() == ["structured"] and run.answer.format == "figure" and run.answer.value == receipts
-    assert Run(agent, "How many contracts mention a warranty?").routes()[0] == "long_text", (
-        "words beyond the figure need the text"
-    )
+
+
+def test_a_count_whose_words_name_nothing_asks_instead_of_answering_with_passages(agent):
+    run = Run(agent, "How many contracts do we have with Zanzibar Holdings?")
+    assert run.answer is None and run.interrupt["kind"] == "no_low"
+    assert "Zanzibar Holdings" in run.interrupt["reason"] and "could not match" in run.interrupt["reason"]
+    assert run.state.values["evidence"] == [], "nothing is searched for a figure that cannot be computed"
+    meant = [o for o in run.interrupt["options"] if o["choice"] == "narrow"]
+    assert meant and all(o["field"] == "parties" for o in meant), "the nearest parties are offered"
+    narrowed = run.resume({k: v for k, v in meant[0].items() if k != "label"})
+    assert narrowed.answer.format == "figure" and narrowed.answer.value >= 1
 
 
 def test_long_text_route_answers_with_cited_passages(agent):
@@ -129,10 +137,10 @@ def test_hybrid_route_searches_inside_the_documents_the_fields_allow(agent):
     assert run.answer.format == "prose" and {c.doc_id for c in run.answer.citations} <= delaware
 
 
-def test_an_empty_structured_route_falls_back_then_clarifies_no_low(agent):
+def test_an_empty_list_clarifies_no_low_and_never_falls_back_to_passages(agent):
     run = Run(agent, "Which receipts have a total of more than 100000?")
-    assert run.routes() == ["structured", "hybrid", "long_text"]
-    assert run.actions().count("fallback") == 2 and run.interrupt["kind"] == "no_low"
+    assert run.routes() == ["structured"]
+    assert run.actions().count("fallback") == 0 and run.interrupt["kind"] == "no_low"
     assert run.interrupt["attempts"][0] == {
         "route": "structured",
         "tool": "annotations_search",
@@ -143,10 +151,11 @@ def test_an_empty_structured_route_falls_back_then_clarifies_no_low(agent):
 
 
 def test_the_tool_call_cap_is_never_exceeded(agent):
-    run = Run(agent, "Which receipts have a total of more than 100000?", AgentContext(max_tool_calls=2))
+    question = "What do the documents say about zebra migrations across the Serengeti?"
+    run = Run(agent, question, AgentContext(max_tool_calls=2))
     assert len(run.state.values["evidence"]) == 2 and run.interrupt["kind"] == "no_low"
     assert all(o["choice"] == "stop" for o in run.interrupt["options"]), "with no calls left only stopping is offered"
-    big = Run(agent, "Which receipts have a total of more than 100000?", AgentContext(max_tool_calls=1000))
+    big = Run(agent, question, AgentContext(max_tool_calls=1000))
     assert len(big.state.values["evidence"]) <= 24
 
 

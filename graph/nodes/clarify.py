@@ -77,7 +77,7 @@ def clarification_payload(state: AgentState, budget_left: int, categorical: set[
     options += _meant_options(d) if budget_left > 0 else []
     if decision.clarify_kind == "overload":
         options.append(ClarifyOption(choice="export", label="export the full result as CSV"))
-    elif budget_left > 0 and not d.unmapped:
+    elif budget_left > 0:
         options.append(
             ClarifyOption(
                 choice="broaden",
@@ -159,7 +159,12 @@ def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: Agen
         )
     if reply.choice == "broaden":
         broader = d.model_copy(
-            update={"constraints": [], "buckets": d.buckets if d.constraints else list(catalog.buckets)}
+            update={
+                "constraints": [],
+                "unmapped": [],
+                "intent": "qa",  # what was asked for cannot be computed; the text is searched, as the option says
+                "buckets": d.buckets if d.constraints else list(catalog.buckets),
+            }
         )
         route = services.planner(runtime.context).route(broader, tried=[])
         return Command(goto="plan", update={"clarification": reply, "decomposition": broader, "route": route})

@@ -43,11 +43,13 @@ SUPERLATIVES: dict[str, tuple[str, str]] = {
 _SUPERLATIVE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, SUPERLATIVES), key=len, reverse=True)) + r")\b")
 _MOST_SPENT = re.compile(r"\b(?:the )?(most|least) (?:we|i|you|they)(?: ever)? (?:spent|paid|spend|pay|billed)\b")
 _MOST = re.compile(r"\b(?:the\s+)?(most|least|fewest)\b")
+_COMPARE = re.compile(r"\b(compare|comparison|difference between|versus|vs\.?)(?!\w)")
 _SUMMARY = re.compile(r"\b(summari[sz]e|summary|overview)\b")
 _COUNT = re.compile(r"\b(how many|number of|count of|count|no\.? of|# of)\b|#\s*of\b")
 _AVERAGE = re.compile(r"\b(average|avg|mean|typical)\b")
 _SUM = re.compile(
-    r"\b(sum(?: of)?|in total|total (?:of|amount|value|spend|spent|paid|cost|billed)|altogether|adds? up(?: to)?|"
+    r"\b(sum(?: of)?|in total|total (?:of(?! (?:more|less|over|under|at|above|below))|amount|value|spend|spent|"
+    r"paid|cost|billed)|altogether|adds? up(?: to)?|"
     r"how much (?:did|was|were|have|has|do|does|is|are|in)|what did we (?:pay|spend)|come to|comes to|"
     r"total spend|spent in total|what(?:'s| is| was) the total|total\b(?=\W*$))",
 )
@@ -86,6 +88,8 @@ def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
     view = views[0] if views else None
     if m := _SUMMARY.search(lowered):
         return Reading("summarize", [m.span()])
+    if m := _COMPARE.search(lowered):
+        return Reading("compare", [m.span()])
     count = _COUNT.search(lowered)
     if view and (top := _group_with_most(lowered, view)):
         return top

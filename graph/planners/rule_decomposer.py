@@ -374,6 +374,7 @@ class RuleDecomposer:
         generic = self.vocabulary.bucket_words | _field_words(view, flags=False) | STOPWORDS | FILLER
         fields = [f for f in view.typed("string") if f.role != "currency"]
         named: dict[str, tuple[CatalogField, list[str], list[tuple[int, int]], list[str]]] = {}
+        first_said: dict[str, int] = {}
         for words, span in _phrases(lowered, used, generic):
             if any(_spans_overlap(span, s) for s in used):
                 continue
@@ -401,6 +402,8 @@ class RuleDecomposer:
                 continue
             _, f, values = best
             used.append(span)
+            for v in values:
+                first_said[v] = min(first_said.get(v, span[0]), span[0])
             if f.name not in named:
                 named[f.name] = (f, list(values), [span], [text[span[0] : span[1]]])
                 continue
@@ -416,6 +419,9 @@ class RuleDecomposer:
             spans.append(span)
             sources.append(text[span[0] : span[1]])
         for f, values, spans, sources in named.values():
+            order = sorted(range(len(spans)), key=lambda i: spans[i])
+            spans, sources = [spans[i] for i in order], [sources[i] for i in order]
+            values = sorted(values, key=lambda v: first_said.get(v, 0))
             negated = NEGATIONS.search(lowered[max(0, spans[0][0] - 25) : spans[0][0]]) is not None
             if negated and len(values) == 1:
                 add(f, "!=", values[0], spans[0], " / ".join(sources))

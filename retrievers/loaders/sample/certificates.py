@@ -42,7 +42,7 @@ FIELDS = [
         name="issuer",
         type="string",
         description="Certification body, or the manufacturer for a self-declaration",
-        aliases=["issued by", "certification body", "certifier", "registrar", "issuer"],
+        aliases=["issued by", "certification body", "registrar", "issuer"],
         role="name",
     ),
     FieldSpec(
