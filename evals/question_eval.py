@@ -227,11 +227,23 @@ def metric_means(records: list[dict[str, Any]]) -> dict[str, tuple[float, int]]:
     }
 
 
+FIGURE_KINDS = ("count", "sum", "list")
+"""Questions whose answer is a figure or a list of documents: passages in their place are a silent fallback."""
+
+
 def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
     summary: dict[str, Any] = {"questions": len(records), "errors": sum(1 for r in records if r["error"])}
     for key, (value, count) in metric_means(records).items():
         summary[f"{key} (n={count})"] = round(value, 3)
     latencies = [r["latency_ms"] for r in records if r["latency_ms"] is not None]
+    figures = [r for r in records if r["kind"] in FIGURE_KINDS]
+    if figures:
+        summary[f"count, sum and list answered with passages (of {len(figures)})"] = sum(
+            1 for r in figures if r["format"] == "prose"
+        )
+        summary[f"count, sum and list answered by a clarification (of {len(figures)})"] = sum(
+            1 for r in figures if r["clarify_kind"]
+        )
     summary["tool calls per question"] = round(mean(len(r["tool_calls"] or []) for r in records), 2)
     summary["latency p50 ms"] = round(percentile(latencies, 50), 1)
     summary["latency p95 ms"] = round(percentile(latencies, 95), 1)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
+from datetime import date
 
 from langchain_core.language_models import BaseChatModel
 
@@ -22,6 +23,7 @@ from graph.context import AgentContext
 from graph.planners.base import Planner
 from graph.planners.chat_breaker import ChatBreaker
 from graph.planners.llm_planner import LLMPlanner
+from graph.planners.rule_decomposer import RuleDecomposer
 from graph.planners.rule_planner import RulePlanner
 from retrievers.errors import InvalidInput
 from retrievers.settings import Settings
@@ -70,6 +72,7 @@ class AgentServices:
         self._tools: ToolRunner | None = None
         self._lock = threading.RLock()
         self.breaker = ChatBreaker()
+        self._kept: dict[str, tuple[tuple, Catalog, RuleDecomposer]] = {}
 
     @classmethod
     def from_env(cls, settings: Settings | None = None) -> AgentServices:
@@ -109,14 +112,28 @@ class AgentServices:
             raise InvalidInput(
                 "planner 'llm' needs a chat model: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible endpoint)"
             )
-        catalog = self.catalog(context.scope)
+        catalog, decomposer = self._readers(context.scope)
         if model is None or self.breaker.is_open:
-            return RulePlanner(context, catalog)
-        return LLMPlanner(context, catalog, model, self.breaker)
+            return RulePlanner(context, catalog, decomposer)
+        return LLMPlanner(context, catalog, model, self.breaker, decomposer)
+
+    def _readers(self, scope: str) -> tuple[Catalog, RuleDecomposer]:
+        """The scope's catalog and rule decomposer, kept while the index and the day stay the same: a run's six
+        planner steps, and the runs after it, read the catalog and build value indexes once, not at every step
+        (one cheap version query per step says whether anything changed: an ingest, a describe, a new day for
+        relative dates)."""
+        catalog = self.catalog(scope)
+        version = (catalog.version(), date.today())
+        with self._lock:
+            kept = self._kept.get(scope)
+            if kept is None or kept[0] != version:
+                kept = self._kept[scope] = (version, catalog, RuleDecomposer(catalog))
+        return kept[1], kept[2]
 
     def close(self) -> None:
         """Close the tool contexts, and the stack when these services opened it."""
         with self._lock:
+            self._kept.clear()
             if self._tools is not None:
                 self._tools.close()
                 self._tools = None

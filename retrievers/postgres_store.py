@@ -109,6 +109,7 @@ CREATE TABLE IF NOT EXISTS documents (
     PRIMARY KEY (scope, doc_id)
 );
 CREATE INDEX IF NOT EXISTS documents_bucket ON documents (scope, bucket);
+CREATE INDEX IF NOT EXISTS documents_ingested ON documents (scope, ingested_at);
 CREATE TABLE IF NOT EXISTS chunks (
     chunk_id uuid PRIMARY KEY,
     scope text NOT NULL,
@@ -320,6 +321,24 @@ class PostgresStore:
             )
 
     # -- documents ------------------------------------------------------------------------------------
+
+    def catalog_version(self, scope: str) -> tuple:
+        """A value that changes whenever what a planner reads of `scope` may have: the documents (how many, the
+        latest written), the stored field catalogs, the users' vocabulary and the buckets. One cheap statement, so
+        a planner built from the catalog can be kept until the index changes."""
+        with self.pool.connection() as conn:
+            return tuple(
+                conn.execute(
+                    "SELECT (SELECT count(*) FROM documents WHERE scope = %s),"
+                    " (SELECT max(ingested_at) FROM documents WHERE scope = %s),"
+                    # a write to these small tables gives their rows a newer transaction id
+                    " (SELECT count(*) || ':' || coalesce(max(xmin::text::bigint), 0) FROM field_catalog"
+                    "  WHERE scope = %s),"
+                    " (SELECT count(*) || ':' || coalesce(max(xmin::text::bigint), 0) FROM vocabulary),"
+                    " (SELECT count(*) || ':' || coalesce(max(xmin::text::bigint), 0) FROM buckets)",
+                    (scope, scope, scope),
+                ).fetchone()
+            )
 
     def document_buckets(self, scope: str, doc_ids: Sequence[str]) -> dict[str, str]:
         """The bucket of each of `doc_ids` that is a document of `scope` (the others are left out)."""

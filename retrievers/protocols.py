@@ -125,6 +125,9 @@ class DocumentStore(Protocol):
 
     def content_hashes(self, scope: str, doc_ids: Sequence[str]) -> dict[str, str]: ...
 
+    def catalog_version(self, scope: str) -> tuple:
+        """Changes whenever the documents, field catalogs, vocabulary or buckets of `scope` may have."""
+
     def document_buckets(self, scope: str, doc_ids: Sequence[str]) -> dict[str, str]:
         """The bucket of each of `doc_ids` that is a document of `scope`."""
 

@@ -4,8 +4,8 @@ question.
 
 Every read runs under the scope's engine timeout (the ToolContext's): an overrunning read raises EngineTimeout
 naming the engine, a failed one the driver's error, both of which the graph reports as a readable failure
-(`graph.failures`). Reads are kept for the life of the object: build one per step that needs it, so each step sees
-the index as it is now.
+(`graph.failures`). Reads are kept for the life of the object; `version()` says when the index has changed since, so
+that a holder (the agent's services) builds a new one only then.
 """
 
 from __future__ import annotations
@@ -80,6 +80,10 @@ class Catalog:
         if (bucket, field) not in self._values:
             self._values[bucket, field] = self._read(self.context.stack.store.field_values, self.scope, bucket, field)
         return self._values[bucket, field]
+
+    def version(self) -> tuple:
+        """What changes when this catalog would read differently (`PostgresStore.catalog_version`)."""
+        return self._read(self.context.stack.store.catalog_version, self.scope)
 
     def documents(self, doc_ids: list[str]) -> dict[str, str]:
         """Which of `doc_ids` are documents of this scope, with their buckets (a question that names a document by

@@ -19,6 +19,7 @@ from graph.context import AgentContext
 from graph.decomposition import Decomposition
 from graph.planners.base import Budget, Progress
 from graph.planners.chat_breaker import ChatBreaker, is_transport_failure
+from graph.planners.rule_decomposer import RuleDecomposer
 from graph.planners.rule_planner import RulePlanner
 from graph.schemas import Decision, Evidence, GradedHit, Plan, Route, RouteKind
 from prompts import load as load_prompts
@@ -38,9 +39,16 @@ def prompts() -> dict[str, dict[str, str]]:
 class LLMPlanner:
     """`breaker` is shared by every planner of the process: a failed endpoint sends them all to the rules."""
 
-    def __init__(self, context: AgentContext, catalog: Catalog, model: BaseChatModel, breaker: ChatBreaker):
+    def __init__(
+        self,
+        context: AgentContext,
+        catalog: Catalog,
+        model: BaseChatModel,
+        breaker: ChatBreaker,
+        decomposer: RuleDecomposer | None = None,
+    ):
         self.catalog = catalog
-        self.rules = RulePlanner(context, catalog)
+        self.rules = RulePlanner(context, catalog, decomposer)
         self.model = model
         self.breaker = breaker
         self.fallbacks: list[str] = []

@@ -47,10 +47,11 @@ to passages, which would look like an answer and are not one; when the annotatio
 
 
 class RulePlanner:
-    def __init__(self, context: AgentContext, catalog: Catalog):
+    def __init__(self, context: AgentContext, catalog: Catalog, decomposer: RuleDecomposer | None = None):
+        """`decomposer`: one kept from an earlier step on the same catalog (its value indexes are the costly part)."""
         self.context = context
         self.catalog = catalog
-        self.decomposer = RuleDecomposer(catalog)
+        self.decomposer = decomposer or RuleDecomposer(catalog)
         self.threshold = low_confidence_threshold(catalog.embedding_model)
 
     def decompose(self, question: str, previous: Decomposition | None = None) -> Decomposition:

@@ -107,7 +107,15 @@ class BucketWords:
         return list(dict.fromkeys([*f.aliases, *([named] if named else [])]))
 
     def field_mentions(self, lowered: str, f: CatalogField) -> list[Mention]:
-        return find_mentions(lowered, self.field_words(f))
+        """Where the question names the field. A word that names the bucket ("order" in a bucket of purchase
+        orders) names the field only when it is one of the field's own words ("shop" for a receipt's company), not
+        when it merely shares a stem with one ("ordered" of ordered_on)."""
+        own = {w.removesuffix("s") for alias in self.aliases for w in [normalise(alias)] if " " not in w}
+        return [
+            m
+            for m in find_mentions(lowered, self.field_words(f))
+            if (said := normalise(m.text).removesuffix("s")) not in own or normalise(m.alias) == said
+        ]
 
     @cached_property
     def kind(self) -> CatalogField | None:
