@@ -45,7 +45,20 @@ def is_follow_up(question: str) -> bool:
     """Whether the question points back at the previous turn's result ('which of those…', 'how many of them',
     'only the Delaware ones', 'and in 2018?', 'what about…', 'same for…')."""
     lowered = _lowered(question)
-    return bool(OPENERS.match(lowered) or POINTERS.search(lowered))
+    return bool(OPENERS.match(lowered) or POINTERS.search(lowered) or _elliptical(lowered))
+
+
+_PERIOD_WORDS = re.compile(
+    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|\d+|last|this|next|year|month|week)\b"
+)
+
+
+def _elliptical(lowered: str) -> bool:
+    """A turn that says only what to compute and a period ("how many in sept 2017?", "total for 2018?"): it has
+    nothing to be about but the previous turn's result."""
+    rest = _WORD.findall(_PERIOD_WORDS.sub(" ", INTENT_WORDS.sub(" ", lowered)))
+    return _PERIOD_WORDS.search(lowered) is not None and all(w in STOPWORDS for w in rest)
 
 
 def states_intent(question: str) -> bool:
