@@ -53,6 +53,20 @@ def _chosen(codes: frozenset[str], held: set[str]) -> list[str]:
     return sorted(codes & held) or sorted(codes)
 
 
+@cache
+def _names_pattern() -> re.Pattern:
+    """Every name in one alternation, longest first (so "us dollars" wins over "dollars")."""
+    names = sorted(_names(), key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
+
+
+@cache
+def _symbols_pattern() -> re.Pattern:
+    symbols = sorted(_symbols(), key=len, reverse=True)
+    alternatives = [re.escape(s) + (r"\b" if s[-1].isalnum() else "") for s in symbols]
+    return re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + ")")
+
+
 def currency_mentions(text: str, held: set[str]) -> list[CurrencyMention]:
     """The currencies `text` names, each as the codes of `held` (the values of a currency field) it can mean. A code
     written out ("usd") counts only when the field holds it: "all" and "try" are codes too."""
@@ -62,17 +76,13 @@ def currency_mentions(text: str, held: set[str]) -> list[CurrencyMention]:
     def taken(start: int, end: int) -> bool:
         return any(start < m.span[1] and m.span[0] < end for m in found)
 
-    for name in sorted(_names(), key=len, reverse=True):
-        for m in re.finditer(rf"\b{re.escape(name)}\b", lowered):
-            if not taken(*m.span()):
-                found.append(CurrencyMention(_chosen(_names()[name], held), m.span(), text[m.start() : m.end()]))
+    for m in _names_pattern().finditer(lowered):
+        found.append(CurrencyMention(_chosen(_names()[m.group(0)], held), m.span(), text[m.start() : m.end()]))
     for code in held:
         for m in re.finditer(rf"\b{re.escape(code.lower())}\b", lowered):
             if not taken(*m.span()):
                 found.append(CurrencyMention([code], m.span(), text[m.start() : m.end()]))
-    for symbol in sorted(_symbols(), key=len, reverse=True):
-        boundary = r"\b" if symbol[-1].isalnum() else ""
-        for m in re.finditer(rf"(?<![\w]){re.escape(symbol)}{boundary}", text):
-            if not taken(*m.span()):
-                found.append(CurrencyMention(_chosen(_symbols()[symbol], held), m.span(), m.group(0)))
+    for m in _symbols_pattern().finditer(text):
+        if not taken(*m.span()):
+            found.append(CurrencyMention(_chosen(_symbols()[m.group(0)], held), m.span(), m.group(0)))
     return sorted(found, key=lambda m: m.span)

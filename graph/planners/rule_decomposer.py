@@ -209,17 +209,8 @@ class RuleDecomposer:
             held = set(view.values(f).values)
             if any(set(m.codes) & held for m in currency_mentions(lowered, held)):
                 return True
-        for f in view.fields:
-            if f.type == "string" and f.values is not None:
-                for value in f.values:
-                    if (
-                        isinstance(value, str)
-                        and len(value) > 2
-                        and value.lower() not in STOPWORDS
-                        and re.search(rf"\b{re.escape(normalise(value))}s?\b", normalise(lowered))
-                    ):
-                        return True
-        return False
+        said = f" {normalise(lowered)} "
+        return any(f" {value} " in said or f" {value}s " in said for value in view.short_values)
 
     # -- constraints ----------------------------------------------------------------------------------------
 

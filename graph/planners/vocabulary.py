@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from rapidfuzz import fuzz
 
+from graph.planners.phrases import STOPWORDS
 from graph.planners.value_match import ValueIndex, normalise
 from graph.planners.words import STEM_CHARS
 from retrievers.field_catalog import CatalogField
@@ -33,6 +34,7 @@ class Mention:
     alias: str = ""
 
 
+@lru_cache(maxsize=4096)
 def _phrase_pattern(phrase: str) -> re.Pattern:
     """A word or phrase as users inflect it: each word by its stem when long ("renew" in "renewal", "expir" in
     "expires"), whole with an optional plural otherwise; words separated by any spaces or hyphens."""
@@ -42,6 +44,7 @@ def _phrase_pattern(phrase: str) -> re.Pattern:
     return re.compile(r"\b" + r"[\s-]+".join(parts) + r"\b")
 
 
+@lru_cache(maxsize=4096)
 def _whole_pattern(phrase: str) -> re.Pattern:
     """A word or phrase said whole, with an optional plural ("nda" and "ndas", not "resistor" in "resistance")."""
     words = [re.escape(w) for w in normalise(phrase).split()]
@@ -115,6 +118,18 @@ class BucketWords:
             m
             for m in find_mentions(lowered, self.field_words(f))
             if (said := normalise(m.text).removesuffix("s")) not in own or normalise(m.alias) == said
+        ]
+
+    @cached_property
+    def short_values(self) -> list[str]:
+        """The values of the short-listed text fields (a governing law, a kind), normalised: whole values a question
+        may name in passing, which hint at the bucket."""
+        return [
+            normalise(v)
+            for f in self.typed("string")
+            if f.values is not None
+            for v in f.values
+            if isinstance(v, str) and len(v) > 2 and v.lower() not in STOPWORDS
         ]
 
     @cached_property
