@@ -101,9 +101,10 @@ def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
     if view and (m := _AVERAGE.search(lowered) or _SUM.search(lowered)):
         function = "avg" if _AVERAGE.search(lowered) else "sum"
         target = _measured(lowered, view)
-        if target is not None:
-            groups, spans = _grouping(lowered, view)
-            return Reading("sum", [m.span(), *spans], f"{function}({target.name})", groups)
+        if target is None:
+            return Reading("sum", [m.span()])  # a figure asked of a bucket with no amount: the decomposer says so
+        groups, spans = _grouping(lowered, view)
+        return Reading("sum", [m.span(), *spans], f"{function}({target.name})", groups)
     if _TEXT.search(lowered):
         return Reading("qa")
     if view and (groups := _grouping(lowered, view))[0]:

@@ -34,6 +34,7 @@ from graph.planners.phrases import (
 )
 from graph.planners.value_match import QUALITY, normalise
 from graph.planners.vocabulary import BucketWords, Mention, Vocabulary, find_mentions
+from graph.planners.words import FLAG_STEM_CHARS, STEM_CHARS, stem
 from retrievers.field_catalog import CatalogField
 from tools.catalog import Catalog
 
@@ -89,7 +90,19 @@ class RuleDecomposer:
         d = self._read(question, within)
         if d.unmapped and (other := self._bucket_holding(d)):
             return self._read(question, within, forced=other)
+        if d.intent == "sum" and d.aggregate is None and (other := self._bucket_with_amounts(d)):
+            return self._read(question, within, forced=other)
         return d
+
+    def _bucket_with_amounts(self, d: Decomposition) -> str | None:
+        """For a sum or average asked of a bucket chosen by closeness that holds no amount ("How much did we spend
+        at Starbuks?" is close to a Wikipedia paragraph): the closest bucket that has an amount field."""
+        if d.constraints or d.doc_ids or self.vocabulary.named_buckets(d.question.lower()):
+            return None
+        with_amounts = [b for b, view in self.vocabulary.buckets.items() if view.role("money")]
+        closeness = self.catalog.closeness(d.question)
+        ranked = sorted(with_amounts, key=lambda b: closeness.get(b, -1.0), reverse=True)
+        return ranked[0] if ranked else None
 
     def _bucket_holding(self, d: Decomposition) -> str | None:
         """The one other bucket whose values every unmapped phrase names: "largest gardenia bill" says "bill"
@@ -104,6 +117,8 @@ class RuleDecomposer:
         return holding[0] if len(holding) == 1 else None
 
     def _read(self, question: str, within: list[str] | None, forced: str | None = None) -> Decomposition:
+        """One reading: document ids, buckets (`forced` when another bucket holds the unmapped names), intent,
+        constraints per bucket, what is left unmapped, and what the answer shows."""
         text = " ".join(question.split())
         lowered = re.sub(r"(?<=[a-z])-(?=[a-z])", " ", text.lower())
         used: list[tuple[int, int]] = []
@@ -137,6 +152,8 @@ class RuleDecomposer:
         else:
             unmapped = []
         reading = replace(reading, intent=intent)
+        if intent == "sum" and not reading.measure:
+            unmapped.append(Unmapped(text=f"an amount to add up in {', '.join(buckets)}"))
         if intent in ("qa", "summarize") and mentions and not (constraints or doc_ids):
             buckets = self._with_closest(text, buckets)
         show = self._shown_fields(views, lowered, used, {c.field for c in constraints}, reading)
@@ -463,7 +480,7 @@ class RuleDecomposer:
         """The aggregate of a count or sum, its groups, and the field holding the unit of the amounts when the
         question does not fix one: a sum of amounts whose unit is another field (an invoice's currency) is grouped
         by it, so that amounts in different units are never added together."""
-        if reading.intent not in ("count", "sum") or not views:
+        if reading.intent not in ("count", "sum") or not views or (reading.intent == "sum" and not reading.measure):
             return None, [], None
         group_by = list(reading.group_by)
         measure = reading.measure or "count"
@@ -574,7 +591,7 @@ def _flag_mentions(view: BucketWords, f: CatalogField, lowered: str) -> list[Men
     words = [w for w in f.name.split("_") if len(w) > 2 or w == "ip"]
     if not words:
         return found
-    stems = [re.escape(w[:6]) if len(w) >= 5 else re.escape(w) for w in words]
+    stems = [re.escape(stem(w, FLAG_STEM_CHARS)) if len(w) >= STEM_CHARS else re.escape(w) for w in words]
     for m in re.finditer(r"\b(?:" + "|".join(stems) + r")\w*(?:\W+\w+){0," + str(len(words) + 1) + "}", lowered):
         window = m.group(0)
         if all(re.search(rf"\b{s}", window) for s in stems):

@@ -45,21 +45,6 @@ def has_phrase(text: str, phrase: str) -> bool:
     return occurs(text.lower(), phrase.lower())
 
 
-def starts_a_word(text: str, start: str) -> bool:
-    """`start` begins a word of `text` ("terminat" in "terminated", "notice" in "notices")."""
-    return re.search(rf"\b{re.escape(start)}", text) is not None
-
-
-def has_word(text: str, word: str) -> bool:
-    """A long word by its stem ("renew" in "renewal"); a short one whole, or with a plural s ("term" not in
-    "terminate")."""
-    return (
-        starts_a_word(text, stem(word))
-        if len(word) >= STEM_CHARS
-        else re.search(rf"\b{re.escape(word)}s?\b", text) is not None
-    )
-
-
 def holds(text: str, wanted: list[str]) -> float:
     """Share of `wanted` stems (three to STEM_CHARS letters, as `stems` gives them) that start a word of `text`."""
     starts = {w[:n] for w in re.findall(r"\w+", text) for n in range(3, STEM_CHARS + 1)}
