@@ -18,12 +18,12 @@ from pydantic import BaseModel, ConfigDict
 
 from retrievers.errors import InvalidInput
 
-Op = Literal["=", "!=", ">", ">=", "<", "<=", "~", "in", "between", "exists"]
+Op = Literal["=", "!=", ">", ">=", "<", "<=", "~", "in", "not in", "between", "exists"]
 OPS_BY_TYPE: dict[str, tuple[str, ...]] = {
-    "string": ("=", "!=", "~", "in", "exists"),
-    "number": ("=", "!=", ">", ">=", "<", "<=", "in", "between", "exists"),
-    "integer": ("=", "!=", ">", ">=", "<", "<=", "in", "between", "exists"),
-    "date": ("=", "!=", ">", ">=", "<", "<=", "in", "between", "exists"),
+    "string": ("=", "!=", "~", "in", "not in", "exists"),
+    "number": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "exists"),
+    "integer": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "exists"),
+    "date": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "exists"),
     "boolean": ("=", "!=", "exists"),
 }
 ORDERABLE = ("number", "integer", "date")
@@ -107,7 +107,7 @@ def _element_test(ftype: str, op: str) -> sql.Composable:
         target = sql.SQL("(lower(x #>> '{{}}') {} lower(%s))")
         array_target = sql.SQL("(lower(x #>> '{}') = ANY(%s::text[]))")
         between = sql.SQL("")
-    if op == "in":
+    if op in ("in", "not in"):
         return array_target
     if op == "between":
         return between
@@ -140,9 +140,9 @@ def compile_predicates(
             params.append(p.field)
             continue
         test = _element_test(ftype, p.op)
-        if p.op == "in":
+        if p.op in ("in", "not in"):
             if not isinstance(p.value, list) or not p.value:
-                raise InvalidInput(f"operator 'in' on {p.field!r} takes a non-empty list of values")
+                raise InvalidInput(f"operator {p.op!r} on {p.field!r} takes a non-empty list of values")
             values = [_scalar(p.field, ftype, v) for v in p.value]
             if ftype == "string":
                 values = [v.lower() for v in values]
@@ -160,7 +160,7 @@ def compile_predicates(
         exists = sql.SQL("EXISTS (SELECT 1 FROM jsonb_path_query({} -> %s, 'lax $[*]') AS v(x) WHERE {})").format(
             row, test
         )
-        if p.op == "!=":
+        if p.op in ("!=", "not in"):  # the field is there and none of its values is the one (or ones) named
             clauses.append(sql.SQL("({} ? %s AND NOT {})").format(row, exists))
             params += [p.field, p.field, *value_params]
         else:

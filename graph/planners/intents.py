@@ -42,14 +42,14 @@ SUPERLATIVES: dict[str, tuple[str, str]] = {
 """A superlative's direction, and what it is about when the question names no field."""
 _SUPERLATIVE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, SUPERLATIVES), key=len, reverse=True)) + r")\b")
 _MOST_SPENT = re.compile(r"\b(?:the )?(most|least) (?:we|i|you|they)(?: ever)? (?:spent|paid|spend|pay|billed)\b")
-_MOST = re.compile(r"\b(?:the\s+)?(most|least|fewest)\b")
+_MOST = re.compile(r"\b(?:the\s+)?(most|least|fewest|highest|largest|biggest|top)\b")
 _COMPARE = re.compile(r"\b(compare|comparison|difference between|versus|vs\.?)(?!\w)")
 _SUMMARY = re.compile(r"\b(summari[sz]e|summary|overview)\b")
 _COUNT = re.compile(r"\b(how many|number of|count of|count|no\.? of|# of)\b|#\s*of\b")
 _AVERAGE = re.compile(r"\b(average|avg|mean|typical)\b")
 _SUM = re.compile(
     r"\b(sum(?: of)?|in total|total (?:of(?! (?:more|less|over|under|at|above|below))|amount|value|spend|spent|"
-    r"paid|cost|billed)|altogether|adds? up(?: to)?|"
+    r"paid|cost|billed|invoiced|charged|owed)|altogether|adds? up(?: to)?|"
     r"how much (?:did|was|were|have|has|do|does|is|are|in)|what did we (?:pay|spend)|come to|comes to|"
     r"total spend|spent in total|what(?:'s| is| was) the total|total\b(?=\W*$))",
 )
@@ -100,7 +100,7 @@ def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
         return Reading("count", [count.span(), *spans], "count", groups)
     if view and (m := _AVERAGE.search(lowered) or _SUM.search(lowered)):
         function = "avg" if _AVERAGE.search(lowered) else "sum"
-        target = _measured(lowered, view)
+        target = _measured(lowered[: m.start()] + " " * (m.end() - m.start()) + lowered[m.end() :], view)
         if target is None:
             return Reading("sum", [m.span()])  # a figure asked of a bucket with no amount: the decomposer says so
         groups, spans = _grouping(lowered, view)
@@ -108,6 +108,10 @@ def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
     if _TEXT.search(lowered):
         return Reading("qa")
     if view and (groups := _grouping(lowered, view))[0]:
+        spent = _SPEND.search(lowered) or re.search(r"\btotals?\b", lowered)
+        target = _measured(lowered, view) if spent else None
+        if target is not None:  # "gardenia spend per month", "invoice total per currency"
+            return Reading("sum", groups[1], f"sum({target.name})", groups[0])
         return Reading("count", groups[1], "count", groups[0])
     if _LIST.search(lowered) or (view and _asks_for_documents(lowered, view)):
         return Reading("list")
@@ -154,7 +158,8 @@ def _grouping(lowered: str, view: BucketWords | None) -> tuple[tuple[str, ...], 
     for m in _GROUPING.finditer(lowered):
         name = _grouped_field(m.group("words"), view, lowered)
         if name:
-            return (name,), [m.span()]
+            period = re.match(r"(?:year|month)s?\b", m.group("words"))
+            return (name,), [(m.start(), m.start("words") + period.end() if period else m.end())]
     return (), []
 
 

@@ -60,6 +60,10 @@ the value's documents: on the shipped corpora "gardenia" is in 2 receipt passage
 "distributor" in 500 per contract with a party so named."""
 MAX_NAMED_VALUES = 200
 """More values than this for one phrase is a word too common to be a name ("sdn bhd"): it is not a constraint."""
+_MONTH_WORD = re.compile(
+    r"\b(?:january|february|march|april|june|july|august|september|sept|october|november|december)\b"
+)
+"""Month names (not "may", a verb), checked for a year beside them."""
 _TOKEN = re.compile(r"[\w$€£¥₹][\w'’&.$€£/-]*")
 _DOC_ID = re.compile(r"(?<![\w-])[A-Za-z0-9][\w.-]*\d[\w.-]*(?![\w-])|(?<![\w-])[a-z]+_\w+")
 FILLER = {
@@ -247,8 +251,8 @@ class RuleDecomposer:
             used.append(span)
 
         self._kinds(view, lowered, mentions, add, used, unmapped)
-        self._dates(view, lowered, add, used)
-        self._quantities(view, lowered, add, used)
+        self._dates(view, lowered, add, used, unmapped)
+        self._quantities(view, lowered, add, used, unmapped)
         self._currencies(view, text, add, used)
         self._flags(view, lowered, add, used)
         self._values(view, text, lowered, add, used)
@@ -312,7 +316,7 @@ class RuleDecomposer:
             add(fields[0], *_equal_or_in(codes), mentions[0].span, source)
             used += [m.span for m in mentions[1:]]
 
-    def _dates(self, view: BucketWords, lowered: str, add, used: list) -> None:
+    def _dates(self, view: BucketWords, lowered: str, add, used: list, unmapped: list[Unmapped]) -> None:
         date_fields = view.typed("date")
         if not date_fields:
             return
@@ -327,6 +331,12 @@ class RuleDecomposer:
         for d in ranges:
             if not any(_spans_overlap(d.span, s) for s in used):
                 add(self._date_field(view, date_fields, lowered, d), d.op, d.value, d.span, d.text)
+        for m in _MONTH_WORD.finditer(lowered):
+            if not any(_spans_overlap(m.span(), r.span) for r in ranges) and not any(
+                _spans_overlap(m.span(), s) for s in used
+            ):
+                unmapped.append(Unmapped(text=f"{m.group(0)} (of which year?)"))  # a month needs a year
+                used.append(m.span())
 
     def _date_field(
         self, view: BucketWords, date_fields: list[CatalogField], lowered: str, d: DateRange
@@ -335,7 +345,7 @@ class RuleDecomposer:
 
         return max(date_fields, key=lambda f: (_nearness(view.field_mentions(lowered, f), d.span), f.doc_count))
 
-    def _quantities(self, view: BucketWords, lowered: str, add, used: list) -> None:
+    def _quantities(self, view: BucketWords, lowered: str, add, used: list, unmapped: list[Unmapped]) -> None:
         for q in quantities(lowered):
             if any(_spans_overlap(q.span, s) for s in used):
                 continue
@@ -349,6 +359,7 @@ class RuleDecomposer:
                         f for f in candidates if f.role == "money"
                     ]
             if not candidates:
+                unmapped.append(Unmapped(text=q.text))  # "more than two parties": no number field says it
                 continue
             target = max(
                 candidates,
@@ -431,8 +442,14 @@ class RuleDecomposer:
             spans, sources = [spans[i] for i in order], [sources[i] for i in order]
             values = sorted(values, key=lambda v: first_said.get(v, 0))
             negated = NEGATIONS.search(lowered[max(0, spans[0][0] - 25) : spans[0][0]]) is not None
-            if negated and len(values) == 1:
-                add(f, "!=", values[0], spans[0], " / ".join(sources))
+            if negated:
+                add(
+                    f,
+                    "!=" if len(values) == 1 else "not in",
+                    values[0] if len(values) == 1 else values,
+                    spans[0],
+                    " / ".join(sources),
+                )
             else:
                 add(f, *_equal_or_in(values), spans[0], " / ".join(sources))
 
