@@ -297,3 +297,65 @@ def test_number_words():
         12,
     ]
     assert parse_number("several") is None
+
+
+NATURAL = [
+    (
+        "invoices not from kestrel or silverleaf",
+        "invoices",
+        lambda r: r.get("issuer") and not r["issuer"].startswith(("Kestrel", "Silverleaf")),
+    ),
+    ("usd invoices over 5000", "invoices", lambda r: r.get("currency") == "USD" and r.get("amount", 0) > 5000),
+    ("£ invoices", "invoices", lambda r: r.get("currency") == "GBP"),
+    (
+        "receipts from harbor hardware or corner bookshop",
+        "receipts",
+        lambda r: r.get("company", "")[:6] in ("Harbor", "Corner"),
+    ),
+    (
+        "any invoices in US dollars from 2021?",
+        "invoices",
+        lambda r: r.get("currency") == "USD" and r["date"][:4] == "2021",
+    ),
+]
+
+
+@pytest.mark.parametrize("question, bucket, keep", NATURAL, ids=[q for q, *_ in NATURAL])
+def test_everyday_phrasing_selects_the_annotated_documents(stack, decomposer, question, bucket, keep):
+    """Names as people type them, currencies by name or symbol, OR and negation between names."""
+    d = decomposer.decompose(question)
+    assert (d.intent, d.buckets, d.unmapped) == ("list", [bucket], [])
+    assert _selected(stack, d) == _rows(bucket, keep) != set()
+
+
+def test_what_cannot_be_mapped_is_kept_as_unmapped_with_the_nearest_values(decomposer):
+    shop = decomposer.decompose("How many receipts from Starbucks?")
+    assert [u.text for u in shop.unmapped] == ["Starbucks"] and all(
+        c.field == "company" for c in shop.unmapped[0].nearest
+    )
+    month = decomposer.decompose("how many receipts in december")
+    assert [u.text for u in month.unmapped] == ["december (of which year?)"], "a month needs a year; never dropped"
+    parties = decomposer.decompose("how many contracts have more than two parties")
+    assert [u.text for u in parties.unmapped] == ["more than two"], "no number field counts parties"
+    lease = decomposer.decompose("which leases expire in 2025?")
+    assert [u.text for u in lease.unmapped] == ["leases"], "no contract is of that kind"
+
+
+def test_figures_name_their_measure_grouping_and_units(decomposer):
+    tax = decomposer.decompose("how much tax was charged in total on invoices")
+    assert (tax.aggregate, tax.group_by, tax.unit_field) == ("sum(amount_tax)", ["currency"], "currency")
+    spend = decomposer.decompose("which shop did we spend the most at?")
+    assert (spend.intent, spend.aggregate, spend.group_by, spend.limit) == ("sum", "sum(total)", ["company"], 1)
+    busiest = decomposer.decompose("which year has the most receipts?")
+    assert (busiest.aggregate, busiest.group_by, busiest.limit) == ("count", ["year(date)"], 1)
+    biggest = decomposer.decompose("biggest receipt?")
+    assert (biggest.intent, biggest.order_by.field, biggest.order_by.direction, biggest.limit) == (
+        "list",
+        "total",
+        "desc",
+        1,
+    )
+    how_much = decomposer.decompose("how much was our biggest receipt")
+    assert (how_much.intent, how_much.aggregate) == ("sum", "max(total)")
+    named = decomposer.decompose("What was the total on receipt sample-receipt-004?")
+    assert (named.intent, named.doc_ids, named.show_fields) == ("lookup", ["sample-receipt-004"], ["total"])

@@ -135,7 +135,7 @@ def _measured(lowered: str, view: BucketWords) -> CatalogField | None:
         # "the line items": a field of a kind of row that has an amount means that amount
         named += [f for f in money if f.kind in {n.kind for n in named} and f.kind != "properties"]
     chosen = named or money
-    return max(chosen, key=lambda f: (f.role == "money", f.doc_count)) if chosen else None
+    return max(chosen, key=lambda f: (f.role == "money", f.kind == "properties", f.doc_count)) if chosen else None
 
 
 def _grouped_field(words: str, view: BucketWords, lowered: str) -> str | None:
@@ -217,7 +217,7 @@ def _extreme_field(lowered: str, view: BucketWords, about: str) -> CatalogField 
         return max(named, key=lambda f: f.doc_count)
     numeric = view.typed("integer", "number")
     if about == "money":
-        fitting = [f for f in numeric if f.role == "money"] or numeric
+        fitting = [f for f in numeric if f.role == "money" and f.kind == "properties"] or numeric
     elif about == "duration":
         fitting = _durations(view)
         if not fitting:

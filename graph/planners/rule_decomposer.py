@@ -367,6 +367,7 @@ class RuleDecomposer:
                     _nearness(view.field_mentions(lowered, f), q.span),
                     f.role == "money",
                     "duration" in f.aliases,
+                    f.kind == "properties",  # the document's own amount before a line item's
                     f.doc_count,
                 ),
             )
