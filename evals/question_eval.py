@@ -236,7 +236,7 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
     for key, (value, count) in metric_means(records).items():
         summary[f"{key} (n={count})"] = round(value, 3)
     latencies = [r["latency_ms"] for r in records if r["latency_ms"] is not None]
-    figures = [r for r in records if r["kind"] in FIGURE_KINDS]
+    figures = [r for r in records if r.get("kind") in FIGURE_KINDS]
     if figures:
         summary[f"count, sum and list answered with passages (of {len(figures)})"] = sum(
             1 for r in figures if r["format"] == "prose"
