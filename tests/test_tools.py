@@ -583,7 +583,7 @@ INVALID = [
     (
         "annotations_search",
         {"bucket": "contracts", "predicates": {"governing_law": {"op": "<", "value": "A"}}},
-        "use one of =, !=, ~, in, exists",
+        "use one of =, !=, ~, in, not in, exists",
     ),
     (
         "annotations_search",
