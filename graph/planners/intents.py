@@ -64,8 +64,9 @@ _TEXT = re.compile(
     r"^(?:why|explain|describe)\b|\bhow (?:do|does|did|should|can|to|long (?:do|does|did|should|must))\b|"
     r"\bwhat (?:does|do|did)\b.{0,80}\b(?:say|says|state|states|require|requires|mean|cover)\b|"
     r"\bwhat (?:caused|happened)\b|\btell me about\b|\bwhat (?:is|are) the (?:rules|steps|policy|process)\b|"
-    r"\bwhat (?:certificates|documents) do\b"
+    r"\b(?:have|has|need|needs) to\b"
 )
+"""A question for text: why, how to, what a document says, what happened, what one has to do."""
 _LIST = re.compile(r"^(?:which|list|show|find|give me|get|any|are there any)\b|\ball (?:the |our )?\w+")
 _LOOKUP = re.compile(
     r"^(?:what(?:'s| is| was| are)? (?:the|its)|what \w+ is|when|who(?:'s)?|where|how much (?:is|was) the)\b"
@@ -85,6 +86,8 @@ class Reading:
 
 
 def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
+    """What the question asks for, the first reading that fits in this order: a summary, a comparison, the group
+    with the most, an extreme, a count, a sum or average, text, a grouped figure, a list, a lookup; else None."""
     view = views[0] if views else None
     if m := _SUMMARY.search(lowered):
         return Reading("summarize", [m.span()])
