@@ -64,6 +64,7 @@ def test_a_users_bucket_and_words_are_understood_without_a_code_change(agent):
 
     biggest = _ask(agent, "biggest purchase order?")
     assert [r["doc_id"] for r in biggest.values["answer"].rows] == [max(ORDERS, key=lambda o: o[2])[0]]
+    assert biggest.values["answer"].text.startswith(f"The largest total of {len(ORDERS)} matching row(s)")
 
     in_2024 = _ask(agent, "which orders were placed in 2024?")
     assert {r["doc_id"] for r in in_2024.values["answer"].rows} == {o[0] for o in ORDERS if o[4].startswith("2024")}

@@ -79,8 +79,13 @@ def _table(state: AgentState, evidence: list[Evidence], relevant: list[GradedHit
         for g in relevant
         if g.annotation_id
     ]
+    if d.order_by:  # a superlative: the rows at the top of the order, out of all that match
+        extreme = "largest" if d.order_by.direction == "desc" else "smallest"
+        heading = f"The {extreme} {d.order_by.field} of {total} matching row(s):"
+    else:
+        heading = f"{total} matching row(s)" + (f", showing {len(rows)}" if len(rows) < total else "") + ":"
     lines = [
-        f"{total} matching row(s)" + (f", showing {len(rows)}" if len(rows) < total else "") + ":",
+        heading,
         "",
         "| doc_id | " + " | ".join(columns) + " |",
         "|---|" + "---|" * len(columns),
