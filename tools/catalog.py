@@ -40,6 +40,7 @@ class Catalog:
         self.scope = context.scope
         self._fields: dict[str, list[CatalogField]] = {}
         self._values: dict[tuple[str, str], list[tuple[str, int]]] = {}
+        self._closeness: tuple[str, dict[str, float]] | None = None
 
     def _read(self, call: Callable[..., T], *args: Any) -> T:
         return self.context.engine(_POSTGRES, call, *args)
@@ -112,7 +113,10 @@ class Catalog:
     def closeness(self, question: str) -> dict[str, float]:
         """Each bucket's best chunk score for the question (one semantic search per bucket, through the tools);
         nothing when a search fails, so that the question still gets a bucket and the searches that follow report
-        the failure."""
+        the failure. The last question's scores are kept: a decomposition may ask for them more than once (the
+        bucket of a question no word names, then the bucket with amounts for a sum)."""
+        if self._closeness and self._closeness[0] == question:
+            return self._closeness[1]
         scores = {}
         for name in self.buckets:
             envelope = run_named(
@@ -122,4 +126,5 @@ class Catalog:
                 return {}
             if passages := envelope.passages():
                 scores[name] = passages[0].score
+        self._closeness = (question, scores)
         return scores

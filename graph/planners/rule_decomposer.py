@@ -391,8 +391,9 @@ class RuleDecomposer:
         then the best match, then the most documents. Phrases naming values of one field joined by "or", "and" or a
         comma are alternatives ("Kestrel or Silverleaf"); side by side, they are one name ("Popular bookstore": the
         values both match, or the first phrase's when none does)."""
-        generic = self.vocabulary.bucket_words | _field_words(view, flags=False) | STOPWORDS | FILLER
+        generic = self.vocabulary.bucket_words | view.field_words_but_flags | STOPWORDS | FILLER
         fields = [f for f in view.typed("string") if f.role != "currency"]
+        mentioned = {f.name for f in fields if view.field_mentions(lowered, f)}
         named: dict[str, tuple[CatalogField, list[str], list[tuple[int, int]], list[str]]] = {}
         first_said: dict[str, int] = {}
         for words, span in _phrases(lowered, used, generic):
@@ -405,7 +406,7 @@ class RuleDecomposer:
                 match = view.values(f).match(words, generic, fuzzy=name_like)
                 if match and len(match.values) <= MAX_NAMED_VALUES:
                     rank = (
-                        bool(view.field_mentions(lowered, f)),
+                        f.name in mentioned,
                         f.role != "text",
                         QUALITY[match.how],
                         match.whole,
@@ -525,7 +526,7 @@ class RuleDecomposer:
         digit ("ISO 45001"). Other words left over ("came", "everything") only phrase the question."""
         known = self.vocabulary.bucket_words | STOPWORDS | FILLER
         for view in views:
-            known |= _field_words(view)
+            known |= view.field_words_all
         tokens = list(_TOKEN.finditer(lowered))
         runs: list[list[int]] = []
         for i, m in enumerate(tokens):
@@ -588,18 +589,6 @@ def _nearness(mentions: list[Mention], span: tuple[int, int]) -> float:
 
 def _equal_or_in(values: list) -> tuple[str, object]:
     return ("=", values[0]) if len(values) == 1 else ("in", values)
-
-
-def _field_words(view: BucketWords, flags: bool = True) -> set[str]:
-    """The words of the bucket's field names and aliases; of yes/no fields too unless `flags` is False (their words
-    are taken before values are read, and "joint" of joint_ip_ownership is also the start of "Joint Venture")."""
-    words: set[str] = set()
-    for f in view.fields:
-        if not flags and f.type == "boolean":
-            continue
-        for phrase in view.field_words(f):
-            words |= set(normalise(phrase).split())
-    return words
 
 
 def _flag_mentions(view: BucketWords, f: CatalogField, lowered: str) -> list[Mention]:

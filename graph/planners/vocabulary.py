@@ -148,17 +148,25 @@ class BucketWords:
         words = {self.name, self.name.rstrip("s")}
         headline = self.catalog.buckets[self.name].description.split(":")[0]
         words |= {w.rstrip("s") for w in normalise(headline).split()}
-        words |= {
-            w
-            for f in self.fields
-            if f.type != "boolean"
-            for phrase in self.field_words(f)
-            for w in normalise(phrase).split()
-        }
+        words |= self.field_words_but_flags
         if self.kind is not None:
             kinds = [set(normalise(v).split()) for v in self.values(self.kind).values]
             words |= {w for k in kinds for w in k if sum(w in other for other in kinds) * 2 >= len(kinds)}
         return words | {w + "s" for w in words}
+
+    @cached_property
+    def field_words_all(self) -> frozenset[str]:
+        """The words of the bucket's field names and aliases."""
+        return self._words_of(self.fields)
+
+    @cached_property
+    def field_words_but_flags(self) -> frozenset[str]:
+        """The same without yes/no fields: their words are taken before values are read, and "joint" of
+        joint_ip_ownership also starts "Joint Venture"."""
+        return self._words_of([f for f in self.fields if f.type != "boolean"])
+
+    def _words_of(self, fields: list[CatalogField]) -> frozenset[str]:
+        return frozenset(w for f in fields for phrase in self.field_words(f) for w in normalise(phrase).split())
 
     def values(self, f: CatalogField) -> ValueIndex:
         if f.name not in self._indexes:
