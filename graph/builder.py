@@ -44,7 +44,7 @@ def build_agent(services: AgentServices) -> StateGraph:
     builder.add_node("retrieve", bound(retrieve))
     builder.add_node("grade", bound(grade))
     builder.add_node("clarify", bound(clarify), destinations=("decompose", "plan", "compose"))
-    builder.add_node("compose", readable_failures(compose))
+    builder.add_node("compose", bound(compose))
     builder.add_edge(START, "decompose")
     builder.add_edge("decompose", "route")
     builder.add_edge("route", "plan")

@@ -51,6 +51,7 @@ class GradedHit(BaseModel):
     why: str
     score: float | None = None
     text: str = ""
+    title: str | None = None
     row: dict[str, Any] | None = None
 
 
@@ -94,9 +95,33 @@ class Citation(BaseModel):
     chunk_id: str | None = None
 
 
+Verdict = Literal["supported", "unsupported"]
+
+
+class CheckedSentence(BaseModel):
+    """A sentence of the answer as the verifier saw it: its citations and whether the cited evidence supports it.
+    An unsupported sentence is kept here, for the record, and left out of the answer's text."""
+
+    text: str
+    citations: list[Citation] = Field(default_factory=list)
+    verdict: Verdict
+    problems: list[str] = Field(default_factory=list, description="Why it is unsupported, one reason each")
+
+
 class Answer(BaseModel):
     format: Literal["table", "figure", "prose", "export", "stopped"]
     text: str
+    composed_by: Literal["rules", "extractive", "model"] = Field(
+        default="rules",
+        description="Who wrote the text: code from the envelopes (rules), evidence sentences picked by code "
+        "(extractive), or the chat model, checked by code (model)",
+    )
+    sentences: list[CheckedSentence] = Field(
+        default_factory=list, description="The sentences of an extractive or written answer, with their verdicts"
+    )
+    notes: list[str] = Field(
+        default_factory=list, description="How the answer came about when it is not the first one tried"
+    )
     value: float | None = None
     rows: list[dict[str, Any]] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)

@@ -52,6 +52,8 @@ PLAN = {
     ],
 }
 ENOUGH = {"action": "enough", "reason": "three Delaware contracts found"}
+STRUCTURED_ROUTE = {"kind": "structured", "fallback_order": [], "reason": "fields answer it"}
+LEAD = AIMessage(content="Three contracts are governed by Delaware law [1].")
 
 
 @pytest.fixture(scope="module")
@@ -74,11 +76,22 @@ DELAWARE_CONTRACTS = {
 
 def test_valid_structured_outputs_drive_the_planned_calls(stack):
     state = run(
-        stack, [structured("Decomposition", DELAWARE), structured("Plan", PLAN), structured("Decision", ENOUGH)]
+        stack,
+        [
+            structured("Decomposition", DELAWARE),
+            structured("RouteChoice", STRUCTURED_ROUTE),
+            structured("Plan", PLAN),
+            structured("Decision", ENOUGH),
+            LEAD,
+        ],
     )
     assert [e.call.model_dump() for e in state["evidence"]] == [{**PLAN["calls"][0], "purpose": ""}]
     assert state["decisions"][-1].reason == "three Delaware contracts found"
     assert {r["doc_id"] for r in state["answer"].rows} == DELAWARE_CONTRACTS
+    assert state["answer"].composed_by == "model"
+    assert state["answer"].text.startswith("Three contracts are governed by Delaware law") and "| doc_id |" in (
+        state["answer"].text
+    )
 
 
 def test_invalid_outputs_are_retried_once_then_the_rules_take_the_mode(stack):
@@ -90,7 +103,7 @@ def test_invalid_outputs_are_retried_once_then_the_rules_take_the_mode(stack):
             "constraints": [{"bucket": "contracts", "field": "jurisdiction_of_mars", "op": "=", "value": "x"}],
         },
     )
-    state = run(stack, [garbage, unknown_field, garbage, garbage, garbage, garbage])
+    state = run(stack, [garbage, unknown_field, *[garbage] * 8])
     assert [(c.field, c.value) for c in state["decomposition"].constraints] == [("governing_law", "Delaware")], (
         "the rule decomposer took over"
     )
@@ -104,8 +117,10 @@ def test_a_second_attempt_with_the_error_is_used_when_valid(stack):
         [
             unknown_bucket,
             structured("Decomposition", DELAWARE),
+            structured("RouteChoice", STRUCTURED_ROUTE),
             structured("Plan", PLAN),
             structured("Decision", ENOUGH),
+            LEAD,
         ],
     )
     assert (
@@ -125,7 +140,14 @@ def test_a_call_rejected_as_invalid_request_is_recovered(stack):
         ],
     }
     state = run(
-        stack, [structured("Decomposition", DELAWARE), structured("Plan", bad_plan), structured("Decision", ENOUGH)]
+        stack,
+        [
+            structured("Decomposition", DELAWARE),
+            structured("RouteChoice", STRUCTURED_ROUTE),
+            structured("Plan", bad_plan),
+            structured("Decision", ENOUGH),
+            LEAD,
+        ],
     )
     statuses = [e.envelope.status for e in state["evidence"]]
     assert statuses[0] == "invalid_request" and "unknown field 'colour'" in state["evidence"][0].envelope.hint

@@ -1,137 +1,43 @@
 """compose: the answer shaped by intent, citing only documents and annotation rows in the evidence.
 
-A list is a table of the matching rows with the constrained fields; a count or sum is the figure from the
-aggregate envelope with how it was derived; anything else is the relevant passages, each with its document.
-Every number printed comes from an envelope; every citation is a hit of this run. Document text (values, passages,
-document ids) is escaped into the Markdown (`graph.markdown`); field names are not, the catalog admits only letters,
-digits and '_' in them.
+The planner composes (`Planner.compose`): the rules compute a figure or a table from the envelopes, or pick the
+evidence sentences that answer a text question; a chat model writes the answer and code checks every sentence
+before it is shown. Checked sentences stream to `messages` clients as they are written, as chunks of one message;
+the final message keeps that message's id when its text is what was streamed (clients that key messages by id
+show it once), and gets a new one when a retry or the rules' answer replaced it. The answer's text ends with the
+sources that failed, if any did.
 """
 
 from __future__ import annotations
 
-from langchain_core.messages import AIMessage
+import uuid
+
+from langchain_core.messages import AIMessage, AIMessageChunk
+from langgraph.graph.message import push_message
 from langgraph.runtime import Runtime
 
+from graph.answer.computed import failures
 from graph.context import AgentContext
-from graph.markdown import escape
-from graph.schemas import Answer, Citation, Evidence, GradedHit
+from graph.services import AgentServices
 from graph.state import AgentState, current_evidence
-from retrievers.fusion import reciprocal_rank_fusion
-
-PROSE_PASSAGES = 5
 
 
-def _cell(value) -> str:
-    """A value as the answer's Markdown shows it: a list joined by '; ', nothing for None, a fraction to two
-    decimals (an average of 63.182558922558925 reads 63.18), escaped."""
-    if isinstance(value, float) and not value.is_integer():
-        value = round(value, 2)
-    return escape("; ".join(map(str, value)) if isinstance(value, list) else "" if value is None else str(value))
-
-
-def _failures(evidence: list[Evidence]) -> str:
-    failed = sorted(
-        {f"{e.call.tool} ({e.envelope.status}: {e.envelope.hint or ''})" for e in evidence if e.envelope.failed}
-    )
-    return ("\n\nNot every source answered: " + "; ".join(failed)) if failed else ""
-
-
-def _figure(state: AgentState, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
-    """The figure and how it was derived; with groups, the table of them, largest first. A question for the group
-    with the most ("which shop did we spend most at?") is answered by the first group; amounts in several units
-    (d.unit_field) get one figure per unit and no total, which would add dollars to euros."""
-    d = state["decomposition"]
-    aggregate = next(e for e in evidence if e.call.tool == "annotations_aggregate" and e.envelope.total)
-    total, groups = aggregate.envelope.total, aggregate.envelope.groups()
-    where = " and ".join(f"{c.field} {c.op} {_cell(c.value)}" for c in d.constraints) or "no constraint"
-    function = aggregate.call.arguments["aggregate"]
-    derived = (
-        f"{function} over {total.documents} documents of bucket {aggregate.call.arguments['bucket']} where {where}"
-    )
-    value = total.value if isinstance(total.value, (int, float)) else None
-    per_unit = bool(d.unit_field and groups and len({str(g.group.get(d.unit_field)) for g in groups}) > 1)
-    if groups and d.limit == 1:
-        top = next((g for g in groups if all(v not in (None, "") for v in g.group.values())), groups[0])
-        named = ", ".join(_cell(v) for v in top.group.values())
-        lines = [f"**{named}**: {_cell(top.value)} ({function}, the largest of {len(groups)} groups; {derived})."]
-        value = top.value if isinstance(top.value, (int, float)) else None
-    elif per_unit:
-        lines = [f"Per {d.unit_field} (amounts in different units are not added together): {derived}."]
-        value = None
-    else:
-        lines = [f"**{_cell(total.value)}**: {derived}."]
-    if groups:
-        keys = list(groups[0].group)
-        lines += ["", f"| {' | '.join(keys)} | documents | value |", "|" + "---|" * (len(keys) + 2)]
-        lines += [
-            f"| {' | '.join(_cell(g.group[k]) for k in keys)} | {g.documents} | {_cell(g.value)} |" for g in groups
-        ]
-    citations = [Citation(doc_id=g.doc_id, annotation_id=g.annotation_id) for g in relevant if g.annotation_id]
-    return Answer(format="figure", text="\n".join(lines), value=value, citations=citations)
-
-
-def _table(state: AgentState, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
-    d = state["decomposition"]
-    columns = list(dict.fromkeys([*(c.field for c in d.constraints), *d.show_fields]))
-    total = sum(e.envelope.total_hits for e in evidence if e.call.tool == "annotations_search")
-    rows = [
-        {"doc_id": g.doc_id, "annotation_id": g.annotation_id, **{c: (g.row or {}).get(c) for c in columns}}
-        for g in relevant
-        if g.annotation_id
-    ]
-    if d.order_by:  # a superlative: the rows at the top of the order, out of all that match
-        extreme = "largest" if d.order_by.direction == "desc" else "smallest"
-        heading = f"The {extreme} {d.order_by.field} of {total} matching row(s):"
-    else:
-        heading = f"{total} matching row(s)" + (f", showing {len(rows)}" if len(rows) < total else "") + ":"
-    lines = [
-        heading,
-        "",
-        "| doc_id | " + " | ".join(columns) + " |",
-        "|---|" + "---|" * len(columns),
-    ]
-    lines += [f"| {escape(r['doc_id'])} | " + " | ".join(_cell(r[c]) for c in columns) + " |" for r in rows]
-    return Answer(
-        format="table",
-        text="\n".join(lines),
-        rows=rows,
-        citations=[Citation(doc_id=r["doc_id"], annotation_id=r["annotation_id"]) for r in rows],
-    )
-
-
-def _prose(evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
-    """The best relevant passages, ordered by reciprocal-rank fusion of the searches that found them (BM25 and
-    cosine scores are not comparable), one passage per document."""
-    fused = dict(reciprocal_rank_fusion([[h.chunk_id for h in e.envelope.passages()] for e in evidence]))
-    passages, seen = [], set()
-    for g in sorted((g for g in relevant if g.chunk_id), key=lambda g: -fused.get(g.chunk_id, 0.0)):
-        if g.doc_id not in seen:
-            seen.add(g.doc_id)
-            passages.append(g)
-        if len(passages) == PROSE_PASSAGES:
-            break
-    if not passages:
-        return Answer(format="prose", text="I found no passage that answers this.")
-    text = "From the documents:\n" + "\n".join(f"- {escape(g.text)} [{escape(g.doc_id)}]" for g in passages)
-    return Answer(
-        format="prose", text=text, citations=[Citation(doc_id=g.doc_id, chunk_id=g.chunk_id) for g in passages]
-    )
-
-
-def _composed(state: AgentState) -> Answer:
-    evidence = current_evidence(state)
-    relevant = [g for g in state.get("graded", []) if g.relevant]
-    d = state["decomposition"]
-    if any(e.call.tool == "annotations_aggregate" and e.envelope.total for e in evidence):
-        answer = _figure(state, evidence, relevant)
-    elif any(g.annotation_id for g in relevant) and d.intent in ("list", "count", "sum", "lookup"):
-        answer = _table(state, evidence, relevant)
-    else:
-        answer = _prose(evidence, relevant)
-    return answer.model_copy(update={"text": answer.text + _failures(evidence)})
-
-
-def compose(state: AgentState, runtime: Runtime[AgentContext]) -> dict:
+def compose(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> dict:
     """The answer (clarify's, when it already gave one: an export, a stop), also said in the thread's chat."""
-    answer = state.get("answer") or _composed(state)
-    return {"answer": answer, "messages": [AIMessage(answer.text)]}
+    answer = state.get("answer")
+    message_id, streamed = str(uuid.uuid4()), []
+    if answer is None:
+
+        def stream(piece: str) -> None:
+            streamed.append(piece)
+            push_message(AIMessageChunk(content=piece, id=message_id), state_key=None)
+
+        evidence = current_evidence(state)
+        planner = services.planner(runtime.context)
+        answer = planner.compose(state["decomposition"], evidence, state.get("graded", []), stream)
+        if tail := failures(evidence):
+            answer = answer.model_copy(update={"text": answer.text + tail})
+            if streamed:
+                stream(tail)
+    same = "".join(streamed) == answer.text
+    return {"answer": answer, "messages": [AIMessage(answer.text, id=message_id if same else str(uuid.uuid4()))]}

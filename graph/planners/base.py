@@ -4,17 +4,18 @@ A planner is built for one run step by the agent's services (`AgentServices.plan
 run's settings (`AgentContext`: scope, limits, cutoffs), the `Catalog` of the run's scope (buckets, fields, value
 lists, which bucket is closest to a question) and, for a model, the chat model. It reads the index only through
 the catalog and never runs a tool itself: it proposes `ToolCall`s, the retrieve node runs them under the
-`Budget`. A third planner implements the five methods below; `RulePlanner` is the one to delegate to for any
+`Budget`. A third planner implements the six methods below; `RulePlanner` is the one to delegate to for any
 mode it does not want to decide.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 from graph.decomposition import Decomposition
-from graph.schemas import Decision, Evidence, GradedHit, Plan, Route, RouteKind, ToolCall
+from graph.schemas import Answer, Decision, Evidence, GradedHit, Plan, Route, RouteKind, ToolCall
 
 
 @dataclass(frozen=True)
@@ -68,3 +69,13 @@ class Planner(Protocol):
 
     def review(self, progress: Progress) -> Decision:
         """enough, more (with next calls), fallback (to the route's next) or clarify (no_low or overload)."""
+
+    def compose(
+        self,
+        d: Decomposition,
+        evidence: list[Evidence],
+        graded: list[GradedHit],
+        stream: Callable[[str], None] | None = None,
+    ) -> Answer:
+        """The answer from the current plan's evidence and grades: a figure, a table or sentences, every citation a
+        hit of the run. `stream` receives the answer's text piece by piece, each piece checked, as it is written."""

@@ -1,9 +1,11 @@
-"""LLMPlanner: decompose, plan and review by a chat model's structured output, with the rules as a safety net.
+"""LLMPlanner: decompose, route, plan, review and compose by a chat model, with the rules as a safety net.
 
-Each mode asks the model for its typed output (`with_structured_output`), checks it against the index (buckets,
-catalog fields, tool names and arguments), asks once more with the error when it is invalid, and then hands the
-mode to the RulePlanner. Routing and grading stay with the rules: they are cheap and deterministic. A tool call
-that comes back `invalid_request` is recovered by the rule planner's calls for the same route.
+Each planning mode asks the model for its typed output (`with_structured_output`), checks it against the index
+(buckets, catalog fields, tool names and arguments, routes left), asks once more with the error when it is
+invalid, and then hands the mode to the RulePlanner. Compose has the model write the answer from the evidence and
+checks every sentence (`graph.answer.written`), with the rules' answer as its fallback. Grading stays with the
+rules: it is cheap and deterministic. A tool call that comes back `invalid_request` is recovered by the rule
+planner's calls for the same route. The planning calls are tagged `nostream`: their JSON is not for the user.
 """
 
 from __future__ import annotations
@@ -13,15 +15,17 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel
+from langgraph.constants import TAG_NOSTREAM
+from pydantic import BaseModel, Field
 
+from graph.answer.written import AnswerWriter
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
 from graph.planners.base import Budget, Progress
 from graph.planners.chat_breaker import ChatBreaker, is_transport_failure
 from graph.planners.rule_decomposer import RuleDecomposer
-from graph.planners.rule_planner import RulePlanner
-from graph.schemas import Decision, Evidence, GradedHit, Plan, Route, RouteKind
+from graph.planners.rule_planner import STRUCTURED_INTENTS, RulePlanner
+from graph.schemas import ROUTES, Answer, Decision, Evidence, GradedHit, Plan, Route, RouteKind
 from prompts import load as load_prompts
 from retrievers.errors import InvalidInput
 from tools.catalog import Catalog
@@ -30,6 +34,14 @@ from tools.registry import TOOLS
 
 ATTEMPTS = 2
 T = TypeVar("T", bound=BaseModel)
+
+
+class RouteChoice(BaseModel):
+    """The model's choice of route; the cutoffs (min_hits, max_hits) stay the run's settings."""
+
+    kind: RouteKind
+    fallback_order: list[RouteKind] = Field(description="Routes to try next, in order, when this one finds too little")
+    reason: str = ""
 
 
 def prompts() -> dict[str, dict[str, str]]:
@@ -60,7 +72,7 @@ class LLMPlanner:
             ("system", text["system"].format(**variables)),
             ("human", text["human"].format(**variables)),
         ]
-        structured = self.model.with_structured_output(schema)
+        structured = self.model.with_structured_output(schema).with_config(tags=[TAG_NOSTREAM])
         for _ in range(ATTEMPTS):
             try:
                 output = structured.invoke(messages)
@@ -115,7 +127,33 @@ class LLMPlanner:
                 )
 
     def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
-        return self.rules.route(d, tried)
+        """The model's route, checked: not one tried already; structured only for a list, count or sum (whose
+        figure passages cannot give) and only for what fields can answer; hybrid only with constraints to narrow by."""
+        variables = {"decomposition": d.model_dump_json(), "tried": ", ".join(tried) or "none"}
+
+        def check(choice: RouteChoice) -> None:
+            for kind in [choice.kind, *choice.fallback_order]:
+                if kind in tried:
+                    raise InvalidInput(f"route {kind} was already tried")
+            if len(set(choice.fallback_order) | {choice.kind}) != len(choice.fallback_order) + 1:
+                raise InvalidInput("a route appears twice")
+            if d.intent in STRUCTURED_INTENTS and (choice.kind != "structured" or choice.fallback_order):
+                raise InvalidInput(f"a {d.intent} question is answered by the structured route only, with no fallback")
+            routes = [choice.kind, *choice.fallback_order]
+            if "structured" in routes and d.intent not in (*STRUCTURED_INTENTS, "lookup"):
+                raise InvalidInput(f"the structured route gives rows and figures, not text for a {d.intent} question")
+            if "hybrid" in routes and not d.constraints:
+                raise InvalidInput("the hybrid route needs constraints to narrow the documents by; there are none")
+
+        if not (set(ROUTES) - set(tried)) or (choice := self._ask("route", RouteChoice, variables, check)) is None:
+            return self.rules.route(d, tried)
+        ruled = self.rules.route(d, [])
+        return Route(
+            kind=choice.kind,
+            fallback_order=choice.fallback_order,
+            min_hits=ruled.min_hits,
+            max_hits=ruled.max_hits,
+        )
 
     def plan(self, d: Decomposition, route: Route, budget: Budget) -> Plan:
         variables = {
@@ -187,3 +225,17 @@ class LLMPlanner:
         return ruled.model_copy(
             update={"reason": f"{ruled.reason} (decided by the rules; {'; '.join(self.fallbacks)})"}
         )
+
+    def compose(
+        self,
+        d: Decomposition,
+        evidence: list[Evidence],
+        graded: list[GradedHit],
+        stream: Callable[[str], None] | None = None,
+    ) -> Answer:
+        """The model's answer, every sentence checked; the rules' answer, with the reason, when it cannot be had.
+        An export or a stop (clarify's answers) never reaches here."""
+        computed = self.rules.compose(d, evidence, graded)
+        writer = AnswerWriter(self.model, self.breaker)
+        written = writer.write(d, computed, evidence, [g for g in graded if g.relevant], stream)
+        return written or computed.model_copy(update={"notes": [*computed.notes, *writer.notes]})

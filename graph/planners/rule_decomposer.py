@@ -151,8 +151,11 @@ class RuleDecomposer:
             unmapped += self._unmapped(
                 text, lowered, understood, views, [m.span for _, ms in mentions for m in ms], value_spans
             )
-            if intent == "list" and not (constraints or unmapped or reading.order_by) and _content(lowered, understood):
-                intent = "qa"  # "which came out later, X or Y": words to search for, not a list of documents
+            names_nothing = not (constraints or reading.order_by) and (not unmapped or not mentions)
+            if intent == "list" and names_nothing and _content(lowered, understood):
+                # "which came out later, X or Y", "which magazine started first, X or Y": no bucket, value or order
+                # named, so words to search for, not a list of documents
+                intent, unmapped = "qa", []
         else:
             unmapped = []
         reading = replace(reading, intent=intent)

@@ -12,6 +12,10 @@ Routes, in the order they are tried:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from graph.answer.computed import figure, table
+from graph.answer.extractive import extractive_answer
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
 from graph.follow_up import is_follow_up, merge
@@ -21,6 +25,7 @@ from graph.planners.phrases import proper_names
 from graph.planners.rule_decomposer import RuleDecomposer
 from graph.planners.words import has_phrase, holds, stem, stems
 from graph.schemas import (
+    Answer,
     Decision,
     Evidence,
     GradedHit,
@@ -170,6 +175,7 @@ class RulePlanner:
                         why=why,
                         score=hit.score,
                         text=hit.snippet,
+                        title=hit.metadata.title,
                     )
                 else:
                     continue
@@ -323,6 +329,22 @@ class RulePlanner:
                         name.text, pages[anchor.doc_id], hits[anchor.doc_id].metadata.bucket, pointed
                     )
         return sorted(leads.values(), key=lambda lead: -lead.pointed)
+
+    def compose(
+        self,
+        d: Decomposition,
+        evidence: list[Evidence],
+        graded: list[GradedHit],
+        stream: Callable[[str], None] | None = None,
+    ) -> Answer:
+        """A figure when an aggregate answered, a table of the rows for a list or lookup, otherwise the sentences
+        of the passages that answer best (`extractive_answer`). Computed at once, so nothing is streamed."""
+        relevant = [g for g in graded if g.relevant]
+        if any(e.call.tool == "annotations_aggregate" and e.envelope.total for e in evidence):
+            return figure(d, evidence, relevant)
+        if any(g.annotation_id for g in relevant) and d.intent in ("list", "count", "sum", "lookup"):
+            return table(d, evidence, relevant)
+        return extractive_answer(d, evidence, relevant, self.catalog.similarities)
 
     @staticmethod
     def _too_little(route: Route, left: int, reason: str) -> Decision:

@@ -1,0 +1,102 @@
+"""The answers code computes from the envelopes: a figure with its derivation for counts and sums, a table of
+the matching rows for lists and lookups, and the passages a text answer is drawn from.
+
+Every number printed comes from an envelope; every citation is a hit of this run. Document text (values,
+passages, document ids) is escaped into the Markdown (`graph.markdown`); field names are not, the catalog admits
+only letters, digits and '_' in them.
+"""
+
+from __future__ import annotations
+
+from graph.decomposition import Decomposition
+from graph.markdown import escape
+from graph.schemas import Answer, Citation, Evidence, GradedHit
+from retrievers.fusion import reciprocal_rank_fusion
+
+
+def cell(value) -> str:
+    """A value as the answer's Markdown shows it: a list joined by '; ', nothing for None, a fraction to two
+    decimals (an average of 63.182558922558925 reads 63.18), escaped."""
+    if isinstance(value, float) and not value.is_integer():
+        value = round(value, 2)
+    return escape("; ".join(map(str, value)) if isinstance(value, list) else "" if value is None else str(value))
+
+
+def failures(evidence: list[Evidence]) -> str:
+    failed = sorted(
+        {f"{e.call.tool} ({e.envelope.status}: {e.envelope.hint or ''})" for e in evidence if e.envelope.failed}
+    )
+    return ("\n\nNot every source answered: " + "; ".join(failed)) if failed else ""
+
+
+def figure(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
+    """The figure and how it was derived; with groups, the table of them, largest first. A question for the group
+    with the most ("which shop did we spend most at?") is answered by the first group; amounts in several units
+    (d.unit_field) get one figure per unit and no total, which would add dollars to euros."""
+    aggregate = next(e for e in evidence if e.call.tool == "annotations_aggregate" and e.envelope.total)
+    total, groups = aggregate.envelope.total, aggregate.envelope.groups()
+    where = " and ".join(f"{c.field} {c.op} {cell(c.value)}" for c in d.constraints) or "no constraint"
+    function = aggregate.call.arguments["aggregate"]
+    derived = (
+        f"{function} over {total.documents} documents of bucket {aggregate.call.arguments['bucket']} where {where}"
+    )
+    value = total.value if isinstance(total.value, (int, float)) else None
+    per_unit = bool(d.unit_field and groups and len({str(g.group.get(d.unit_field)) for g in groups}) > 1)
+    if groups and d.limit == 1:
+        top = next((g for g in groups if all(v not in (None, "") for v in g.group.values())), groups[0])
+        named = ", ".join(cell(v) for v in top.group.values())
+        lines = [f"**{named}**: {cell(top.value)} ({function}, the largest of {len(groups)} groups; {derived})."]
+        value = top.value if isinstance(top.value, (int, float)) else None
+    elif per_unit:
+        lines = [f"Per {d.unit_field} (amounts in different units are not added together): {derived}."]
+        value = None
+    else:
+        lines = [f"**{cell(total.value)}**: {derived}."]
+    if groups:
+        keys = list(groups[0].group)
+        lines += ["", f"| {' | '.join(keys)} | documents | value |", "|" + "---|" * (len(keys) + 2)]
+        lines += [f"| {' | '.join(cell(g.group[k]) for k in keys)} | {g.documents} | {cell(g.value)} |" for g in groups]
+    citations = [Citation(doc_id=g.doc_id, annotation_id=g.annotation_id) for g in relevant if g.annotation_id]
+    return Answer(format="figure", text="\n".join(lines), value=value, citations=citations)
+
+
+def table(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
+    columns = list(dict.fromkeys([*(c.field for c in d.constraints), *d.show_fields]))
+    total = sum(e.envelope.total_hits for e in evidence if e.call.tool == "annotations_search")
+    rows = [
+        {"doc_id": g.doc_id, "annotation_id": g.annotation_id, **{c: (g.row or {}).get(c) for c in columns}}
+        for g in relevant
+        if g.annotation_id
+    ]
+    if d.order_by:  # a superlative: the rows at the top of the order, out of all that match
+        extreme = "largest" if d.order_by.direction == "desc" else "smallest"
+        heading = f"The {extreme} {d.order_by.field} of {total} matching row(s):"
+    else:
+        heading = f"{total} matching row(s)" + (f", showing {len(rows)}" if len(rows) < total else "") + ":"
+    lines = [
+        heading,
+        "",
+        "| doc_id | " + " | ".join(columns) + " |",
+        "|---|" + "---|" * len(columns),
+    ]
+    lines += [f"| {escape(r['doc_id'])} | " + " | ".join(cell(r[c]) for c in columns) + " |" for r in rows]
+    return Answer(
+        format="table",
+        text="\n".join(lines),
+        rows=rows,
+        citations=[Citation(doc_id=r["doc_id"], annotation_id=r["annotation_id"]) for r in rows],
+    )
+
+
+def best_passages(evidence: list[Evidence], relevant: list[GradedHit], limit: int) -> list[GradedHit]:
+    """The best relevant passages, one per document, ordered by reciprocal-rank fusion of the searches that found
+    them (BM25 and cosine scores are not comparable)."""
+    fused = dict(reciprocal_rank_fusion([[h.chunk_id for h in e.envelope.passages()] for e in evidence]))
+    passages, seen = [], set()
+    for g in sorted((g for g in relevant if g.chunk_id), key=lambda g: -fused.get(g.chunk_id, 0.0)):
+        if g.doc_id not in seen:
+            seen.add(g.doc_id)
+            passages.append(g)
+        if len(passages) == limit:
+            break
+    return passages

@@ -1,0 +1,191 @@
+"""The extractive answer: the few sentences of the graded evidence that best answer a text question, each with its
+citation, then the sources. What a question for text gets when no chat model writes the answer (or the model's
+answer fails its checks): quoted sentences, so nothing in it is unsupported, and short enough to read.
+
+Hand-written because it is a scoring of a few dozen sentences that must use this run's evidence, the index's own
+embedder and the planner's reading of the question; a summarisation library would bring a model or its own idea
+of relevance. A sentence scores by its meaning (cosine with the question, by the index's embedder) and by the
+question's words it holds, each weighted by how rare it is among the candidate sentences (a word every sentence
+holds tells them apart no better than none), a little more when it adds names or figures the question does not
+hold (a restatement of the question answers nothing), and the passage's rank in the fused searches breaks near
+ties. When the question names things (proper names, quoted titles), the answer starts from a sentence that names
+one of them or is on the page of one; the sentences after it come from other documents, those on a page an
+earlier sentence names first (the second hop of "the director of the film that ...").
+
+Tuned on HotpotQA dev and SciFact train (`evals.bench_answers`); the weights below are what that tuning chose.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from graph.answer.computed import best_passages
+from graph.answer.sentences import split_sentences
+from graph.decomposition import Decomposition
+from graph.markdown import escape
+from graph.planners.pages import page_title
+from graph.planners.phrases import proper_names
+from graph.planners.words import has_phrase, stems
+from graph.schemas import Answer, CheckedSentence, Citation, Evidence, GradedHit
+
+MAX_SENTENCES = 3
+CANDIDATE_PASSAGES = 8
+SHORTLIST = 12
+"""Sentences embedded per question: the best by words and rank. Embedding every sentence of eight passages
+would cost more than the rest of the answer."""
+MEANING_WEIGHT = 0.7
+RANK_WEIGHT = 0.1
+LEAD_WEIGHT = 0.05
+"""The first sentence of a passage says what its page is about, and so often holds the answer a page is for."""
+BRIDGE_WEIGHT = 0.3
+NEW_WEIGHT = 0.1
+KEEP_RATIO = 0.4
+"""A sentence after the first is kept only when it scores at least this share of the first's: a third sentence
+far below the best one lengthens the answer without answering more."""
+MIN_CHARS = 25
+NO_PASSAGE = "I found no passage that answers this."
+
+_DIGITS = re.compile(r"\b\d[\d,.]*\b")
+Similarities = Callable[[str, list[str]], list[float]]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    passage: GradedHit
+    rank: int
+    position: int
+    text: str
+
+    @property
+    def page(self) -> str:
+        """What the page is about: its title without a qualifier ("Kiss and Tell (1945 film)" is "Kiss and Tell")."""
+        return page_title(self.passage.title or "")
+
+
+def _candidates(passages: list[GradedHit]) -> list[Candidate]:
+    """The sentences of the passages. A fragment too short to say anything ("Hey Pa!", which the segmenter cut off
+    a title) joins the sentence after it; a snippet cut mid-sentence keeps its fragment without the ellipsis, as
+    it can still hold the answer."""
+    found = []
+    for rank, passage in enumerate(passages):
+        carried = ""
+        for position, sentence in enumerate(split_sentences(passage.text)):
+            text = f"{carried} {sentence.strip('… ')}".strip()
+            if len(text) < MIN_CHARS:
+                carried = text
+                continue
+            found.append(Candidate(passage, rank, position, text))
+            carried = ""
+    return found
+
+
+def _word_scores(question: str, candidates: list[Candidate]) -> list[float]:
+    """Share of the question's words each sentence holds, every word weighted by its inverse frequency among the
+    sentences."""
+    terms = list(dict.fromkeys(stems(question)))
+    held = [set(stems(c.text)) for c in candidates]
+    weights = {t: math.log(1 + len(candidates) / (1 + sum(t in h for h in held))) for t in terms}
+    total = sum(weights.values()) or 1.0
+    return [sum(w for t, w in weights.items() if t in h) / total for h in held]
+
+
+def _shortlist(candidates: list[Candidate], words: list[float]) -> list[int]:
+    """The sentences worth embedding: the best by words of every passage (the page of a second hop shares few
+    words with the question, and its best sentence must still be weighed), then the best by words overall."""
+    order = sorted(range(len(candidates)), key=lambda i: (-words[i], candidates[i].rank, candidates[i].position))
+    firsts = list({candidates[i].passage.doc_id: i for i in reversed(order)}.values())
+    return list(dict.fromkeys([*firsts, *order]))[: max(SHORTLIST, len(firsts))]
+
+
+def _chosen(question: str, candidates: list[Candidate], score: dict[int, float]) -> list[Candidate]:
+    """Up to MAX_SENTENCES sentences from different documents, best first. The first names something the
+    question names (when any sentence does); each later one is weighed with BRIDGE_WEIGHT more when it is on a
+    page a chosen sentence names (the next hop). None is taken below KEEP_RATIO of the first one's score."""
+    names = [n.text for n in proper_names(question)]
+    named = {i for i in score if _names_one(candidates[i], names)}
+    chosen: list[Candidate] = []
+    first = None
+    while len(chosen) < MAX_SENTENCES:
+        docs = {c.passage.doc_id for c in chosen}
+        open_ = [i for i in score if candidates[i].passage.doc_id not in docs and (chosen or not named or i in named)]
+        if not open_:
+            break
+        weighed = {i: score[i] + BRIDGE_WEIGHT * _bridged(candidates[i], chosen) for i in open_}
+        best = max(weighed, key=weighed.__getitem__)
+        if first is not None and weighed[best] < KEEP_RATIO * first:
+            break
+        first = weighed[best] if first is None else first
+        chosen.append(candidates[best])
+    return chosen
+
+
+def _bridged(candidate: Candidate, chosen: list[Candidate]) -> bool:
+    page = candidate.page
+    return bool(page) and any(has_phrase(c.text, page) for c in chosen)
+
+
+def _tells_something_new(text: str, question: str) -> float:
+    """Share of the sentence's names and numbers the question does not hold: a sentence that only restates the
+    question ("X occurred on April 2, 2012 in Oakland") answers nothing; the answer is a name or figure it adds."""
+    found = [n.text for n in proper_names(text)] + _DIGITS.findall(text)
+    new = [f for f in found if not has_phrase(question, f)]
+    return min(1.0, len(new) / 2)
+
+
+def _names_one(candidate: Candidate, names: list[str]) -> bool:
+    """The sentence, or the title of its page, names something the question names."""
+    page = candidate.page
+    return any(has_phrase(candidate.text, n) or (page and has_phrase(page, n)) for n in names)
+
+
+def _sources(chosen: list[Candidate]) -> str:
+    pages = dict.fromkeys((c.passage.doc_id, (c.passage.title or "").strip()) for c in chosen)
+    return "Sources: " + "; ".join(escape(doc_id) + (f" ({escape(page)})" if page else "") for doc_id, page in pages)
+
+
+def extractive_answer(
+    d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit], similarities: Similarities
+) -> Answer:
+    """At most MAX_SENTENCES sentences, best first, each cited by its document and chunk."""
+    candidates = _candidates(best_passages(evidence, relevant, CANDIDATE_PASSAGES))
+    if not candidates:
+        return Answer(format="prose", text=NO_PASSAGE, composed_by="extractive")
+    words = _word_scores(d.question, candidates)
+    shortlist = _shortlist(candidates, words)
+    notes: list[str] = []
+    try:
+        meanings = similarities(d.question, [candidates[i].text for i in shortlist])
+    except Exception as error:  # a remote embedder (OpenAI) can fail: the words alone rank, and the answer says so
+        meanings = [0.0] * len(shortlist)
+        notes.append(f"the embedder failed ({type(error).__name__}); sentences were ranked by their words only")
+    score = {
+        i: MEANING_WEIGHT * m
+        + (1 - MEANING_WEIGHT) * words[i]
+        + RANK_WEIGHT / (1 + candidates[i].rank)
+        + LEAD_WEIGHT * (candidates[i].position == 0)
+        + NEW_WEIGHT * _tells_something_new(candidates[i].text, d.question)
+        for i, m in zip(shortlist, meanings, strict=True)
+    }
+    chosen = _chosen(d.question, candidates, score)
+    if not chosen:
+        return Answer(format="prose", text=NO_PASSAGE, composed_by="extractive", notes=notes)
+    sentences = [
+        CheckedSentence(
+            text=c.text,
+            citations=[Citation(doc_id=c.passage.doc_id, chunk_id=c.passage.chunk_id)],
+            verdict="supported",
+        )
+        for c in chosen
+    ]
+    lines = [f"- {escape(c.text)} [{escape(c.passage.doc_id)}]" for c in chosen]
+    return Answer(
+        format="prose",
+        text="\n".join([*lines, "", _sources(chosen)]),
+        composed_by="extractive",
+        sentences=sentences,
+        citations=[c for s in sentences for c in s.citations],
+        notes=notes,
+    )

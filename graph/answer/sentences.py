@@ -1,0 +1,44 @@
+"""Sentences and numbers of answer text: what the extractive answer picks from and the verifier checks, read the
+same way on both sides.
+
+Sentence boundaries come from `sentencex` (Wikimedia's rule-based segmenter: abbreviations, initials and
+decimals stay inside their sentence, and it needs no model). Numbers are read by hand because the rule is the
+verifier's and must be plain: every run of digits, with its thousands separators and decimals ("1,234.50",
+"RM50.00", "13th", "COVID-19") and the words of small counts ("three"), read alike in the answer and in the
+evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from sentencex import segment
+
+_NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d]|[.,]\d)")
+_COUNTS = (
+    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen "
+    "nineteen twenty"
+)
+NUMBER_WORDS = {word: value for value, word in enumerate(_COUNTS.split(), start=2)}
+"""Counts a writer spells out ("three contracts"); not "one", which is as often a pronoun ("one of the parties")."""
+_NUMBER_WORD = re.compile(rf"\b({'|'.join(NUMBER_WORDS)})\b", re.IGNORECASE)
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of `text`, stripped, empty ones left out."""
+    return [s.strip() for s in segment("en", text) if s.strip()]
+
+
+def numbers(text: str) -> list[Decimal]:
+    """The quantities `text` writes, in digits or as a count's word, as exact decimals (1,234.50 -> 1234.50)."""
+    digits = [Decimal(m.group(1).replace(",", "") + (m.group(2) or "")) for m in _NUMBER.finditer(text)]
+    return digits + [Decimal(NUMBER_WORDS[m.group(1).lower()]) for m in _NUMBER_WORD.finditer(text)]
+
+
+def same_number(written: Decimal, source: Decimal) -> bool:
+    """`written` is `source`, or `source` rounded to the places `written` shows (63.18 for 63.182558)."""
+    if written == source:
+        return True
+    places = -written.as_tuple().exponent if isinstance(written.as_tuple().exponent, int) else 0
+    return places >= 0 and source.quantize(Decimal(1).scaleb(-places)) == written

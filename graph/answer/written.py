@@ -1,0 +1,178 @@
+"""The answer a chat model writes from the run's evidence, checked by code before anyone sees it.
+
+The model is shown the question, what it asks for (the decomposition's intent) and the evidence as numbered items
+(passages, annotation rows, the computed figure), and writes plain sentences that end with the numbers of the
+items they rest on. Plain text rather than a JSON schema so that it can stream: as each sentence completes it is
+checked (`graph.answer.verify`) and, when it passes, handed to `stream` (the compose node sends it to `messages`
+stream clients); a sentence that fails is never sent. A draft with a fatal fault (a fabricated citation, a number
+the evidence does not hold) or with no supported sentence is written once more with the faults listed; when that
+fails too, `write` returns None and the rules' answer is given. For a figure or a table the model writes the
+sentences that lead into it and the computed figure or table follows, as code made it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.constants import TAG_NOSTREAM
+
+from graph.answer.computed import best_passages
+from graph.answer.verify import Checked, EvidenceItem, check_sentence, parse_draft
+from graph.decomposition import Decomposition
+from graph.markdown import escape
+from graph.planners.chat_breaker import ChatBreaker, is_transport_failure
+from graph.schemas import Answer, Citation, Evidence, GradedHit
+from prompts import load as load_prompts
+
+ATTEMPTS = 2
+PASSAGE_ITEMS = 8
+COMPUTED_CHARS = 6000
+NO_ANSWER = "NO ANSWER"
+"""What the prompt tells the model to write when the evidence does not answer the question."""
+
+Stream = Callable[[str], None]
+
+
+def evidence_items(computed: Answer, evidence: list[Evidence], relevant: list[GradedHit]) -> list[EvidenceItem]:
+    """What the model may cite, numbered from 1: the computed figure or table (its text holds the figure, the
+    groups and the count of rows), or the best passages."""
+    if computed.format in ("figure", "table"):
+        return [EvidenceItem(1, "computed result", computed.text[:COMPUTED_CHARS], tuple(computed.citations))]
+    return [
+        EvidenceItem(
+            n,
+            g.doc_id + (f" ({g.title})" if g.title else ""),
+            g.text,
+            (Citation(doc_id=g.doc_id, chunk_id=g.chunk_id),),
+        )
+        for n, g in enumerate(best_passages(evidence, relevant, PASSAGE_ITEMS), start=1)
+    ]
+
+
+@dataclass
+class Attempt:
+    """One draft as it streams: its checked sentences, and whether everything checked so far may be shown."""
+
+    items: list[EvidenceItem]
+    question: str
+    stream: Stream | None
+    checked: list[Checked] = field(default_factory=list)
+    clean: bool = True
+    streamed: str = ""
+
+    def take(self, text: str, keys: list[str]) -> None:
+        """Check one finished sentence; stream it when it and every sentence before it passed the fatal checks."""
+        checked = check_sentence(text, keys, self.items, self.question)
+        self.checked.append(checked)
+        self.clean = self.clean and not checked.fatal
+        if self.clean and self.stream and checked.sentence.verdict == "supported":
+            piece = (" " if self.streamed else "") + _line(checked)
+            self.stream(piece)
+            self.streamed += piece
+
+    @property
+    def problems(self) -> list[str]:
+        found = [f"{c.sentence.text!r}: {'; '.join(c.sentence.problems)}" for c in self.checked if c.sentence.problems]
+        if not any(c.sentence.verdict == "supported" for c in self.checked):
+            found.append("no sentence is supported by the evidence it cites")
+        return found
+
+    @property
+    def usable(self) -> bool:
+        return not any(c.fatal for c in self.checked) and any(c.sentence.verdict == "supported" for c in self.checked)
+
+
+def _line(checked: Checked) -> str:
+    cited = dict.fromkeys(c.doc_id for c in checked.sentence.citations)
+    return escape(checked.sentence.text) + "".join(f" [{escape(d)}]" for d in cited)
+
+
+class AnswerWriter:
+    """Writes with `model`; `breaker` is the process's, so that a failed endpoint sends every run to the rules."""
+
+    def __init__(self, model: BaseChatModel, breaker: ChatBreaker):
+        self.model = model
+        self.breaker = breaker
+        self.notes: list[str] = []
+
+    def write(
+        self,
+        d: Decomposition,
+        computed: Answer,
+        evidence: list[Evidence],
+        relevant: list[GradedHit],
+        stream: Stream | None = None,
+    ) -> Answer | None:
+        """The verified answer, or None (with the reason in `notes`) when the rules' answer must be given."""
+        items = evidence_items(computed, evidence, relevant)
+        if not items:
+            return None
+        prompt = load_prompts("planner")["compose"]
+        variables = {
+            "question": d.question,
+            "intent": d.intent,
+            "shape": prompt["lead"] if computed.format in ("figure", "table") else prompt["prose"],
+            "evidence": "\n".join(f"[{i.number}] {i.label}: {i.text}" for i in items),
+            "items": len(items),
+            "no_answer": NO_ANSWER,
+        }
+        messages = [("system", prompt["system"].format(**variables)), ("human", prompt["human"].format(**variables))]
+        for attempt_number in range(ATTEMPTS):
+            attempt = Attempt(items, d.question, stream if attempt_number == 0 else None)
+            try:
+                draft = self._draft(messages, attempt)
+            except Exception as error:  # the endpoint failed, or the client gave up on it: the rules answer
+                if is_transport_failure(error):
+                    self.breaker.trip()
+                self.notes.append(f"the chat model failed ({type(error).__name__}); the rules' answer is shown")
+                return None
+            if draft.strip() == NO_ANSWER:
+                self.notes.append("the chat model found no answer in the evidence; the rules' answer is shown")
+                return None
+            if attempt.usable:
+                return self._answer(computed, attempt)
+            messages += [
+                ("ai", draft),
+                ("human", prompt["retry"].format(problems="\n".join(f"- {p}" for p in attempt.problems), **variables)),
+            ]
+            self.notes.append(f"draft {attempt_number + 1} failed the checks: {'; '.join(attempt.problems)}")
+        self.notes.append(f"no draft passed the checks in {ATTEMPTS} attempts; the rules' answer is shown")
+        return None
+
+    def _draft(self, messages: list[tuple[str, str]], attempt: Attempt) -> str:
+        """The model's text, streamed (tagged `nostream`, so that the unchecked tokens reach no client), each
+        sentence checked once the next one has begun (a citation marker can follow a sentence's full stop)."""
+        text, done = "", 0
+        for chunk in self.model.stream(messages, config={"tags": [TAG_NOSTREAM]}):
+            text += chunk.text
+            drafts = parse_draft(text)
+            for sentence, keys in drafts[done : len(drafts) - 1]:
+                attempt.take(sentence, keys)
+            done = max(done, len(drafts) - 1)
+        for sentence, keys in parse_draft(text)[done:]:
+            attempt.take(sentence, keys)
+        return text
+
+    def _answer(self, computed: Answer, attempt: Attempt) -> Answer:
+        supported = [c for c in attempt.checked if c.sentence.verdict == "supported"]
+        lead = " ".join(_line(c) for c in supported)
+        if computed.format in ("figure", "table"):
+            text = f"{lead}\n\n{computed.text}"
+            citations = computed.citations
+        else:
+            pages = dict.fromkeys(item.label for c in supported for item in c.items)
+            text = f"{lead}\n\nSources: {'; '.join(escape(p) for p in pages)}"
+            citations = list({(c.doc_id, c.chunk_id): c for s in supported for c in s.sentence.citations}.values())
+        if attempt.stream and attempt.streamed == lead:
+            attempt.stream(text[len(lead) :])
+        return computed.model_copy(
+            update={
+                "text": text,
+                "composed_by": "model",
+                "sentences": [c.sentence for c in attempt.checked],
+                "citations": citations,
+                "notes": list(self.notes),
+            }
+        )
