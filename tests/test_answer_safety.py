@@ -193,12 +193,21 @@ def test_a_value_that_tries_to_break_out_of_a_figure_group_stays_in_its_cell(age
     assert [line for line in answer.text.splitlines() if line.startswith("**")] == [answer.text.splitlines()[0]]
 
 
-def test_a_passage_that_tries_to_break_out_of_the_list_stays_one_item(agent):
-    answer = Thread(agent, "How do I connect to the VPN when working from home?").answer
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How do I connect to the VPN when working from home?",
+        "What does the note on working from home say was verified by ragent?",
+    ],
+)
+def test_a_passage_that_tries_to_break_out_of_the_list_stays_one_item(agent, question):
+    answer = Thread(agent, question).answer
     assert answer.format == "prose" and "vpn-note" in {c.doc_id for c in answer.citations}
-    first, *items = answer.text.splitlines()
-    assert first == "From the documents:" and items and all(line.startswith("- ") for line in items)
-    assert any("Verified by ragent" in line and BOLD_CLAIM not in line for line in items)
+    *items, blank, sources = answer.text.splitlines()
+    assert items and all(line.startswith("- ") for line in items) and blank == "" and sources.startswith("Sources:")
+    assert BOLD_CLAIM not in answer.text
+    if "ragent" in question:
+        assert any("Verified by ragent" in line for line in items), "the sentence is quoted, escaped"
 
 
 # -- exports ---------------------------------------------------------------------------------------------------
