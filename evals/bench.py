@@ -4,9 +4,11 @@ Sections, each also runnable alone as `python -m evals.bench_<name>`:
 - langchain: retrieval against LangChain's Qdrant vector store, BM25Retriever and EnsembleRetriever (SciFact train);
 - naive: the agent against naive RAG on the dev question set;
 - multihop: both gold paragraphs in the agent's evidence on HotpotQA (test split) against one search;
+- answers: text answers on HotpotQA and SciFact (test splits): the extractive answer against the passages it replaced;
+- verifier: the chat-model answer checks on labelled sentences with planted faults;
 - scale: ingest time and per-tool p95 at 10k, 100k and 1M chunks, with a PNG plot.
 
-The naive and multihop sections run on the corpus of every shared dataset and the sample corpus (`--home`, by
+The naive, multihop and answers sections run on the corpus of every shared dataset and the sample corpus (`--home`, by
 default the eval folder for that combination, ingested on first use).
 """
 
@@ -16,7 +18,7 @@ import json
 import time
 from pathlib import Path
 
-from evals import bench_langchain, bench_multihop, bench_naive_rag, bench_scale
+from evals import bench_answers, bench_langchain, bench_multihop, bench_naive_rag, bench_scale, bench_verifier
 from evals.eval_corpus import eval_home, ingest_datasets, open_eval_stack
 from evals.question_eval import load_questions
 
@@ -37,11 +39,13 @@ def corpus_home(home: Path | None) -> Path:
 
 def run(out: Path, *, sections: list[str], home: Path | None, scale_sizes: list[int]) -> str:
     out.mkdir(parents=True, exist_ok=True)
-    home = corpus_home(home) if {"naive", "multihop"} & set(sections) else home
+    home = corpus_home(home) if {"naive", "multihop", "answers"} & set(sections) else home
     runners = {
         "langchain": (lambda: bench_langchain.run(out), bench_langchain.markdown),
         "naive": (lambda: bench_naive_rag.run(home, DEV_QUESTIONS), bench_naive_rag.markdown),
         "multihop": (lambda: bench_multihop.run(home, "test"), bench_multihop.markdown),
+        "answers": (lambda: bench_answers.run(home, "test"), bench_answers.markdown),
+        "verifier": (bench_verifier.run, bench_verifier.markdown),
         "scale": (lambda: bench_scale.run(out, scale_sizes), bench_scale.markdown),
     }
     reports, parts = {}, [f"# ragent bench ({time.strftime('%Y-%m-%d')})"]

@@ -46,7 +46,8 @@ from graph.context import AgentContext
 from graph.markdown import escape
 from graph.state import current_evidence
 from retrievers.loaders import shared_data_dir
-from tools.catalog import Catalog
+from tools.arguments import CONTEXT_CHARS_DEFAULT
+from tools.snippets import snippet
 
 PASSAGES = 5
 SCIFACT_SPLITS = {"dev": "train", "test": "test"}
@@ -72,16 +73,18 @@ def holds_answer(text: str, answers: list[str]) -> bool:
     return any(f" {normalised(a)} " in body for a in answers if normalised(a))
 
 
-def passages_text(evidence, relevant) -> tuple[str, list[str]]:
-    """The answer as the agent composed it before extractive answers: the best passages, one per document."""
+def passages_text(question: str, evidence, relevant) -> tuple[str, list[str]]:
+    """The answer as the agent composed it before extractive answers: the best passages, one per document, each the
+    tools' default 400-character snippet (the searches now ask for longer ones, which are cut back here around the
+    question's first word, as the tools cut them)."""
     passages = best_passages(evidence, relevant, PASSAGES)
     if not passages:
         return "I found no passage that answers this.", []
-    text = "From the documents:\n" + "\n".join(f"- {escape(g.text)} [{escape(g.doc_id)}]" for g in passages)
-    return text, [g.doc_id for g in passages]
+    lines = [f"- {escape(snippet(g.text, question, CONTEXT_CHARS_DEFAULT))} [{escape(g.doc_id)}]" for g in passages]
+    return "From the documents:\n" + "\n".join(lines), [g.doc_id for g in passages]
 
 
-def _one(agent, catalog: Catalog, question: str) -> dict[str, Any]:
+def _one(agent, question: str) -> dict[str, Any]:
     """One agent run and both readings of its answer: text, cited documents (one per sentence or passage)."""
     config = {"configurable": {"thread_id": uuid.uuid4().hex}}
     agent.invoke({"question": question}, config, context=AgentContext(planner="rules"))
@@ -93,9 +96,9 @@ def _one(agent, catalog: Catalog, question: str) -> dict[str, Any]:
         empty = {"text": "", "cited": []}
         return {"format": "clarify", "extractive": empty, "passages": empty, "compose_ms": None}
     started = time.perf_counter()
-    extractive_answer(values["decomposition"], evidence, relevant, catalog.similarities)
+    extractive_answer(values["decomposition"], evidence, relevant)
     compose_ms = (time.perf_counter() - started) * 1000
-    passages, passage_docs = passages_text(evidence, relevant)
+    passages, passage_docs = passages_text(question, evidence, relevant)
     return {
         "format": answer.format,
         "extractive": {
@@ -121,7 +124,6 @@ def run(home: Path, split: str = "test", limit: int | None = None) -> dict[str, 
     records: list[dict[str, Any]] = []
     with eval_services(home) as services:
         agent = compile_agent(services, InMemorySaver(serde=SERDE))
-        catalog = services.catalog(AgentContext().scope)
         for dataset, (qrels, queries) in sets.items():
             chosen = [
                 (qid, q)
@@ -131,7 +133,7 @@ def run(home: Path, split: str = "test", limit: int | None = None) -> dict[str, 
             for qid, question in chosen:
                 record = {"dataset": dataset, "id": qid, "question": question, "gold": sorted(qrels[qid])}
                 record |= {"answers": answers[qid]} if dataset == "hotpotqa" else {}
-                record |= _one(agent, catalog, question)
+                record |= _one(agent, question)
                 records.append(record)
                 print(f"{dataset} {qid}: {record['format']}, {len(record['extractive']['text'])} chars", flush=True)
     return {"split": split, "summary": summary(records), "records": records}

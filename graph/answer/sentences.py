@@ -4,8 +4,8 @@ same way on both sides.
 Sentence boundaries come from `sentencex` (Wikimedia's rule-based segmenter: abbreviations, initials and
 decimals stay inside their sentence, and it needs no model). Numbers are read by hand because the rule is the
 verifier's and must be plain: every run of digits, with its thousands separators and decimals ("1,234.50",
-"RM50.00", "13th", "COVID-19") and the words of small counts ("three"), read alike in the answer and in the
-evidence.
+"RM50.00", "13th", "COVID-19", the decimal comma of "34,73"), and the words of small counts ("three"), read
+alike in the answer and in the evidence.
 """
 
 from __future__ import annotations
@@ -15,14 +15,15 @@ from decimal import Decimal
 
 from sentencex import segment
 
-_NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\d]|[.,]\d)")
+_NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)([.,]\d{1,2}(?!\d)|\.\d+)?(?!\d|[.,]\d)")
 _COUNTS = (
     "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen "
     "nineteen twenty"
 )
 NUMBER_WORDS = {word: value for value, word in enumerate(_COUNTS.split(), start=2)}
-"""Counts a writer spells out ("three contracts"); not "one", which is as often a pronoun ("one of the parties")."""
-_NUMBER_WORD = re.compile(rf"\b({'|'.join(NUMBER_WORDS)})\b", re.IGNORECASE)
+"""Counts a writer spells out ("three contracts"); not "one", which is as often a pronoun ("one of the parties"), and
+only before a word: "the older of the two" counts nothing."""
+_NUMBER_WORD = re.compile(rf"\b({'|'.join(NUMBER_WORDS)})\s+(?=[a-z]{{3,}})", re.IGNORECASE)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -32,7 +33,9 @@ def split_sentences(text: str) -> list[str]:
 
 def numbers(text: str) -> list[Decimal]:
     """The quantities `text` writes, in digits or as a count's word, as exact decimals (1,234.50 -> 1234.50)."""
-    digits = [Decimal(m.group(1).replace(",", "") + (m.group(2) or "")) for m in _NUMBER.finditer(text)]
+    digits = [
+        Decimal(m.group(1).replace(",", "") + (m.group(2) or "").replace(",", ".")) for m in _NUMBER.finditer(text)
+    ]
     return digits + [Decimal(NUMBER_WORDS[m.group(1).lower()]) for m in _NUMBER_WORD.finditer(text)]
 
 

@@ -5,7 +5,7 @@ each sentence:
 - every citation must be an item of the evidence given (a number outside the list, or anything else in brackets,
   is a fabricated citation);
 - every number it writes must be in the items it cites or in the question (an aggregate's figure is an item);
-- its key terms must be in the items it cites: the proper names it writes, each, and at least SUPPORT_SHARE of
+- its key terms must be in the items it cites: the words of every proper name it writes, and at least SUPPORT_SHARE of
   its content words that the question does not already hold (a sentence from the model's own knowledge, citing
   an item about something else, fails here);
 - it must cite something.
@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 
 from graph.answer.sentences import NUMBER_WORDS, numbers, same_number, split_sentences
-from graph.planners.phrases import proper_names
-from graph.planners.words import has_phrase, holds, stem, stems
+from graph.planners.phrases import Name, proper_names
+from graph.planners.words import holds, stem, stems
 from graph.schemas import CheckedSentence, Citation
 
 SUPPORT_SHARE = 0.5
@@ -73,16 +73,30 @@ def _unsupported_numbers(text: str, cited: list[EvidenceItem], question: str) ->
     return [str(n) for n in numbers(text) if not any(same_number(n, h) for h in held)]
 
 
+def _has_digit(word: str) -> bool:
+    """A word with digits ("RM33", "2019") is a quantity, which the number check judges."""
+    return any(ch.isdigit() for ch in word)
+
+
+def _name_words(name: Name, sentence: str) -> list[str]:
+    """The words of a name that the evidence must hold, by their stems: all of them ("Richard Nixon" is held by
+    "Richard Milhous Nixon"), except a first word that only starts the sentence ("After Mummulgum", "If Nike")."""
+    words = [w for w in stems(name.text) if not _has_digit(w)]
+    opens = not sentence[: name.span[0]].strip()
+    return words[1:] if opens and len(words) > 1 else words
+
+
 def _unsupported_terms(text: str, cited: list[EvidenceItem], question: str) -> list[str]:
     """Why the cited items do not hold the sentence's key terms; nothing when they do."""
     source = " ".join(item.text for item in cited)
+    known = f"{source} {question}".lower()
     problems = [
         f"the name {name.text!r} is not in the evidence it cites"
         for name in proper_names(text)
-        if not has_phrase(source, name.text) and not has_phrase(question, name.text)
+        if (words := _name_words(name, text)) and holds(known, words) < 1
     ]
     asked = set(stems(question))
-    terms = [t for t in dict.fromkeys(stems(text)) if t not in asked and t not in NUMBER_STEMS]
+    terms = [t for t in dict.fromkeys(stems(text)) if t not in asked and t not in NUMBER_STEMS and not _has_digit(t)]
     if terms and holds(source.lower(), terms) < SUPPORT_SHARE:
         missing = [t for t in terms if not holds(source.lower(), [t])]
         problems.append(f"the evidence it cites does not hold most of its words (missing: {', '.join(missing)})")

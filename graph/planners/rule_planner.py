@@ -344,7 +344,7 @@ class RulePlanner:
             return figure(d, evidence, relevant)
         if any(g.annotation_id for g in relevant) and d.intent in ("list", "count", "sum", "lookup"):
             return table(d, evidence, relevant)
-        return extractive_answer(d, evidence, relevant, self.catalog.similarities)
+        return extractive_answer(d, evidence, relevant)
 
     @staticmethod
     def _too_little(route: Route, left: int, reason: str) -> Decision:
