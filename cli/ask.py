@@ -48,7 +48,8 @@ def print_clarification(payload: dict[str, Any], thread: str) -> None:
 def print_explanation(values: dict[str, Any]) -> None:
     """How the run read the question and what it did: the decomposition (with the previous question it refines, the
     order, limit, documents and unit it asks for when it does, and the words it could not map with the nearest
-    values the index holds), every decision and every tool call."""
+    values the index holds), every decision, every tool call, and who composed the answer, with the verdict on
+    each of its sentences and how it came about when it was not the first answer tried."""
     d = values["decomposition"]
     print(
         f"\n-- decomposition: intent={d.intent} buckets={d.buckets} constraints="
@@ -71,6 +72,14 @@ def print_explanation(values: dict[str, Any]) -> None:
             f"-- call {e.step} [{e.route}] {e.call.tool} {json.dumps(e.call.arguments)[:160]} "
             f"-> {e.envelope.status} ({e.envelope.total_hits} hits)"
         )
+    if answer := values.get("answer"):
+        print(f"-- answer composed by: {answer.composed_by}")
+        for note in answer.notes:
+            print(f"-- note: {note}")
+        for sentence in answer.sentences:
+            cited = ", ".join(dict.fromkeys(c.doc_id for c in sentence.citations)) or "nothing"
+            why = f" ({'; '.join(sentence.problems)})" if sentence.problems else ""
+            print(f"-- sentence {sentence.verdict}, citing {cited}: {sentence.text[:120]!r}{why}")
 
 
 def print_answer(values: dict[str, Any], home: Path | None = None) -> None:
@@ -80,7 +89,7 @@ def print_answer(values: dict[str, Any], home: Path | None = None) -> None:
     print(f"\n{answer.text}")
     if answer.export_path and home is not None:
         print(f"File: {home / answer.export_path}")
-    if answer.citations:
+    if answer.citations and answer.format != "prose":  # a prose answer ends with its sources already
         print("\nSources: " + ", ".join(sorted({c.annotation_id or c.doc_id for c in answer.citations})))
 
 

@@ -6,8 +6,8 @@ Hand-written because it is a scoring of a few dozen sentences that must use this
 embedder and the planner's reading of the question; a summarisation library would bring a model or its own idea
 of relevance. A sentence scores by meaning and by words. Meaning is the embedder's cosine of its passage with the
 question, as the run's semantic search measured it: embedding every candidate sentence again scored no better on
-the tuning sets (HotpotQA dev answer found 0.580 either way, SciFact train relevant cited 0.680 and 0.673) and
-cost 0.2-1 s per answer on two busy cores, against about a millisecond. Words are the question's words the
+the tuning sets (HotpotQA dev answer found 0.58 and SciFact train relevant cited 0.68 either way) and cost
+0.2-1 s per answer on two busy cores, against about a millisecond. Words are the question's words the
 sentence holds, each weighted by how rare it is among the candidate sentences (a word every sentence holds tells
 them apart no better than none). A sentence scores a little more when it adds names or figures the question does
 not hold (a restatement of the question answers nothing), and the passage's rank in the fused searches breaks
@@ -40,7 +40,7 @@ MEANING_WEIGHT = 0.5
 RANK_WEIGHT = 0.1
 LEAD_WEIGHT = 0.05
 """The first sentence of a passage says what its page is about, and so often holds the answer a page is for."""
-BRIDGE_WEIGHT = 0.3
+BRIDGE_WEIGHT = 0.8
 NEW_WEIGHT = 0.1
 KEEP_RATIO = 0.4
 """A sentence after the first is kept only when it scores at least this share of the first's: a third sentence
