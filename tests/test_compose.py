@@ -196,3 +196,24 @@ def test_a_stalled_endpoint_costs_one_timeout_and_the_rules_answer(sample_stack,
     assert answer.composed_by == "extractive" and answer.notes[0].startswith("the chat model failed (")
     assert "TimeoutError" in answer.notes[0]
     assert breaker.is_open, "the next runs go to the rules without waiting on the endpoint again"
+
+
+# -- a figure ---------------------------------------------------------------------------------------------------
+
+PER_LAW = "How many contracts per governing law?"
+
+
+def test_a_figure_keeps_the_computed_table_after_the_models_checked_words(sample_stack):
+    answer = ask(sample_stack, script("There are 10 contracts, 3 of them under Delaware law [1]."), PER_LAW)["answer"]
+    assert answer.format == "figure" and answer.value == 10 and answer.composed_by == "model"
+    lead, computed = answer.text.split("\n\n", 1)
+    assert (
+        lead.startswith("There are 10 contracts, 3 of them under Delaware law.") and "| Delaware | 3 | 3 |" in computed
+    )
+
+
+def test_a_figure_the_model_gets_wrong_is_the_computed_one_alone(sample_stack):
+    wrong = "There are 12 contracts, most of them under Delaware law [1]."
+    answer = ask(sample_stack, script(wrong, wrong), PER_LAW)["answer"]
+    assert answer.composed_by == "rules" and answer.value == 10 and "12" not in answer.text
+    assert "the number 12 is not in the evidence it cites" in answer.notes[0]

@@ -13,6 +13,9 @@ from langgraph.checkpoint.memory import InMemorySaver
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
+from graph.decomposition import Decomposition
+from graph.planners.chat_breaker import ChatBreaker
+from graph.planners.llm_planner import LLMPlanner
 from graph.services import AgentServices
 from retrievers.loaders import sample
 
@@ -166,3 +169,39 @@ def test_planner_llm_without_a_model_is_a_clear_error(stack, monkeypatch):
         services.planner(AgentContext(planner="llm"))
     with AgentServices(stack) as services:
         assert type(services.planner(AgentContext(planner="auto"))).__name__ == "RulePlanner"
+
+
+# -- route selection -------------------------------------------------------------------------------------------
+
+
+def route_with(stack, script: list[AIMessage], d: Decomposition, tried: list[str]):
+    with AgentServices(stack) as services:
+        model = ScriptedModel(messages=iter(script))
+        planner = LLMPlanner(AgentContext(planner="llm", max_hits=7), services.catalog("default"), model, ChatBreaker())
+        return planner.route(d, tried), planner.fallbacks
+
+
+TEXT_QUESTION = Decomposition(question="How do I get onto the VPN from home?", intent="qa", buckets=["generic"])
+COUNT_QUESTION = Decomposition(question="How many contracts are there?", intent="count", buckets=["contracts"])
+
+
+def test_the_models_route_is_taken_with_the_runs_cutoffs(stack):
+    choice = {"kind": "long_text", "fallback_order": [], "reason": "the answer is in the guide's text"}
+    route, fallbacks = route_with(stack, [structured("RouteChoice", choice)], TEXT_QUESTION, [])
+    assert (route.kind, route.fallback_order, route.max_hits) == ("long_text", [], 7) and fallbacks == []
+
+
+@pytest.mark.parametrize(
+    ("d", "tried", "choice", "rules_route"),
+    [
+        (COUNT_QUESTION, [], {"kind": "long_text", "fallback_order": []}, "structured"),
+        (TEXT_QUESTION, [], {"kind": "structured", "fallback_order": ["long_text"]}, "long_text"),
+        (TEXT_QUESTION, [], {"kind": "hybrid", "fallback_order": []}, "long_text"),
+        (COUNT_QUESTION, ["structured"], {"kind": "structured", "fallback_order": []}, "structured"),
+    ],
+    ids=["count-by-passages", "structured-for-text", "hybrid-without-constraints", "already-tried"],
+)
+def test_a_route_that_breaks_the_rules_is_asked_again_then_left_to_the_rules(stack, d, tried, choice, rules_route):
+    bad = structured("RouteChoice", {**choice, "reason": "a guess"})
+    route, fallbacks = route_with(stack, [bad, bad], d, tried)
+    assert route.kind == rules_route and fallbacks == ["route: no usable answer after 2 attempts"]
