@@ -204,4 +204,4 @@ def test_the_models_route_is_taken_with_the_runs_cutoffs(stack):
 def test_a_route_that_breaks_the_rules_is_asked_again_then_left_to_the_rules(stack, d, tried, choice, rules_route):
     bad = structured("RouteChoice", {**choice, "reason": "a guess"})
     route, fallbacks = route_with(stack, [bad, bad], d, tried)
-    assert route.kind == rules_route and fallbacks == ["route: no usable answer after 2 attempts"]
+    assert route.kind == rules_route and fallbacks == ["select_route: no usable answer after 2 attempts"]

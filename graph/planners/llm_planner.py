@@ -132,27 +132,24 @@ class LLMPlanner:
         variables = {"decomposition": d.model_dump_json(), "tried": ", ".join(tried) or "none"}
 
         def check(choice: RouteChoice) -> None:
-            for kind in [choice.kind, *choice.fallback_order]:
-                if kind in tried:
-                    raise InvalidInput(f"route {kind} was already tried")
-            if len(set(choice.fallback_order) | {choice.kind}) != len(choice.fallback_order) + 1:
-                raise InvalidInput("a route appears twice")
-            if d.intent in STRUCTURED_INTENTS and (choice.kind != "structured" or choice.fallback_order):
-                raise InvalidInput(f"a {d.intent} question is answered by the structured route only, with no fallback")
             routes = [choice.kind, *choice.fallback_order]
+            if again := [kind for kind in routes if kind in tried]:
+                raise InvalidInput(f"route {again[0]} was already tried")
+            if len(set(routes)) != len(routes):
+                raise InvalidInput("a route appears twice")
+            if d.intent in STRUCTURED_INTENTS and routes != ["structured"]:
+                raise InvalidInput(f"a {d.intent} question is answered by the structured route only, with no fallback")
             if "structured" in routes and d.intent not in (*STRUCTURED_INTENTS, "lookup"):
                 raise InvalidInput(f"the structured route gives rows and figures, not text for a {d.intent} question")
             if "hybrid" in routes and not d.constraints:
                 raise InvalidInput("the hybrid route needs constraints to narrow the documents by; there are none")
 
-        if not (set(ROUTES) - set(tried)) or (choice := self._ask("route", RouteChoice, variables, check)) is None:
+        choice = self._ask("select_route", RouteChoice, variables, check) if set(ROUTES) - set(tried) else None
+        if choice is None:
             return self.rules.route(d, tried)
-        ruled = self.rules.route(d, [])
+        context = self.rules.context
         return Route(
-            kind=choice.kind,
-            fallback_order=choice.fallback_order,
-            min_hits=ruled.min_hits,
-            max_hits=ruled.max_hits,
+            kind=choice.kind, fallback_order=choice.fallback_order, min_hits=context.min_hits, max_hits=context.max_hits
         )
 
     def plan(self, d: Decomposition, route: Route, budget: Budget) -> Plan:
