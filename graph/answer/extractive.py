@@ -92,8 +92,9 @@ def _word_scores(question: str, candidates: list[Candidate]) -> list[float]:
 
 
 def _passage_cosines(evidence: list[Evidence]) -> dict[str, float]:
-    """The cosine of each passage with the question, as the run's semantic searches measured it (0 for a passage
-    only the keyword search found)."""
+    """The cosine of each passage with the question, as the run's semantic searches measured it. A passage only the
+    keyword search found is below every semantic hit, so it is given the lowest of theirs rather than 0, which
+    would rank a page that names everything the question asks about below one that merely sounds like it."""
     cosines: dict[str, float] = {}
     for e in evidence:
         if e.call.tool == "search_semantic":
@@ -155,8 +156,9 @@ def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list
         return Answer(format="prose", text=NO_PASSAGE, composed_by="extractive")
     words = _word_scores(d.question, candidates)
     meaning = _passage_cosines(evidence)
+    unseen = min(meaning.values(), default=0.0)
     score = {
-        i: MEANING_WEIGHT * meaning.get(c.passage.chunk_id or "", 0.0)
+        i: MEANING_WEIGHT * meaning.get(c.passage.chunk_id or "", unseen)
         + (1 - MEANING_WEIGHT) * words[i]
         + RANK_WEIGHT / (1 + c.rank)
         + LEAD_WEIGHT * (c.position == 0)
