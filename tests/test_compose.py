@@ -217,3 +217,10 @@ def test_a_figure_the_model_gets_wrong_is_the_computed_one_alone(sample_stack):
     answer = ask(sample_stack, script(wrong, wrong), PER_LAW)["answer"]
     assert answer.composed_by == "rules" and answer.value == 10 and "12" not in answer.text
     assert "the number 12 is not in the evidence it cites" in answer.notes[0]
+
+
+def test_an_answer_that_retells_the_evidence_is_cut_after_six_sentences(sample_stack):
+    sentence = "Install the VPN client from the Software Center on a company laptop [1]. "
+    answer = ask(sample_stack, script(sentence * 9))["answer"]
+    assert answer.composed_by == "model" and answer.text.count("Install the VPN client") == 6
+    assert [s.problems for s in answer.sentences[6:]] == [["the answer is longer than 6 sentences"]] * 3

@@ -23,10 +23,12 @@ from graph.answer.verify import Checked, EvidenceItem, check_sentence, parse_dra
 from graph.decomposition import Decomposition
 from graph.markdown import escape
 from graph.planners.chat_breaker import ChatBreaker, is_transport_failure
-from graph.schemas import Answer, Citation, Evidence, GradedHit
+from graph.schemas import Answer, CheckedSentence, Citation, Evidence, GradedHit
 from prompts import load as load_prompts
 
 ATTEMPTS = 2
+MAX_SENTENCES = 6
+TOO_LONG = f"the answer is longer than {MAX_SENTENCES} sentences"
 PASSAGE_ITEMS = 8
 COMPUTED_CHARS = 6000
 NO_ANSWER = "NO ANSWER"
@@ -63,7 +65,12 @@ class Attempt:
     streamed: str = ""
 
     def take(self, text: str, keys: list[str]) -> None:
-        """Check one finished sentence; stream it when it and every sentence before it passed the fatal checks."""
+        """Check one finished sentence; stream it when it and every sentence before it passed the fatal checks.
+        Past MAX_SENTENCES a sentence is left out unread: an answer is a few sentences, not the evidence retold."""
+        if len(self.checked) >= MAX_SENTENCES:
+            left_out = CheckedSentence(text=text, verdict="unsupported", problems=[TOO_LONG])
+            self.checked.append(Checked(left_out, (), fatal=False))
+            return
         checked = check_sentence(text, keys, self.items, self.question)
         self.checked.append(checked)
         self.clean = self.clean and not checked.fatal
