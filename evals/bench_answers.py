@@ -46,8 +46,6 @@ from graph.context import AgentContext
 from graph.markdown import escape
 from graph.state import current_evidence
 from retrievers.loaders import shared_data_dir
-from tools.arguments import CONTEXT_CHARS_DEFAULT
-from tools.snippets import snippet
 
 PASSAGES = 5
 SCIFACT_SPLITS = {"dev": "train", "test": "test"}
@@ -73,14 +71,12 @@ def holds_answer(text: str, answers: list[str]) -> bool:
     return any(f" {normalised(a)} " in body for a in answers if normalised(a))
 
 
-def passages_text(question: str, evidence, relevant) -> tuple[str, list[str]]:
-    """The answer as the agent composed it before extractive answers: the best passages, one per document, each the
-    tools' default 400-character snippet (the searches now ask for longer ones, which are cut back here around the
-    question's first word, as the tools cut them)."""
+def passages_text(evidence, relevant) -> tuple[str, list[str]]:
+    """The answer as the agent composed it before extractive answers: the best passages, one per document."""
     passages = best_passages(evidence, relevant, PASSAGES)
     if not passages:
         return "I found no passage that answers this.", []
-    lines = [f"- {escape(snippet(g.text, question, CONTEXT_CHARS_DEFAULT))} [{escape(g.doc_id)}]" for g in passages]
+    lines = [f"- {escape(' '.join(g.text.split()))} [{escape(g.doc_id)}]" for g in passages]
     return "From the documents:\n" + "\n".join(lines), [g.doc_id for g in passages]
 
 
@@ -98,7 +94,7 @@ def _one(agent, question: str) -> dict[str, Any]:
     started = time.perf_counter()
     extractive_answer(values["decomposition"], evidence, relevant)
     compose_ms = (time.perf_counter() - started) * 1000
-    passages, passage_docs = passages_text(question, evidence, relevant)
+    passages, passage_docs = passages_text(evidence, relevant)
     return {
         "format": answer.format,
         "extractive": {

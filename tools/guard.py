@@ -62,19 +62,21 @@ def require_bucket(context: ToolContext, bucket: str | None) -> None:
 
 
 def _bounded(envelope: Envelope, max_chars: int) -> Envelope:
-    """Drop hits from the end until the envelope serialises within `max_chars`, and say so."""
-    size = len(envelope.model_dump_json())
+    """Drop hits from the end until the envelope, with the note saying so, serialises within `max_chars`."""
+    if len(envelope.model_dump_json()) <= max_chars:
+        return envelope
+    hint = envelope.hint
     dropped = 0
-    while size > max_chars and envelope.hits:
+    while envelope.hits:
         envelope.hits.pop()
         dropped += 1
-        size = len(envelope.model_dump_json())
-    if dropped:
         note = (
             f"{dropped} hit(s) left out to keep the result under {max_chars} characters; "
             "lower top_k or context_chars, or narrow the query"
         )
-        envelope.hint = f"{envelope.hint} {note}" if envelope.hint else note
+        envelope.hint = f"{hint} {note}" if hint else note
+        if len(envelope.model_dump_json()) <= max_chars:
+            break
     return envelope
 
 

@@ -12,6 +12,8 @@ import re
 _HIDDEN = re.compile(r"<(script|style)\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^<>]{0,2000}>")
 _SPACE = re.compile(r"\s+")
+_PARAGRAPH_BREAK = re.compile(r"[ \t\r\f\v]*\n[ \t\r\f\v]*\n\s*")
+PARAGRAPH_BREAK = "\n\n"
 _WORD = re.compile(r"\w+")
 ELLIPSIS = "…"
 
@@ -22,29 +24,34 @@ def strip_markup(text: str) -> str:
 
 
 def clean_text(text: str) -> str:
-    """Text without markup, all whitespace collapsed to single spaces (for snippets)."""
-    return _SPACE.sub(" ", strip_markup(text)).strip()
+    """Text without markup, whitespace collapsed to single spaces except a paragraph break (a blank line), kept as
+    one: it is where a heading or a title ends, which a reader of the snippet (and a sentence splitter) needs."""
+    paragraphs = _PARAGRAPH_BREAK.split(strip_markup(text))
+    return PARAGRAPH_BREAK.join(p for p in (_SPACE.sub(" ", p).strip() for p in paragraphs) if p)
 
 
-def _anchor(text: str, query: str) -> int:
-    """Offset of the first query word (or five-letter prefix) in `text`, or 0."""
+def _anchor(text: str, query: str, context_chars: int) -> int:
+    """The offset of the first match in the window of `context_chars` that holds the most of the query's distinct
+    words (or their five-letter prefixes; a word counts by its length, as long words say more than "the"), the
+    earliest such window on a tie; 0 when no word matches. The first match alone would centre a memo's snippet on
+    its title, which names the topic, rather than on the paragraph that answers."""
     lowered = text.lower()
-    words = sorted({w for w in _WORD.findall(query.lower()) if len(w) >= 3}, key=len, reverse=True)
-    positions = [
-        m.start()
-        for w in words
-        for m in [re.search(rf"\b{re.escape(w)}", lowered) or re.search(rf"\b{re.escape(w[:5])}", lowered)]
-        if m
-    ]
-    return min(positions) if positions else 0
+    words = {w for w in _WORD.findall(query.lower()) if len(w) >= 3}
+    matches = sorted((m.start(), w) for w in words for m in re.finditer(rf"\b{re.escape(w[:5])}", lowered))
+    best, held = 0, 0
+    for start, _ in matches:
+        inside = sum(len(w) for w in {w for at, w in matches if start <= at < start + context_chars * 2 // 3})
+        if inside > held:
+            best, held = start, inside
+    return best
 
 
 def snippet(text: str, query: str, context_chars: int) -> str:
-    """About `context_chars` characters of `text` around the first match of `query`, cut at word boundaries."""
+    """About `context_chars` characters of `text` around where `query`'s words gather, cut at word boundaries."""
     clean = clean_text(text)
     if len(clean) <= context_chars:
         return clean
-    start = max(0, _anchor(clean, query) - context_chars // 3)
+    start = max(0, _anchor(clean, query, context_chars) - context_chars // 3)
     end = min(len(clean), start + context_chars)
     start = max(0, end - context_chars)
     if start > 0:

@@ -32,6 +32,7 @@ from graph.planners.pages import page_title
 from graph.planners.phrases import proper_names
 from graph.planners.words import has_phrase, stems
 from graph.schemas import Answer, CheckedSentence, Citation, Evidence, GradedHit
+from tools.snippets import ELLIPSIS
 
 MAX_SENTENCES = 3
 PER_DOCUMENT = 3
@@ -49,6 +50,8 @@ MIN_CHARS = 25
 NO_PASSAGE = "I found no passage that answers this."
 
 _DIGITS = re.compile(r"\b\d[\d,.]*\b")
+_BEGUN_BEFORE = re.compile(r"^(?:…\s*(?![A-Z\"'“*])|[)\]},;:.!?%]|[a-z])")
+_ENDED = re.compile(r"[.!?][\"'”)]?$")
 
 
 @dataclass(frozen=True)
@@ -66,18 +69,24 @@ class Candidate:
 
 def _candidates(passages: list[GradedHit]) -> list[Candidate]:
     """The sentences of the passages. A fragment too short to say anything ("Hey Pa!", which the segmenter cut off
-    a title) joins the sentence after it; a snippet cut mid-sentence keeps its fragment without the ellipsis, as
-    it can still hold the answer."""
+    a title) joins the sentence after it. A sentence the snippet or the chunk began in the middle of (it starts in
+    lower case or with punctuation) and a line without a full stop (a title, a heading: "VPN setup guide for remote
+    staff") are left out; the sentence the snippet's end cuts short is kept, ending in "…" as it is cut (it often
+    holds the answer)."""
     found = []
     for rank, passage in enumerate(passages):
+        sentences = split_sentences(passage.text)
         carried = ""
-        for position, sentence in enumerate(split_sentences(passage.text)):
-            text = f"{carried} {sentence.strip('… ')}".strip()
-            if len(text) < MIN_CHARS:
-                carried = text
+        for position, sentence in enumerate(sentences):
+            sentence = f"{carried} {sentence}".strip()
+            if len(sentence) < MIN_CHARS:
+                carried = sentence
                 continue
-            found.append(Candidate(passage, rank, position, text))
             carried = ""
+            cut_short = position == len(sentences) - 1 and passage.text.endswith(ELLIPSIS)
+            if _BEGUN_BEFORE.search(sentence) or (not _ENDED.search(sentence) and not cut_short):
+                continue
+            found.append(Candidate(passage, rank, position, sentence))
     return found
 
 
@@ -103,17 +112,27 @@ def _passage_cosines(evidence: list[Evidence]) -> dict[str, float]:
     return cosines
 
 
-def _chosen(question: str, candidates: list[Candidate], score: dict[int, float]) -> list[Candidate]:
+def _chosen(question: str, candidates: list[Candidate], score: dict[int, float], worded: set[int]) -> list[Candidate]:
     """Up to MAX_SENTENCES sentences from different documents, best first. The first names something the
     question names (when any sentence does); each later one is weighed with BRIDGE_WEIGHT more when it is on a
-    page a chosen sentence names (the next hop). None is taken below KEEP_RATIO of the first one's score."""
+    page a chosen sentence names (the next hop). A sentence must hold a word of the question (`worded`) or be on
+    such a page: one that shares nothing with the question is no answer to it, however close it sounds. None is
+    taken below KEEP_RATIO of the first one's score."""
     names = [n.text for n in proper_names(question)]
     named = {i for i in score if _names_one(candidates[i], names)}
     chosen: list[Candidate] = []
     first = None
     while len(chosen) < MAX_SENTENCES:
         docs = {c.passage.doc_id for c in chosen}
-        open_ = [i for i in score if candidates[i].passage.doc_id not in docs and (chosen or not named or i in named)]
+        said = {c.text for c in chosen}
+        open_ = [
+            i
+            for i in score
+            if candidates[i].passage.doc_id not in docs
+            and candidates[i].text not in said
+            and (i in worded or _bridged(candidates[i], chosen))
+            and (chosen or not named or i in named)
+        ]
         if not open_:
             break
         weighed = {i: score[i] + BRIDGE_WEIGHT * _bridged(candidates[i], chosen) for i in open_}
@@ -165,7 +184,7 @@ def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list
         + NEW_WEIGHT * _tells_something_new(c.text, d.question)
         for i, c in enumerate(candidates)
     }
-    chosen = _chosen(d.question, candidates, score)
+    chosen = _chosen(d.question, candidates, score, {i for i in score if words[i] > 0})
     if not chosen:
         return Answer(format="prose", text=NO_PASSAGE, composed_by="extractive")
     sentences = [

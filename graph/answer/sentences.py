@@ -15,6 +15,8 @@ from decimal import Decimal
 
 from sentencex import segment
 
+from tools.snippets import PARAGRAPH_BREAK
+
 _NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)([.,]\d{1,2}(?!\d)|\.\d+)?(?!\d|[.,]\d)")
 _COUNTS = (
     "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen "
@@ -27,8 +29,9 @@ _NUMBER_WORD = re.compile(rf"\b({'|'.join(NUMBER_WORDS)})\s+(?=[a-z]{{3,}})", re
 
 
 def split_sentences(text: str) -> list[str]:
-    """The sentences of `text`, stripped, empty ones left out."""
-    return [s.strip() for s in segment("en", text) if s.strip()]
+    """The sentences of `text`, stripped, empty ones left out; a paragraph break (a snippet keeps them) always ends
+    one, so that a title or heading line is not joined to the sentence after it."""
+    return [s.strip() for paragraph in text.split(PARAGRAPH_BREAK) for s in segment("en", paragraph) if s.strip()]
 
 
 def numbers(text: str) -> list[Decimal]:

@@ -46,7 +46,7 @@ def evidence_items(computed: Answer, evidence: list[Evidence], relevant: list[Gr
         EvidenceItem(
             n,
             g.doc_id + (f" ({g.title})" if g.title else ""),
-            g.text,
+            " ".join(g.text.split()),  # one line per item in the prompt
             (Citation(doc_id=g.doc_id, chunk_id=g.chunk_id),),
         )
         for n, g in enumerate(best_passages(evidence, relevant, PASSAGE_ITEMS), start=1)
