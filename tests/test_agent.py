@@ -350,3 +350,15 @@ def test_one_process_holds_two_sets_of_engines_and_closes_what_it_opened(agent, 
     for thread in opened:
         thread.join(timeout=10)
     assert not [t for t in opened if t.is_alive()]
+
+
+def test_a_lookup_whose_rows_hold_no_value_looks_in_those_documents_text_only(agent):
+    """The license has no expiry date in its annotations: the run searches its text (inside the documents the
+    question names, never the whole bucket) and, finding nothing about expiry there, asks instead of showing a
+    table of empty cells or another contract's passages."""
+    run = Run(agent, "When does the software license agreement with Veridian Medical Devices expire?")
+    decisions = run.state.values["decisions"]
+    assert run.routes() == ["structured", "hybrid"] and "hold no value for expiration_date" in decisions[1].reason
+    hybrid = [e.call.arguments["filters"] for e in run.state.values["evidence"] if e.route == "hybrid"]
+    assert hybrid and all(f["parties"]["value"] == "Veridian Medical Devices GmbH" for f in hybrid)
+    assert run.answer is None and run.interrupt["kind"] == "no_low"

@@ -50,7 +50,8 @@ MIN_CHARS = 25
 NO_PASSAGE = "I found no passage that answers this."
 
 _DIGITS = re.compile(r"\b\d[\d,.]*\b")
-_BEGUN_BEFORE = re.compile(r"^(?:…\s*(?![A-Z\"'“*])|[)\]},;:.!?%]|[a-z])")
+_PUNCTUATION_FIRST = re.compile(r"^…?\s*[)\]},;:.!?%]")
+_LOWER_FIRST = re.compile(r"^…?\s*[a-z]")
 _ENDED = re.compile(r"[.!?][\"'”)]?$")
 
 
@@ -69,10 +70,10 @@ class Candidate:
 
 def _candidates(passages: list[GradedHit]) -> list[Candidate]:
     """The sentences of the passages. A fragment too short to say anything ("Hey Pa!", which the segmenter cut off
-    a title) joins the sentence after it. A sentence the snippet or the chunk began in the middle of (it starts in
-    lower case or with punctuation) and a line without a full stop (a title, a heading: "VPN setup guide for remote
-    staff") are left out; the sentence the snippet's end cuts short is kept, ending in "…" as it is cut (it often
-    holds the answer)."""
+    a title) joins the sentence after it. A line without a full stop (a title, a heading: "VPN setup guide for
+    remote staff") and a piece that starts with punctuation (") weeks following") are left out. A sentence the
+    snippet or the chunk began in the middle of (it starts in lower case) or cut short at its end is kept, with "…"
+    where it is cut, as it often holds the answer."""
     found = []
     for rank, passage in enumerate(passages):
         sentences = split_sentences(passage.text)
@@ -84,8 +85,10 @@ def _candidates(passages: list[GradedHit]) -> list[Candidate]:
                 continue
             carried = ""
             cut_short = position == len(sentences) - 1 and passage.text.endswith(ELLIPSIS)
-            if _BEGUN_BEFORE.search(sentence) or (not _ENDED.search(sentence) and not cut_short):
+            if _PUNCTUATION_FIRST.search(sentence) or (not _ENDED.search(sentence) and not cut_short):
                 continue
+            if _LOWER_FIRST.search(sentence) and not sentence.startswith(ELLIPSIS):
+                sentence = ELLIPSIS + sentence
             found.append(Candidate(passage, rank, position, sentence))
     return found
 

@@ -67,13 +67,14 @@ class RulePlanner:
         return merge(previous, self.decomposer.decompose(question, within=previous.buckets))
 
     def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
-        """A figure or a list: structured only. A lookup of fields of named documents: structured, then text. A
-        question for text with field constraints: the passages of the documents they allow, then any passages.
-        Anything else: the passages."""
+        """A figure or a list: structured only. A lookup of fields of named documents: structured, then the text of
+        those documents (their rows may be blank where the question looks). A question for text with field
+        constraints: the passages of the documents they allow, then any passages. Anything else: the passages."""
         if d.intent in STRUCTURED_INTENTS:
             order: list[RouteKind] = ["structured"]
         elif d.intent == "lookup" and (d.constraints or d.doc_ids):
-            order = ["structured", "hybrid", "long_text"] if d.constraints else ["structured", "long_text"]
+            # the documents are named: their text only, never any document's passages
+            order = ["structured", "hybrid"] if d.constraints else ["structured", "long_text"]
         elif d.constraints:
             order = ["hybrid", "long_text"]
         else:
@@ -246,6 +247,9 @@ class RulePlanner:
                     clarify_kind="overload",
                     reason=f"{total} documents match, more than {route.max_hits} to list",
                 )
+            if d.intent == "lookup" and d.show_fields and not _holds_any(evidence, d.show_fields):
+                asked = ", ".join(d.show_fields)
+                return self._too_little(route, left, f"the matching rows hold no value for {asked}{note}")
             return Decision(action="enough", reason=f"{total} matching row(s){note}")
         relevant = {g.doc_id for g in graded if g.relevant}
         if len(relevant) >= route.min_hits:
@@ -351,6 +355,13 @@ class RulePlanner:
         if route.fallback_order and left > 0:
             return Decision(action="fallback", reason=f"{reason}; next route: {route.fallback_order[0]}")
         return Decision(action="clarify", clarify_kind="no_low", reason=reason)
+
+
+def _holds_any(evidence: list[Evidence], fields: list[str]) -> bool:
+    """Some matching row has a value for one of `fields`: a lookup whose rows are blank where the question looks
+    (a contract's expiry its annotations never recorded) is answered from the text, not by a table of empty cells."""
+    rows = [h.row for e in evidence for h in e.envelope.hits if isinstance(h, AnnotationHit)]
+    return any(row.get(f) not in (None, "", []) for row in rows for f in fields)
 
 
 def _unmapped_reason(d: Decomposition) -> str:
