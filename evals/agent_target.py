@@ -47,8 +47,9 @@ def evidence_ranking(evidence: list[Evidence]) -> list[str]:
 
 def _readable(envelope: Envelope) -> str:
     """The envelope as JSON with a space after each comma, as numbers are read from it: compact JSON would run the
-    items of a list together ("[60,180]" reads as one number, 60,180)."""
-    return json.dumps(envelope.model_dump(mode="json"))
+    items of a list together ("[60,180]" reads as one number, 60,180); and a snippet's paragraph break as a space,
+    not JSON's "\\n", which would glue its "n" to the number after it."""
+    return json.dumps(envelope.model_dump(mode="json")).replace("\\n", " ")
 
 
 class AgentTarget:
