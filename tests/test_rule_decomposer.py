@@ -201,6 +201,26 @@ def test_questions_without_fields_are_topic_searches_in_the_closest_bucket(decom
     assert {"vpn", "working", "home"} <= set(d.topic_terms)
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many days before travel must the expense form be filed?",
+        "A high microerythrocyte count raises vulnerability to severe anemia.",
+    ],
+)
+def test_a_count_or_list_that_names_no_bucket_value_or_grouping_is_a_question_for_the_text(decomposer, question):
+    """A figure or a list of documents is what the index can give only when the question names what to count or
+    list; "how many days" or a claim that says "count" asks about the text, and must not come back as a count of
+    every document in a bucket."""
+    d = decomposer.decompose(question)
+    assert d.intent == "qa" and d.constraints == [] and d.aggregate is None and d.unmapped == []
+
+
+def test_a_count_of_a_named_bucket_stays_a_count(decomposer):
+    d = decomposer.decompose("How many receipts are there?")
+    assert (d.intent, d.buckets, d.aggregate) == ("count", ["receipts"], "count")
+
+
 def test_comparisons_split_into_their_sides(decomposer):
     d = decomposer.decompose("Compare the exclusivity of consulting agreements and distribution agreements")
     assert d.intent == "compare" and len(d.sub_queries) == 2

@@ -16,6 +16,51 @@ _PARAGRAPH_BREAK = re.compile(r"[ \t\r\f\v]*\n[ \t\r\f\v]*\n\s*")
 PARAGRAPH_BREAK = "\n\n"
 _WORD = re.compile(r"\w+")
 ELLIPSIS = "…"
+_QUESTION_WORDS = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "how",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "with",
+        "does",
+        "did",
+        "was",
+        "were",
+        "are",
+        "can",
+        "could",
+        "should",
+        "would",
+        "from",
+        "that",
+        "this",
+        "these",
+        "those",
+        "have",
+        "has",
+        "had",
+        "our",
+        "your",
+        "you",
+        "they",
+        "their",
+        "there",
+        "into",
+        "about",
+        "any",
+        "all",
+    ]
+)
+"""Words a question is built of rather than about: a window is not placed for holding "when" or "the"."""
 
 
 def strip_markup(text: str) -> str:
@@ -36,7 +81,7 @@ def _anchor(text: str, query: str, context_chars: int) -> int:
     earliest such window on a tie; 0 when no word matches. The first match alone would centre a memo's snippet on
     its title, which names the topic, rather than on the paragraph that answers."""
     lowered = text.lower()
-    words = {w for w in _WORD.findall(query.lower()) if len(w) >= 3}
+    words = {w for w in _WORD.findall(query.lower()) if len(w) >= 3 and w not in _QUESTION_WORDS}
     matches = sorted((m.start(), w) for w in words for m in re.finditer(rf"\b{re.escape(w[:5])}", lowered))
     best, held = 0, 0
     for start, _ in matches:

@@ -30,7 +30,7 @@ from graph.decomposition import Decomposition
 from graph.markdown import escape
 from graph.planners.pages import page_title
 from graph.planners.phrases import proper_names
-from graph.planners.words import has_phrase, stems
+from graph.planners.words import has_phrase, occurs, stems
 from graph.schemas import Answer, CheckedSentence, Citation, Evidence, GradedHit
 from tools.snippets import ELLIPSIS
 
@@ -115,14 +115,19 @@ def _passage_cosines(evidence: list[Evidence]) -> dict[str, float]:
     return cosines
 
 
-def _chosen(question: str, candidates: list[Candidate], score: dict[int, float], worded: set[int]) -> list[Candidate]:
-    """Up to MAX_SENTENCES sentences from different documents, best first. The first names something the
-    question names (when any sentence does); each later one is weighed with BRIDGE_WEIGHT more when it is on a
-    page a chosen sentence names (the next hop). A sentence must hold a word of the question (`worded`) or be on
-    such a page: one that shares nothing with the question is no answer to it, however close it sounds. None is
-    taken below KEEP_RATIO of the first one's score."""
-    names = [n.text for n in proper_names(question)]
-    named = {i for i in score if _names_one(candidates[i], names)}
+def _chosen(
+    d: Decomposition, candidates: list[Candidate], score: dict[int, float], worded: set[int]
+) -> list[Candidate]:
+    """Up to MAX_SENTENCES sentences from different documents, best first. When the question sets things side by
+    side (its sub-queries after the question itself: "Arthur's Magazine", "First for Women"), the first sentences
+    name one side each, so that both are there to compare; otherwise the first names something the question names
+    (when any sentence does). Each later one is weighed with BRIDGE_WEIGHT more when it is on a page a chosen
+    sentence names (the next hop). A sentence must hold a word of the question (`worded`) or be on such a page:
+    one that shares nothing with the question is no answer to it, however close it sounds. None is taken below
+    KEEP_RATIO of the first one's score."""
+    sides = d.sub_queries[1:]
+    names = [n.text for n in proper_names(d.question)]
+    named = {i for i in score if _names_one(candidates[i], sides or names)}
     chosen: list[Candidate] = []
     first = None
     while len(chosen) < MAX_SENTENCES:
@@ -134,13 +139,16 @@ def _chosen(question: str, candidates: list[Candidate], score: dict[int, float],
             if candidates[i].passage.doc_id not in docs
             and candidates[i].text not in said
             and (i in worded or _bridged(candidates[i], chosen))
-            and (chosen or not named or i in named)
         ]
+        uncovered = [s for s in sides if not any(_names_one(c, [s]) for c in chosen)]
+        wanted = [i for i in open_ if _names_one(candidates[i], uncovered)] if uncovered else []
+        leading = [i for i in open_ if i in named] if not chosen else []
+        open_ = wanted or leading or open_
         if not open_:
             break
         weighed = {i: score[i] + BRIDGE_WEIGHT * _bridged(candidates[i], chosen) for i in open_}
         best = max(weighed, key=weighed.__getitem__)
-        if first is not None and weighed[best] < KEEP_RATIO * first:
+        if first is not None and not wanted and weighed[best] < KEEP_RATIO * first:
             break
         first = weighed[best] if first is None else first
         chosen.append(candidates[best])
@@ -161,9 +169,10 @@ def _tells_something_new(text: str, question: str) -> float:
 
 
 def _names_one(candidate: Candidate, names: list[str]) -> bool:
-    """The sentence, or the title of its page, names something the question names."""
+    """The sentence, or the title of its page, names one of `names` as it is written (case counts: "First for
+    Women" is not named by "the first women's magazine")."""
     page = candidate.page
-    return any(has_phrase(candidate.text, n) or (page and has_phrase(page, n)) for n in names)
+    return any(occurs(candidate.text, n) or (page and occurs(page, n)) for n in names)
 
 
 def _sources(chosen: list[Candidate]) -> str:
@@ -187,7 +196,7 @@ def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list
         + NEW_WEIGHT * _tells_something_new(c.text, d.question)
         for i, c in enumerate(candidates)
     }
-    chosen = _chosen(d.question, candidates, score, {i for i in score if words[i] > 0})
+    chosen = _chosen(d, candidates, score, {i for i in score if words[i] > 0})
     if not chosen:
         return Answer(format="prose", text=NO_PASSAGE, composed_by="extractive")
     sentences = [

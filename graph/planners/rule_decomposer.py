@@ -151,10 +151,12 @@ class RuleDecomposer:
             unmapped += self._unmapped(
                 text, lowered, understood, views, [m.span for _, ms in mentions for m in ms], value_spans
             )
-            names_nothing = not (constraints or reading.order_by) and (not unmapped or not mentions)
-            if intent == "list" and names_nothing and _content(lowered, understood):
-                # "which came out later, X or Y", "which magazine started first, X or Y": no bucket, value or order
-                # named, so words to search for, not a list of documents
+            about_text = not (constraints or reading.order_by or reading.group_by) and _content(lowered, understood)
+            documents_asked = intent == "count" and mentions or intent == "list" and unmapped and mentions
+            if about_text and intent in ("list", "count") and not documents_asked:
+                # "which came out later, X or Y", "which magazine started first, X or Y", "over how many centuries
+                # were the tombs built?", a claim that says "count": no bucket, value, order or grouping named, so
+                # words to search for, not a list or a count of documents
                 intent, unmapped = "qa", []
         else:
             unmapped = []
