@@ -35,7 +35,6 @@ from graph.schemas import Answer, CheckedSentence, Citation, Evidence, GradedHit
 from tools.snippets import ELLIPSIS
 
 MAX_SENTENCES = 3
-PER_DOCUMENT = 3
 CANDIDATE_PASSAGES = 8
 MEANING_WEIGHT = 0.5
 RANK_WEIGHT = 0.1
