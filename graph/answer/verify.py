@@ -34,8 +34,8 @@ _KEY_SEPARATOR = re.compile(r"[,;]")
 
 @dataclass(frozen=True)
 class EvidenceItem:
-    """One numbered piece of evidence the model is shown: a passage, an annotation row or a computed figure, with
-    the citations a sentence resting on it carries."""
+    """One numbered piece of evidence the model is shown: a passage, or the computed figure or table, with the
+    citations a sentence resting on it carries."""
 
     number: int
     label: str

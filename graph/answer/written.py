@@ -1,7 +1,7 @@
 """The answer a chat model writes from the run's evidence, checked by code before anyone sees it.
 
 The model is shown the question, what it asks for (the decomposition's intent) and the evidence as numbered items
-(passages, annotation rows, the computed figure), and writes plain sentences that end with the numbers of the
+(the best passages, or the computed figure or table), and writes plain sentences that end with the numbers of the
 items they rest on. Plain text rather than a JSON schema so that it can stream: as each sentence completes it is
 checked (`graph.answer.verify`) and, when it passes, handed to `stream` (the compose node sends it to `messages`
 stream clients); a sentence that fails is never sent. A draft with a fatal fault (a fabricated citation, a number
