@@ -379,3 +379,8 @@ def test_figures_name_their_measure_grouping_and_units(decomposer):
     assert (how_much.intent, how_much.aggregate) == ("sum", "max(total)")
     named = decomposer.decompose("What was the total on receipt sample-receipt-004?")
     assert (named.intent, named.doc_ids, named.show_fields) == ("lookup", ["sample-receipt-004"], ["total"])
+
+
+def test_what_one_must_do_is_a_question_for_the_text(decomposer):
+    d = decomposer.decompose("What must the supplier return when the agreement with Kestrel Analytics ends?")
+    assert d.intent == "qa" and d.aggregate is None
