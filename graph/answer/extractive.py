@@ -46,6 +46,7 @@ KEEP_RATIO = 0.4
 """A sentence after the first is kept only when it scores at least this share of the first's: a third sentence
 far below the best one lengthens the answer without answering more."""
 MIN_CHARS = 25
+HEADING_WORDS = 8
 NO_PASSAGE = "I found no passage that answers this."
 
 _DIGITS = re.compile(r"\b\d[\d,.]*\b")
@@ -70,7 +71,8 @@ class Candidate:
 def _candidates(passages: list[GradedHit]) -> list[Candidate]:
     """The sentences of the passages. A fragment too short to say anything ("Hey Pa!", which the segmenter cut off
     a title) joins the sentence after it. A line without a full stop (a title, a heading: "VPN setup guide for
-    remote staff") and a piece that starts with punctuation (") weeks following") are left out. A sentence the
+    remote staff"), a numbered heading ("4. Return of Protected Information.") and a piece that starts with
+    punctuation (") weeks following") are left out. A sentence the
     snippet or the chunk began in the middle of (it starts in lower case) or cut short at its end is kept, with "…"
     where it is cut, as it often holds the answer."""
     found = []
@@ -86,10 +88,19 @@ def _candidates(passages: list[GradedHit]) -> list[Candidate]:
             cut_short = position == len(sentences) - 1 and passage.text.endswith(ELLIPSIS)
             if _PUNCTUATION_FIRST.search(sentence) or (not _ENDED.search(sentence) and not cut_short):
                 continue
+            if _is_heading(sentence):
+                continue
             if _LOWER_FIRST.search(sentence) and not sentence.startswith(ELLIPSIS):
                 sentence = ELLIPSIS + sentence
             found.append(Candidate(passage, rank, position, sentence))
     return found
+
+
+def _is_heading(sentence: str) -> bool:
+    """A section heading the segmenter took for a sentence ("4. Return of Protected Information."): a few words,
+    every long one capitalised."""
+    words = re.findall(r"[A-Za-z]+", sentence)
+    return len(words) <= HEADING_WORDS and all(w[0].isupper() for w in words if len(w) > 3)
 
 
 def _word_scores(question: str, candidates: list[Candidate]) -> list[float]:
