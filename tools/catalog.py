@@ -104,16 +104,10 @@ class Catalog:
         agreement" and "Non-Disclosure Agreement"); None for no values."""
         if not values:
             return None
-        scores = self.similarities(phrase, values)
+        query, *candidates = self.context.stack.embedder.embed_documents([phrase, *values])
+        scores = [sum(a * b for a, b in zip(query, c, strict=True)) for c in candidates]
         best = max(range(len(values)), key=scores.__getitem__)
         return values[best], scores[best]
-
-    def similarities(self, text: str, others: list[str]) -> list[float]:
-        """The cosine of `text` with each of `others` by the index's embedder (its vectors are unit length)."""
-        if not others:
-            return []
-        first, *rest = self.context.stack.embedder.embed_documents([text, *others])
-        return [sum(a * b for a, b in zip(first, v, strict=True)) for v in rest]
 
     def closeness(self, question: str) -> dict[str, float]:
         """Each bucket's best chunk score for the question (one semantic search per bucket, through the tools);

@@ -72,9 +72,8 @@ def _candidates(passages: list[GradedHit]) -> list[Candidate]:
     """The sentences of the passages. A fragment too short to say anything ("Hey Pa!", which the segmenter cut off
     a title) joins the sentence after it. A line without a full stop (a title, a heading: "VPN setup guide for
     remote staff"), a numbered heading ("4. Return of Protected Information.") and a piece that starts with
-    punctuation (") weeks following") are left out. A sentence the
-    snippet or the chunk began in the middle of (it starts in lower case) or cut short at its end is kept, with "…"
-    where it is cut, as it often holds the answer."""
+    punctuation (") weeks following") are left out. A sentence the snippet or the chunk began in the middle of (it
+    starts in lower case) or cut short at its end is kept, with "…" where it is cut, as it often holds the answer."""
     found = []
     for rank, passage in enumerate(passages):
         sentences = split_sentences(passage.text)

@@ -44,7 +44,4 @@ def numbers(text: str) -> list[Decimal]:
 
 def same_number(written: Decimal, source: Decimal) -> bool:
     """`written` is `source`, or `source` rounded to the places `written` shows (63.18 for 63.182558)."""
-    if written == source:
-        return True
-    places = -written.as_tuple().exponent if isinstance(written.as_tuple().exponent, int) else 0
-    return places >= 0 and source.quantize(Decimal(1).scaleb(-places)) == written
+    return written == source or source.quantize(written) == written

@@ -12,7 +12,6 @@ sentences that lead into it and the computed figure or table follows, as code ma
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
@@ -22,6 +21,7 @@ from graph.answer.computed import best_passages
 from graph.answer.verify import Checked, EvidenceItem, check_sentence, parse_draft
 from graph.decomposition import Decomposition
 from graph.markdown import escape
+from graph.planners.base import Stream
 from graph.planners.chat_breaker import ChatBreaker, is_transport_failure
 from graph.schemas import Answer, CheckedSentence, Citation, Evidence, GradedHit
 from prompts import load as load_prompts
@@ -33,8 +33,6 @@ PASSAGE_ITEMS = 8
 COMPUTED_CHARS = 6000
 NO_ANSWER = "NO ANSWER"
 """What the prompt tells the model to write when the evidence does not answer the question."""
-
-Stream = Callable[[str], None]
 
 
 def evidence_items(computed: Answer, evidence: list[Evidence], relevant: list[GradedHit]) -> list[EvidenceItem]:

@@ -17,6 +17,9 @@ from typing import Protocol
 from graph.decomposition import Decomposition
 from graph.schemas import Answer, Decision, Evidence, GradedHit, Plan, Route, RouteKind, ToolCall
 
+Stream = Callable[[str], None]
+"""Where a composed answer's text goes piece by piece, each piece checked, as it is written."""
+
 
 @dataclass(frozen=True)
 class Budget:
@@ -75,7 +78,7 @@ class Planner(Protocol):
         d: Decomposition,
         evidence: list[Evidence],
         graded: list[GradedHit],
-        stream: Callable[[str], None] | None = None,
+        stream: Stream | None = None,
     ) -> Answer:
         """The answer from the current plan's evidence and grades: a figure, a table or sentences, every citation a
-        hit of the run. `stream` receives the answer's text piece by piece, each piece checked, as it is written."""
+        hit of the run, its text sent to `stream` as it is written."""

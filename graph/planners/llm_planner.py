@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from graph.answer.written import AnswerWriter
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
-from graph.planners.base import Budget, Progress
+from graph.planners.base import Budget, Progress, Stream
 from graph.planners.chat_breaker import ChatBreaker, is_transport_failure
 from graph.planners.rule_decomposer import RuleDecomposer
 from graph.planners.rule_planner import STRUCTURED_INTENTS, RulePlanner
@@ -228,7 +228,7 @@ class LLMPlanner:
         d: Decomposition,
         evidence: list[Evidence],
         graded: list[GradedHit],
-        stream: Callable[[str], None] | None = None,
+        stream: Stream | None = None,
     ) -> Answer:
         """The model's answer, every sentence checked; the rules' answer, with the reason, when it cannot be had.
         An export or a stop (clarify's answers) never reaches here."""

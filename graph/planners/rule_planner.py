@@ -12,14 +12,12 @@ Routes, in the order they are tried:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from graph.answer.computed import figure, table
 from graph.answer.extractive import extractive_answer
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
 from graph.follow_up import is_follow_up, merge
-from graph.planners.base import Budget, Progress
+from graph.planners.base import Budget, Progress, Stream
 from graph.planners.pages import Lead, around, linked_pages, named_pages, page_titles, passage_hits
 from graph.planners.phrases import proper_names
 from graph.planners.rule_decomposer import RuleDecomposer
@@ -339,7 +337,7 @@ class RulePlanner:
         d: Decomposition,
         evidence: list[Evidence],
         graded: list[GradedHit],
-        stream: Callable[[str], None] | None = None,
+        stream: Stream | None = None,
     ) -> Answer:
         """A figure when an aggregate answered, a table of the rows for a list or lookup, otherwise the sentences
         of the passages that answer best (`extractive_answer`). Computed at once, so nothing is streamed."""
