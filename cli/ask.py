@@ -8,17 +8,20 @@ import sys
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
+from graph.access.tenancy import check_thread_scope
 from graph.builder import compile_agent
 from graph.checkpointing import postgres_checkpointer
 from graph.context import AgentContext
 from graph.services import AgentServices
 from retrievers.errors import RagentError
+from retrievers.models import DEFAULT_SCOPE
 
 
 @contextmanager
@@ -143,8 +146,11 @@ def settle_here(
 
 
 def ask(question: str, *, thread: str | None, context: AgentContext, explain: bool) -> str:
+    """A new thread, or a follow-up on `thread`, which must be in the thread's own scope: checked before the
+    question is written into the thread, so a refused follow-up leaves it as it was (a clarification still open)."""
     thread = thread or uuid.uuid4().hex[:12]
     with agent_session() as (agent, services):
+        check_thread_scope(context.scope, agent.get_state({"configurable": {"thread_id": thread}}).values.get("scope"))
         agent.invoke({"question": question}, {"configurable": {"thread_id": thread}}, context=context)
         settle_here(agent, services, thread, context, explain)
     return thread
@@ -160,11 +166,17 @@ def chosen(answer: Any, options: list[dict[str, Any]]) -> Any:
     return answer
 
 
-def resume(thread: str, answer: Any, *, context: AgentContext, explain: bool) -> None:
+def resume(thread: str, answer: Any, *, asked_scope: str | None, context: AgentContext, explain: bool) -> None:
+    """The run keeps the thread's own scope; `asked_scope` (`--scope`), if another, is refused before anything
+    runs (the graph would refuse it too: `graph.access.tenancy`)."""
     with agent_session() as (agent, services):
-        pending = agent.get_state({"configurable": {"thread_id": thread}}).interrupts
-        if not pending:
+        state = agent.get_state({"configurable": {"thread_id": thread}})
+        if not state.interrupts:
             raise SystemExit(f"ragent: error: thread {thread} is not waiting for an answer")
+        own = state.values.get("scope", DEFAULT_SCOPE)
+        check_thread_scope(asked_scope or own, own)
+        context = replace(context, scope=own)
+        pending = state.interrupts
         answer = chosen(answer, pending[0].value["options"])
         agent.invoke(Command(resume=answer), {"configurable": {"thread_id": thread}}, context=context)
         settle_here(agent, services, thread, context, explain)

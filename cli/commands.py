@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from retrievers.errors import RagentError
-from retrievers.models import SearchFilter
+from retrievers.models import DEFAULT_SCOPE, SearchFilter
 
 if TYPE_CHECKING:
     from retrievers.field_catalog import Vocabulary
@@ -227,7 +227,8 @@ def demo(args: argparse.Namespace) -> None:
 def _agent_context(args: argparse.Namespace):
     from graph.context import AgentContext
 
-    return AgentContext(scope=args.scope, max_tool_calls=args.max_tool_calls, max_hits=args.max_hits)
+    scope = args.scope or DEFAULT_SCOPE  # `resume` without --scope: the thread's own, set there
+    return AgentContext(scope=scope, max_tool_calls=args.max_tool_calls, max_hits=args.max_hits)
 
 
 def ask(args: argparse.Namespace) -> None:
@@ -247,7 +248,7 @@ def resume(args: argparse.Namespace) -> None:
             f"--answer is neither an option's number nor usable JSON ({exc.msg}); "
             """e.g. --answer 2 or --answer '{"choice": "stop"}'"""
         ) from None
-    resume_agent(args.thread, answer, explain=args.explain, context=_agent_context(args))
+    resume_agent(args.thread, answer, asked_scope=args.scope, explain=args.explain, context=_agent_context(args))
 
 
 def evaluate(args: argparse.Namespace) -> None:
@@ -286,4 +287,35 @@ def bench(args: argparse.Namespace) -> None:
 def serve(args: argparse.Namespace) -> None:
     from cli.serve import serve as run_server
 
-    raise SystemExit(run_server(host=args.host, port=args.port, with_sample=not args.no_sample))
+    raise SystemExit(run_server(host=args.host, port=args.port, with_sample=not args.no_sample, no_auth=args.no_auth))
+
+
+def _key_ring():
+    from graph.access.keys import KeyRing
+    from retrievers.settings import Settings
+
+    return KeyRing(Settings.from_env().home)
+
+
+def keys_add(args: argparse.Namespace) -> None:
+    key, plain = _key_ring().add(args.identity, args.scopes, args.ingest)
+    print(f"key {key.id} for {key.identity}: scopes {', '.join(key.scopes)}{'; may ingest' if key.may_ingest else ''}")
+    print(plain)
+    print("(shown once: only its hash is kept; send it as the x-api-key header)")
+
+
+def keys_list(args: argparse.Namespace) -> None:
+    keys = _key_ring().keys()
+    if args.json:
+        print(json.dumps([k.model_dump(exclude={"digest"}) for k in keys], indent=2))
+        return
+    for k in keys:
+        ingest = "ingest" if k.may_ingest else "-"
+        print(f"{k.id}  {k.identity:<20} {','.join(k.scopes):<30} {ingest:<7} {k.created_at}")
+    if not keys:
+        print("no keys: `ragent serve` makes a local one, `ragent keys add` others")
+
+
+def keys_revoke(args: argparse.Namespace) -> None:
+    for k in _key_ring().revoke(args.key):
+        print(f"revoked {k.id} ({k.identity})")

@@ -46,14 +46,14 @@ def word_list(text: str) -> list[str]:
     return [word.strip() for word in text.split(",") if word.strip()]
 
 
-def _scope(parser: argparse.ArgumentParser, help: str | None = None) -> None:
+def _scope(parser: argparse.ArgumentParser, help: str | None = None, default: str | None = DEFAULT_SCOPE) -> None:
     parser.add_argument(
-        "--scope", type=scope_name, default=DEFAULT_SCOPE, help=help or "tenant or workspace (default: %(default)s)"
+        "--scope", type=scope_name, default=default, help=help or "tenant or workspace (default: %(default)s)"
     )
 
 
-def _agent_options(parser: argparse.ArgumentParser) -> None:
-    _scope(parser)
+def _agent_options(parser: argparse.ArgumentParser, scope_help: str | None = None, scope: str | None = DEFAULT_SCOPE):
+    _scope(parser, scope_help, scope)
     parser.add_argument("--explain", action="store_true", help="print the decomposition, decisions and tool calls")
     parser.add_argument(
         "--max-tool-calls",
@@ -177,7 +177,7 @@ def _agent(sub) -> None:
         help='the number of an option the clarification lists, or JSON, e.g. {"choice": "export"} or '
         '{"choice": "narrow", "field": "governing_law", "value": "Delaware"}',
     )
-    _agent_options(p)
+    _agent_options(p, "the thread's own scope (the default); another is refused", scope=None)
     p.set_defaults(run=commands.resume)
 
 
@@ -224,7 +224,32 @@ def _operations(sub) -> None:
     p.add_argument("--port", type=int, help="port to listen on (a free one by default)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--no-sample", action="store_true", help="do not ingest the sample corpus first")
+    p.add_argument(
+        "--no-auth",
+        action="store_true",
+        help="no API key, for development on this machine: clients on a loopback address only, as identity 'local'",
+    )
     p.set_defaults(run=commands.serve)
+
+    keys = sub.add_parser("keys", help="the server's API keys: who may call it, for which scopes, and ingest")
+    actions = keys.add_subparsers(dest="keys_action", required=True)
+    p = actions.add_parser("add", help="a new key for an identity; its text is shown once")
+    p.add_argument("identity", help="who uses the key (threads are theirs)")
+    p.add_argument(
+        "--scope",
+        dest="scopes",
+        action="append",
+        required=True,
+        help="a scope the key may use (repeat for several; '*' for every scope)",
+    )
+    p.add_argument("--ingest", action="store_true", help="may also ingest documents into its scopes")
+    p.set_defaults(run=commands.keys_add)
+    p = actions.add_parser("list", help="the keys (ids, identities, scopes; never their text)")
+    p.add_argument("--json", action="store_true", help="print the entries as JSON")
+    p.set_defaults(run=commands.keys_list)
+    p = actions.add_parser("revoke", help="remove a key by id, or every key of an identity")
+    p.add_argument("key", help="a key id (from `ragent keys list`) or an identity")
+    p.set_defaults(run=commands.keys_revoke)
 
     p = sub.add_parser("check", help="do Postgres, the keyword index and the vector index agree? --repair makes them")
     p.add_argument(

@@ -23,6 +23,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from graph.access.auth import LOOPBACK_HOSTS, NO_AUTH_ENV
+from graph.access.keys import KEYS_ENV, LOCAL_KEY_FILE, KeyRing, ensure_local_key
 from retrievers.engine_lock import SERVER_URL_ENV
 from retrievers.errors import BackendUnavailable, InvalidInput
 from retrievers.settings import Settings
@@ -74,7 +76,24 @@ def wait_until_ready(api: str, server: subprocess.Popen, timeout_s: float) -> No
     raise BackendUnavailable(f"the LangGraph server did not answer on {api} within {timeout_s:.0f} s")
 
 
-def serve(*, host: str, port: int | None, with_sample: bool, jobs: int = JOBS_PER_WORKER) -> int:
+def access_banner(settings: Settings, api: str, no_auth: bool) -> str:
+    """How to call this server: the local key's file (created on first use when the data folder has no key), the
+    keys configured by hand, or the loopback-only development mode."""
+    if no_auth:
+        return "  Auth:   none (--no-auth): only this machine's clients are served, as identity 'local'\n"
+    ring = KeyRing(settings.home)
+    if ensure_local_key(ring) is not None:
+        where = ring.path.with_name(LOCAL_KEY_FILE)
+        return (
+            f"  Auth:   API key in {where} (identity 'local', every scope; `ragent keys` manages keys)\n"
+            f'          get_client(url="{api}", api_key=open("{where}").read().strip())\n'
+            f"          curl -H \"x-api-key: $(cat {where})\" {api}/threads/search -d '{{}}'\n"
+        )
+    source = f"${KEYS_ENV}" if ring.from_env else str(ring.path)
+    return f"  Auth:   API keys from {source} ({len(ring.keys())}; `ragent keys list`); send one as x-api-key\n"
+
+
+def serve(*, host: str, port: int | None, with_sample: bool, no_auth: bool, jobs: int = JOBS_PER_WORKER) -> int:
     config = PROJECT_FOLDER / "langgraph.json"
     langgraph = Path(sys.executable).with_name("langgraph")
     if not config.is_file():
@@ -85,6 +104,11 @@ def serve(*, host: str, port: int | None, with_sample: bool, jobs: int = JOBS_PE
     if not langgraph.is_file():
         raise InvalidInput(
             f"`ragent serve` needs langgraph-cli[inmem] in this environment ({langgraph} is missing); run `make setup`"
+        )
+    if no_auth and host not in LOOPBACK_HOSTS:
+        raise InvalidInput(
+            f"--no-auth serves without keys and is for this machine only; it cannot listen on {host} "
+            "(use 127.0.0.1, or keys: `ragent keys add`)"
         )
     settings = Settings.from_env()
     if with_sample:
@@ -100,6 +124,7 @@ def serve(*, host: str, port: int | None, with_sample: bool, jobs: int = JOBS_PE
         SERVER_URL_ENV: api,
         "LANGGRAPH_CLI_NO_ANALYTICS": "1",
         "HF_HUB_OFFLINE": "1",
+        NO_AUTH_ENV: "1" if no_auth else "0",
     }
     command = [
         str(langgraph),
@@ -122,8 +147,10 @@ def serve(*, host: str, port: int | None, with_sample: bool, jobs: int = JOBS_PE
         wait_until_ready(api, server, READY_TIMEOUT_S)
         print(
             f"\nragent server ready in {time.monotonic() - started:.1f} s (home {settings.home})\n"
-            f"  API:    {api}   (graphs: agent; docs at {api}/docs)\n"
-            f"  Studio: {STUDIO_URL.format(api=api)}\n",
+            f"  API:    {api}   (graphs: agent, ingest; docs at {api}/docs)\n"
+            f"{access_banner(settings, api, no_auth)}"
+            f"  Studio: {STUDIO_URL.format(api=api)}\n"
+            "          (Studio sends the key as a header: its connection dialog's advanced settings, x-api-key)\n",
             flush=True,
         )
         return server.wait()

@@ -29,7 +29,6 @@ from pathlib import Path
 import psutil
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.types import Command
-from langgraph_sdk import get_client
 from psycopg_pool import ConnectionPool
 
 from evals.demo_questions import DEMO_QUESTIONS
@@ -110,7 +109,7 @@ def through_server(seconds: float, concurrency: int) -> dict:
         server = psutil.Process(served.process.pid)
 
         async def load() -> tuple[list[float], list[str], float]:
-            client = get_client(url=served.url, timeout=120)
+            client = served.async_client(timeout=120)
             latencies: list[float] = []
             errors: list[str] = []
             await client.runs.wait(

@@ -15,8 +15,6 @@ import re
 import time
 from pathlib import Path
 
-from langgraph_sdk import get_client
-
 from evals.demo_questions import DEMO_QUESTIONS
 from evals.metrics import percentile
 from evals.served_agent import ServedAgent
@@ -25,9 +23,9 @@ CONCURRENT_THREADS = 20
 STARTUP_LINE = re.compile(r"Application started up in ([0-9.]+)s")
 
 
-async def ask_at_once(url: str, questions: list[str]) -> list[tuple[float, str]]:
+async def ask_at_once(served: ServedAgent, questions: list[str]) -> list[tuple[float, str]]:
     """(seconds, answer format or error) for each question, all asked at the same time on their own threads."""
-    client = get_client(url=url)
+    client = served.async_client()
 
     async def one(question: str) -> tuple[float, str]:
         started = time.perf_counter()
@@ -58,11 +56,11 @@ def main() -> None:
     questions = [q for q, settings in DEMO_QUESTIONS if not settings]
     with ServedAgent(args.home.resolve()) as served:
         ready_seconds, app_startup = served.start_seconds, float(STARTUP_LINE.search(served.log.read_text()).group(1))
-        first = asyncio.run(ask_at_once(served.url, questions[:1]))[0]
+        first = asyncio.run(ask_at_once(served, questions[:1]))[0]
         timings: list[tuple[float, str]] = []
         for _ in range(args.rounds):
             batch = [questions[i % len(questions)] for i in range(CONCURRENT_THREADS)]
-            timings += asyncio.run(ask_at_once(served.url, batch))
+            timings += asyncio.run(ask_at_once(served, batch))
         served.stop()
         served.start()
 

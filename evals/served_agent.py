@@ -11,6 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+from langgraph_sdk import get_client, get_sync_client
+from langgraph_sdk.client import LangGraphClient, SyncLangGraphClient
+
+from graph.access.keys import LOCAL_KEY_FILE
+
 START_TIMEOUT_S = 300
 API_LINE = re.compile(r"^  API:\s+(http://\S+)", re.MULTILINE)
 
@@ -42,6 +47,17 @@ class ServedAgent:
             time.sleep(0.2)
         self.stop()
         raise RuntimeError(f"ragent serve did not print its API URL:\n{self.log.read_text()[-3000:]}")
+
+    @property
+    def api_key(self) -> str:
+        """The local key `ragent serve` made in this home, as a user reads it from the file it names."""
+        return (self.home / LOCAL_KEY_FILE).read_text(encoding="utf-8").strip()
+
+    def client(self, **options) -> SyncLangGraphClient:
+        return get_sync_client(url=self.url, api_key=self.api_key, **options)
+
+    def async_client(self, **options) -> LangGraphClient:
+        return get_client(url=self.url, api_key=self.api_key, **options)
 
     def stop(self) -> None:
         """SIGTERM, as a service manager stops it: the server finishes its runs and flushes its thread index."""

@@ -19,7 +19,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from graph.context import AgentContext
-from graph.failures import readable_failures
+from graph.failures import readable_failures, scope_checked
 from graph.nodes.clarify import clarify
 from graph.nodes.compose import compose
 from graph.nodes.decompose import decompose
@@ -34,7 +34,7 @@ from graph.state import AgentState, InputState, OutputState
 
 def build_agent(services: AgentServices) -> StateGraph:
     def bound(node):
-        return partial(readable_failures(node), services=services)
+        return partial(readable_failures(scope_checked(node)), services=services)
 
     builder = StateGraph(AgentState, context_schema=AgentContext, input_schema=InputState, output_schema=OutputState)
     builder.add_node("decompose", bound(decompose))

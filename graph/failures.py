@@ -1,4 +1,5 @@
-"""Engine failures outside the tools, as errors a user can read.
+"""What every node of the agent is wrapped in: the scope check, and engine failures outside the tools as errors a
+user can read.
 
 Tools turn every engine failure into an envelope status. The planner also reads the index through the catalog
 (the buckets, the field catalog, value lists) and clarify reads an export, all from Postgres; when Postgres is
@@ -15,12 +16,28 @@ import functools
 from collections.abc import Callable
 
 import psycopg
+from langgraph.runtime import get_runtime
 from psycopg_pool import PoolClosed, PoolTimeout
 
+from graph.access.tenancy import checked_run_scope
 from retrievers.errors import BackendUnavailable
 from tools.context import EngineTimeout
 
 POSTGRES_FAILURES = (psycopg.OperationalError, PoolTimeout, PoolClosed, EngineTimeout)
+
+
+def scope_checked(node: Callable) -> Callable:
+    """Every step checks the run's scope (`graph.access.tenancy`) before it reads anything: a run may start at any
+    node (a resume at clarify, a rerun after a failure at the node that failed), so the check sits on all of them."""
+
+    @functools.wraps(node)
+    def checked(state, *args, **kwargs):
+        runtime = get_runtime()
+        server = runtime.server_info
+        checked_run_scope(runtime.context.scope, server.user if server else None, state.get("scope"))
+        return node(state, *args, **kwargs)
+
+    return checked
 
 
 def readable_failures(node: Callable) -> Callable:

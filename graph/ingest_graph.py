@@ -12,11 +12,13 @@ from __future__ import annotations
 import os
 from functools import partial
 from pathlib import Path
-from typing import NotRequired
+from typing import Any, NotRequired
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
+from graph.access.tenancy import Identity, ScopeRefused
 from graph.services import AgentServices
 from retrievers.errors import InvalidInput
 from retrievers.loaders import shared_data_dir
@@ -75,10 +77,22 @@ def allowed_path(text: str | None, roots: list[Path]) -> Path | None:
     return resolved
 
 
-def ingest(state: IngestState, *, services: AgentServices) -> IngestResult:
-    scope = state.get("scope") or DEFAULT_SCOPE
-    if not isinstance(scope, str) or not SCOPE_RE.match(scope):
-        raise InvalidInput(f"scope {scope!r} is not valid (letters, digits, '_.:-', up to 64 characters)")
+def ingest_scope(asked: object, server_user: Any | None) -> str:
+    """The scope documents go to: the one asked for, else the caller's own (`default` outside the server). On the
+    server ingestion is a permission, and only into the caller's scopes."""
+    if asked is not None and (not isinstance(asked, str) or not SCOPE_RE.match(asked)):
+        raise InvalidInput(f"scope {asked!r} is not valid (letters, digits, '_.:-', up to 64 characters)")
+    if server_user is None:
+        return asked or DEFAULT_SCOPE
+    identity = Identity.of_user(server_user)
+    if not identity.may_ingest:
+        raise ScopeRefused(f"{identity.name} may not ingest documents (ask for a key with ingestion allowed)")
+    return identity.scope_for(asked or None)
+
+
+def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> IngestResult:
+    server = runtime.server_info
+    scope = ingest_scope(state.get("scope"), server.user if server else None)
     stack = services.stack
     roots = ingest_roots(stack.settings.home)
     report = ingest_source(

@@ -59,6 +59,9 @@ class AgentState(InputState, OutputState, total=False):
     evidence: Annotated[list[Evidence], operator.add]
     attempt: int
     clarification: ClarifyReply | None
+    scope: str
+    """The scope of the thread's first run; every later run on the thread must have the same
+    (`graph.access.tenancy`)."""
 
 
 def current_evidence(state: AgentState) -> list[Evidence]:

@@ -231,6 +231,10 @@ def test_a_new_process_resumes_the_thread_from_its_postgres_checkpoint(tmp_path)
     assert (
         asked.returncode == 0 and "I need your help (overload)" in asked.stdout and "ragent resume t-1" in asked.stdout
     )
+    elsewhere = ragent("resume", "t-1", "--answer", '{"choice": "export"}', "--scope", "team-b", home=tmp_path)
+    assert elsewhere.returncode != 0 and "this thread belongs to scope 'default'" in elsewhere.stderr
+    followed = ragent("ask", "How many contracts?", "--thread", "t-1", "--scope", "team-b", home=tmp_path)
+    assert followed.returncode != 0 and "cannot continue in 'team-b'" in followed.stderr
     resumed = subprocess.run(
         [
             *cli,

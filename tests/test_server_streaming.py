@@ -5,7 +5,6 @@ Studio and chat front ends consume it."""
 from __future__ import annotations
 
 import pytest
-from langgraph_sdk import get_sync_client
 
 from evals.served_agent import ServedAgent
 from tests.chat_endpoint import ChatEndpoint
@@ -27,7 +26,7 @@ def client(postgres_url, tmp_path_factory, endpoint):
         fresh_database(postgres_url) as url,
         ServedAgent(tmp_path_factory.mktemp("served"), {**env, "DATABASE_URL": url}) as served,
     ):
-        yield get_sync_client(url=served.url)
+        yield served.client()
 
 
 def test_the_checked_answer_streams_as_it_is_written_and_is_the_final_message(client, endpoint):

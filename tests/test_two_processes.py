@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from langgraph_sdk import get_sync_client
 
 from evals.served_agent import ServedAgent
 from tests.test_cli import ragent
@@ -127,7 +126,7 @@ def test_every_command_beside_a_running_server(tmp_path, cache):
     folder.mkdir()
     (folder / "note.md").write_text("A note for the CLI, refused while the server owns the engines.")
     with ServedAgent(home, {"RAGENT_CACHE_DIR": str(cache)}) as server:
-        client = get_sync_client(url=server.url)
+        client = server.client()
         inbox = home / "inbox" / "handbook"
         inbox.mkdir(parents=True)
         (inbox / "parking.md").write_text("# Parking\nVisitors park in the zorblatt garage behind building C.")

@@ -76,4 +76,5 @@ def decompose(state: AgentState, runtime: Runtime[AgentContext], *, services: Ag
         "plan": None,
         "answer": None,
         "clarification": None,
+        "scope": runtime.context.scope,
     }
