@@ -207,6 +207,34 @@ def test_a_thread_keeps_the_scope_of_its_first_run(served):
     assert answer["value"] == len(NOTICE_30_A), "resumed in team-a, where it asked"
 
 
+def test_threads_copy_within_their_owner_and_their_scope_only(served):
+    alice, bob = client(served, "alice"), client(served, "bob")
+    thread, _ = ask(alice, "How many contracts per governing law?")
+    copied = alice.threads.copy(thread)
+    assert {"owner": "alice", "scope": A}.items() <= alice.threads.get(copied["thread_id"])["metadata"].items()
+    for other in (thread, str(uuid.uuid4())):  # LangGraph answers a copy of no thread with 409: the same for both
+        with pytest.raises(httpx.HTTPStatusError) as refused:
+            bob.threads.copy(other)
+        assert refused.value.response.status_code == 409
+    assert all(t["metadata"]["owner"] == "bob" for t in bob.threads.search(limit=1000))
+    with pytest.raises(httpx.HTTPStatusError) as cleared:
+        alice.threads.update(thread, metadata={"scope": None})
+    assert cleared.value.response.status_code == 403
+
+
+def test_a_key_reissued_without_a_scope_no_longer_sees_that_scopes_threads(served):
+    env = {"RAGENT_HOME": str(served.home), "DATABASE_URL": served.database_url}
+    before = get_sync_client(url=served.url, api_key=_add_key(env, "erin", "--scope", A))
+    thread, _ = ask(before, "How many contracts per governing law?")
+    subprocess.run([sys.executable, "-m", "cli", "keys", "revoke", "erin"], env={**os.environ, **env}, check=True)
+    after = get_sync_client(url=served.url, api_key=_add_key(env, "erin", "--scope", B))
+    for attempt in (lambda: after.threads.get(thread), lambda: after.threads.get_state(thread)):
+        with pytest.raises(httpx.HTTPStatusError) as refused:
+            attempt()
+        assert refused.value.response.status_code == 404
+    assert after.threads.search() == []
+
+
 def test_ingestion_is_a_permission_and_only_into_the_callers_scopes(served):
     folder = served.home / "inbox" / "handbook"
     folder.mkdir(parents=True, exist_ok=True)

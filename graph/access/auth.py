@@ -3,8 +3,9 @@
 Every request needs an API key (`x-api-key: ...`, as `langgraph_sdk.get_client(api_key=...)` sends it, or
 `Authorization: Bearer ...`); the key names an identity, its scopes and whether it may ingest (`graph.access.keys`).
 Then, per resource:
-- threads belong to their owner: created with `owner` (and `scope`, when known) stamped in their metadata, and every
-  read, search, update, delete, stream and run filtered by owner, so another identity gets 404;
+- threads belong to their owner and scope: created with `owner` and `scope` (empty until the first run when the
+  identity has several) stamped in their metadata, and every read, search, update, delete, copy, stream and run
+  filtered by owner and by the scopes the key may use now, so another identity gets 404;
 - a run's scope is decided here from the identity and the thread (`Identity.scope_for`) and written into the run's
   context, whatever the client sent; the thread is bound to it at its first run. Resuming a thread that waits for
   no answer is refused with 409: LangGraph would run nothing and return the old state, which a client would take
@@ -35,6 +36,8 @@ NO_AUTH_ENV = "RAGENT_NO_AUTH"
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 LOCAL = Identity("local", (ANY_SCOPE,), may_ingest=True)
 PROTECTED_METADATA = ("owner", "scope")
+UNBOUND = ""
+"""The `scope` of a thread whose first run has not set it yet (made by an identity with several scopes)."""
 
 auth = Auth()
 
@@ -115,32 +118,40 @@ async def read_assistants(ctx: Auth.types.AuthContext, value: Any) -> None:
     return None
 
 
+def visible(caller: Identity) -> Auth.types.FilterType:
+    """The caller's threads in the scopes it may use now: a key that lost a scope no longer sees that scope's
+    threads, even under the same identity."""
+    if ANY_SCOPE in caller.scopes:
+        return {"owner": caller.name}
+    return {"owner": caller.name, "$or": [{"scope": scope} for scope in (*caller.scopes, UNBOUND)]}
+
+
 @auth.on.threads
 async def own_threads(ctx: Auth.types.AuthContext, value: Any) -> Auth.types.FilterType:
-    """Read, search, delete and the rest: the caller's threads only."""
-    return {"owner": ctx.user.identity}
+    """Read, search, delete, copy and the rest: the caller's threads only."""
+    return visible(identity(ctx))
 
 
 @auth.on.threads.create
 async def stamp_new_thread(ctx: Auth.types.AuthContext, value: Auth.types.on.threads.create.value):
-    """The server keeps the metadata object it passed here, so it is changed in place."""
+    """The server keeps the metadata object it passed here, so it is changed in place. A copy passes none: the
+    copy keeps its original's, which the caller may read."""
     caller = identity(ctx)
-    metadata = value["metadata"]
-    scope = asked_scope(metadata.get("scope"))
-    metadata["owner"] = caller.name
-    if scope or caller.default_scope:
-        metadata["scope"] = resolved(caller, scope)
-    return {"owner": caller.name}
+    metadata = value.get("metadata")
+    if metadata is not None:
+        scope = asked_scope(metadata.get("scope"))
+        metadata["owner"] = caller.name
+        metadata["scope"] = resolved(caller, scope) if scope or caller.default_scope else UNBOUND
+    return visible(caller)
 
 
 @auth.on.threads.update
 async def keep_owner_and_scope(ctx: Auth.types.AuthContext, value: Auth.types.on.threads.update.value):
     metadata = value.get("metadata") or {}
-    if metadata == {"scope": binding.get()}:  # this module binding a thread at its first run
-        return {"owner": ctx.user.identity}
-    if any(name in metadata for name in PROTECTED_METADATA):
+    bound = binding.get()
+    if any(name in metadata for name in PROTECTED_METADATA) and not (bound and metadata == {"scope": bound}):
         raise refused(403, "a thread's owner and scope are set by the server and cannot be changed")
-    return {"owner": ctx.user.identity}
+    return visible(identity(ctx))
 
 
 @auth.on.threads.create_run
@@ -151,10 +162,8 @@ async def run_in_own_scope(ctx: Auth.types.AuthContext, value: Auth.types.on.thr
     if not isinstance(context, dict):
         raise refused(422, "a run's context is an object")
     asked = asked_scope(context.get("scope") or (given.get("scope") if isinstance(given, dict) else None))
-    thread = await existing_thread(value.get("thread_id"))
-    if thread is not None and (thread.get("metadata") or {}).get("owner") != caller.name:
-        return {"owner": caller.name}  # the server answers 404, as for a thread that does not exist
-    thread_scope = (thread.get("metadata") or {}).get("scope") if thread else None
+    thread = await existing_thread(value.get("thread_id"))  # None for a thread the caller may not see
+    thread_scope = ((thread.get("metadata") or {}).get("scope") or None) if thread else None
     scope = resolved(caller, asked, thread_scope)
     if thread is not None and resumes(kwargs) and thread.get("status") != "interrupted":
         raise refused(
@@ -164,13 +173,13 @@ async def run_in_own_scope(ctx: Auth.types.AuthContext, value: Auth.types.on.thr
         )
     kwargs["context"] = {**context, "scope": scope}
     value["metadata"].update(owner=caller.name, scope=scope)  # the metadata of a thread this run creates
-    if thread is not None and thread_scope is None:
+    if thread is not None and thread_scope is None:  # its first run
         token = binding.set(scope)
         try:
             await loopback().threads.update(thread["thread_id"], metadata={"scope": scope})
         finally:
             binding.reset(token)
-    return {"owner": caller.name}
+    return visible(caller)
 
 
 def resumes(kwargs: dict[str, Any]) -> bool:
