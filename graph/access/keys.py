@@ -61,14 +61,15 @@ def key_id(presented: str) -> str | None:
 
 
 class KeyRing:
-    """The keys of one data folder. Reads are cached by the file's modification time, so `ragent keys revoke` takes
+    """The keys of one data folder. Reads are cached by the file's inode and modification time (every write
+    replaces the file, so the inode changes even within one tick of the clock), and `ragent keys revoke` takes
     effect at the next request of a running server, without a restart."""
 
     def __init__(self, home: Path, env: dict[str, str] | os._Environ = os.environ):
         self.path = home / KEYS_FILE
         self._env = env
         self._lock = threading.Lock()
-        self._cached: tuple[float, list[ApiKey]] | None = None
+        self._cached: tuple[tuple[int, int], list[ApiKey]] | None = None
 
     @property
     def from_env(self) -> bool:
@@ -78,12 +79,13 @@ class KeyRing:
         if self.from_env:
             return _parsed(self._env[KEYS_ENV], KEYS_ENV)
         try:
-            mtime = self.path.stat().st_mtime_ns
+            found = self.path.stat()
         except FileNotFoundError:
             return []
+        version = (found.st_ino, found.st_mtime_ns)
         with self._lock:
-            if self._cached is None or self._cached[0] != mtime:
-                self._cached = (mtime, _parsed(self.path.read_text(encoding="utf-8"), str(self.path)))
+            if self._cached is None or self._cached[0] != version:
+                self._cached = (version, _parsed(self.path.read_text(encoding="utf-8"), str(self.path)))
             return self._cached[1]
 
     def verify(self, presented: str) -> ApiKey | None:
