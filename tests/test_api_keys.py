@@ -9,6 +9,7 @@ import os
 import stat
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from langgraph_sdk import Auth
@@ -45,6 +46,14 @@ def test_a_bad_key_request_is_refused_with_the_reason(tmp_path, identity, scopes
     with pytest.raises(InvalidInput, match=reason):
         KeyRing(tmp_path, env={}).add(identity, scopes, may_ingest=False)
     assert not (tmp_path / "api-keys.json").exists()
+
+
+def test_keys_added_at_the_same_time_are_all_kept(tmp_path):
+    rings = [KeyRing(tmp_path, env={}) for _ in range(12)]  # each as a separate `ragent keys add` would hold it
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        added = list(pool.map(lambda ring: ring.add("svc", ["prod"], may_ingest=False), rings))
+    ring = KeyRing(tmp_path, env={})
+    assert len(ring.keys()) == 12 and all(ring.verify(plain) == key for key, plain in added)
 
 
 def test_keys_from_the_environment_are_read_and_not_written(tmp_path):

@@ -9,11 +9,14 @@ in constant time. A fast hash is the right one here: a slow password hash guards
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import hmac
 import os
 import secrets
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -95,9 +98,23 @@ class KeyRing:
                 return key
         return None
 
+    @contextmanager
+    def _changing(self) -> Iterator[None]:
+        """One change at a time across processes (an OS lock, dropped however the process ends): two `ragent keys
+        add` at once would otherwise each write the file without the other's key."""
+        if self.from_env:
+            raise InvalidInput(f"the keys come from {KEYS_ENV}; change that variable, not the file")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.path.with_name(f".{KEYS_FILE}.lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+
     def add(self, identity: str, scopes: list[str], may_ingest: bool) -> tuple[ApiKey, str]:
         """A new key for `identity`; returns its entry and its plain text, which is shown once and kept nowhere."""
-        self._refuse_env()
+        with self._changing():
+            return self._add(identity, scopes, may_ingest)
+
+    def _add(self, identity: str, scopes: list[str], may_ingest: bool) -> tuple[ApiKey, str]:
         ids = {k.id for k in self.keys()}
         new_id = next(i for i in iter(lambda: secrets.token_hex(4), None) if i not in ids)
         plain = f"rk_{new_id}_{secrets.token_urlsafe(32).replace('_', '-')}"
@@ -117,21 +134,16 @@ class KeyRing:
 
     def revoke(self, wanted: str) -> list[ApiKey]:
         """Remove the key with this id, or every key of this identity; returns what was removed."""
-        self._refuse_env()
-        keys = self.keys()
-        gone = [k for k in keys if wanted in (k.id, k.identity)]
-        if not gone:
-            raise InvalidInput(f"no key has the id or identity {wanted!r}; `ragent keys list` shows them")
-        self._write([k for k in keys if k not in gone])
-        return gone
-
-    def _refuse_env(self) -> None:
-        if self.from_env:
-            raise InvalidInput(f"the keys come from {KEYS_ENV}; change that variable, not the file")
+        with self._changing():
+            keys = self.keys()
+            gone = [k for k in keys if wanted in (k.id, k.identity)]
+            if not gone:
+                raise InvalidInput(f"no key has the id or identity {wanted!r}; `ragent keys list` shows them")
+            self._write([k for k in keys if k not in gone])
+            return gone
 
     def _write(self, keys: list[ApiKey]) -> None:
         """Atomically, readable by the owner only: a reader never sees half a file."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         partial = self.path.with_name(f".{self.path.name}.{os.getpid()}")
         fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
