@@ -176,7 +176,6 @@ def resume(thread: str, answer: Any, *, asked_scope: str | None, context: AgentC
         own = state.values.get("scope", DEFAULT_SCOPE)
         check_thread_scope(asked_scope or own, own)
         context = replace(context, scope=own)
-        pending = state.interrupts
-        answer = chosen(answer, pending[0].value["options"])
+        answer = chosen(answer, state.interrupts[0].value["options"])
         agent.invoke(Command(resume=answer), {"configurable": {"thread_id": thread}}, context=context)
         settle_here(agent, services, thread, context, explain)

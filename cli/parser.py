@@ -8,8 +8,9 @@ from functools import partial
 
 from cli import commands
 from graph.context import AgentContext
+from retrievers.errors import InvalidInput
 from retrievers.loaders import DATASETS
-from retrievers.models import DEFAULT_SCOPE, FIELD_ROLES, SCOPE_RE
+from retrievers.models import DEFAULT_SCOPE, FIELD_ROLES, checked_scope
 
 SEARCH_TOP_K, SEARCH_TOP_K_MAX = 10, 1000
 ANNOTATION_ROWS, ANNOTATION_ROWS_MAX = 50, 10_000
@@ -21,9 +22,10 @@ AGENT_DEFAULTS = AgentContext()
 
 def scope_name(text: str) -> str:
     """A scope as argparse type: checked here because the documents get it after their own validation."""
-    if not SCOPE_RE.match(text):
-        raise argparse.ArgumentTypeError(f"scope {text!r} is not valid (letters, digits, '_.:-', up to 64 characters)")
-    return text
+    try:
+        return checked_scope(text)
+    except InvalidInput as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def positive_int(text: str, maximum: int | None = None) -> int:

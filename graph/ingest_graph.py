@@ -22,7 +22,7 @@ from graph.access.tenancy import Identity, ScopeRefused
 from graph.services import AgentServices
 from retrievers.errors import InvalidInput
 from retrievers.loaders import shared_data_dir
-from retrievers.models import DEFAULT_SCOPE, SCOPE_RE
+from retrievers.models import DEFAULT_SCOPE, checked_scope
 from retrievers.sources import ingest_source
 
 
@@ -80,8 +80,8 @@ def allowed_path(text: str | None, roots: list[Path]) -> Path | None:
 def ingest_scope(asked: object, server_user: Any | None) -> str:
     """The scope documents go to: the one asked for, else the caller's own (`default` outside the server). On the
     server ingestion is a permission, and only into the caller's scopes."""
-    if asked is not None and (not isinstance(asked, str) or not SCOPE_RE.match(asked)):
-        raise InvalidInput(f"scope {asked!r} is not valid (letters, digits, '_.:-', up to 64 characters)")
+    if asked is not None:
+        checked_scope(asked)
     if server_user is None:
         return asked or DEFAULT_SCOPE
     identity = Identity.of_user(server_user)

@@ -18,6 +18,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from retrievers.errors import InvalidInput
+
 DEFAULT_SCOPE = "default"
 BUCKET_NAME_PATTERN = r"^[a-z][a-z0-9_]{1,39}$"
 BUCKET_NAME_RE = re.compile(BUCKET_NAME_PATTERN)
@@ -33,6 +35,16 @@ MAX_ROW_BYTES = 64 * 1024
 CUAD row, clause excerpts as values) takes 2.7 KB; whole passages belong in the document's text, which is chunked."""
 FIELD_NAME_RE = re.compile(rf"^[A-Za-z][A-Za-z0-9_]{{0,{MAX_FIELD_NAME_CHARS - 1}}}$")
 SCOPE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")
+SCOPE_RULE = "letters, digits, '_.:-', up to 64 characters"
+
+
+def checked_scope(value: object) -> str:
+    """A scope as a client, a command line or a file gives it (any JSON value): a name SCOPE_RE accepts, else
+    InvalidInput naming the rule."""
+    if not isinstance(value, str) or not SCOPE_RE.match(value):
+        raise InvalidInput(f"scope {value!r} is not valid ({SCOPE_RULE})")
+    return value
+
 
 FieldType = Literal["string", "number", "integer", "boolean", "date"]
 FieldRole = Literal["", "name", "identifier", "money", "currency", "text"]

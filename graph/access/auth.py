@@ -29,7 +29,8 @@ from langgraph_sdk import Auth, get_client
 
 from graph.access.keys import ANY_SCOPE, KeyRing
 from graph.access.tenancy import Identity, ScopeRefused
-from retrievers.models import SCOPE_RE
+from retrievers.errors import InvalidInput
+from retrievers.models import checked_scope
 from retrievers.settings import Settings
 
 NO_AUTH_ENV = "RAGENT_NO_AUTH"
@@ -94,11 +95,10 @@ def refused(status: int, reason: str) -> Auth.exceptions.HTTPException:
 
 
 def asked_scope(value: object) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str) or not SCOPE_RE.match(value):
-        raise refused(422, f"scope {value!r} is not valid (letters, digits, '_.:-', up to 64 characters)")
-    return value
+    try:
+        return None if value is None else checked_scope(value)
+    except InvalidInput as error:
+        raise refused(422, str(error)) from None
 
 
 def resolved(caller: Identity, asked: str | None, thread_scope: str | None = None) -> str:

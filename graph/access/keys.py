@@ -23,7 +23,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_validator
 
 from retrievers.errors import InvalidInput
-from retrievers.models import SCOPE_RE
+from retrievers.models import SCOPE_RE, SCOPE_RULE
 
 KEYS_ENV = "RAGENT_API_KEYS"
 KEYS_FILE = "api-keys.json"
@@ -46,7 +46,7 @@ class ApiKey(BaseModel):
     def _scopes(cls, scopes: list[str]) -> list[str]:
         bad = [s for s in scopes if s != ANY_SCOPE and not SCOPE_RE.match(s)]
         if bad:
-            raise ValueError(f"scope {bad[0]!r} is not valid (letters, digits, '_.:-', up to 64 characters, or '*')")
+            raise ValueError(f"scope {bad[0]!r} is not valid ({SCOPE_RULE}, or '*')")
         return list(dict.fromkeys(scopes))
 
 
