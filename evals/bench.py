@@ -1,6 +1,7 @@
 """`ragent bench`: the benchmarks side by side in one run, one report (OUT/bench.md and bench.json).
 
 Sections, each also runnable alone as `python -m evals.bench_<name>`:
+- fusion: SciFact train nDCG@10 of reciprocal-rank fusion (before) and weighted score fusion (the default);
 - langchain: retrieval against LangChain's Qdrant vector store, BM25Retriever and EnsembleRetriever (SciFact train);
 - naive: the agent against naive RAG on the dev question set;
 - multihop: both gold paragraphs in the agent's evidence on HotpotQA (test split) against one search;
@@ -41,6 +42,7 @@ def run(out: Path, *, sections: list[str], home: Path | None, scale_sizes: list[
     out.mkdir(parents=True, exist_ok=True)
     home = corpus_home(home) if {"naive", "multihop", "answers"} & set(sections) else home
     runners = {  # each section's module is imported when it runs: langchain's needs the `bench` extras
+        "fusion": ("bench_fusion", lambda m: m.run(out)),
         "langchain": ("bench_langchain", lambda m: m.run(out)),
         "naive": ("bench_naive_rag", lambda m: m.run(home, DEV_QUESTIONS)),
         "multihop": ("bench_multihop", lambda m: m.run(home, "test")),

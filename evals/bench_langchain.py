@@ -21,7 +21,9 @@ both sides and QPS measures retrieval, not MiniLM.
 Choices, stated because they could move the figures:
 - Every engine is asked for the same CHUNKS_PER_ENGINE chunks; fusion on both sides fuses those two lists
   (ours: `depth=CHUNKS_PER_ENGINE`, rather than the tools' default of 100) and returns the whole fused list,
-  as `EnsembleRetriever` does. RRF uses k=60 on both sides (LangChain's `c` default equals our RRF_K).
+  as `EnsembleRetriever` does. RRF uses k=60 on both sides (LangChain's `c` default equals our RRF_K): ours is
+  asked for RRF explicitly, so that fusion is compared like for like (our default weighted fusion is measured
+  against RRF by `evals.bench_fusion`).
 - LangChain runs on its defaults: `BM25Retriever`'s preprocessing is `str.split` (no lowercasing, stemming
   or stop words), cosine distance, the ensemble deduplicates by page content. No tuning on either side.
 - Ingest seconds: ours is the whole `Ingestor` run from raw documents (chunking, Postgres, Tantivy,
@@ -154,7 +156,9 @@ def our_searches(stack: Stack) -> dict[str, Search]:
         "ours: semantic (qdrant-edge, exact)": lambda q: _doc_ranking(
             retriever.semantic(q, filters, CHUNKS_PER_ENGINE)
         ),
-        OURS_FUSED: lambda q: _doc_ranking(retriever.fused(q, filters, 2 * CHUNKS_PER_ENGINE, depth=CHUNKS_PER_ENGINE)),
+        OURS_FUSED: lambda q: _doc_ranking(
+            retriever.fused(q, filters, 2 * CHUNKS_PER_ENGINE, depth=CHUNKS_PER_ENGINE, method="rrf")
+        ),
     }
 
 

@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import date, timedelta
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,7 @@ import qdrant_edge as qe
 from evals.beir_data import load_qrels, load_queries
 from evals.metrics import ndcg_at_k, percentile, recall_at_k
 from retrievers.annotation_filters import Predicate
+from retrievers.fusion import KEYWORD_WEIGHT
 from retrievers.ingest import Ingestor
 from retrievers.loaders import scifact, shared_data_dir
 from retrievers.models import AnnotationRow, Chunk, Document, IndexedChunk, SearchFilter, SourceDocument
@@ -41,6 +43,8 @@ SCIFACT_SPLIT = "train"
 TOP_CHUNKS = 300
 LATENCY_QUERIES = 300
 HNSW_QUERIES = 300
+FUSED_RRF = "fused, reciprocal-rank (before)"
+FUSED_DEFAULT = f"fused, weighted scores {KEYWORD_WEIGHT}/{1 - KEYWORD_WEIGHT:.1f} (default)"
 
 
 def _stack(out: Path, name: str, *, fresh: bool, cache: Path | None = None) -> Stack:
@@ -76,14 +80,23 @@ def bench_throughput(out: Path, corpus: Path, docs: int = 300) -> dict:
     return result
 
 
+def quality_modes(retriever: Retriever) -> dict[str, Callable]:
+    """The rankings compared: each engine alone, fusion before (RRF) and after (the default, weighted scores)."""
+    return {
+        "keyword": retriever.keyword,
+        "semantic": retriever.semantic,
+        FUSED_RRF: partial(retriever.fused, method="rrf"),
+        FUSED_DEFAULT: retriever.fused,
+    }
+
+
 def bench_quality(stack: Stack, corpus: Path) -> dict:
     qrels = load_qrels(corpus, SCIFACT_SPLIT)
     queries = load_queries(corpus, set(qrels))
     retriever = Retriever(stack)
     filters = SearchFilter(bucket="generic")
     result = {"queries": len(queries), "split": SCIFACT_SPLIT}
-    for mode in ("keyword", "semantic", "fused"):
-        search: Callable = getattr(retriever, mode)
+    for mode, search in quality_modes(retriever).items():
         ndcg, recall = [], []
         for qid, text in queries.items():
             ranked = _doc_ranking(search(text, filters, TOP_CHUNKS))
@@ -299,6 +312,10 @@ def sizes(stack: Stack) -> dict:
     }
 
 
+def quality_rows(quality: dict) -> list[str]:
+    return [f"| {m} | {v['ndcg@10']:.3f} | {v['recall@100']:.3f} |" for m, v in quality.items() if isinstance(v, dict)]
+
+
 def markdown(report: dict) -> str:
     q = report["quality"]
     lines = [
@@ -307,7 +324,7 @@ def markdown(report: dict) -> str:
         "| mode | nDCG@10 | recall@100 |",
         "|---|---|---|",
     ]
-    lines += [f"| {m} | {q[m]['ndcg@10']:.3f} | {q[m]['recall@100']:.3f} |" for m in ("keyword", "semantic", "fused")]
+    lines += quality_rows(q)
     h = report["hnsw"]
     lines += [
         "",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from retrievers.fusion import reciprocal_rank_fusion
+from retrievers.fusion import DEFAULT_FUSION, FusionMethod, fuse
 from retrievers.models import EngineHit, SearchFilter
 from retrievers.stack import Stack
 
@@ -46,13 +46,19 @@ class Retriever:
         vector = self.stack.embedder.embed_query(query)
         return self._hydrate(self.stack.vectors.search(vector, filters, limit), filters)
 
-    def fused(self, query: str, filters: SearchFilter, limit: int, depth: int = FUSION_DEPTH) -> list[SearchHit]:
-        """Reciprocal-rank fusion of the top `depth` chunks of each engine; the score is the fused score."""
+    def fused(
+        self,
+        query: str,
+        filters: SearchFilter,
+        limit: int,
+        depth: int = FUSION_DEPTH,
+        method: FusionMethod = DEFAULT_FUSION,
+    ) -> list[SearchHit]:
+        """The top `depth` chunks of each engine fused by `method` (see retrievers.fusion); the score is the fused
+        score. Every caller (the fused_search tool, `ragent search fused`, the evals) takes the default."""
         keyword = self.stack.keyword.search(query, filters, depth)
         semantic = self.stack.vectors.search(self.stack.embedder.embed_query(query), filters, depth)
-        by_id = {h.chunk_id: h for h in [*semantic, *keyword]}
-        fused = reciprocal_rank_fusion([[h.chunk_id for h in keyword], [h.chunk_id for h in semantic]])[:limit]
-        return self._hydrate([EngineHit(cid, by_id[cid].doc_id, score) for cid, score in fused], filters)
+        return self._hydrate(fuse(keyword, semantic, method)[:limit], filters)
 
     def _hydrate(self, hits: list[EngineHit], filters: SearchFilter) -> list[SearchHit]:
         rows = self.stack.store.chunks_by_id(filters.scope, [h.chunk_id for h in hits])
