@@ -270,6 +270,19 @@ def evaluate(args: argparse.Namespace) -> None:
     print(f"records and summary written to {args.out}")
 
 
+def adapt(args: argparse.Namespace) -> None:
+    from evals.adapt_embedder import adapt as fine_tune
+
+    folder = Path(args.beir)
+    name = args.name or folder.resolve().name.lower()
+    made = fine_tune(folder, name=name, split=args.split, epochs=args.epochs)
+    print(
+        f"{made['model_name']}: {made['trained_on']['pairs']} pairs, {made['train_seconds']} s, saved in "
+        f"{made['folder']}\nuse it in a data folder of its own: "
+        f"RAGENT_HOME=DIR RAGENT_EMBEDDINGS=adapted:{name} ragent ingest ..."
+    )
+
+
 def bench(args: argparse.Namespace) -> None:
     from evals.bench import run
 

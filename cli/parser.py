@@ -7,6 +7,7 @@ import argparse
 from functools import partial
 
 from cli import commands
+from evals.adapt_embedder import EPOCHS as ADAPT_EPOCHS
 from graph.context import AgentContext
 from retrievers.errors import InvalidInput
 from retrievers.loaders import DATASETS
@@ -17,6 +18,7 @@ ANNOTATION_ROWS, ANNOTATION_ROWS_MAX = 50, 10_000
 BENCH_SECTIONS = ("fusion", "langchain", "naive", "multihop", "answers", "verifier", "scale")
 BENCH_SCALE_SIZES = [10_000, 100_000, 1_000_000]
 EVAL_OUT, BENCH_OUT = "eval-out", "bench-out"
+
 AGENT_DEFAULTS = AgentContext()
 
 
@@ -197,6 +199,17 @@ def _evals(sub) -> None:
     p.add_argument("--limit", type=positive_int, help="only the first N questions")
     p.add_argument("--out", default=EVAL_OUT, help="folder for the JSON records and the Markdown summary")
     p.set_defaults(run=commands.evaluate)
+
+    p = sub.add_parser(
+        "adapt",
+        help="fine-tune the embedder on a BEIR folder's labelled pairs (CPU, minutes); use it with "
+        "RAGENT_EMBEDDINGS=adapted:NAME in a data folder of its own",
+    )
+    p.add_argument("--beir", required=True, help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv")
+    p.add_argument("--split", default="train", help="qrels split to learn from (never the one you evaluate on)")
+    p.add_argument("--name", help="name of the adapted model (default: the folder's name)")
+    p.add_argument("--epochs", type=partial(positive_int, maximum=20), default=ADAPT_EPOCHS)
+    p.set_defaults(run=commands.adapt)
 
     p = sub.add_parser(
         "bench", help="the benchmarks side by side: vs LangChain, vs naive RAG, multi-hop, cost at scale"

@@ -32,17 +32,31 @@ from graph.checkpointing import SERDE
 from graph.context import DEFAULT_CONTEXT, AgentContext
 from graph.schemas import Evidence
 from graph.services import AgentServices
-from retrievers.fusion import reciprocal_rank_fusion
+from retrievers.fusion import KEYWORD_WEIGHT, reciprocal_rank_fusion, weighted_fusion
+from retrievers.models import EngineHit
 from tools.envelope import Envelope
 
 EVIDENCE_TEXT_CHARS = 6000
 """What a model judge reads of the evidence: the graded passages and rows, cut to fit a prompt."""
 
 
+SEARCH_WEIGHTS = {"search_text": KEYWORD_WEIGHT, "search_semantic": 1.0 - KEYWORD_WEIGHT, "fused_search": 1.0}
+"""Each search tool's weight when its hit lists are fused, as fused search weighs its engines (a fused_search list
+already holds both)."""
+
+
 def evidence_ranking(evidence: list[Evidence]) -> list[str]:
-    """The documents of a run's evidence, ranked by reciprocal-rank fusion of every envelope's hit list."""
-    rankings = [e.envelope.doc_ids() for e in evidence]
-    return [doc for doc, _ in reciprocal_rank_fusion([r for r in rankings if r])]
+    """The documents of a run's evidence: when every call that found something was a search, by the weighted fusion
+    of their scored hit lists (the fused search's own fusion); otherwise (annotation rows, whole documents, which
+    carry no comparable scores) by reciprocal-rank fusion of every envelope's hit list."""
+    found = [e for e in evidence if e.envelope.doc_ids()]
+    if found and all(e.call.tool in SEARCH_WEIGHTS for e in found):
+        lists = [
+            (SEARCH_WEIGHTS[e.call.tool], [EngineHit(h.chunk_id, h.doc_id, h.score) for h in e.envelope.passages()])
+            for e in found
+        ]
+        return list(dict.fromkeys(h.doc_id for h in weighted_fusion(lists)))
+    return [doc for doc, _ in reciprocal_rank_fusion([e.envelope.doc_ids() for e in found])]
 
 
 def _readable(envelope: Envelope) -> str:

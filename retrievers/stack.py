@@ -33,6 +33,10 @@ class Stack:
 
 
 def make_embedder(settings: Settings) -> Embedder:
+    if settings.embeddings.startswith("adapted:"):
+        from retrievers.adapted_embedder import ADAPTED_PREFIX, AdaptedEmbedder, adapted_folder
+
+        return AdaptedEmbedder(adapted_folder(settings.cache_dir, settings.embeddings.removeprefix(ADAPTED_PREFIX)))
     if settings.embeddings == "minilm":
         from retrievers.minilm_embedder import MiniLMEmbedder
 
@@ -47,7 +51,9 @@ def make_embedder(settings: Settings) -> Embedder:
         return OpenAIEmbedder(
             settings.openai_embedding_model, base_url=settings.openai_base_url, api_key=settings.openai_api_key
         )
-    raise InvalidInput(f"RAGENT_EMBEDDINGS={settings.embeddings!r} is not known; use 'minilm' or 'openai'")
+    raise InvalidInput(
+        f"RAGENT_EMBEDDINGS={settings.embeddings!r} is not known; use 'minilm', 'openai' or 'adapted:NAME'"
+    )
 
 
 def make_keyword_index(settings: Settings) -> KeywordIndex:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrievers.fusion import DEFAULT_FUSION, KEYWORD_WEIGHT, min_max, rrf_hits, weighted_fusion
+from retrievers.fusion import DEFAULT_FUSION, KEYWORD_WEIGHT, fuse, min_max, rrf_hits
 from retrievers.models import EngineHit, SearchFilter
 from retrievers.search import FUSION_DEPTH, Retriever
 from tools.context import ToolContext
@@ -20,27 +20,27 @@ def test_min_max_maps_best_to_one_and_worst_to_zero():
 
 
 def test_weighted_fusion_scores_a_document_by_its_best_chunk_in_each_engine():
-    # keyword normalised: c1 1.0, c2 0.625, c3 0.0; semantic: c4 1.0, c1 0.25, c5 0.0.
-    # d2 = 0.6 * 0.625 (c2) + 0.4 * 1.0 (c4) = 0.775; d1 = 0.6 * 1.0 + 0.4 * 0.25 = 0.7; d3 and d4 score 0.
-    # Within d2, c4 (own 0.4) comes before c2 (own 0.375); the tie at 0 keeps the keyword list's order.
+    # keyword normalised: c1 1.0, c2 0.625, c3 0.0; semantic: c4 1.0, c1 0.25, c5 0.0 (weights 0.6 / 0.4).
+    # d2's lead chunk c4 (own 0.4 > c2's 0.375) scores as d2: 0.6 * 0.625 (c2) + 0.4 * 1.0 (c4) = 0.775, above
+    # d1 (c1: 0.6 * 1.0 + 0.4 * 0.25 = 0.7); c2 keeps its own 0.375; d3 and d4 score 0, in the keyword list's order.
     assert KEYWORD_WEIGHT == 0.6
-    fused = weighted_fusion(KEYWORD, SEMANTIC)
+    fused = fuse(KEYWORD, SEMANTIC, "weighted")
     assert [(h.chunk_id, h.doc_id) for h in fused] == [
         ("c4", "d2"),
-        ("c2", "d2"),
         ("c1", "d1"),
+        ("c2", "d2"),
         ("c3", "d3"),
         ("c5", "d4"),
     ]
-    assert [h.score for h in fused] == pytest.approx([0.775, 0.775, 0.7, 0.0, 0.0])
+    assert [h.score for h in fused] == pytest.approx([0.775, 0.7, 0.375, 0.0, 0.0])
     # RRF sees only ranks: c1 is first and second, so d1 leads there.
     assert rrf_hits(KEYWORD, SEMANTIC)[0].chunk_id == "c1"
 
 
 def test_weighted_fusion_of_one_engine_alone_keeps_its_order():
-    assert [h.chunk_id for h in weighted_fusion([], SEMANTIC)] == ["c4", "c1", "c5"]
-    assert [h.score for h in weighted_fusion(KEYWORD, [])] == pytest.approx([0.6, 0.375, 0.0])
-    assert weighted_fusion([], []) == []
+    assert [h.chunk_id for h in fuse([], SEMANTIC, "weighted")] == ["c4", "c1", "c5"]
+    assert [h.score for h in fuse(KEYWORD, [], "weighted")] == pytest.approx([0.6, 0.375, 0.0])
+    assert fuse([], [], "weighted") == []
 
 
 QUERY = "RoHS compliant low-dropout regulator"
@@ -53,7 +53,7 @@ def test_fused_search_uses_weighted_fusion_by_default(sample_stack):
     filters = SearchFilter(bucket="datasheets")
     keyword = sample_stack.keyword.search(QUERY, filters, FUSION_DEPTH)
     semantic = sample_stack.vectors.search(sample_stack.embedder.embed_query(QUERY), filters, FUSION_DEPTH)
-    expected = [(h.chunk_id, h.score) for h in weighted_fusion(keyword, semantic)[:5]]
+    expected = [(h.chunk_id, h.score) for h in fuse(keyword, semantic, "weighted")[:5]]
     rrf = [(h.chunk_id, h.score) for h in rrf_hits(keyword, semantic)[:5]]
     assert keyword and semantic and expected != rrf
 
