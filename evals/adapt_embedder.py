@@ -48,9 +48,27 @@ def training_pairs(folder: Path, split: str) -> list[tuple[str, str]]:
     pairs = [
         (queries[q], documents[d]) for q in sorted(qrels) if q in queries for d in sorted(qrels[q]) if d in documents
     ]
-    if len(pairs) < BATCH_SIZE:
-        raise InvalidInput(f"{folder} split {split!r} has {len(pairs)} labelled pairs; adapting needs {BATCH_SIZE}")
+    disjoint = _disjoint(pairs)
+    if disjoint < 2 * BATCH_SIZE:
+        raise InvalidInput(
+            f"{folder} split {split!r} has {disjoint} labelled pairs with distinct queries and documents; adapting "
+            f"needs {2 * BATCH_SIZE} (batches of {BATCH_SIZE} pairs, no text twice in a batch)"
+        )
     return pairs
+
+
+def _disjoint(pairs: list[tuple[str, str]]) -> int:
+    """How many pairs share no text with each other, taken greedily. The trainer fills each batch with pairs whose
+    texts are not yet in it, and would loop forever when none is left; with 2 * BATCH_SIZE - 1 disjoint pairs, the
+    62 texts of a 31-pair batch block at most 62 of them, so a batch always fills."""
+    seen: set[str] = set()
+    count = 0
+    for query, document in pairs:
+        texts = {query.strip().lower(), document.strip().lower()}
+        if not texts & seen:
+            seen |= texts
+            count += 1
+    return count
 
 
 def adapt(folder: Path, *, name: str, split: str = "train", epochs: int = EPOCHS) -> dict:
