@@ -321,7 +321,7 @@ def markdown(report: dict) -> str:
     lines = [
         f"SciFact {q['split']} queries ({q['queries']}), document-level, exact vector search:",
         "",
-        "| mode | nDCG@10 | recall@100 |",
+        "| ranking | nDCG@10 | recall@100 |",
         "|---|---|---|",
     ]
     lines += quality_rows(q)
