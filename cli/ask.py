@@ -15,6 +15,7 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
+from cli.output import print_json, run_record
 from graph.access.tenancy import check_thread_scope
 from graph.builder import compile_agent
 from graph.checkpointing import postgres_checkpointer
@@ -104,12 +105,17 @@ def settle(
     explain: bool,
     ask_human: Callable[[dict[str, Any]], dict[str, Any] | None] | None,
     home: Path | None = None,
+    as_json: bool = False,
 ) -> bool:
     """Print the answer, or the clarification (with `explain`, how the run got there either way); with
-    `ask_human`, answer it and go on. True when answered."""
+    `ask_human`, answer it and go on. True when answered. `as_json` prints the run's record as JSON instead, and
+    asks nothing (a script answers with `ragent resume`)."""
     config = {"configurable": {"thread_id": thread}}
     while True:
         state = agent.get_state(config)
+        if as_json:
+            print_json(run_record(state.values, state.interrupts, thread))
+            return not state.interrupts
         if not state.interrupts:
             print_answer(state.values, home)
             if explain:
@@ -137,22 +143,29 @@ def terminal_choice(payload: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def settle_here(
-    agent: CompiledStateGraph, services: AgentServices, thread: str, context: AgentContext, explain: bool
+    agent: CompiledStateGraph,
+    services: AgentServices,
+    thread: str,
+    context: AgentContext,
+    explain: bool,
+    as_json: bool = False,
 ) -> None:
     """`settle` for a command run in this process: the terminal answers a clarification when there is one, and an
     export is shown by its path in this process's data home."""
     terminal = terminal_choice if sys.stdin.isatty() else None
-    settle(agent, thread, context, explain=explain, ask_human=terminal, home=services.stack.settings.home)
+    settle(
+        agent, thread, context, explain=explain, ask_human=terminal, home=services.stack.settings.home, as_json=as_json
+    )
 
 
-def ask(question: str, *, thread: str | None, context: AgentContext, explain: bool) -> str:
+def ask(question: str, *, thread: str | None, context: AgentContext, explain: bool, as_json: bool = False) -> str:
     """A new thread, or a follow-up on `thread`, which must be in the thread's own scope: checked before the
     question is written into the thread, so a refused follow-up leaves it as it was (a clarification still open)."""
     thread = thread or uuid.uuid4().hex[:12]
     with agent_session() as (agent, services):
         check_thread_scope(context.scope, agent.get_state({"configurable": {"thread_id": thread}}).values.get("scope"))
         agent.invoke({"question": question}, {"configurable": {"thread_id": thread}}, context=context)
-        settle_here(agent, services, thread, context, explain)
+        settle_here(agent, services, thread, context, explain, as_json)
     return thread
 
 
@@ -166,7 +179,9 @@ def chosen(answer: Any, options: list[dict[str, Any]]) -> Any:
     return answer
 
 
-def resume(thread: str, answer: Any, *, asked_scope: str | None, context: AgentContext, explain: bool) -> None:
+def resume(
+    thread: str, answer: Any, *, asked_scope: str | None, context: AgentContext, explain: bool, as_json: bool = False
+) -> None:
     """The run keeps the thread's own scope; `asked_scope` (`--scope`), if another, is refused before anything
     runs (the graph would refuse it too: `graph.access.tenancy`)."""
     with agent_session() as (agent, services):
@@ -178,4 +193,4 @@ def resume(thread: str, answer: Any, *, asked_scope: str | None, context: AgentC
         context = replace(context, scope=own)
         answer = chosen(answer, state.interrupts[0].value["options"])
         agent.invoke(Command(resume=answer), {"configurable": {"thread_id": thread}}, context=context)
-        settle_here(agent, services, thread, context, explain)
+        settle_here(agent, services, thread, context, explain, as_json)

@@ -4,20 +4,29 @@ inside the commands, so `ragent --help` and a command that needs no model start 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import sys
 import uuid
 from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cli.output import print_json
 from retrievers.errors import RagentError
-from retrievers.models import DEFAULT_SCOPE, SearchFilter
+from retrievers.models import DEFAULT_SCOPE, SAMPLE_SCOPE, SearchFilter
 
 if TYPE_CHECKING:
     from retrievers.field_catalog import Vocabulary
 
 SNIPPET_CHARS = 160
-ANNOTATION_ROW_CHARS = 200
+BODY_PREVIEW_CHARS = 600
+TITLE_CHARS = 48
+
+
+def _titled(doc_id: str, title: str | None) -> str:
+    """A document as tables show it: its id with its title beside it, when it has one of its own."""
+    return f"{doc_id}  {title[:TITLE_CHARS]!r}" if title and title != doc_id else doc_id
 
 
 def _parse_value(text: str) -> Any:
@@ -48,7 +57,7 @@ def _store():
 
 
 def ingest(args: argparse.Namespace) -> None:
-    from retrievers.sources import ingest_source
+    from retrievers.sources import dataset_scope, ingest_source
 
     with _opened() as stack:
         report = ingest_source(
@@ -58,7 +67,7 @@ def ingest(args: argparse.Namespace) -> None:
             dataset=args.dataset,
             annotations=Path(args.annotations) if args.annotations else None,
             limit=args.limit,
-            scope=args.scope,
+            scope=args.scope or dataset_scope(args.dataset),
             force=args.force,
         )
     print(report.summary())
@@ -78,13 +87,16 @@ def search(args: argparse.Namespace) -> None:
     )
     with _opened() as stack:
         hits = getattr(Retriever(stack), args.mode)(args.query, filters, args.top_k)
+    if args.json:
+        print_json([dataclasses.asdict(hit) for hit in hits])
+        return
     if not hits:
         print("  (no results)")
     for rank, hit in enumerate(hits, start=1):
         snippet = " ".join(hit.text.split())[:SNIPPET_CHARS]
         print(
-            f"  {rank:2d}. [{hit.bucket}] {hit.doc_id}  score={hit.score:.4f}  chars {hit.start}-{hit.end}\n"
-            f"      {snippet}"
+            f"  {rank:2d}. [{hit.bucket}] {_titled(hit.doc_id, hit.title)}  score={hit.score:.4f}"
+            f"  chars {hit.start}-{hit.end}\n      {snippet}"
         )
 
 
@@ -97,9 +109,14 @@ def annotations(args: argparse.Namespace) -> None:
     with _store() as store:
         store.require_bucket(args.bucket)
         rows = store.find_annotations(args.scope, args.bucket, predicates, limit=args.limit)
+    if args.json:
+        print_json(rows)
+        return
     for row in rows:
-        print(f"  {row['annotation_id']}  {json.dumps(row['row'], ensure_ascii=False)[:ANNOTATION_ROW_CHARS]}")
-    print(f"{len(rows)} row(s)")
+        print(f"  {row['annotation_id']}  {row['title'][:TITLE_CHARS]!r}")
+        print(f"      {json.dumps(row['row'], ensure_ascii=False)}")
+    total = rows[0]["total_rows"] if rows else 0
+    print(f"{len(rows)} of {total} row(s)" + ("; a higher --limit shows more" if total > len(rows) else ""))
 
 
 def catalog(args: argparse.Namespace) -> None:
@@ -124,11 +141,24 @@ def catalog(args: argparse.Namespace) -> None:
         if describing:
             store.describe(bucket, *field, **edits)
         fields = [f for f in store.field_catalog(args.scope, bucket) if not field or f.name == field[0]]
-        if not field:
-            _print_bucket(bucket, store.buckets()[bucket], store.bucket_aliases()[bucket])
-        elif not fields:
-            said = store.vocabulary(bucket, field[0])
-            print(f"  {field[0]}: no document of scope {args.scope!r} has it; your words are kept: {_said(said)}")
+        description, aliases = store.buckets()[bucket], store.bucket_aliases()[bucket]
+        said = store.vocabulary(bucket, field[0]) if field and not fields else None
+    if args.json:
+        print_json(
+            {
+                "bucket": bucket,
+                "scope": args.scope,
+                "description": description,
+                "aliases": aliases,
+                "fields": [f.model_dump(mode="json") for f in fields],
+                **({"said": said.model_dump(mode="json")} if said else {}),
+            }
+        )
+        return
+    if not field:
+        _print_bucket(bucket, description, aliases)
+    elif said:
+        print(f"  {field[0]}: no document of scope {args.scope!r} has it; your words are kept: {_said(said)}")
     for f in fields:
         shown = f.values if f.values is not None else f.examples
         span = f"  range {f.min} .. {f.max}" if f.min is not None else ""
@@ -181,16 +211,132 @@ def buckets(args: argparse.Namespace) -> None:
 
 
 def stats(args: argparse.Namespace) -> None:
-    """The store's counts always; the engines' when this process may open them, else who holds them."""
+    """The store's counts always; the engines' when this process may open them, else who holds them; and whether the
+    embedded Postgres was running before this command started it (read first, since reading the counts starts it)."""
     from retrievers.engine_lock import EnginesBusy
+    from retrievers.settings import Settings
+    from retrievers.stack import embedded_postgres_dir
 
+    settings = Settings.from_env()
+    data_dir = embedded_postgres_dir(settings)
+    if data_dir is None:
+        postgres: dict[str, Any] = {"embedded": False}
+    else:
+        from retrievers.embedded_postgres import embedded_postgres_status
+
+        postgres = embedded_postgres_status(data_dir).as_json()
     try:
         with _opened() as stack:
             report = {"store": stack.store.counts(), "keyword": stack.keyword.stats(), "vectors": stack.vectors.stats()}
     except EnginesBusy as busy:
         with _store() as store:
             report = {"store": store.counts(), "engines": str(busy)}
-    print(json.dumps(report, indent=2))
+    report["postgres"] = postgres
+    if args.json:
+        print_json(report)
+        return
+    counts = report["store"]
+    print(f"documents {counts['documents']}   chunks {counts['chunks']}   annotation rows {counts['annotations']}")
+    for name in ("keyword", "vectors"):
+        if name in report:
+            engine = report[name]
+            size = engine["bytes_on_disk"] / 1e6
+            print(f"{name:<8} {engine['engine']}: {engine['chunks']} chunks, {size:.1f} MB on disk")
+    if "engines" in report:
+        print(f"engines  {report['engines']}")
+    print(_postgres_line(postgres))
+
+
+def _postgres_line(postgres: dict[str, Any]) -> str:
+    if not postgres["embedded"]:
+        return "postgres DATABASE_URL (not managed by ragent)"
+    if not postgres["running"]:
+        return f"postgres embedded in {postgres['data_dir']}: was not running; this command started and stops it"
+    users = postgres["used_by"]
+    return f"postgres embedded in {postgres['data_dir']}: running (pid {postgres['pid']}), " + (
+        f"used by {', '.join(users)}; it stops when the last of them exits"
+        if users
+        else "used by no other process; it stops as this command exits"
+    )
+
+
+def stop(args: argparse.Namespace) -> None:
+    from retrievers.embedded_postgres import stop_embedded_postgres
+    from retrievers.settings import Settings
+    from retrievers.stack import embedded_postgres_dir
+
+    data_dir = embedded_postgres_dir(Settings.from_env())
+    if data_dir is None:
+        raise RagentError("DATABASE_URL names a Postgres ragent does not manage; stop it the way it was started")
+    status = stop_embedded_postgres(data_dir)
+    print(
+        f"stopped the embedded Postgres in {data_dir} (pid {status.pid})"
+        if status.running
+        else f"the embedded Postgres in {data_dir} is not running"
+    )
+
+
+def documents_list(args: argparse.Namespace) -> None:
+    with _store() as store:
+        if args.bucket:
+            store.require_bucket(args.bucket)
+        rows, total = store.list_documents(args.scope, args.bucket, limit=args.limit, offset=args.offset)
+    if args.json:
+        print_json(
+            {"scope": args.scope, "bucket": args.bucket, "total": total, "offset": args.offset, "documents": rows}
+        )
+        return
+    for d in rows:
+        print(
+            f"  {d['bucket']:<12} {_titled(d['doc_id'], d['title'])}\n"
+            f"      {d['chunks']} chunks, {d['annotation_rows']} annotation rows, {d['chars']} chars, "
+            f"version {d['version']}, ingested {d['ingested_at']:%Y-%m-%d %H:%M}"
+        )
+    where = f"scope {args.scope!r}" + (f", bucket {args.bucket!r}" if args.bucket else "")
+    shown = f"{args.offset + 1}-{args.offset + len(rows)}" if rows else "none"
+    more = f"; --offset {args.offset + len(rows)} for the next page" if args.offset + len(rows) < total else ""
+    print(f"{shown} of {total} document(s) in {where}{more}")
+
+
+def documents_show(args: argparse.Namespace) -> None:
+    from retrievers.documents import show_document
+
+    with _store() as store:
+        record = show_document(store, args.scope, args.doc_id)
+    if args.json:
+        print_json(record)
+        return
+    for name in ("doc_id", "bucket", "title", "author", "tags", "created_at", "source", "summary", "version"):
+        if record.get(name) not in (None, "", []):
+            print(f"  {name:<12} {record[name]}")
+    print(f"  {'ingested':<12} {record['ingested_at']:%Y-%m-%d %H:%M:%S}   content hash {record['content_hash'][:16]}")
+    print(f"  {'chunks':<12} {record['chunks']}   body {len(record['body'])} chars")
+    print(f"  annotation rows ({len(record['annotations'])}):")
+    for row in record["annotations"]:
+        print(f"    {row['annotation_id']}  {json.dumps(row['row'], ensure_ascii=False)}")
+    body = " ".join(record["body"].split())
+    cut = len(body) > BODY_PREVIEW_CHARS
+    print(f"  text: {body[:BODY_PREVIEW_CHARS]}" + (" ... (all of it with --json)" if cut else ""))
+
+
+def documents_delete(args: argparse.Namespace) -> None:
+    from retrievers.documents import delete_documents
+
+    if args.bucket and not args.doc_ids and not args.yes:
+        question = f"delete every document of bucket {args.bucket!r} in scope {args.scope!r}? [y/N] "
+        if not sys.stdin.isatty():
+            raise RagentError(f"deleting a whole bucket asks first; add --yes to delete bucket {args.bucket!r}")
+        if input(question).strip().lower() not in ("y", "yes"):
+            print("nothing deleted")
+            return
+    with _opened() as stack:
+        report = delete_documents(stack, args.scope, args.doc_ids, bucket=args.bucket)
+    if args.json:
+        print_json(report.as_json())
+    else:
+        print(report.summary())
+    if report.not_found:
+        raise SystemExit(1)
 
 
 def check(args: argparse.Namespace) -> None:
@@ -215,11 +361,11 @@ def demo(args: argparse.Namespace) -> None:
         return option_reply(payload["options"][0])
 
     with agent_session() as (agent, services):
-        print("== ingesting the sample corpus (unchanged documents are skipped)")
-        print(ingest_source(services.stack, dataset="sample").summary())
+        print(f"== ingesting the sample corpus into scope {SAMPLE_SCOPE!r} (unchanged documents are skipped)")
+        print(ingest_source(services.stack, dataset="sample", scope=SAMPLE_SCOPE).summary())
         for number, (question, settings) in enumerate(DEMO_QUESTIONS, start=1):
             print(f"\n== question {number}: {question}")
-            thread, context = f"demo-{uuid.uuid4().hex[:8]}", AgentContext(**settings)
+            thread, context = f"demo-{uuid.uuid4().hex[:8]}", AgentContext(scope=SAMPLE_SCOPE, **settings)
             agent.invoke({"question": question}, {"configurable": {"thread_id": thread}}, context=context)
             settle(agent, thread, context, explain=False, ask_human=first_option)
 
@@ -234,7 +380,7 @@ def _agent_context(args: argparse.Namespace):
 def ask(args: argparse.Namespace) -> None:
     from cli.ask import ask as ask_agent
 
-    ask_agent(args.question, thread=args.thread, explain=args.explain, context=_agent_context(args))
+    ask_agent(args.question, thread=args.thread, explain=args.explain, context=_agent_context(args), as_json=args.json)
 
 
 def resume(args: argparse.Namespace) -> None:
@@ -248,7 +394,14 @@ def resume(args: argparse.Namespace) -> None:
             f"--answer is neither an option's number nor usable JSON ({exc.msg}); "
             """e.g. --answer 2 or --answer '{"choice": "stop"}'"""
         ) from None
-    resume_agent(args.thread, answer, asked_scope=args.scope, explain=args.explain, context=_agent_context(args))
+    resume_agent(
+        args.thread,
+        answer,
+        asked_scope=args.scope,
+        explain=args.explain,
+        context=_agent_context(args),
+        as_json=args.json,
+    )
 
 
 def evaluate(args: argparse.Namespace) -> None:
@@ -300,7 +453,7 @@ def bench(args: argparse.Namespace) -> None:
 def serve(args: argparse.Namespace) -> None:
     from cli.serve import serve as run_server
 
-    raise SystemExit(run_server(host=args.host, port=args.port, with_sample=not args.no_sample, no_auth=args.no_auth))
+    raise SystemExit(run_server(host=args.host, port=args.port, with_sample=args.sample, no_auth=args.no_auth))
 
 
 def _key_ring():

@@ -6,6 +6,7 @@ is printed as one line that says what to do, with exit status 2; nothing is half
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -35,6 +36,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    except BrokenPipeError:
+        # The reader of the output left (`ragent documents list --json | head`): what it read is what it wanted.
+        # Python's recipe: point stdout at devnull so that the flush at exit does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("ragent: interrupted; documents already committed stay, the rest can be ingested again", file=sys.stderr)
         return 130

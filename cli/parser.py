@@ -11,10 +11,11 @@ from evals.adapt_embedder import EPOCHS as ADAPT_EPOCHS
 from graph.context import AgentContext
 from retrievers.errors import InvalidInput
 from retrievers.loaders import DATASETS
-from retrievers.models import DEFAULT_SCOPE, FIELD_ROLES, checked_scope
+from retrievers.models import DEFAULT_SCOPE, FIELD_ROLES, SAMPLE_SCOPE, checked_scope
 
 SEARCH_TOP_K, SEARCH_TOP_K_MAX = 10, 1000
 ANNOTATION_ROWS, ANNOTATION_ROWS_MAX = 50, 10_000
+DOCUMENTS_LISTED, DOCUMENTS_LISTED_MAX = 50, 100_000
 BENCH_SECTIONS = ("fusion", "langchain", "naive", "multihop", "answers", "verifier", "scale")
 BENCH_SCALE_SIZES = [10_000, 100_000, 1_000_000]
 EVAL_OUT, BENCH_OUT = "eval-out", "bench-out"
@@ -30,16 +31,16 @@ def scope_name(text: str) -> str:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def positive_int(text: str, maximum: int | None = None) -> int:
-    """A count (a limit, top-k, a size) as argparse type, from 1 to `maximum`: zero or less, or more than an engine
-    takes (Postgres' LIMIT is a bigint, Tantivy allocates room for every hit asked for), would end in a traceback
-    instead of a message naming the option."""
+def positive_int(text: str, maximum: int | None = None, minimum: int = 1) -> int:
+    """A count (a limit, top-k, a size) as argparse type, from 1 (or `minimum`) to `maximum`: zero or less, or more
+    than an engine takes (Postgres' LIMIT is a bigint, Tantivy allocates room for every hit asked for), would end in
+    a traceback instead of a message naming the option."""
     try:
         number = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {number}")
+    if number < minimum:
+        raise argparse.ArgumentTypeError(f"must be {minimum} or more, got {number}")
     if maximum is not None and number > maximum:
         raise argparse.ArgumentTypeError(f"must be {maximum} or less, got {number}")
     return number
@@ -56,8 +57,13 @@ def _scope(parser: argparse.ArgumentParser, help: str | None = None, default: st
     )
 
 
+def _json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the full records as JSON instead of a table")
+
+
 def _agent_options(parser: argparse.ArgumentParser, scope_help: str | None = None, scope: str | None = DEFAULT_SCOPE):
     _scope(parser, scope_help, scope)
+    _json(parser)
     parser.add_argument("--explain", action="store_true", help="print the decomposition, decisions and tool calls")
     parser.add_argument(
         "--max-tool-calls",
@@ -80,7 +86,7 @@ def _ingest(sub) -> None:
     p.add_argument("--annotations", help="JSONL file of annotation rows: {doc_id, kind, row, raw}")
     p.add_argument("--dataset", choices=list(DATASETS))
     p.add_argument("--limit", type=positive_int, help="ingest at most this many documents")
-    _scope(p, "tenant or workspace the documents belong to")
+    _scope(p, "tenant or workspace the documents belong to (default: 'default'; 'sample' for --dataset sample)", None)
     p.add_argument(
         "--force", action="store_true", help="rewrite unchanged documents too (rebuilds a lost or corrupted index)"
     )
@@ -104,6 +110,7 @@ def _search(sub) -> None:
     p.add_argument("--tag", action="append", help="all of these tags (repeatable)")
     p.add_argument("--created-after", help="YYYY-MM-DD")
     p.add_argument("--created-before", help="YYYY-MM-DD")
+    _json(p)
     p.set_defaults(run=commands.search)
 
 
@@ -125,6 +132,7 @@ def _annotations(sub) -> None:
         default=ANNOTATION_ROWS,
         help=f"rows to show, up to {ANNOTATION_ROWS_MAX} (default: %(default)s)",
     )
+    _json(p)
     p.set_defaults(run=commands.annotations)
 
 
@@ -152,6 +160,7 @@ def _catalog_and_buckets(sub) -> None:
     )
     words.add_argument("--unit", help="the field's fixed unit: days, percent, a currency code")
     words.add_argument("--unit-field", help="the field holding this field's unit, e.g. currency")
+    _json(p)
     p.set_defaults(run=commands.catalog)
 
     p = sub.add_parser("buckets", help="list buckets, or add one")
@@ -234,11 +243,15 @@ def _evals(sub) -> None:
 
 def _operations(sub) -> None:
     p = sub.add_parser(
-        "serve", help="the LangGraph server API and Studio on the embedded engines, with the sample corpus"
+        "serve", help="the LangGraph server API and Studio on the embedded engines (--sample: on the sample corpus)"
     )
     p.add_argument("--port", type=int, help="port to listen on (a free one by default)")
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--no-sample", action="store_true", help="do not ingest the sample corpus first")
+    p.add_argument(
+        "--sample",
+        action="store_true",
+        help=f"the demo: ingest the sample corpus into scope {SAMPLE_SCOPE!r}, which runs that name no scope then read",
+    )
     p.add_argument(
         "--no-auth",
         action="store_true",
@@ -273,7 +286,51 @@ def _operations(sub) -> None:
     p.add_argument("--scope", type=scope_name, help="check one tenant or workspace (default: every scope)")
     p.set_defaults(run=commands.check)
 
-    sub.add_parser("stats", help="counts and sizes of every store").set_defaults(run=commands.stats)
+    p = sub.add_parser("stats", help="counts and sizes of every store, and whether the embedded Postgres runs")
+    _json(p)
+    p.set_defaults(run=commands.stats)
+
+    sub.add_parser(
+        "stop",
+        help="stop the data folder's embedded Postgres now (it also stops when the last ragent process using it exits)",
+    ).set_defaults(run=commands.stop)
+
+
+def _documents(sub) -> None:
+    p = sub.add_parser("documents", help="list, show or delete the documents of a scope")
+    actions = p.add_subparsers(dest="documents_action", required=True)
+    p = actions.add_parser("list", help="the documents of a scope (or of one bucket), with their counts")
+    p.add_argument("--bucket")
+    _scope(p)
+    p.add_argument(
+        "--limit",
+        type=partial(positive_int, maximum=DOCUMENTS_LISTED_MAX),
+        default=DOCUMENTS_LISTED,
+        help=f"documents to show, up to {DOCUMENTS_LISTED_MAX} (default: %(default)s)",
+    )
+    p.add_argument(
+        "--offset",
+        type=partial(positive_int, minimum=0, maximum=2**62),
+        default=0,
+        help="skip this many first (for the next page)",
+    )
+    _json(p)
+    p.set_defaults(run=commands.documents_list)
+    p = actions.add_parser("show", help="one document: its fields, annotation rows and text")
+    p.add_argument("doc_id")
+    _scope(p)
+    _json(p)
+    p.set_defaults(run=commands.documents_show)
+    p = actions.add_parser(
+        "delete",
+        help="delete documents (or a whole bucket of a scope) from Postgres, the keyword and the vector index at once",
+    )
+    p.add_argument("doc_ids", nargs="*", metavar="DOC_ID")
+    p.add_argument("--bucket", help="delete every document of this bucket in the scope")
+    _scope(p)
+    p.add_argument("--yes", action="store_true", help="do not ask before deleting a whole bucket")
+    _json(p)
+    p.set_defaults(run=commands.documents_delete)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -281,6 +338,6 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ragent", description="Agentic retrieval over bucketed document corpora, with citations."
     )
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_agent, _ingest, _search, _annotations, _catalog_and_buckets, _evals, _operations):
+    for add in (_agent, _ingest, _search, _annotations, _catalog_and_buckets, _documents, _evals, _operations):
         add(sub)
     return parser

@@ -1,5 +1,5 @@
-"""`ragent serve`: the LangGraph server (`langgraph dev`, from `langgraph.json`) on the embedded defaults, with
-the sample corpus ingested, on a free port.
+"""`ragent serve`: the LangGraph server (`langgraph dev`, from `langgraph.json`) on the embedded defaults, on a free
+port; with `--sample`, the demo: the sample corpus ingested into its own scope, which runs naming none then read.
 
 The server runs from a working folder inside the home (`<home>/server`) and without hot reload: the in-memory
 runtime writes its thread index (`.langgraph_api/`) into its working folder and the engines write under the
@@ -13,6 +13,7 @@ embedded vector index is single-process, and the server owns it from then on.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -25,8 +26,10 @@ from pathlib import Path
 
 from graph.access.auth import LOOPBACK_HOSTS, NO_AUTH_ENV
 from graph.access.keys import KEYS_ENV, LOCAL_KEY_FILE, KeyRing, ensure_local_key
+from graph.access.tenancy import SERVED_SCOPE_ENV
 from retrievers.engine_lock import SERVER_URL_ENV
 from retrievers.errors import BackendUnavailable, InvalidInput
+from retrievers.models import DEFAULT_SCOPE, SAMPLE_SCOPE
 from retrievers.settings import Settings
 
 PROJECT_FOLDER = Path(__file__).resolve().parents[1]
@@ -52,7 +55,7 @@ def ingest_sample_corpus() -> None:
 
     stack = open_stack()
     try:
-        print(ingest_source(stack, dataset="sample").summary(), flush=True)
+        print(ingest_source(stack, dataset="sample", scope=SAMPLE_SCOPE).summary(), flush=True)
     finally:
         stack.close()
 
@@ -74,6 +77,24 @@ def wait_until_ready(api: str, server: subprocess.Popen, timeout_s: float) -> No
         time.sleep(0.2)
     server.terminate()
     raise BackendUnavailable(f"the LangGraph server did not answer on {api} within {timeout_s:.0f} s")
+
+
+def served_graphs(config: Path) -> list[str]:
+    """The graphs `langgraph.json` serves, as the ready banner lists them."""
+    return list(json.loads(config.read_text())["graphs"])
+
+
+def sample_banner(with_sample: bool) -> str:
+    """Which scope runs that name none read: the sample corpus's own in the demo, else the user's documents."""
+    if with_sample:
+        return (
+            f"  Scope:  runs that name none read the sample corpus (scope {SAMPLE_SCOPE!r}); "
+            f'context={{"scope": "{DEFAULT_SCOPE}"}} reads your own documents\n'
+        )
+    return (
+        f"  Scope:  runs that name none read your documents (scope {DEFAULT_SCOPE!r}); "
+        f"`ragent serve --sample` serves the sample corpus\n"
+    )
 
 
 def access_banner(settings: Settings, api: str, no_auth: bool) -> str:
@@ -112,7 +133,7 @@ def serve(*, host: str, port: int | None, with_sample: bool, no_auth: bool, jobs
         )
     settings = Settings.from_env()
     if with_sample:
-        print("== ingesting the sample corpus (unchanged documents are skipped)", flush=True)
+        print(f"== ingesting the sample corpus into scope {SAMPLE_SCOPE!r} (unchanged ones are skipped)", flush=True)
         ingest_sample_corpus()
     port = port or free_port(host)
     api = f"http://{host}:{port}"
@@ -125,6 +146,7 @@ def serve(*, host: str, port: int | None, with_sample: bool, no_auth: bool, jobs
         "LANGGRAPH_CLI_NO_ANALYTICS": "1",
         "HF_HUB_OFFLINE": "1",
         NO_AUTH_ENV: "1" if no_auth else "0",
+        SERVED_SCOPE_ENV: SAMPLE_SCOPE if with_sample else DEFAULT_SCOPE,
     }
     command = [
         str(langgraph),
@@ -147,8 +169,9 @@ def serve(*, host: str, port: int | None, with_sample: bool, no_auth: bool, jobs
         wait_until_ready(api, server, READY_TIMEOUT_S)
         print(
             f"\nragent server ready in {time.monotonic() - started:.1f} s (home {settings.home})\n"
-            f"  API:    {api}   (graphs: agent, ingest; docs at {api}/docs)\n"
+            f"  API:    {api}   (graphs: {', '.join(served_graphs(config))}; docs at {api}/docs)\n"
             f"{access_banner(settings, api, no_auth)}"
+            f"{sample_banner(with_sample)}"
             f"  Studio: {STUDIO_URL.format(api=api)}\n"
             "          (Studio sends the key as a header: its connection dialog's advanced settings, x-api-key)\n",
             flush=True,

@@ -1,5 +1,5 @@
-"""A `ragent serve` process for tests and benchmarks: started on its own home, its output kept in a log file,
-its API URL read from what it prints, exactly as a user would see it."""
+"""A `ragent serve --sample` process for tests and benchmarks: started on its own home, its output kept in a log
+file, its API URL read from what it prints, exactly as a user would see it."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ class ServedAgent:
         launched = time.monotonic()
         with self.log.open("w") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "cli", "serve"], env=self.env, stdout=log, stderr=subprocess.STDOUT
+                [sys.executable, "-m", "cli", "serve", "--sample"], env=self.env, stdout=log, stderr=subprocess.STDOUT
             )
         deadline = launched + START_TIMEOUT_S
         while time.monotonic() < deadline and self.process.poll() is None:

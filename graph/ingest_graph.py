@@ -18,12 +18,12 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
-from graph.access.tenancy import Identity, ScopeRefused
+from graph.access.tenancy import request_scope
 from graph.services import AgentServices
 from retrievers.errors import InvalidInput
 from retrievers.loaders import shared_data_dir
-from retrievers.models import DEFAULT_SCOPE, checked_scope
-from retrievers.sources import ingest_source
+from retrievers.models import DEFAULT_SCOPE
+from retrievers.sources import dataset_scope, ingest_source
 
 
 class IngestRequest(TypedDict):
@@ -77,22 +77,18 @@ def allowed_path(text: str | None, roots: list[Path]) -> Path | None:
     return resolved
 
 
-def ingest_scope(asked: object, server_user: Any | None) -> str:
-    """The scope documents go to: the one asked for, else the caller's own (`default` outside the server). On the
-    server ingestion is a permission, and only into the caller's scopes."""
-    if asked is not None:
-        checked_scope(asked)
-    if server_user is None:
-        return asked or DEFAULT_SCOPE
-    identity = Identity.of_user(server_user)
-    if not identity.may_ingest:
-        raise ScopeRefused(f"{identity.name} may not ingest documents (ask for a key with ingestion allowed)")
-    return identity.scope_for(asked or None)
+def ingest_scope(asked: object, server_user: Any | None, dataset: str | None = None) -> str:
+    """The scope documents go to: the one asked for, else the sample corpus's own for the sample, else the caller's
+    own (`default` outside the server). On the server ingestion is a permission, and only into the caller's
+    scopes."""
+    if asked is None and dataset_scope(dataset) != DEFAULT_SCOPE:
+        asked = dataset_scope(dataset)
+    return request_scope(asked, server_user, writes="ingest documents")
 
 
 def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> IngestResult:
     server = runtime.server_info
-    scope = ingest_scope(state.get("scope"), server.user if server else None)
+    scope = ingest_scope(state.get("scope"), server.user if server else None, state.get("dataset"))
     stack = services.stack
     roots = ingest_roots(stack.settings.home)
     report = ingest_source(

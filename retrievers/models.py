@@ -21,6 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from retrievers.errors import InvalidInput
 
 DEFAULT_SCOPE = "default"
+SAMPLE_SCOPE = "sample"
+"""Where the sample corpus goes unless a scope is named (`ragent demo`, `ragent serve`, `ragent ingest --dataset
+sample`), so that a user's own documents in `default` never mix with it."""
 BUCKET_NAME_PATTERN = r"^[a-z][a-z0-9_]{1,39}$"
 BUCKET_NAME_RE = re.compile(BUCKET_NAME_PATTERN)
 MAX_FIELD_NAME_CHARS = 63

@@ -166,6 +166,16 @@ CREATE TABLE IF NOT EXISTS field_catalog (
     entry jsonb NOT NULL,
     PRIMARY KEY (scope, bucket, kind, field)
 );
+-- Documents deleted from Postgres whose chunks the engines may still hold: written in the transaction that deletes
+-- them, removed once every engine has dropped those chunks (retrievers.documents).
+CREATE TABLE IF NOT EXISTS pending_deletions (
+    id bigserial PRIMARY KEY,
+    scope text NOT NULL,
+    doc_id text NOT NULL,
+    bucket text NOT NULL,
+    chunk_ids uuid[] NOT NULL,
+    deleted_at timestamptz NOT NULL DEFAULT now()
+);
 CREATE TABLE IF NOT EXISTS stale_catalogs (
     scope text NOT NULL,
     bucket text NOT NULL,
@@ -453,6 +463,92 @@ class PostgresStore:
                 (scope, list(chunk_ids)),
             ).fetchall()
         return {row["chunk_id"]: row for row in rows}
+
+    # -- document management ----------------------------------------------------------------------------
+
+    def list_documents(
+        self,
+        scope: str,
+        bucket: str | None = None,
+        *,
+        doc_id: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the documents of `scope` (of one bucket, or the one `doc_id`, when given) in bucket and id
+        order, each with its chunk and annotation row counts and its body's length, and how many there are in all."""
+        where, params = "d.scope = %s", [scope]
+        for column, value in (("bucket", bucket), ("doc_id", doc_id)):
+            if value is not None:
+                where, params = f"{where} AND d.{column} = %s", [*params, value]
+        with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            total = cur.execute("SELECT count(*) AS n FROM documents d WHERE " + where, params).fetchone()["n"]
+            rows = cur.execute(
+                "SELECT d.doc_id, d.bucket, d.title, d.author, d.tags, d.created_at, d.source, d.summary,"
+                " d.content_hash, d.version, d.ingested_at, length(d.body) AS chars,"
+                " (SELECT count(*) FROM chunks c WHERE c.scope = d.scope AND c.doc_id = d.doc_id) AS chunks,"
+                " (SELECT count(*) FROM annotations a WHERE a.scope = d.scope AND a.doc_id = d.doc_id)"
+                " AS annotation_rows"
+                " FROM documents d WHERE " + where + " ORDER BY d.bucket, d.doc_id LIMIT %s OFFSET %s",
+                [*params, limit, offset],
+            ).fetchall()
+        return rows, total
+
+    def document_annotations(self, scope: str, doc_id: str) -> list[dict[str, Any]]:
+        """Every annotation row of one document, in id order, whole."""
+        with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            return cur.execute(
+                "SELECT annotation_id, kind, row, raw FROM annotations WHERE scope = %s AND doc_id = %s"
+                " ORDER BY annotation_id",
+                (scope, doc_id),
+            ).fetchall()
+
+    def delete_documents(self, scope: str, doc_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Delete the documents of `scope` among `doc_ids` with their chunks and annotation rows, in one transaction
+        that also marks their buckets' catalogs stale and records each deleted document's chunk ids in
+        `pending_deletions` for the engines. Returns the deleted documents (doc_id, bucket, chunk and row counts)."""
+        with self.pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+            cur.execute(
+                _MARK_STALE.format(
+                    "SELECT DISTINCT scope, bucket FROM documents WHERE scope = %s AND doc_id = ANY(%s) ORDER BY 2"
+                ),
+                (scope, list(doc_ids)),
+            )
+            # Every sub-statement reads the snapshot from before the delete, so the chunks and rows are still seen.
+            return cur.execute(
+                """
+                WITH gone AS (
+                    DELETE FROM documents WHERE scope = %s AND doc_id = ANY(%s) RETURNING scope, doc_id, bucket
+                ),
+                recorded AS (
+                    INSERT INTO pending_deletions (scope, doc_id, bucket, chunk_ids)
+                    SELECT g.scope, g.doc_id, g.bucket, ARRAY(
+                        SELECT c.chunk_id FROM chunks c WHERE c.scope = g.scope AND c.doc_id = g.doc_id
+                    ) FROM gone g
+                    RETURNING doc_id, bucket, cardinality(chunk_ids) AS chunks
+                )
+                SELECT r.doc_id, r.bucket, r.chunks, (
+                    SELECT count(*) FROM annotations a WHERE a.scope = %s AND a.doc_id = r.doc_id
+                ) AS annotation_rows
+                FROM recorded r ORDER BY r.bucket, r.doc_id
+                """,
+                (scope, list(doc_ids), scope),
+            ).fetchall()
+
+    def pending_deletions(self, scope: str | None = None) -> list[dict[str, Any]]:
+        """Deleted documents whose chunks the engines may still hold (see `delete_documents`)."""
+        where, params = ("WHERE scope = %s", (scope,)) if scope else ("", ())
+        with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            return cur.execute(
+                "SELECT id, scope, doc_id, bucket, chunk_ids::text[] AS chunk_ids FROM pending_deletions "
+                + where
+                + " ORDER BY id",
+                params,
+            ).fetchall()
+
+    def clear_pending_deletions(self, ids: Sequence[int]) -> None:
+        with self.pool.connection() as conn:
+            conn.execute("DELETE FROM pending_deletions WHERE id = ANY(%s)", (list(ids),))
 
     # -- consistency with the engines ------------------------------------------------------------------
 

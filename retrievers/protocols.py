@@ -140,6 +140,29 @@ class DocumentStore(Protocol):
 
     def annotation_ids(self, scope: str, doc_id: str) -> list[str]: ...
 
+    def list_documents(
+        self,
+        scope: str,
+        bucket: str | None = None,
+        *,
+        doc_id: str | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> tuple[list[dict[str, Any]], int]:
+        """A page of the documents of `scope` (of one bucket, or one document) with their counts, and the number in
+        all."""
+
+    def document_annotations(self, scope: str, doc_id: str) -> list[dict[str, Any]]:
+        """Every annotation row of one document, whole."""
+
+    def delete_documents(self, scope: str, doc_ids: Sequence[str]) -> list[dict[str, Any]]:
+        """Delete documents with their rows atomically, recording their chunk ids as pending for the engines."""
+
+    def pending_deletions(self, scope: str | None = None) -> list[dict[str, Any]]:
+        """Deleted documents whose chunks the engines may still hold."""
+
+    def clear_pending_deletions(self, ids: Sequence[int]) -> None: ...
+
     def chunks_by_id(self, scope: str, chunk_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Committed chunks of `scope` with their document's fields."""
 

@@ -12,8 +12,13 @@ from retrievers.errors import InvalidInput
 from retrievers.ingest import Ingestor, IngestReport
 from retrievers.loaders import files
 from retrievers.loaders.files import Skipped
-from retrievers.models import DEFAULT_SCOPE, FieldSpec, SourceDocument
+from retrievers.models import DEFAULT_SCOPE, SAMPLE_SCOPE, FieldSpec, SourceDocument
 from retrievers.stack import Stack
+
+
+def dataset_scope(dataset: str | None) -> str:
+    """The scope documents go to when none is named: the sample corpus's own, else `default`."""
+    return SAMPLE_SCOPE if dataset == "sample" else DEFAULT_SCOPE
 
 
 def in_scope(items: Iterable[SourceDocument | Skipped], scope: str) -> Iterator[SourceDocument | Skipped]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from retrievers.embedding_cache import CachedEmbedder
 from retrievers.engine_lock import EngineLock
@@ -81,13 +82,19 @@ def make_vector_index(settings: Settings) -> VectorIndex:
     return QdrantEdgeVectorIndex(settings.home / "qdrant-edge", exact=settings.exact_vector_search)
 
 
+def embedded_postgres_dir(settings: Settings) -> Path | None:
+    """The embedded Postgres's data folder, or None when `DATABASE_URL` names another Postgres."""
+    return None if settings.database_url else settings.home / "postgres"
+
+
 def database_url(settings: Settings) -> str:
     """`DATABASE_URL`, else the embedded Postgres in the home folder (started here if it is not running)."""
-    if settings.database_url:
+    data_dir = embedded_postgres_dir(settings)
+    if data_dir is None:
         return settings.database_url
     from retrievers.embedded_postgres import embedded_database_url
 
-    return embedded_database_url(settings.home / "postgres")
+    return embedded_database_url(data_dir)
 
 
 def make_store(settings: Settings) -> DocumentStore:

@@ -221,6 +221,8 @@ def test_a_new_process_resumes_the_thread_from_its_postgres_checkpoint(tmp_path)
             "3",
             "--thread",
             "t-1",
+            "--scope",
+            "sample",
         ],
         env=env,
         capture_output=True,
@@ -232,7 +234,7 @@ def test_a_new_process_resumes_the_thread_from_its_postgres_checkpoint(tmp_path)
         asked.returncode == 0 and "I need your help (overload)" in asked.stdout and "ragent resume t-1" in asked.stdout
     )
     elsewhere = ragent("resume", "t-1", "--answer", '{"choice": "export"}', "--scope", "team-b", home=tmp_path)
-    assert elsewhere.returncode != 0 and "this thread belongs to scope 'default'" in elsewhere.stderr
+    assert elsewhere.returncode != 0 and "this thread belongs to scope 'sample'" in elsewhere.stderr
     followed = ragent("ask", "How many contracts?", "--thread", "t-1", "--scope", "team-b", home=tmp_path)
     assert followed.returncode != 0 and "cannot continue in 'team-b'" in followed.stderr
     resumed = subprocess.run(
@@ -265,7 +267,9 @@ def test_a_new_process_resumes_the_thread_from_its_postgres_checkpoint(tmp_path)
 def test_a_clarification_is_explained_and_answered_by_the_number_it_lists(tmp_path):
     assert ragent("ingest", "--dataset", "sample", home=tmp_path).returncode == 0
     question = "Which contracts have a notice period of at least 30 days?"
-    asked = ragent("ask", question, "--max-hits", "3", "--thread", "t-2", "--explain", home=tmp_path)
+    asked = ragent(
+        "ask", question, "--max-hits", "3", "--thread", "t-2", "--explain", "--scope", "sample", home=tmp_path
+    )
     assert "I need your help (overload)" in asked.stdout and "--answer N" in asked.stdout
     assert "-- decomposition: intent=list" in asked.stdout and "-- decision: clarify" in asked.stdout
     first = next(line for line in asked.stdout.splitlines() if line.strip().startswith("[1] only "))

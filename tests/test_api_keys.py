@@ -134,7 +134,7 @@ def test_without_keys_only_loopback_clients_are_served(monkeypatch):
 
 def test_serve_without_keys_refuses_a_non_loopback_address(tmp_path):
     served = subprocess.run(
-        [sys.executable, "-m", "cli", "serve", "--no-auth", "--host", "0.0.0.0", "--no-sample"],
+        [sys.executable, "-m", "cli", "serve", "--no-auth", "--host", "0.0.0.0"],
         env={**os.environ, "RAGENT_HOME": str(tmp_path)},
         capture_output=True,
         text=True,

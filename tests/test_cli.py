@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -79,7 +80,18 @@ def test_folder_ingest_search_and_catalog_end_to_end(tmp_path):
     found = ragent("search", "keyword", "PO-17", "--bucket", "invoices", home=tmp_path)
     assert "po-17.txt" in found.stdout
     rows = ragent("annotations", "invoices", "--where", "quantity", ">=", "40", home=tmp_path)
-    assert "po-17.txt#properties-0" in rows.stdout and "1 row(s)" in rows.stdout
+    assert "po-17.txt#properties-0" in rows.stdout and "1 of 1 row(s)" in rows.stdout
+
+    hits = json.loads(ragent("search", "keyword", "PO-17", "--bucket", "invoices", "--json", home=tmp_path).stdout)
+    assert [(h["doc_id"], h["bucket"]) for h in hits] == [("po-17.txt", "invoices")]
+    assert "40 brass fittings" in hits[0]["text"] and hits[0]["score"] > 0 and hits[0]["chunk_id"]
+    records = json.loads(ragent("annotations", "invoices", "--json", home=tmp_path).stdout)
+    assert [(r["annotation_id"], r["row"], r["total_rows"]) for r in records] == [
+        ("po-17.txt#properties-0", {"quantity": 40, "port": "Rotterdam"}, 1)
+    ]
+    stats = json.loads(ragent("stats", "--json", home=tmp_path).stdout)
+    assert stats["store"] == {"documents": 1, "chunks": 1, "annotations": 1}
+    assert stats["keyword"]["chunks"] == stats["vectors"]["chunks"] == 1 and stats["postgres"]["embedded"]
     bad_field = ragent("annotations", "invoices", "--where", "colour", "=", "red", home=tmp_path)
     assert "unknown field 'colour'; fields of this bucket: port, quantity" in _one_line_error(bad_field)
 
@@ -103,8 +115,6 @@ def test_a_shared_dataset_is_ingested_with_typed_annotations(tmp_path):
     ingested = ragent("ingest", "--dataset", "invoices", home=tmp_path)
     assert ingested.returncode == 0, ingested.stderr
     assert "documents: 12 (12 added" in ingested.stdout
-    import json
-
     labels = [
         json.loads(line)["expected"][0] | {"doc_id": json.loads(line)["doc_id"]}
         for line in (shared_dataset("invoice2data_samples") / "derived_invoices.jsonl").read_text().splitlines()
@@ -152,6 +162,19 @@ def test_catalog_describe_records_a_users_words_end_to_end(tmp_path):
     shown = ragent("catalog", "recipes", home=tmp_path)
     assert shown.returncode == 0, shown.stderr
     assert shown.stdout == retold.stdout
+    recorded = json.loads(ragent("catalog", "recipes", "--json", home=tmp_path).stdout)
+    assert (recorded["bucket"], recorded["description"], recorded["aliases"]) == (
+        "recipes",
+        "Cooking recipes",
+        ["recipe", "cookbook"],
+    )
+    minutes = next(f for f in recorded["fields"] if f["name"] == "minutes")
+    assert (minutes["unit"], minutes["aliases"], minutes["min"], minutes["doc_count"]) == (
+        "minutes",
+        ["takes", "how long"],
+        30,
+        1,
+    )
     assert shown.stdout.splitlines() == [
         "  recipes: Cooking recipes",
         "      aliases: recipe, cookbook",

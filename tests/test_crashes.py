@@ -142,7 +142,19 @@ def kill_ingest_after_first_commit(database_url: str, home) -> int:
     }
     with open(home / "ingest.log", "w") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "cli", "ingest", "--dataset", "sample", "--limit", str(SAMPLE_LIMIT)],
+            # into `default`, where the checks below look (the sample's own scope is `sample`)
+            [
+                sys.executable,
+                "-m",
+                "cli",
+                "ingest",
+                "--dataset",
+                "sample",
+                "--scope",
+                "default",
+                "--limit",
+                str(SAMPLE_LIMIT),
+            ],
             env=environment,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -168,7 +180,15 @@ def test_ingest_killed_with_sigkill_is_completed_by_the_next_ingest(database_url
     )
 
     again = ragent(
-        "ingest", "--dataset", "sample", "--limit", str(SAMPLE_LIMIT), home=tmp_path, DATABASE_URL=database_url
+        "ingest",
+        "--dataset",
+        "sample",
+        "--scope",
+        "default",
+        "--limit",
+        str(SAMPLE_LIMIT),
+        home=tmp_path,
+        DATABASE_URL=database_url,
     )
     assert again.returncode == 0, again.stderr
     assert (

@@ -70,7 +70,7 @@ def test_a_given_home_is_evaluated_as_it_is_not_filled_with_the_named_datasets(t
         "eval", "--questions", str(questions), "--home", str(home), "--out", str(tmp_path / "out"), home=tmp_path
     )
     assert evaluated.returncode == 0, evaluated.stderr
-    stats = ragent("stats", home=home)
+    stats = ragent("stats", "--json", home=home)
     assert stats.returncode == 0 and json.loads(stats.stdout)["store"]["documents"] == 0, stats.stdout
 
 

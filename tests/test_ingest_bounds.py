@@ -309,7 +309,17 @@ def test_an_ingest_killed_with_sigkill_leaves_a_catalog_that_check_reports_and_a
     assert checked.returncode == 1, checked.stdout + checked.stderr
     assert re.search(rf"^catalog\s+{STALE_CATALOG}\s+[1-9]", checked.stdout, re.MULTILINE), checked.stdout
 
-    again = ragent("ingest", "--dataset", "sample", "--limit", str(survived), home=tmp_path, DATABASE_URL=database_url)
+    again = ragent(
+        "ingest",
+        "--dataset",
+        "sample",
+        "--scope",
+        "default",
+        "--limit",
+        str(survived),
+        home=tmp_path,
+        DATABASE_URL=database_url,
+    )
     assert again.returncode == 0, again.stderr
     assert f"({0} added, 0 updated, {survived} unchanged)" in again.stdout
     stack = make_stack(database_url, tmp_path, minilm)

@@ -6,6 +6,7 @@ and 20 threads at once."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import httpx
@@ -149,6 +150,43 @@ def test_documents_reach_a_running_server_through_the_ingest_graph(server, clien
         client.threads.create()["thread_id"], "ingest", input={"path": "/etc", "bucket": "generic"}, raise_error=False
     )
     assert "/etc is outside the folders this server ingests from" in refused["__error__"]["message"]
+
+
+def test_documents_are_listed_shown_and_deleted_through_the_documents_graph(server, client):
+    assert "(graphs: agent, ingest, documents;" in server.log.read_text()
+    folder = server.home / "inbox" / "rota"
+    folder.mkdir(parents=True)
+    (folder / "kitchen.md").write_text("# Kitchen rota\nThe quillfeather team cleans the kitchen on Thursdays.")
+
+    def documents(**request):
+        return client.runs.wait(client.threads.create()["thread_id"], "documents", input=request, raise_error=False)
+
+    report = client.runs.wait(
+        client.threads.create()["thread_id"], "ingest", input={"path": "rota", "bucket": "generic"}
+    )
+    assert report["added"] == 1
+    listed = documents(action="list", bucket="generic", limit=1000)
+    (rota,) = [d for d in listed["documents"] if d["doc_id"].endswith("kitchen.md")]
+    assert listed["scope"] == "sample" and rota["chunks"] == 1 and rota["title"]
+    assert "quillfeather" in documents(action="show", doc_ids=[rota["doc_id"]])["document"]["body"]
+    _, before = ask(client, "Which team cleans the kitchen, the quillfeather team?")
+    assert rota["doc_id"] in {c["doc_id"] for c in before["answer"]["citations"]}
+
+    deleted = documents(action="delete", doc_ids=[rota["doc_id"], "no-such-document"])
+    assert [d["doc_id"] for d in deleted["deleted"]] == [rota["doc_id"]] and deleted["not_found"] == [
+        "no-such-document"
+    ]
+    assert documents(action="list", bucket="generic", limit=1000)["total"] == listed["total"] - 1
+    _, after = ask(client, "Which team cleans the kitchen, the quillfeather team?")
+    assert rota["doc_id"] not in json.dumps(after)
+    for request, reason in [
+        ({"action": "shred"}, "action must be one of list, show, delete"),
+        ({"action": "list", "limit": 0}, "limit must be a whole number from 1 to 10000"),
+        ({"action": "show", "doc_ids": "x"}, "doc_ids must be a list of document ids"),
+        ({"action": "delete"}, "name the documents to delete, or one bucket"),
+        ({"action": "list", "bucket": "recipes"}, "bucket 'recipes' is unknown"),
+    ]:
+        assert reason in documents(**request)["__error__"]["message"], request
 
 
 def test_threads_outlive_a_server_restart_in_postgres(server, client):

@@ -148,6 +148,30 @@ def test_a_context_scope_outside_the_identity_is_refused_before_anything_runs(se
     assert api.threads.get_state(thread)["values"] in ({}, None, []), "nothing ran"
 
 
+def test_documents_are_managed_within_the_keys_scopes_and_deleted_only_with_ingestion_allowed(served):
+    alice, bob = client(served, "alice"), client(served, "bob")
+
+    def documents(api, **request):
+        return api.runs.wait(api.threads.create()["thread_id"], "documents", input=request, raise_error=False)
+
+    listed = documents(bob, action="list", bucket="contracts", limit=100)
+    assert listed["scope"] == B and {d["doc_id"] for d in listed["documents"]} == CONTRACTS
+    shown = documents(bob, action="show", doc_ids=[B_SECRET])
+    assert shown["document"]["body"].startswith("Working from home") and shown["document"]["scope"] == B
+    refused = documents(bob, action="delete", doc_ids=["sample-contract-001"])
+    assert "bob may not delete documents" in refused["__error__"]["message"]
+    assert documents(bob, action="list", bucket="contracts")["total"] == len(CONTRACTS), "nothing was deleted"
+    hidden = documents(alice, action="show", doc_ids=[B_SECRET])
+    assert f"no document '{B_SECRET}' in scope '{A}'" in hidden["__error__"]["message"]
+    with pytest.raises(httpx.HTTPStatusError) as elsewhere:
+        documents(alice, action="list", scope=B)
+    assert (
+        elsewhere.value.response.status_code == 403
+        and f"alice may not use scope '{B}'" in elsewhere.value.response.text
+    )
+    assert documents(alice, action="delete", doc_ids=["no-such-document"])["not_found"] == ["no-such-document"]
+
+
 def test_the_readme_resume_exports_the_threads_own_scope_only(served):
     """The README's example, word for word: a thread that asked in team-a, resumed with no context."""
     api = client(served, "alice")

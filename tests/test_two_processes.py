@@ -30,6 +30,8 @@ from retrievers.stack import open_stack
 
 stack = open_stack()
 contracts = [s for s in sample.load() if s.document.bucket == "contracts"]
+for source in contracts:  # in the sample's own scope, as `ragent serve --sample` puts it
+    source.document.scope = "sample"
 Ingestor(stack).ingest(contracts, field_specs=field_specs("sample"), progress=False)
 print("ready", flush=True)
 for n, _ in enumerate(sys.stdin):
@@ -41,9 +43,10 @@ stack.close()
 
 # Every command, with what it does beside an owner: "works" from Postgres alone, or is "refused" naming the owner.
 COMMANDS = [
-    (("stats",), "works"),
-    (("catalog", "contracts"), "works"),
-    (("annotations", "contracts", "--where", "governing_law", "=", '"Delaware"'), "works"),
+    (("stats", "--json"), "works"),
+    (("documents", "list", "--bucket", "contracts"), "works"),
+    (("catalog", "contracts", "--scope", "sample"), "works"),
+    (("annotations", "contracts", "--where", "governing_law", "=", '"Delaware"', "--scope", "sample"), "works"),
     (("buckets",), "works"),
     (("search", "keyword", "notice"), "refused"),
     (("search", "semantic", "how much notice"), "refused"),
@@ -53,6 +56,7 @@ COMMANDS = [
     (("check",), "refused"),
     (("check", "--repair"), "refused"),
     (("ingest", "{folder}", "--bucket", "generic"), "refused"),
+    (("documents", "delete", "sample-contract-001"), "refused"),
 ]
 
 
@@ -100,7 +104,7 @@ def test_every_command_beside_a_process_that_keeps_ingesting(tmp_path, cache):
         assert owner.stdout.readline().strip() == "ready"
         for args, expected in COMMANDS:
             result = check_command_beside(owner.pid, home, cache, args, expected, folder)
-            if args == ("stats",):
+            if args == ("stats", "--json"):
                 shown = json.loads(result.stdout)
                 assert shown["store"]["documents"] >= 10 and f"process {owner.pid} " in shown["engines"]
             owner.stdin.write("ingest one more\n")
@@ -113,7 +117,7 @@ def test_every_command_beside_a_process_that_keeps_ingesting(tmp_path, cache):
             owner.kill()
     checked = ragent("check", home=home, RAGENT_CACHE_DIR=str(cache))
     assert checked.returncode == 0, checked.stdout + checked.stderr
-    counted = json.loads(ragent("stats", home=home, RAGENT_CACHE_DIR=str(cache)).stdout)
+    counted = json.loads(ragent("stats", "--json", home=home, RAGENT_CACHE_DIR=str(cache)).stdout)
     assert (
         counted["store"]["documents"] == 10 + len(COMMANDS)
         and counted["vectors"]["chunks"] == counted["store"]["chunks"]

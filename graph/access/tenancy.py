@@ -9,13 +9,16 @@ under another scope is refused, by the server before the run starts and by the g
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
 from graph.access.keys import ANY_SCOPE, ApiKey
 from retrievers.errors import InvalidInput
-from retrievers.models import DEFAULT_SCOPE
+from retrievers.models import DEFAULT_SCOPE, checked_scope
 
+SERVED_SCOPE_ENV = "RAGENT_SERVED_SCOPE"
+"""The scope of runs that name none, for keys that may use every scope; set by `ragent serve --sample`."""
 SCOPE_PERMISSION = "scope:"
 INGEST_PERMISSION = "ingest"
 
@@ -54,9 +57,10 @@ class Identity:
 
     @property
     def default_scope(self) -> str | None:
-        """The scope of a run that names none: the only one, `default` for an every-scope key, else none."""
+        """The scope of a run that names none: the only one, the server's default for an every-scope key (`default`,
+        or `sample` under `ragent serve --sample`: `SERVED_SCOPE_ENV`), else none."""
         if ANY_SCOPE in self.scopes:
-            return DEFAULT_SCOPE
+            return checked_scope(os.environ.get(SERVED_SCOPE_ENV) or DEFAULT_SCOPE)
         return self.scopes[0] if len(self.scopes) == 1 else None
 
     def scope_for(self, asked: str | None, thread_scope: str | None = None) -> str:
@@ -71,6 +75,20 @@ class Identity:
             raise ScopeRefused(f"{self.name} may not use scope {scope!r} (its scopes: {', '.join(self.scopes)})")
         check_thread_scope(scope, thread_scope)
         return scope
+
+
+def request_scope(asked: object, server_user: Any | None, *, writes: str | None = None) -> str:
+    """The scope a request of the ingest or documents graph works in: the one asked for, else the caller's own
+    (`default` outside the server). `writes` says what the request does to documents when it changes them: on the
+    server that needs the ingest permission, and only in the caller's scopes."""
+    if asked is not None:
+        checked_scope(asked)
+    if server_user is None:
+        return asked or DEFAULT_SCOPE
+    identity = Identity.of_user(server_user)
+    if writes and not identity.may_ingest:
+        raise ScopeRefused(f"{identity.name} may not {writes} (ask for a key with ingestion allowed)")
+    return identity.scope_for(asked or None)
 
 
 def check_thread_scope(scope: str, thread_scope: str | None) -> None:

@@ -1,0 +1,104 @@
+"""Document management as the LangGraph server's third graph (`documents` in `langgraph.json`): what
+`ragent documents list|show|delete` does, for clients of a running server (which owns the embedded engines).
+
+Listing and showing need the scope, deleting needs the scope and the ingest permission: a key that may put
+documents into a scope may take them out. Every request is checked here, with the message a client sees.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, Literal, NotRequired
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
+
+from graph.access.tenancy import request_scope
+from graph.services import AgentServices
+from retrievers.documents import delete_documents, show_document
+from retrievers.errors import InvalidInput
+
+ACTIONS = ("list", "show", "delete")
+LISTED, LISTED_MAX = 50, 10_000
+DELETED_MAX = 10_000
+"""The most document ids one delete request may name (a whole bucket goes by `bucket`)."""
+
+
+class DocumentsRequest(TypedDict):
+    action: Literal["list", "show", "delete"]
+    scope: NotRequired[str]
+    bucket: NotRequired[str]
+    doc_ids: NotRequired[list[str]]
+    limit: NotRequired[int]
+    offset: NotRequired[int]
+
+
+class DocumentsResult(TypedDict, total=False):
+    scope: str
+    total: int
+    documents: list[dict[str, Any]]
+    document: dict[str, Any]
+    deleted: list[dict[str, Any]]
+    not_found: list[str]
+    finished_earlier: int
+
+
+class DocumentsState(DocumentsRequest, DocumentsResult):
+    pass
+
+
+def _count(state: DocumentsState, name: str, default: int, low: int, high: int) -> int:
+    value = state.get(name, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise InvalidInput(f"{name} must be a whole number from {low} to {high}, got {value!r}")
+    return value
+
+
+def _doc_ids(state: DocumentsState) -> list[str]:
+    doc_ids = state.get("doc_ids") or []
+    if not isinstance(doc_ids, list) or not all(isinstance(d, str) and d for d in doc_ids):
+        raise InvalidInput("doc_ids must be a list of document ids (text)")
+    if len(doc_ids) > DELETED_MAX:
+        raise InvalidInput(f"name at most {DELETED_MAX} documents per request; a whole bucket goes by 'bucket'")
+    return doc_ids
+
+
+def _bucket(state: DocumentsState, services: AgentServices) -> str | None:
+    bucket = state.get("bucket")
+    if bucket is not None:
+        if not isinstance(bucket, str):
+            raise InvalidInput(f"bucket must be a bucket's name, got {bucket!r}")
+        services.stack.store.require_bucket(bucket)
+    return bucket
+
+
+def documents(state: DocumentsState, runtime: Runtime, *, services: AgentServices) -> DocumentsResult:
+    action = state.get("action")
+    if action not in ACTIONS:
+        raise InvalidInput(f"action must be one of {', '.join(ACTIONS)}, got {action!r}")
+    server = runtime.server_info
+    scope = request_scope(
+        state.get("scope"), server.user if server else None, writes="delete documents" if action == "delete" else None
+    )
+    store = services.stack.store
+    if action == "list":
+        limit = _count(state, "limit", LISTED, 1, LISTED_MAX)
+        offset = _count(state, "offset", 0, 0, 2**62)
+        rows, total = store.list_documents(scope, _bucket(state, services), limit=limit, offset=offset)
+        return {"scope": scope, "total": total, "documents": rows}
+    doc_ids = _doc_ids(state)
+    if action == "show":
+        if len(doc_ids) != 1:
+            raise InvalidInput("show takes one document id in doc_ids")
+        return {"scope": scope, "document": show_document(store, scope, doc_ids[0])}
+    report = delete_documents(services.stack, scope, doc_ids, bucket=_bucket(state, services))
+    return report.as_json()
+
+
+def build_documents(services: AgentServices) -> StateGraph:
+    builder = StateGraph(DocumentsState, input_schema=DocumentsRequest, output_schema=DocumentsResult)
+    builder.add_node("documents", partial(documents, services=services))
+    builder.add_edge(START, "documents")
+    builder.add_edge("documents", END)
+    return builder

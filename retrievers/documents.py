@@ -1,0 +1,110 @@
+"""Document management across the three stores: list, show and delete documents of a scope.
+
+A delete is crash-safe the way ingestion is (see `retrievers.ingest`), with Postgres as the commit point:
+1. One Postgres transaction deletes the documents (their chunks and annotation rows go with them through the
+   foreign keys), marks their buckets' catalogs stale and records each document's chunk ids in
+   `pending_deletions`. From this commit on, the documents are gone for every reader: hits are hydrated from
+   Postgres, so chunks an engine still holds are never returned.
+2. Both engines drop the recorded chunks, the stale catalogs are refreshed, and the record is removed.
+A process killed before 1 commits leaves the documents whole; killed after, it leaves records that the next delete,
+ingest or `ragent check` finishes (`finish_pending_deletions`) before doing anything else, so a check after a kill
+finds the stores agreeing. Chunk ids that Postgres knows again by then (the same content ingested anew gets the
+same ids) are kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from retrievers.errors import InvalidInput
+from retrievers.protocols import DocumentStore
+from retrievers.stack import Stack
+
+ID_PAGE = 1000
+"""Chunk ids looked up in Postgres per query when an interrupted delete is finished."""
+
+
+@dataclass
+class DeleteReport:
+    """What one delete did: the documents it removed (with their chunk and annotation row counts), the ids asked
+    for that were not documents of the scope, and how many interrupted deletes it finished first."""
+
+    scope: str
+    deleted: list[dict[str, Any]] = field(default_factory=list)
+    not_found: list[str] = field(default_factory=list)
+    finished_earlier: int = 0
+
+    def summary(self) -> str:
+        chunks = sum(d["chunks"] for d in self.deleted)
+        rows = sum(d["annotation_rows"] for d in self.deleted)
+        lines = [
+            f"deleted {len(self.deleted)} document(s) of scope {self.scope!r} "
+            f"({chunks} chunks, {rows} annotation rows) from Postgres, the keyword and the vector index",
+            *(f"  {d['bucket']}/{d['doc_id']}" for d in self.deleted[:20]),
+            *([f"  ... and {len(self.deleted) - 20} more"] if len(self.deleted) > 20 else []),
+        ]
+        if self.not_found:
+            lines.append(f"not documents of scope {self.scope!r}: {', '.join(self.not_found)}")
+        if self.finished_earlier:
+            lines.append(f"(finished {self.finished_earlier} delete(s) an earlier process left part-way)")
+        return "\n".join(lines)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "scope": self.scope,
+            "deleted": self.deleted,
+            "not_found": self.not_found,
+            "finished_earlier": self.finished_earlier,
+        }
+
+
+def show_document(store: DocumentStore, scope: str, doc_id: str) -> dict[str, Any]:
+    """The whole record of one document: its fields and body, its chunk count and every annotation row."""
+    document = store.get_document(scope, doc_id)
+    if document is None:
+        raise InvalidInput(f"no document {doc_id!r} in scope {scope!r}; `ragent documents list` shows them")
+    (listed,), _ = store.list_documents(scope, doc_id=doc_id)
+    return {**document, "chunks": listed["chunks"], "annotations": store.document_annotations(scope, doc_id)}
+
+
+def delete_documents(
+    stack: Stack, scope: str, doc_ids: Sequence[str] = (), *, bucket: str | None = None
+) -> DeleteReport:
+    """Delete `doc_ids` (or every document of `bucket`) of `scope` from all three stores; see the module docstring."""
+    if bool(doc_ids) == bool(bucket):
+        raise InvalidInput("name the documents to delete, or one bucket (--bucket), not both")
+    if bucket:
+        stack.store.require_bucket(bucket)
+        doc_ids = [d["doc_id"] for d in stack.store.list_documents(scope, bucket)[0]]
+    report = DeleteReport(scope=scope, finished_earlier=finish_pending_deletions(stack))
+    report.deleted = stack.store.delete_documents(scope, list(dict.fromkeys(doc_ids)))
+    gone = {d["doc_id"] for d in report.deleted}
+    report.not_found = [d for d in dict.fromkeys(doc_ids) if d not in gone]
+    finish_pending_deletions(stack, scope)
+    return report
+
+
+def finish_pending_deletions(stack: Stack, scope: str | None = None) -> int:
+    """Drop from both engines the chunks of documents deleted from Postgres (except ids Postgres knows again),
+    refresh the catalogs the deletes marked stale, then forget the records; returns how many deletes it finished.
+
+    Idempotent: a process killed anywhere in here leaves the records, and the next call does it all again."""
+    pending = stack.store.pending_deletions(scope)
+    if not pending:
+        return 0
+    recorded = sorted({chunk_id for p in pending for chunk_id in p["chunk_ids"]})
+    known_again = {
+        c.chunk_id
+        for start in range(0, len(recorded), ID_PAGE)
+        for c in stack.store.indexed_chunks(recorded[start : start + ID_PAGE])
+    }
+    unreachable = [chunk_id for chunk_id in recorded if chunk_id not in known_again]
+    stack.keyword.delete_chunks(unreachable)
+    stack.vectors.delete_chunks(unreachable)
+    for pending_scope in sorted({p["scope"] for p in pending}):
+        for stale_bucket in stack.store.stale_catalogs(pending_scope):
+            stack.store.refresh_catalog(pending_scope, stale_bucket)
+    stack.store.clear_pending_deletions([p["id"] for p in pending])
+    return len(pending)
