@@ -16,7 +16,7 @@ from typing_extensions import TypedDict
 
 from graph.access.tenancy import request_scope
 from graph.services import AgentServices
-from retrievers.documents import delete_documents, show_document
+from retrievers.documents import checked_doc_ids, delete_documents, show_document
 from retrievers.errors import InvalidInput
 
 ACTIONS = ("list", "show", "delete")
@@ -57,11 +57,11 @@ def _count(state: DocumentsState, name: str, default: int, low: int, high: int) 
 
 def _doc_ids(state: DocumentsState) -> list[str]:
     doc_ids = state.get("doc_ids") or []
-    if not isinstance(doc_ids, list) or not all(isinstance(d, str) and d for d in doc_ids):
+    if not isinstance(doc_ids, list):
         raise InvalidInput("doc_ids must be a list of document ids (text)")
     if len(doc_ids) > DELETED_MAX:
         raise InvalidInput(f"name at most {DELETED_MAX} documents per request; a whole bucket goes by 'bucket'")
-    return doc_ids
+    return checked_doc_ids(doc_ids)
 
 
 def _bucket(state: DocumentsState, services: AgentServices) -> str | None:

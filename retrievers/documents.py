@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from retrievers.errors import InvalidInput
+from retrievers.models import MAX_DOC_ID_CHARS
 from retrievers.protocols import DocumentStore
 from retrievers.stack import Stack
 
@@ -60,8 +61,26 @@ class DeleteReport:
         }
 
 
+def checked_doc_ids(doc_ids: Sequence[object]) -> list[str]:
+    """Document ids as a command line or a client gives them, each one a document could have (as `Document` checks
+    them), in order without repeats: any other would reach Postgres, where a NUL fails the statement."""
+    for doc_id in doc_ids:
+        if (
+            not isinstance(doc_id, str)
+            or not 0 < len(doc_id) <= MAX_DOC_ID_CHARS
+            or not doc_id.isprintable()
+            or doc_id != doc_id.strip()
+        ):
+            raise InvalidInput(
+                f"{str(doc_id)[:60]!r} is not a document id "
+                f"(printable text of 1 to {MAX_DOC_ID_CHARS} characters, no spaces around it)"
+            )
+    return list(dict.fromkeys(doc_ids))
+
+
 def show_document(store: DocumentStore, scope: str, doc_id: str) -> dict[str, Any]:
     """The whole record of one document: its fields and body, its chunk count and every annotation row."""
+    (doc_id,) = checked_doc_ids([doc_id])
     document = store.get_document(scope, doc_id)
     if document is None:
         raise InvalidInput(f"no document {doc_id!r} in scope {scope!r}; `ragent documents list` shows them")
@@ -78,10 +97,11 @@ def delete_documents(
     if bucket:
         stack.store.require_bucket(bucket)
         doc_ids = [d["doc_id"] for d in stack.store.list_documents(scope, bucket)[0]]
+    doc_ids = checked_doc_ids(doc_ids)
     report = DeleteReport(scope=scope, finished_earlier=finish_pending_deletions(stack))
-    report.deleted = stack.store.delete_documents(scope, list(dict.fromkeys(doc_ids)))
+    report.deleted = stack.store.delete_documents(scope, doc_ids)
     gone = {d["doc_id"] for d in report.deleted}
-    report.not_found = [d for d in dict.fromkeys(doc_ids) if d not in gone]
+    report.not_found = [d for d in doc_ids if d not in gone]
     finish_pending_deletions(stack, scope)
     return report
 

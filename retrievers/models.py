@@ -26,6 +26,7 @@ SAMPLE_SCOPE = "sample"
 sample`), so that a user's own documents in `default` never mix with it."""
 BUCKET_NAME_PATTERN = r"^[a-z][a-z0-9_]{1,39}$"
 BUCKET_NAME_RE = re.compile(BUCKET_NAME_PATTERN)
+MAX_DOC_ID_CHARS = 200
 MAX_FIELD_NAME_CHARS = 63
 """The longest annotation field name: Postgres's identifier length, so that a field can be named as a column or an
 index as it is. The longest real name (CUAD's labels) has 33 characters."""
@@ -81,7 +82,7 @@ class Document(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    doc_id: str = Field(min_length=1, max_length=200)
+    doc_id: str = Field(min_length=1, max_length=MAX_DOC_ID_CHARS)
     bucket: str
     scope: str = DEFAULT_SCOPE
     title: str = ""

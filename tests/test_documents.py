@@ -252,7 +252,11 @@ def test_delete_refuses_what_is_not_a_request(home, database_url, minilm):
     with opened(database_url, home, minilm) as stack:
         with pytest.raises(ValueError, match="not both"):
             delete_documents(stack, "default")
-        assert delete_documents(stack, "default", ["nope"]).not_found == ["nope"]
+        for bad in ("a\x00b", " padded", "x" * 201, ""):
+            with pytest.raises(ValueError, match="is not a document id"):
+                delete_documents(stack, "default", ["inv-1", bad])
+        assert delete_documents(stack, "default", ["nope", "nope"]).not_found == ["nope"]
+        assert stack.store.counts("default")["documents"] == 2, "nothing deleted by a refused request"
 
 
 # -- the sample corpus in its own scope ------------------------------------------------------------------

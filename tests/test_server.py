@@ -183,6 +183,8 @@ def test_documents_are_listed_shown_and_deleted_through_the_documents_graph(serv
         ({"action": "shred"}, "action must be one of list, show, delete"),
         ({"action": "list", "limit": 0}, "limit must be a whole number from 1 to 10000"),
         ({"action": "show", "doc_ids": "x"}, "doc_ids must be a list of document ids"),
+        ({"action": "delete", "doc_ids": ["a\u0000b"]}, "'a\\x00b' is not a document id"),
+        ({"action": "delete", "doc_ids": [7]}, "'7' is not a document id"),
         ({"action": "delete"}, "name the documents to delete, or one bucket"),
         ({"action": "list", "bucket": "recipes"}, "bucket 'recipes' is unknown"),
     ]:
