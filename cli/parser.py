@@ -325,7 +325,7 @@ def _documents(sub) -> None:
         "delete",
         help="delete documents (or a whole bucket of a scope) from Postgres, the keyword and the vector index at once",
     )
-    p.add_argument("doc_ids", nargs="*", metavar="DOC_ID")
+    p.add_argument("doc_ids", nargs="*", metavar="DOC_ID", help="ids as `ragent documents list` shows them")
     p.add_argument("--bucket", help="delete every document of this bucket in the scope")
     _scope(p)
     p.add_argument("--yes", action="store_true", help="do not ask before deleting a whole bucket")
