@@ -17,6 +17,7 @@ the runs without its sleep. What a run is and which one goes first stay the libr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -52,10 +53,8 @@ class QueueWakeup:
         loop = asyncio.get_running_loop()
         if self.loop is not loop:
             self.loop, self.event = loop, asyncio.Event()
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.event.wait(), timeout)
-        except TimeoutError:
-            pass
         self.event.clear()
 
 
