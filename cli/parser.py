@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from functools import partial
 
 from cli import commands
@@ -18,6 +19,7 @@ ANNOTATION_ROWS, ANNOTATION_ROWS_MAX = 50, 10_000
 BENCH_SECTIONS = ("fusion", "langchain", "naive", "multihop", "answers", "verifier", "scale")
 BENCH_SCALE_SIZES = [10_000, 100_000, 1_000_000]
 EVAL_OUT, BENCH_OUT = "eval-out", "bench-out"
+SERVER_ENV, API_KEY_ENV = "RAGENT_SERVER", "RAGENT_API_KEY"
 
 AGENT_DEFAULTS = AgentContext()
 
@@ -70,6 +72,21 @@ def _agent_options(parser: argparse.ArgumentParser, scope_help: str | None = Non
         type=int,
         default=AGENT_DEFAULTS.max_hits,
         help="more matching documents than this asks you to narrow",
+    )
+
+
+def _server_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--server",
+        default=os.environ.get(SERVER_ENV) or None,
+        metavar="URL",
+        help=f"run on this ragent server instead of opening the engines here (default: ${SERVER_ENV})",
+    )
+    parser.add_argument(
+        "--api-key",
+        default=os.environ.get(API_KEY_ENV) or None,
+        help=f"the server's API key (default: ${API_KEY_ENV}, else the local key `ragent serve` wrote in the data "
+        "folder)",
     )
 
 
@@ -171,6 +188,7 @@ def _agent(sub) -> None:
     p.add_argument("question")
     p.add_argument("--thread", help="thread id (a new one by default); the run is checkpointed under it")
     _agent_options(p)
+    _server_options(p)
     p.set_defaults(run=commands.ask)
 
     p = sub.add_parser("resume", help="answer a thread's clarification and let it finish")
@@ -182,6 +200,7 @@ def _agent(sub) -> None:
         '{"choice": "narrow", "field": "governing_law", "value": "Delaware"}',
     )
     _agent_options(p, "the thread's own scope (the default); another is refused", scope=None)
+    _server_options(p)
     p.set_defaults(run=commands.resume)
 
 
