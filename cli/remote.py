@@ -137,7 +137,7 @@ def ask(url: str, key: str | None, question: str, *, thread: str | None, context
     """A new thread on the server, or a follow-up on `thread` (one of the caller's threads there)."""
     client, sent = connect(url, key), run_context(context, context.scope)
     with talking_to(url):
-        thread = thread or client.threads.create()["thread_id"]
+        thread = thread or client.threads.create(metadata={"scope": context.scope})["thread_id"]
         run(client, url, thread, input={"question": question}, context=sent)
         settle_remote(client, url, thread, sent, explain=explain)
     return thread
