@@ -16,7 +16,7 @@ from retrievers.models import DEFAULT_SCOPE, FIELD_ROLES, checked_scope
 
 SEARCH_TOP_K, SEARCH_TOP_K_MAX = 10, 1000
 ANNOTATION_ROWS, ANNOTATION_ROWS_MAX = 50, 10_000
-BENCH_SECTIONS = ("fusion", "langchain", "naive", "multihop", "answers", "verifier", "scale")
+BENCH_SECTIONS = ("fusion", "langchain", "naive", "multihop", "answers", "verifier", "scale", "server", "cold")
 BENCH_SCALE_SIZES = [10_000, 100_000, 1_000_000]
 EVAL_OUT, BENCH_OUT = "eval-out", "bench-out"
 SERVER_ENV, API_KEY_ENV = "RAGENT_SERVER", "RAGENT_API_KEY"
@@ -231,7 +231,8 @@ def _evals(sub) -> None:
     p.set_defaults(run=commands.adapt)
 
     p = sub.add_parser(
-        "bench", help="the benchmarks side by side: vs LangChain, vs naive RAG, multi-hop, cost at scale"
+        "bench",
+        help="the benchmarks side by side: vs LangChain, vs naive RAG, multi-hop, cost at scale, latency",
     )
     p.add_argument(
         "--only", nargs="+", choices=BENCH_SECTIONS, default=list(BENCH_SECTIONS), help="run only these sections"
