@@ -77,7 +77,6 @@ def install_queue_wakeup() -> QueueWakeup:
             yield found
 
     Runs.put, Runs.next = staticmethod(put), staticmethod(next_runs)
-    Runs.queue_wakeup = wakeup
     return wakeup
 
 
