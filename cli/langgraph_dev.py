@@ -58,8 +58,8 @@ class QueueWakeup:
         self.event.clear()
 
 
-def install_queue_wakeup() -> QueueWakeup:
-    """Wrap the in-memory runtime's `Runs.put` and `Runs.next` (module docstring); returns the wake-up they share."""
+def install_queue_wakeup() -> None:
+    """Wrap the in-memory runtime's `Runs.put` and `Runs.next` (module docstring) around one shared wake-up."""
     from langgraph_runtime_inmem.ops import Runs
 
     wakeup = QueueWakeup()
@@ -77,7 +77,6 @@ def install_queue_wakeup() -> QueueWakeup:
             yield found
 
     Runs.put, Runs.next = staticmethod(put), staticmethod(next_runs)
-    return wakeup
 
 
 def main() -> None:
