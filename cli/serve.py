@@ -1,5 +1,5 @@
 """`ragent serve`: the LangGraph server (`langgraph dev`, from `langgraph.json`) on the embedded defaults, with
-the sample corpus ingested, on a free port. It runs through `cli.langgraph_dev`, whose run queue starts a run when
+the sample corpus ingested, on a free port. It runs through `graph.langgraph_dev`, whose run queue starts a run when
 it is created instead of up to a second later.
 
 The server runs from a working folder inside the home (`<home>/server`) and without hot reload: the in-memory
@@ -128,7 +128,7 @@ def serve(*, host: str, port: int | None, with_sample: bool, no_auth: bool, jobs
     command = [
         sys.executable,
         "-m",
-        "cli.langgraph_dev",
+        "graph.langgraph_dev",
         "dev",
         "--config",
         str(config),

@@ -2,7 +2,7 @@
 
 `ragent bench --only server` (`run`): the latency of one structured question at a time, from the request to the
 final answer (`runs.wait` on a new thread), on the server as `ragent serve` runs it (its run queue woken by each new
-run: `cli.langgraph_dev`) and, before it, with the library's queue left alone (`RAGENT_QUEUE_WAKEUP=0`: a run
+run: `graph.langgraph_dev`) and, before it, with the library's queue left alone (`RAGENT_QUEUE_WAKEUP=0`: a run
 starts at the queue's next 0.5 s poll), in one run on one data folder.
 
 `python -m evals.bench_server --home bench-out/server --rounds 5` (`main`): the load test, timed from launch to
@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cli.langgraph_dev import WAKEUP_ENV
 from evals.demo_questions import DEMO_QUESTIONS
 from evals.metrics import percentile
 from evals.served_agent import ServedAgent
+from graph.langgraph_dev import WAKEUP_ENV
 
 CONCURRENT_THREADS = 20
 LATENCY_RUNS = 30

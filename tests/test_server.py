@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cli.langgraph_dev import WAKEUP_BANNER
 from cli.main import main
 from evals.served_agent import ServedAgent
+from graph.langgraph_dev import WAKEUP_BANNER
 from retrievers.loaders import sample
 from tests.conftest import fresh_database
 
@@ -283,7 +283,7 @@ def test_any_run_input_gets_an_answer_a_question_back_or_a_readable_error(client
 
 def test_the_run_queue_starts_each_run_when_it_is_created(server):
     """The fast path is the one taken (not a timing test): `ragent serve` runs the server through
-    `cli.langgraph_dev`, whose queue each new run wakes; the library's own queue would start it at its next poll,
+    `graph.langgraph_dev`, whose queue each new run wakes; the library's own queue would start it at its next poll,
     0.5 to 1.0 s later (`ragent bench --only server` measures both)."""
     assert WAKEUP_BANNER in server.log.read_text()
 

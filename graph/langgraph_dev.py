@@ -9,7 +9,7 @@ wakes the queue once a run is stored, and `Runs.next` waits for that wake-up (th
 longest wait, which still finds runs due later, `after_seconds`) and then asks the library's own `Runs.next` for
 the runs without its sleep. What a run is and which one goes first stay the library's.
 
-    python -m cli.langgraph_dev dev --config langgraph.json ...   (the arguments of `langgraph dev`)
+    python -m graph.langgraph_dev dev --config langgraph.json ...   (the arguments of `langgraph dev`)
 
 `RAGENT_QUEUE_WAKEUP=0` leaves the library's polling alone: the `server` benchmark's before column.
 """
