@@ -129,6 +129,11 @@ def markdown(report: dict[str, Any]) -> str:
         "|---|" + "---|" * len(names),
     ]
     for kind, by_code in report["cold"].items():
-        cells = [f"{by_code[n]['median_s']} s (min {by_code[n]['min_s']})" if n in by_code else "" for n in names]
+        cells = [
+            f"{by_code[n]['median_s']} s (min {by_code[n]['min_s']}; CPU {by_code[n]['cpu_median_s']} s)"
+            if n in by_code
+            else ""
+            for n in names
+        ]
         lines.append(f"| {kind} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
