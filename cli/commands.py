@@ -351,7 +351,8 @@ def check(args: argparse.Namespace) -> None:
 
 
 def demo(args: argparse.Namespace) -> None:
-    from cli.ask import agent_session, option_reply, settle
+    from cli.ask import agent_session, settle
+    from cli.printing import option_reply
     from evals.demo_questions import DEMO_QUESTIONS
     from graph.context import AgentContext
     from retrievers.sources import ingest_source
@@ -378,13 +379,26 @@ def _agent_context(args: argparse.Namespace):
 
 
 def ask(args: argparse.Namespace) -> None:
+    if args.server:
+        from cli import remote
+
+        remote.ask(
+            args.server,
+            remote.api_key(args.api_key),
+            args.question,
+            thread=args.thread,
+            explain=args.explain,
+            context=_agent_context(args),
+            scope=args.scope,
+            as_json=args.json,
+        )
+        return
     from cli.ask import ask as ask_agent
 
     ask_agent(args.question, thread=args.thread, explain=args.explain, context=_agent_context(args), as_json=args.json)
 
 
 def resume(args: argparse.Namespace) -> None:
-    from cli.ask import resume as resume_agent
     from retrievers.loaders.common import loads_json
 
     try:
@@ -394,6 +408,22 @@ def resume(args: argparse.Namespace) -> None:
             f"--answer is neither an option's number nor usable JSON ({exc.msg}); "
             """e.g. --answer 2 or --answer '{"choice": "stop"}'"""
         ) from None
+    if args.server:
+        from cli import remote
+
+        remote.resume(
+            args.server,
+            remote.api_key(args.api_key),
+            args.thread,
+            answer,
+            asked_scope=args.scope,
+            explain=args.explain,
+            context=_agent_context(args),
+            as_json=args.json,
+        )
+        return
+    from cli.ask import resume as resume_agent
+
     resume_agent(
         args.thread,
         answer,

@@ -25,14 +25,14 @@ def print_json(value: Any) -> None:
     print(json.dumps(value, indent=2, ensure_ascii=False, default=plain))
 
 
-def run_record(values: dict[str, Any], interrupts: Any, thread: str) -> dict[str, Any]:
-    """What `ragent ask --json` prints of a run: the answer with its citations and how it was reached, or the
-    clarification the run waits on and how to answer it."""
+def run_record(values: dict[str, Any], clarification: dict[str, Any] | None, thread: str) -> dict[str, Any]:
+    """What `ragent ask --json` prints of a run (from this process's state or a server's): the answer with its
+    citations and how it was reached, or the clarification the run waits on and how to answer it."""
     record: dict[str, Any] = {"thread": thread, "question": values.get("question"), "scope": values.get("scope")}
-    if interrupts:
+    if clarification is not None:
         record |= {
             "status": "waiting_for_answer",
-            "clarification": interrupts[0].value,
+            "clarification": clarification,
             "resume": f"ragent resume {thread} --answer N",
         }
     else:

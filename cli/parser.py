@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from functools import partial
 
 from cli import commands
@@ -16,9 +17,10 @@ from retrievers.models import DEFAULT_SCOPE, FIELD_ROLES, SAMPLE_SCOPE, checked_
 SEARCH_TOP_K, SEARCH_TOP_K_MAX = 10, 1000
 ANNOTATION_ROWS, ANNOTATION_ROWS_MAX = 50, 10_000
 DOCUMENTS_LISTED, DOCUMENTS_LISTED_MAX = 50, 100_000
-BENCH_SECTIONS = ("fusion", "langchain", "naive", "multihop", "answers", "verifier", "scale")
+BENCH_SECTIONS = ("fusion", "langchain", "naive", "multihop", "answers", "verifier", "scale", "server", "cold")
 BENCH_SCALE_SIZES = [10_000, 100_000, 1_000_000]
 EVAL_OUT, BENCH_OUT = "eval-out", "bench-out"
+SERVER_ENV, API_KEY_ENV = "RAGENT_SERVER", "RAGENT_API_KEY"
 
 AGENT_DEFAULTS = AgentContext()
 
@@ -76,6 +78,21 @@ def _agent_options(parser: argparse.ArgumentParser, scope_help: str | None = Non
         type=int,
         default=AGENT_DEFAULTS.max_hits,
         help="more matching documents than this asks you to narrow",
+    )
+
+
+def _server_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--server",
+        default=os.environ.get(SERVER_ENV) or None,
+        metavar="URL",
+        help=f"run on this ragent server instead of opening the engines here (default: ${SERVER_ENV})",
+    )
+    parser.add_argument(
+        "--api-key",
+        default=os.environ.get(API_KEY_ENV) or None,
+        help=f"the server's API key (default: ${API_KEY_ENV}, else the local key `ragent serve` wrote in the data "
+        "folder)",
     )
 
 
@@ -179,7 +196,8 @@ def _agent(sub) -> None:
     p = sub.add_parser("ask", help="answer a question with citations; asks you when it cannot go on")
     p.add_argument("question")
     p.add_argument("--thread", help="thread id (a new one by default); the run is checkpointed under it")
-    _agent_options(p)
+    _agent_options(p, "tenant or workspace (default: 'default'; with --server, the one the server gives the key)", None)
+    _server_options(p)
     p.set_defaults(run=commands.ask)
 
     p = sub.add_parser("resume", help="answer a thread's clarification and let it finish")
@@ -191,6 +209,7 @@ def _agent(sub) -> None:
         '{"choice": "narrow", "field": "governing_law", "value": "Delaware"}',
     )
     _agent_options(p, "the thread's own scope (the default); another is refused", scope=None)
+    _server_options(p)
     p.set_defaults(run=commands.resume)
 
 
@@ -221,7 +240,8 @@ def _evals(sub) -> None:
     p.set_defaults(run=commands.adapt)
 
     p = sub.add_parser(
-        "bench", help="the benchmarks side by side: vs LangChain, vs naive RAG, multi-hop, cost at scale"
+        "bench",
+        help="the benchmarks side by side: vs LangChain, vs naive RAG, multi-hop, cost at scale, latency",
     )
     p.add_argument(
         "--only", nargs="+", choices=BENCH_SECTIONS, default=list(BENCH_SECTIONS), help="run only these sections"

@@ -1,5 +1,6 @@
 """`ragent serve`: the LangGraph server (`langgraph dev`, from `langgraph.json`) on the embedded defaults, on a free
-port; with `--sample`, the demo: the sample corpus ingested into its own scope, which runs naming none then read.
+port; with `--sample`, the demo: the sample corpus ingested into its own scope, which runs naming none then read. It
+runs through `graph.langgraph_dev`, whose run queue starts a run when it is created instead of up to a second later.
 
 The server runs from a working folder inside the home (`<home>/server`) and without hot reload: the in-memory
 runtime writes its thread index (`.langgraph_api/`) into its working folder and the engines write under the
@@ -13,6 +14,7 @@ embedded vector index is single-process, and the server owns it from then on.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -116,16 +118,13 @@ def access_banner(settings: Settings, api: str, no_auth: bool) -> str:
 
 def serve(*, host: str, port: int | None, with_sample: bool, no_auth: bool, jobs: int = JOBS_PER_WORKER) -> int:
     config = PROJECT_FOLDER / "langgraph.json"
-    langgraph = Path(sys.executable).with_name("langgraph")
     if not config.is_file():
         raise InvalidInput(
             f"`ragent serve` runs from a checkout of the project and needs its langgraph.json, not found at {config} "
             "(an installed ragent has none); clone the project and `make setup`, or run `langgraph dev` with your own"
         )
-    if not langgraph.is_file():
-        raise InvalidInput(
-            f"`ragent serve` needs langgraph-cli[inmem] in this environment ({langgraph} is missing); run `make setup`"
-        )
+    if not all(importlib.util.find_spec(name) for name in ("langgraph_cli", "langgraph_runtime_inmem")):
+        raise InvalidInput("`ragent serve` needs langgraph-cli[inmem] in this environment; run `make setup`")
     if no_auth and host not in LOOPBACK_HOSTS:
         raise InvalidInput(
             f"--no-auth serves without keys and is for this machine only; it cannot listen on {host} "
@@ -149,7 +148,9 @@ def serve(*, host: str, port: int | None, with_sample: bool, no_auth: bool, jobs
         SERVED_SCOPE_ENV: SAMPLE_SCOPE if with_sample else DEFAULT_SCOPE,
     }
     command = [
-        str(langgraph),
+        sys.executable,
+        "-m",
+        "graph.langgraph_dev",
         "dev",
         "--config",
         str(config),

@@ -2,7 +2,8 @@
 
 MiniLM encodes only 20 to 100 passages a second on these machines, so re-ingesting a corpus or running a
 benchmark twice must not embed the same text again. SQLite (standard library) is the store: one file,
-safe across processes, and a primary-key lookup per batch.
+safe across processes, and a primary-key lookup per batch. Vectors are float32 bytes through the standard library's
+`array`, so that a process that only asks the cache (a repeated query) does not import numpy.
 """
 
 from __future__ import annotations
@@ -10,10 +11,9 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
+from array import array
 from collections.abc import Sequence
 from pathlib import Path
-
-import numpy as np
 
 from retrievers.protocols import Embedder
 
@@ -29,9 +29,6 @@ class CachedEmbedder:
 
     def __init__(self, inner: Embedder, path: Path):
         self.inner = inner
-        self.model_name = inner.model_name
-        self.dimension = inner.dimension
-        self.window_tokens = inner.window_tokens
         self.hits = 0
         self.misses = 0
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -43,6 +40,19 @@ class CachedEmbedder:
             " PRIMARY KEY (model, text_hash)) WITHOUT ROWID"
         )
         self._db.commit()
+
+    @property
+    def model_name(self) -> str:
+        """The inner embedder's, asked when needed: a deferred embedder (`retrievers.deferred`) is made only then."""
+        return self.inner.model_name
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    @property
+    def window_tokens(self) -> int:
+        return self.inner.window_tokens
 
     def token_spans(self, text: str) -> list[tuple[int, int]]:
         return self.inner.token_spans(text)
@@ -56,16 +66,16 @@ class CachedEmbedder:
         missing = list({h: t for h, t in zip(hashes, texts, strict=True) if h not in found}.items())
         if missing:
             vectors = self.inner.embed_documents([t for _, t in missing])
-            fresh = {h: np.asarray(v, dtype=np.float32) for (h, _), v in zip(missing, vectors, strict=True)}
+            fresh = {h: array("f", v) for (h, _), v in zip(missing, vectors, strict=True)}
             self._store(fresh)
             found.update(fresh)
         self.hits += len(texts) - len(missing)
         self.misses += len(missing)
         return [found[h].tolist() for h in hashes]
 
-    def _lookup(self, hashes: set[bytes]) -> dict[bytes, np.ndarray]:
+    def _lookup(self, hashes: set[bytes]) -> dict[bytes, array]:
         wanted = list(hashes)
-        found: dict[bytes, np.ndarray] = {}
+        found: dict[bytes, array] = {}
         with self._lock:
             for start in range(0, len(wanted), _LOOKUP_BATCH):
                 batch = wanted[start : start + _LOOKUP_BATCH]
@@ -74,10 +84,10 @@ class CachedEmbedder:
                     f"AND text_hash IN ({','.join('?' * len(batch))})",
                     [self.model_name, *batch],
                 )
-                found.update((h, np.frombuffer(v, dtype=np.float32)) for h, v in rows)
+                found.update((h, array("f", v)) for h, v in rows)
         return found
 
-    def _store(self, vectors: dict[bytes, np.ndarray]) -> None:
+    def _store(self, vectors: dict[bytes, array]) -> None:
         with self._lock:
             self._db.executemany(
                 "INSERT OR REPLACE INTO embeddings (model, text_hash, vector) VALUES (?, ?, ?)",

@@ -37,7 +37,7 @@ class EnginesBusy(BackendUnavailable):
         since = f", since {owner['started']}" if owner.get("started") else ""
         server = owner.get("server_url")
         advice = (
-            f"ask through that server ({server}, or Studio) or stop it first"
+            f"ask through that server (`ragent ask --server {server} ...`, or Studio) or stop it first"
             if server
             else "wait for it to finish or stop it, or give this command its own RAGENT_HOME"
         )

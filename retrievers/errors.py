@@ -29,3 +29,8 @@ class RateLimited(RagentError):
     def __init__(self, message: str, retry_after_s: float):
         super().__init__(message)
         self.retry_after_s = retry_after_s
+
+
+class ServerRefused(RagentError):
+    """A ragent server refused a request (a missing or wrong API key, a scope the key may not use, a thread that is
+    not the caller's or waits for no answer); the message carries the server's reason."""

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
+from retrievers.deferred import DeferredEmbedder, DeferredVectors
 from retrievers.embedding_cache import CachedEmbedder
 from retrievers.engine_lock import EngineLock
 from retrievers.errors import InvalidInput
@@ -109,7 +111,8 @@ def uses_embedded_engines(settings: Settings) -> bool:
 def open_stack(settings: Settings | None = None) -> Stack:
     """Open every engine, failing fast with a one-line error for the first one that cannot be used. The data
     folder's engine lock is taken first: a process that cannot have it (EnginesBusy, naming the owner) has opened
-    no engine file."""
+    no engine file. The embedder and the vector index are made on first use, the index checked against the
+    embedder's model then (`retrievers.deferred`): a question answered from annotations loads neither."""
     settings = settings or Settings.from_env()
     lock = EngineLock(settings.home).acquire() if uses_embedded_engines(settings) else None
     opened = []
@@ -118,10 +121,11 @@ def open_stack(settings: Settings | None = None) -> Stack:
         opened.append(store)
         keyword = make_keyword_index(settings)
         opened.append(keyword)
-        vectors = make_vector_index(settings)
+        embedder = CachedEmbedder(
+            DeferredEmbedder(partial(make_embedder, settings)), settings.cache_dir / "embeddings.sqlite"
+        )
+        vectors = DeferredVectors(make_vector_index(settings), embedder)
         opened.append(vectors)
-        embedder = CachedEmbedder(make_embedder(settings), settings.cache_dir / "embeddings.sqlite")
-        vectors.ensure_model(embedder.model_name, embedder.dimension)
     except BaseException:
         for engine in reversed(opened):
             engine.close()

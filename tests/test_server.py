@@ -6,7 +6,10 @@ and 20 threads at once."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import json
+import re
 from pathlib import Path
 
 import httpx
@@ -15,7 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cli.main import main
 from evals.served_agent import ServedAgent
+from graph.langgraph_dev import WAKEUP_BANNER
 from retrievers.loaders import sample
 from tests.conftest import fresh_database
 
@@ -314,3 +319,69 @@ def test_any_run_input_gets_an_answer_a_question_back_or_a_readable_error(client
         ), error
     else:
         assert status in ("idle", "interrupted") and ("answer" in output or "__interrupt__" in output)
+
+
+def test_the_run_queue_starts_each_run_when_it_is_created(server):
+    """The fast path is the one taken (not a timing test): `ragent serve` runs the server through
+    `graph.langgraph_dev`, whose queue each new run wakes; the library's own queue would start it at its next poll,
+    0.5 to 1.0 s later (`ragent bench --only server` measures both)."""
+    assert WAKEUP_BANNER in server.log.read_text()
+
+
+def ragent(*args: str) -> tuple[int, str, str]:
+    """The `ragent` command line in this process (the environment chooses the server and the key)."""
+    with contextlib.redirect_stdout(io.StringIO()) as out, contextlib.redirect_stderr(io.StringIO()) as err:
+        status = main(list(args))
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def on_server(server, monkeypatch):
+    """`ragent ask` and `ragent resume` pointed at the server by RAGENT_SERVER, with the local key of its home."""
+    monkeypatch.setenv("RAGENT_SERVER", server.url)
+    monkeypatch.setenv("RAGENT_HOME", str(server.home))
+    monkeypatch.delenv("RAGENT_API_KEY", raising=False)
+    return server
+
+
+def test_ragent_ask_on_a_server_prints_the_answer_with_its_sources(on_server):
+    status, out, err = ragent("ask", "How many contracts per governing law?")
+    assert status == 0, err
+    assert "**10**: count over 10 documents of bucket contracts" in out and "| Delaware | 3 | 3 |" in out
+    assert "Sources: sample-contract-001#properties-0, sample-contract-002#properties-0" in out
+
+
+def test_a_clarification_on_a_server_is_shown_and_resumed_there(on_server):
+    status, out, err = ragent("ask", "Which contracts have a notice period of at least 30 days?", "--max-hits", "3")
+    assert status == 0, err
+    assert "I need your help (overload): 7 documents match, more than 3 to list." in out
+    thread = re.search(rf"ragent resume (\S+) --server {re.escape(on_server.url)} --answer N", out).group(1)
+    first = re.search(r"\[1\] only (\w+) = (.+?) \(", out)
+    status, out, err = ragent("resume", thread, "--answer", "1", "--explain")
+    assert status == 0, err
+    rows = [line for line in out.splitlines() if line.startswith("| sample-contract-")]
+    assert 0 < len(rows) <= 3 and all(first.group(2) in row for row in rows)
+    assert f'["{first.group(1)}", "=", "{first.group(2)}"]' in out, "--explain shows the narrowed decomposition"
+    status, _, err = ragent("resume", thread, "--answer", "1")
+    assert status == 2 and err == f"ragent: error: thread {thread} is not waiting for an answer\n"
+
+
+@pytest.mark.parametrize(
+    "args, reason",
+    [
+        (
+            ["--server", "http://127.0.0.1:9"],
+            "cannot reach the ragent server at http://127.0.0.1:9 ([Errno 111] Connection refused); "
+            "start it with `ragent serve`",
+        ),
+        (["--api-key", "rk_00000000_wrong"], "did not accept the API key: this API key is not valid here"),
+        (["--scope", "other", "--thread", "{waiting}"], "refused (403): this thread belongs to scope 'sample'"),
+    ],
+)
+def test_an_unreachable_or_refusing_server_is_a_one_line_error(on_server, args, reason):
+    waiting, _ = ask(on_server.client(), "Which contracts have a notice period of more than 400 days?")
+    status, out, err = ragent(
+        "ask", "How many contracts per governing law?", *[a.format(waiting=waiting) for a in args]
+    )
+    assert status == 2 and not out
+    assert err.startswith("ragent: error: ") and err.count("\n") == 1 and reason in err, err

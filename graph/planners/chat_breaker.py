@@ -7,13 +7,14 @@ from __future__ import annotations
 import threading
 import time
 
-import openai
-
 COOL_DOWN_S = 60.0
 
 
 def is_transport_failure(error: Exception) -> bool:
-    """The endpoint, not the answer, failed: asking again at once will not help."""
+    """The endpoint, not the answer, failed: asking again at once will not help. (openai is imported here: only
+    a chat model's failure gets here, and importing it costs every process without one 0.4 s.)"""
+    import openai
+
     return isinstance(error, openai.APIConnectionError) or (
         isinstance(error, openai.APIStatusError) and error.status_code >= 429
     )

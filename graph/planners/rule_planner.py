@@ -12,6 +12,8 @@ Routes, in the order they are tried:
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from graph.answer.computed import figure, table
 from graph.answer.extractive import extractive_answer
 from graph.context import AgentContext
@@ -55,7 +57,12 @@ class RulePlanner:
         self.context = context
         self.catalog = catalog
         self.decomposer = decomposer or RuleDecomposer(catalog)
-        self.threshold = low_confidence_threshold(catalog.embedding_model)
+
+    @cached_property
+    def threshold(self) -> float | None:
+        """The semantic score a hit must reach for the index's model; asked when a semantic hit is graded, so that a
+        run that searches no vectors never makes the embedder (`retrievers.deferred`)."""
+        return low_confidence_threshold(self.catalog.embedding_model)
 
     def decompose(self, question: str, previous: Decomposition | None = None) -> Decomposition:
         """A follow-up ("which of those...") is read within the previous turn's buckets and merged into its reading;

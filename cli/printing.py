@@ -1,0 +1,100 @@
+"""How `ragent ask` and `ragent resume` show a run, the same for a run in this process and one on a server: the
+answer with its sources, a clarification with its options (and the terminal prompt that answers it), and with
+`--explain`, how the run read the question and what it did. A server's state arrives as JSON and is read back
+into the same models first (`cli.remote`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from retrievers.errors import RagentError
+
+
+def option_reply(option: dict[str, Any]) -> dict[str, Any]:
+    """An offered option as the answer that chooses it."""
+    return {k: v for k, v in option.items() if k != "label"}
+
+
+def print_clarification(payload: dict[str, Any], thread: str, server: str | None = None) -> None:
+    """The question with its numbered options, and the command that answers it later (on `server` when the run is
+    there)."""
+    print(f"\nI need your help ({payload['kind']}): {payload['reason']}.")
+    if payload.get("error"):
+        print(f"  {payload['error']}")
+    for a in payload["attempts"]:
+        print(f"  tried {a['tool']} on {a['bucket']} ({a['route']}): {a['status']}, {a['total_hits']} hit(s)")
+    for number, option in enumerate(payload["options"], start=1):
+        print(f"  [{number}] {option['label']}")
+    on = f" --server {server}" if server else ""
+    print(f"thread {thread}; to answer later: ragent resume {thread}{on} --answer N (an option's number, or JSON)")
+
+
+def print_explanation(values: dict[str, Any]) -> None:
+    """How the run read the question and what it did: the decomposition (with the previous question it refines, the
+    order, limit, documents and unit it asks for when it does, and the words it could not map with the nearest
+    values the index holds), every decision, every tool call, and who composed the answer, with the verdict on
+    each of its sentences and how it came about when it was not the first answer tried."""
+    d = values["decomposition"]
+    print(
+        f"\n-- decomposition: intent={d.intent} buckets={d.buckets} constraints="
+        + json.dumps([[c.field, c.op, c.value] for c in d.constraints], default=str)
+        + f" topic={d.topic_terms}"
+        + (f" order_by={d.order_by.field} {d.order_by.direction}" if d.order_by else "")
+        + (f" limit={d.limit}" if d.limit is not None else "")
+        + (f" doc_ids={d.doc_ids}" if d.doc_ids else "")
+        + (f" unit_field={d.unit_field}" if d.unit_field else "")
+    )
+    if d.follow_up_of:
+        print(f"-- follow-up of: {d.follow_up_of!r}")
+    for phrase in d.unmapped:
+        nearest = ", ".join(f"{c.field} = {c.value!r}" for c in phrase.nearest) or "nothing near"
+        print(f"-- unmapped: {phrase.text!r}; nearest: {nearest}")
+    for decision in values.get("decisions", []):
+        print(f"-- decision: {decision.action}: {decision.reason}")
+    for e in values.get("evidence", []):
+        print(
+            f"-- call {e.step} [{e.route}] {e.call.tool} {json.dumps(e.call.arguments)[:160]} "
+            f"-> {e.envelope.status} ({e.envelope.total_hits} hits)"
+        )
+    if answer := values.get("answer"):
+        print(f"-- answer composed by: {answer.composed_by}")
+        for note in answer.notes:
+            print(f"-- note: {note}")
+        for sentence in answer.sentences:
+            cited = ", ".join(dict.fromkeys(c.doc_id for c in sentence.citations)) or "nothing"
+            why = f" ({'; '.join(sentence.problems)})" if sentence.problems else ""
+            print(f"-- sentence {sentence.verdict}, citing {cited}: {sentence.text[:120]!r}{why}")
+
+
+def print_answer(values: dict[str, Any], home: Path | None = None) -> None:
+    """The answer with its sources. With the data `home` this process runs on, an export is also shown by its full
+    path: the answer itself names only the file, as a client of the server must not learn the server's folders."""
+    answer = values["answer"]
+    print(f"\n{answer.text}")
+    if answer.export_path and home is not None:
+        print(f"File: {home / answer.export_path}")
+    if answer.citations and answer.format != "prose":  # a prose answer ends with its sources already
+        print("\nSources: " + ", ".join(sorted({c.annotation_id or c.doc_id for c in answer.citations})))
+
+
+def terminal_choice(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """Ask for an option number on the terminal; empty input leaves the question open."""
+    options = payload["options"]
+    while True:
+        text = input(f"choose 1-{len(options)} (enter to leave it open): ").strip()
+        if not text:
+            return None
+        if text.isdigit() and 1 <= int(text) <= len(options):
+            return option_reply(options[int(text) - 1])
+
+
+def chosen(answer: Any, options: list[dict[str, Any]]) -> Any:
+    """An option's number (as the clarification lists them) stands for that option; anything else is the answer
+    as given, which the run checks."""
+    if isinstance(answer, int) and not isinstance(answer, bool):
+        if not 1 <= answer <= len(options):
+            raise RagentError(f"--answer {answer}: choose an option from 1 to {len(options)}")
+        return option_reply(options[answer - 1])
+    return answer

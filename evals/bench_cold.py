@@ -1,0 +1,141 @@
+"""`ragent ask` from the shell, each run a new process: the wall time a user waits, for a question answered from
+annotations and for one that needs the embedder (each run with an empty query cache, so the model is loaded), by the
+code before the cold-start work (`BASELINE_REVISION`, exported from git) and by this checkout, side by side in one
+run; then the annotations question through `ragent ask --server` on a running `ragent serve`.
+
+The operating system's file cache is warm after the first run (as it is for a user asking a second question), so
+"cold" means a new interpreter: imports, engines opened, the model loaded when the question needs it.
+
+    ragent bench --only cold
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from evals.served_agent import ServedAgent
+
+PROJECT = Path(__file__).resolve().parents[1]
+BASELINE_REVISION = "9a122d4"
+"""The project before the cold-start work: every process imported openai and numpy, made the embedder and loaded
+and closed the vector index."""
+RUNS = 5
+QUESTIONS = {
+    "annotations only": "How many contracts per governing law?",
+    "needs the embedder": "How do I get onto the VPN when working from home?",
+}
+EXPECTED = {"annotations only": "| Delaware | 3 | 3 |", "needs the embedder": "[sample-generic-002]"}
+
+
+def exported_baseline(out: Path) -> Path | None:
+    """The baseline revision's files in `out/baseline-REV` (exported once), or None outside a git checkout."""
+    folder = out / f"baseline-{BASELINE_REVISION}"
+    if (folder / "cli").is_dir():
+        return folder
+    archive = subprocess.run(
+        ["git", "-C", str(PROJECT), "archive", BASELINE_REVISION], capture_output=True, check=False
+    )
+    if archive.returncode != 0:
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return folder
+
+
+def timed_ask(code: Path, env: dict[str, str], *args: str, expected: str) -> tuple[float, float]:
+    """Seconds from launching `python -m cli ask ...` with `code` first on the path to its exit, and the CPU seconds
+    (user and system) it and the processes it waited for used: less swayed than the wall time by the other work on a
+    busy machine."""
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-m", "cli", "ask", *args],
+        env={**env, "PYTHONPATH": str(code)},
+        cwd=code,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=600,
+    )
+    seconds = time.perf_counter() - started
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if result.returncode != 0 or expected not in result.stdout:
+        raise RuntimeError(f"ragent ask {args} failed: {result.stderr[-2000:] or result.stdout[-2000:]}")
+    cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
+    return seconds, cpu
+
+
+def summary(timings: list[tuple[float, float]]) -> dict[str, float]:
+    wall, cpu = [w for w, _ in timings], [c for _, c in timings]
+    return {
+        "median_s": round(statistics.median(wall), 2),
+        "min_s": round(min(wall), 2),
+        "cpu_median_s": round(statistics.median(cpu), 2),
+        "runs": len(timings),
+    }
+
+
+def run(out: Path, runs: int = RUNS) -> dict[str, Any]:
+    home = (out / "cold-home").resolve()
+    env = {**os.environ, "RAGENT_HOME": str(home), "RAGENT_CACHE_DIR": str(home / "cache"), "HF_HUB_OFFLINE": "1"}
+    env.pop("RAGENT_SERVER", None)
+    subprocess.run(
+        [sys.executable, "-m", "cli", "ingest", "--dataset", "sample"], env=env, cwd=PROJECT, check=True, timeout=1800
+    )
+    codes = {"this checkout": PROJECT}
+    if baseline := exported_baseline(out):
+        codes = {f"before ({BASELINE_REVISION})": baseline, **codes}
+    report: dict[str, Any] = {"load_before": os.getloadavg()[0], "cold": {}}
+    for kind, question in QUESTIONS.items():
+        for name, code in codes.items():
+            timings = []
+            for _ in range(runs):
+                with tempfile.TemporaryDirectory() as cache:
+                    fresh = {**env, "RAGENT_CACHE_DIR": cache} if kind == "needs the embedder" else env
+                    timings.append(timed_ask(code, fresh, question, "--scope", "sample", expected=EXPECTED[kind]))
+            report["cold"].setdefault(kind, {})[name] = summary(timings)
+    with ServedAgent(home, {"RAGENT_CACHE_DIR": str(home / "cache")}) as served:
+        timings = [
+            timed_ask(
+                PROJECT,
+                env,
+                "--server",
+                served.url,
+                "--scope",
+                "sample",
+                QUESTIONS["annotations only"],
+                expected=EXPECTED["annotations only"],
+            )
+            for _ in range(runs)
+        ]
+    report["cold"]["annotations only"]["this checkout, --server"] = summary(timings)
+    report["load_after"] = os.getloadavg()[0]
+    return report
+
+
+def markdown(report: dict[str, Any]) -> str:
+    names = list(dict.fromkeys(name for by_code in report["cold"].values() for name in by_code))
+    lines = [
+        f"`ragent ask` from the shell, a new process each run: wall time (median and fastest of {RUNS}) and CPU "
+        f"seconds (median); load average {report['load_before']:.1f} before, {report['load_after']:.1f} after:",
+        "",
+        "| question | " + " | ".join(names) + " |",
+        "|---|" + "---|" * len(names),
+    ]
+    for kind, by_code in report["cold"].items():
+        cells = [
+            f"{by_code[n]['median_s']} s (min {by_code[n]['min_s']}; CPU {by_code[n]['cpu_median_s']} s)"
+            if n in by_code
+            else ""
+            for n in names
+        ]
+        lines.append(f"| {kind} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
