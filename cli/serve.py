@@ -29,10 +29,12 @@ from pathlib import Path
 from graph.access.auth import LOOPBACK_HOSTS, NO_AUTH_ENV
 from graph.access.keys import KEYS_ENV, LOCAL_KEY_FILE, KeyRing, ensure_local_key
 from graph.access.tenancy import SERVED_SCOPE_ENV
+from retrievers.embedded_postgres import release_embedded_postgres
 from retrievers.engine_lock import SERVER_URL_ENV
 from retrievers.errors import BackendUnavailable, InvalidInput
 from retrievers.models import DEFAULT_SCOPE, SAMPLE_SCOPE
 from retrievers.settings import Settings
+from retrievers.stack import embedded_postgres_dir
 
 PROJECT_FOLDER = Path(__file__).resolve().parents[1]
 """The checkout this module is in; `ragent serve` needs one, since its `langgraph.json` sits at the project root
@@ -181,3 +183,13 @@ def serve(*, host: str, port: int | None, with_sample: bool, no_auth: bool, jobs
     except KeyboardInterrupt:
         server.terminate()
         return server.wait()
+    finally:
+        release_postgres(settings)
+
+
+def release_postgres(settings: Settings) -> None:
+    """The server process leaves the embedded Postgres's list of users only through its atexit, which a server
+    stopped by a signal does not run; so `ragent serve` lets it go once the server has exited."""
+    data_dir = embedded_postgres_dir(settings)
+    if data_dir is not None:
+        release_embedded_postgres(data_dir)

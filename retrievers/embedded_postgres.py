@@ -132,6 +132,13 @@ def describe_process(pid: int) -> str:
         return str(pid)
 
 
+def release_embedded_postgres(data_dir: Path) -> None:
+    """For a process whose child used the server (`ragent serve`): forget users that ended without leaving, then
+    stop the server if no live process uses it. A process that uses it itself leaves the stop to its own exit."""
+    if not forget_dead_users(data_dir) and _postmaster_pid(data_dir) is not None:
+        stop_embedded_postgres(data_dir)
+
+
 def stop_embedded_postgres(data_dir: Path) -> EmbeddedPostgresStatus:
     """Stop the server now (a fast shutdown: open transactions are rolled back, committed data is safe), unless a
     live process still uses it: stopping it under a running server or ingest would break them mid-work."""

@@ -13,6 +13,7 @@ import time
 import psycopg
 import pytest
 
+from evals.served_agent import ServedAgent
 from retrievers.consistency import check
 from retrievers.documents import delete_documents, finish_pending_deletions
 from retrievers.ingest import Ingestor, IngestReport
@@ -335,3 +336,15 @@ def test_ragent_stop_stops_a_postgres_left_running(tmp_path):
     assert not _postgres_running(tmp_path)
     elsewhere = ragent("stop", home=tmp_path, DATABASE_URL="postgresql://u@127.0.0.1:9/db")
     assert elsewhere.returncode == 2 and "does not manage" in elsewhere.stderr
+
+
+def test_the_embedded_postgres_stops_when_ragent_serve_stops(tmp_path):
+    """The server process exits on SIGTERM without its atexit, so `ragent serve` lets the Postgres go for it."""
+    served = ServedAgent(tmp_path, {"RAGENT_CACHE_DIR": str(tmp_path / "cache")})
+    served.env.pop("DATABASE_URL", None)
+    with served:
+        api = served.client()
+        output = api.runs.wait(api.threads.create()["thread_id"], "agent", input={"question": "How many invoices?"})
+        assert output["answer"]["value"] == 8, "the demo server answers from the sample corpus"
+        assert _postgres_running(tmp_path)
+    assert not _postgres_running(tmp_path)
