@@ -9,6 +9,7 @@ import json
 import sys
 import uuid
 from contextlib import closing
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -411,20 +412,10 @@ def resume(args: argparse.Namespace) -> None:
     if args.server:
         from cli import remote
 
-        remote.resume(
-            args.server,
-            remote.api_key(args.api_key),
-            args.thread,
-            answer,
-            asked_scope=args.scope,
-            explain=args.explain,
-            context=_agent_context(args),
-            as_json=args.json,
-        )
-        return
-    from cli.ask import resume as resume_agent
-
-    resume_agent(
+        resume_thread = partial(remote.resume, args.server, remote.api_key(args.api_key))
+    else:
+        from cli.ask import resume as resume_thread
+    resume_thread(
         args.thread,
         answer,
         asked_scope=args.scope,

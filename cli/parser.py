@@ -59,6 +59,16 @@ def _scope(parser: argparse.ArgumentParser, help: str | None = None, default: st
     )
 
 
+def _shown(parser: argparse.ArgumentParser, flag: str, what: str, default: int, maximum: int) -> None:
+    """How many results a read command shows, from 1 to `maximum`."""
+    parser.add_argument(
+        flag,
+        type=partial(positive_int, maximum=maximum),
+        default=default,
+        help=f"{what} to show, up to {maximum} (default: %(default)s)",
+    )
+
+
 def _json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the full records as JSON instead of a table")
 
@@ -116,12 +126,7 @@ def _search(sub) -> None:
     p.add_argument("query")
     p.add_argument("--bucket")
     _scope(p)
-    p.add_argument(
-        "--top-k",
-        type=partial(positive_int, maximum=SEARCH_TOP_K_MAX),
-        default=SEARCH_TOP_K,
-        help=f"hits to show, up to {SEARCH_TOP_K_MAX} (default: %(default)s)",
-    )
+    _shown(p, "--top-k", "hits", SEARCH_TOP_K, SEARCH_TOP_K_MAX)
     p.add_argument("--doc-id", action="append", help="restrict to these documents (repeatable)")
     p.add_argument("--author", action="append", help="any of these authors (repeatable)")
     p.add_argument("--tag", action="append", help="all of these tags (repeatable)")
@@ -143,12 +148,7 @@ def _annotations(sub) -> None:
         help="e.g. --where notice_period_days '<' 60 (VALUE is JSON when it parses, else text)",
     )
     _scope(p)
-    p.add_argument(
-        "--limit",
-        type=partial(positive_int, maximum=ANNOTATION_ROWS_MAX),
-        default=ANNOTATION_ROWS,
-        help=f"rows to show, up to {ANNOTATION_ROWS_MAX} (default: %(default)s)",
-    )
+    _shown(p, "--limit", "rows", ANNOTATION_ROWS, ANNOTATION_ROWS_MAX)
     _json(p)
     p.set_defaults(run=commands.annotations)
 
@@ -322,12 +322,7 @@ def _documents(sub) -> None:
     p = actions.add_parser("list", help="the documents of a scope (or of one bucket), with their counts")
     p.add_argument("--bucket")
     _scope(p)
-    p.add_argument(
-        "--limit",
-        type=partial(positive_int, maximum=DOCUMENTS_LISTED_MAX),
-        default=DOCUMENTS_LISTED,
-        help=f"documents to show, up to {DOCUMENTS_LISTED_MAX} (default: %(default)s)",
-    )
+    _shown(p, "--limit", "documents", DOCUMENTS_LISTED, DOCUMENTS_LISTED_MAX)
     p.add_argument(
         "--offset",
         type=partial(positive_int, minimum=0, maximum=2**62),

@@ -22,6 +22,8 @@ from retrievers.search import Retriever
 from tests.conftest import make_stack
 from tests.test_cli import ragent
 
+SAMPLE_INGEST = ("ingest", "--dataset", "sample", "--scope", "default")
+"""Into `default`, where the checks look (the sample's own scope is `sample`)."""
 SAMPLE_LIMIT = 24  # a batch and a half of the sample corpus: the first commit comes seconds before the last
 FIRST_COMMIT_TIMEOUT_S = 120
 
@@ -142,19 +144,7 @@ def kill_ingest_after_first_commit(database_url: str, home) -> int:
     }
     with open(home / "ingest.log", "w") as log:
         process = subprocess.Popen(
-            # into `default`, where the checks below look (the sample's own scope is `sample`)
-            [
-                sys.executable,
-                "-m",
-                "cli",
-                "ingest",
-                "--dataset",
-                "sample",
-                "--scope",
-                "default",
-                "--limit",
-                str(SAMPLE_LIMIT),
-            ],
+            [sys.executable, "-m", "cli", *SAMPLE_INGEST, "--limit", str(SAMPLE_LIMIT)],
             env=environment,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -179,17 +169,7 @@ def test_ingest_killed_with_sigkill_is_completed_by_the_next_ingest(database_url
         "engines are written before Postgres commits"
     )
 
-    again = ragent(
-        "ingest",
-        "--dataset",
-        "sample",
-        "--scope",
-        "default",
-        "--limit",
-        str(SAMPLE_LIMIT),
-        home=tmp_path,
-        DATABASE_URL=database_url,
-    )
+    again = ragent(*SAMPLE_INGEST, "--limit", str(SAMPLE_LIMIT), home=tmp_path, DATABASE_URL=database_url)
     assert again.returncode == 0, again.stderr
     assert (
         f"documents: {SAMPLE_LIMIT} ({SAMPLE_LIMIT - survived} added, 0 updated, {survived} unchanged)" in again.stdout

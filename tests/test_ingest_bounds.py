@@ -34,7 +34,7 @@ from retrievers.postgres_store import _MARK_STALE
 from retrievers.sources import ingest_source
 from tests.conftest import make_stack, shared_dataset
 from tests.test_cli import ragent
-from tests.test_crashes import kill_ingest_after_first_commit
+from tests.test_crashes import SAMPLE_INGEST, kill_ingest_after_first_commit
 
 UNUSABLE_RECORDS = 200_000
 DEADLINE_S = 120
@@ -309,17 +309,7 @@ def test_an_ingest_killed_with_sigkill_leaves_a_catalog_that_check_reports_and_a
     assert checked.returncode == 1, checked.stdout + checked.stderr
     assert re.search(rf"^catalog\s+{STALE_CATALOG}\s+[1-9]", checked.stdout, re.MULTILINE), checked.stdout
 
-    again = ragent(
-        "ingest",
-        "--dataset",
-        "sample",
-        "--scope",
-        "default",
-        "--limit",
-        str(survived),
-        home=tmp_path,
-        DATABASE_URL=database_url,
-    )
+    again = ragent(*SAMPLE_INGEST, "--limit", str(survived), home=tmp_path, DATABASE_URL=database_url)
     assert again.returncode == 0, again.stderr
     assert f"({0} added, 0 updated, {survived} unchanged)" in again.stdout
     stack = make_stack(database_url, tmp_path, minilm)
