@@ -15,7 +15,7 @@ same ids) are kept.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from retrievers.errors import InvalidInput
@@ -25,6 +25,8 @@ from retrievers.stack import Stack
 
 ID_PAGE = 1000
 """Chunk ids looked up in Postgres per query when an interrupted delete is finished."""
+NAMED_IN_SUMMARY = 20
+"""Deleted documents a summary names; the rest are counted."""
 
 
 @dataclass
@@ -40,11 +42,12 @@ class DeleteReport:
     def summary(self) -> str:
         chunks = sum(d["chunks"] for d in self.deleted)
         rows = sum(d["annotation_rows"] for d in self.deleted)
+        unnamed = len(self.deleted) - NAMED_IN_SUMMARY
         lines = [
             f"deleted {len(self.deleted)} document(s) of scope {self.scope!r} "
             f"({chunks} chunks, {rows} annotation rows) from Postgres, the keyword and the vector index",
-            *(f"  {d['bucket']}/{d['doc_id']}" for d in self.deleted[:20]),
-            *([f"  ... and {len(self.deleted) - 20} more"] if len(self.deleted) > 20 else []),
+            *(f"  {d['bucket']}/{d['doc_id']}" for d in self.deleted[:NAMED_IN_SUMMARY]),
+            *([f"  ... and {unnamed} more"] if unnamed > 0 else []),
         ]
         if self.not_found:
             lines.append(f"not documents of scope {self.scope!r}: {', '.join(self.not_found)}")
@@ -53,12 +56,7 @@ class DeleteReport:
         return "\n".join(lines)
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "scope": self.scope,
-            "deleted": self.deleted,
-            "not_found": self.not_found,
-            "finished_earlier": self.finished_earlier,
-        }
+        return asdict(self)
 
 
 def checked_doc_ids(doc_ids: Sequence[object]) -> list[str]:
