@@ -7,7 +7,7 @@ chunking needs only token offsets, and loading the full model takes several seco
 Two variants of the same weights: `float32`, and `bfloat16`, which runs the matrix products in bfloat16 under
 PyTorch's CPU autocast (layer norms, softmax and pooling stay in float32). On a CPU with AMX or AVX512-BF16 the
 bfloat16 variant encodes about three times as many chunks per second (oneDNN's bfloat16 kernels), with vectors at
-cosine >= 0.9999 of float32's and the same SciFact nDCG@10 (README, "Ingestion speed"); on a CPU without them
+cosine >= 0.9999 of float32's and SciFact train nDCG@10 within 0.001 (README, "Ingestion speed"); on a CPU without them
 PyTorch emulates bfloat16 and it is several times slower than float32. So the default is the fastest variant the
 CPU computes natively. Each variant has a model name of its own, which the vector index records and the embedding
 cache keys by, so vectors of two variants never mix.
