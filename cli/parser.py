@@ -17,7 +17,18 @@ from retrievers.models import DEFAULT_SCOPE, FIELD_ROLES, SAMPLE_SCOPE, checked_
 SEARCH_TOP_K, SEARCH_TOP_K_MAX = 10, 1000
 ANNOTATION_ROWS, ANNOTATION_ROWS_MAX = 50, 10_000
 DOCUMENTS_LISTED, DOCUMENTS_LISTED_MAX = 50, 100_000
-BENCH_SECTIONS = ("fusion", "langchain", "naive", "multihop", "answers", "verifier", "scale", "server", "cold")
+BENCH_SECTIONS = (
+    "fusion",
+    "langchain",
+    "naive",
+    "multihop",
+    "answers",
+    "verifier",
+    "ingest",
+    "scale",
+    "server",
+    "cold",
+)
 BENCH_SCALE_SIZES = [10_000, 100_000, 1_000_000]
 EVAL_OUT, BENCH_OUT = "eval-out", "bench-out"
 SERVER_ENV, API_KEY_ENV = "RAGENT_SERVER", "RAGENT_API_KEY"

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from evals.beir_data import load_qrels, load_queries
 from retrievers.adapted_embedder import MODEL_FILE, adapted_folder
+from retrievers.embedding_models import ADAPTED_MINILM_PREFIX
 from retrievers.errors import InvalidInput
 from retrievers.loaders.common import read_jsonl
 from retrievers.settings import Settings
@@ -96,7 +97,7 @@ def adapt(folder: Path, *, name: str, split: str = "train", epochs: int = EPOCHS
     )
     seconds = time.perf_counter() - started
     described = {
-        "model_name": f"ragent/all-MiniLM-L6-v2-adapted-{name}",
+        "model_name": f"{ADAPTED_MINILM_PREFIX}{name}",
         "base": BASE_MODEL,
         "dimension": model.get_embedding_dimension(),
         "window_tokens": model.max_seq_length - 2,

@@ -7,6 +7,8 @@ Sections, each also runnable alone as `python -m evals.bench_<name>`:
 - multihop: both gold paragraphs in the agent's evidence on HotpotQA (test split) against one search;
 - answers: text answers on HotpotQA and SciFact (test splits): the extractive answer against the passages it replaced;
 - verifier: the chat-model answer checks on labelled sentences with planted faults;
+- ingest: a real CUAD ingest with MiniLM in float32 (before) and the default variant (after), chunks/s, the share of
+  each stage and the model's arithmetic limit, with SciFact train nDCG@10 of both variants;
 - scale: ingest time and per-tool p95 at 10k, 100k and 1M chunks, with a PNG plot;
 - server: one structured question at a time through `ragent serve`, its run queue woken by each run and left polling;
 - cold: `ragent ask` wall time from the shell (annotations only, needing the embedder, and `--server`), before/after.
@@ -50,6 +52,7 @@ def run(out: Path, *, sections: list[str], home: Path | None, scale_sizes: list[
         "multihop": ("bench_multihop", lambda m: m.run(home, "test")),
         "answers": ("bench_answers", lambda m: m.run(home, "test")),
         "verifier": ("bench_verifier", lambda m: m.run()),
+        "ingest": ("bench_ingest", lambda m: m.run(out)),
         "scale": ("bench_scale", lambda m: m.run(out, scale_sizes)),
         "server": ("bench_server", lambda m: m.run(out)),
         "cold": ("bench_cold", lambda m: m.run(out)),

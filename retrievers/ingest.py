@@ -22,8 +22,9 @@ document unchanged, which is how a run after a killed one brings the catalog lev
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 
 from tqdm import tqdm
@@ -37,6 +38,9 @@ from retrievers.stack import Stack
 CHUNK_OVERLAP_TOKENS = 32
 TITLE_TOKEN_BUDGET = 32
 BATCH_DOCUMENTS = 16
+STAGES = ("tokenising", "embedding", "postgres", "keyword index", "vector index")
+"""Where an ingest's time goes, as `IngestReport.stage_seconds` counts it: tokenising and chunking the bodies,
+embedding the chunks, Postgres (content hashes, document commits, catalogs), and writing each index."""
 SKIPPED_SHOWN = 20
 """How many skipped files and records a report lists with their reasons; the rest are counted. A folder can hold a
 million unusable records (a .jsonl of `{}` lines): listing each one made a 200 MB server response and a million-line
@@ -57,6 +61,21 @@ class IngestReport:
     seconds: float = 0.0
     embeddings_computed: int = 0
     embeddings_cached: int = 0
+    stage_seconds: Counter[str] = field(default_factory=Counter)
+    """Seconds spent in each stage (STAGES); the rest of `seconds` is reading the sources and the loop itself."""
+
+    @contextmanager
+    def timed(self, stage: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.stage_seconds[stage] += time.perf_counter() - started
+
+    def stage_shares(self) -> dict[str, float]:
+        """Each stage's share of the run's seconds, and `other` for the rest, in the order of STAGES."""
+        shares = {stage: self.stage_seconds[stage] / self.seconds for stage in STAGES} if self.seconds else {}
+        return {**shares, "other": 1 - sum(shares.values())} if shares else {}
 
     @property
     def documents(self) -> int:
@@ -83,6 +102,8 @@ class IngestReport:
             f"seconds: {self.seconds:.1f}"
             + (f"   ({self.chunks / self.seconds:.1f} chunks/s)" if self.seconds and self.chunks else ""),
         ]
+        if self.chunks:
+            lines.append("time: " + ", ".join(f"{stage} {share:.0%}" for stage, share in self.stage_shares().items()))
         return "\n".join(lines)
 
 
@@ -146,7 +167,8 @@ class Ingestor:
             with suppress(Exception):
                 self._refresh_stale_catalogs(scopes)
             raise
-        self._refresh_stale_catalogs(scopes)
+        with report.timed("postgres"):
+            self._refresh_stale_catalogs(scopes)
         report.embeddings_cached = self.stack.embedder.hits - hits_before
         report.embeddings_computed = self.stack.embedder.misses - misses_before
         report.seconds = time.perf_counter() - started
@@ -160,13 +182,14 @@ class Ingestor:
     def _ingest_batch(self, batch: list[SourceDocument], report: IngestReport, force: bool) -> None:
         """Write the batch's new and changed documents."""
         stack = self.stack
-        for bucket in {s.document.bucket for s in batch}:
-            stack.store.require_bucket(bucket)
         hashes = [s.content_hash() for s in batch]
         current: dict[tuple[str, str], str] = {}
-        for scope in {s.document.scope for s in batch}:
-            ids = [s.document.doc_id for s in batch if s.document.scope == scope]
-            current.update(((scope, d), h) for d, h in stack.store.content_hashes(scope, ids).items())
+        with report.timed("postgres"):
+            for bucket in {s.document.bucket for s in batch}:
+                stack.store.require_bucket(bucket)
+            for scope in {s.document.scope for s in batch}:
+                ids = [s.document.doc_id for s in batch if s.document.scope == scope]
+                current.update(((scope, d), h) for d, h in stack.store.content_hashes(scope, ids).items())
         pending = []
         for source, content_hash in zip(batch, hashes, strict=True):
             key = (source.document.scope, source.document.doc_id)
@@ -176,22 +199,30 @@ class Ingestor:
                 pending.append((source, content_hash, key in current))
         if not pending:
             return
-        planned = [
-            (source, content_hash, existed, self._chunk(source, content_hash))
-            for source, content_hash, existed in pending
-        ]
+        with report.timed("tokenising"):
+            planned = [
+                (source, content_hash, existed, self._chunk(source, content_hash))
+                for source, content_hash, existed in pending
+            ]
         indexed = [ic for *_, (_, chunk_list) in planned for ic in chunk_list]
-        vectors = stack.embedder.embed_documents([embedding_text(ic) for ic in indexed])
-        stack.keyword.upsert(indexed)
-        stack.vectors.upsert(indexed, vectors)
+        with report.timed("embedding"):
+            vectors = stack.embedder.embed_documents([embedding_text(ic) for ic in indexed])
+        with report.timed("keyword index"):
+            stack.keyword.upsert(indexed)
+        with report.timed("vector index"):
+            stack.vectors.upsert(indexed, vectors)
         for source, content_hash, existed, (chunks, chunk_list) in planned:
-            stack.store.commit_document(source, content_hash, chunks, [ic.chunk_id for ic in chunk_list])
+            with report.timed("postgres"):
+                stack.store.commit_document(source, content_hash, chunks, [ic.chunk_id for ic in chunk_list])
             report.chunks += len(chunks)
             report.annotation_rows += len(source.annotations)
             if existed:
                 report.updated += 1
-                stack.keyword.delete_document(source.document.scope, source.document.doc_id, keep_hash=content_hash)
-                stack.vectors.delete_document(source.document.scope, source.document.doc_id, keep_hash=content_hash)
+                doc = source.document
+                with report.timed("keyword index"):
+                    stack.keyword.delete_document(doc.scope, doc.doc_id, keep_hash=content_hash)
+                with report.timed("vector index"):
+                    stack.vectors.delete_document(doc.scope, doc.doc_id, keep_hash=content_hash)
             else:
                 report.added += 1
 

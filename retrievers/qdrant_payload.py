@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from retrievers.embedding_models import embeddings_setting
 from retrievers.errors import EmbeddingModelMismatch
 from retrievers.models import IndexedChunk, SearchFilter, scoped_doc_key
 
@@ -90,8 +91,11 @@ def check_model_signature(recorded: dict[str, Any], model_name: str, dimension: 
     """Refuse a model other than the one the index was written with."""
     recorded = recorded if isinstance(recorded, dict) else {}
     if recorded != model_signature(model_name, dimension):
+        setting = embeddings_setting(str(recorded.get("model")))
+        original = f"set {setting} to use it" if setting else "configure the original model"
         raise EmbeddingModelMismatch(
             f"{where} was built with embedding model {recorded.get('model')!r} "
             f"(dimension {recorded.get('dimension')}), "
-            f"not {model_name!r} (dimension {dimension}); re-ingest into a new index or configure the original model"
+            f"not {model_name!r} (dimension {dimension}); {original}, or re-ingest into a new data folder "
+            "(RAGENT_HOME) with this model"
         )

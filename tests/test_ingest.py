@@ -7,7 +7,7 @@ import json
 import pytest
 
 from retrievers.errors import InvalidInput
-from retrievers.ingest import Ingestor
+from retrievers.ingest import STAGES, Ingestor
 from retrievers.loaders import files
 from retrievers.models import SearchFilter
 from retrievers.search import Retriever
@@ -150,3 +150,13 @@ def test_force_rebuilds_an_engine_index_from_the_sources(stack, tmp_path):
     assert (rebuilt.updated, rebuilt.embeddings_computed) == (1, 0)
     assert Retriever(stack).keyword("Delaware", SearchFilter(), 5)
     _counts_agree(stack)
+
+
+def test_the_report_says_where_the_ingest_spent_its_time(stack, tmp_path):
+    folder = _folder(tmp_path, **{"msa.txt": CONTRACT})
+    report = Ingestor(stack).ingest(files.load(folder, bucket="contracts"), progress=False)
+    shares = report.stage_shares()
+    assert list(shares) == [*STAGES, "other"]
+    assert all(report.stage_seconds[stage] > 0 for stage in STAGES)
+    assert sum(report.stage_seconds.values()) <= report.seconds and shares["other"] >= 0
+    assert "time: tokenising " in report.summary() and "embedding " in report.summary()

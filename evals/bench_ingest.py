@@ -1,0 +1,262 @@
+"""Ingestion throughput before and after in one run: MiniLM in float32 (before) and the default variant (after).
+
+    python -m evals.bench_ingest [--out bench-out] [--documents 20]
+
+Each variant ingests the same first DOCUMENTS CUAD contracts as `ragent ingest --dataset cuad --limit N` does,
+in a process of its own (so the time counts the imports and the model load, as a user waits for them) with an
+empty data folder and an empty embedding cache under OUT (so every chunk is embedded). Reported per variant:
+chunks/s from process start to the end of the ingest (and per CPU-second of the process, which other work on
+the cores disturbs less), the ingest's own chunks/s, the share of its time in each
+stage (tokenising, embedding, Postgres, Tantivy, qdrant-edge), and the embedding stage's chunks/s against the
+model's arithmetic limit on this machine: the FLOPs of one chunk of MiniLM-L6 at the mean token length of the
+chunks embedded, against the GEMM FLOP/s measured here in the model's own matrix shape (NumPy float32, and
+PyTorch bfloat16 for the bfloat16 variant), on all cores.
+
+Quality at the same time: SciFact train nDCG@10 of semantic search (and fused) with each variant, in data folders
+of their own under OUT (the embedding cache is the shared one, keyed by the variant's model name, so a second run
+embeds nothing). The gate the default must pass: semantic nDCG@10 within QUALITY_TOLERANCE of float32's.
+
+Writes OUT/ingest.json and OUT/ingest.md (also the `ingest` section of `ragent bench`). Two cores may be shared
+with other work: the report gives the load average, and the ratio of the two runs is the figure to compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from evals.bench_retrieval import bench_quality
+from retrievers.ingest import STAGES, Ingestor, embedding_text
+from retrievers.loaders import scifact, shared_data_dir
+from retrievers.settings import Settings
+from retrievers.stack import open_stack
+
+BEFORE, AFTER = "minilm-float32", "minilm"
+DOCUMENTS = 20
+QUALITY_TOLERANCE = 0.005
+MINILM_SHAPE = {"layers": 6, "hidden": 384, "intermediate": 1536, "max_tokens": 256}
+GEMM_REPEATS = 5
+
+
+def flops_per_chunk(tokens: float) -> float:
+    """Multiply-adds x 2 of one MiniLM-L6 forward pass over `tokens` tokens: per layer the Q, K, V and output
+    projections (4 d x d), the feed-forward pair (2 d x ff), and the attention scores and their weighted sum
+    (2 tokens x d per token); embeddings, layer norms, softmax and pooling are a fraction of a percent."""
+    d, ff = MINILM_SHAPE["hidden"], MINILM_SHAPE["intermediate"]
+    per_layer = 2 * tokens * (4 * d * d + 2 * d * ff + 2 * tokens * d)
+    return MINILM_SHAPE["layers"] * per_layer
+
+
+def gemm_flops_per_s() -> dict[str, float]:
+    """The best of GEMM_REPEATS products in the feed-forward layer's shape (a batch of 32 full windows times the
+    384 x 1536 weight), in float32 through NumPy and in bfloat16 through PyTorch, on every core."""
+    import torch
+
+    rows = 32 * MINILM_SHAPE["max_tokens"]
+    shape = (rows, MINILM_SHAPE["hidden"], MINILM_SHAPE["intermediate"])
+    flops = 2 * shape[0] * shape[1] * shape[2]
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(shape[:2], dtype=np.float32)
+    b = rng.standard_normal(shape[1:], dtype=np.float32)
+    ta, tb = torch.from_numpy(a).bfloat16(), torch.from_numpy(b).bfloat16()
+    result = {}
+    for label, product in (("float32", lambda: a @ b), ("bfloat16", lambda: ta @ tb)):
+        product()
+        best = float("inf")
+        for _ in range(GEMM_REPEATS):
+            started = time.perf_counter()
+            product()
+            best = min(best, time.perf_counter() - started)
+        result[label] = flops / best
+    return result
+
+
+def ingest_child(home: Path, cache: Path, documents: int) -> dict:
+    """Run in the child process: the ingest `ragent ingest --dataset cuad --limit N` runs, then the statistics of
+    the chunks it embedded (after the clock has stopped)."""
+    from retrievers.sources import ingest_source
+
+    settings = replace(Settings.from_env(), home=home, cache_dir=cache)
+    stack = open_stack(settings)
+    try:
+        report = ingest_source(stack, dataset="cuad", limit=documents, progress=False)
+        finished, cpu_seconds = time.time(), time.process_time()
+        chunks = stack.store.indexed_chunks(sorted(stack.store.chunk_ids()))
+        tokens = [
+            min(len(stack.embedder.token_spans(embedding_text(c))) + 2, MINILM_SHAPE["max_tokens"]) for c in chunks
+        ]
+        return {
+            "model": stack.embedder.model_name,
+            "finished_at": finished,
+            "cpu_seconds": cpu_seconds,
+            "documents": report.documents,
+            "chunks": report.chunks,
+            "embeddings_computed": report.embeddings_computed,
+            "ingest_seconds": report.seconds,
+            "stage_seconds": {stage: report.stage_seconds[stage] for stage in STAGES},
+            "mean_tokens": float(np.mean(tokens)),
+        }
+    finally:
+        stack.close()
+
+
+def run_variant(out: Path, variant: str, documents: int) -> dict:
+    """One variant's ingest in a fresh process, data folder and embedding cache; chunks/s from process start."""
+    home, cache = out / f"ingest-{variant}", out / f"ingest-{variant}-cache"
+    for folder in (home, cache):
+        shutil.rmtree(folder, ignore_errors=True)
+    env = {**os.environ, "RAGENT_EMBEDDINGS": variant}
+    command = [sys.executable, "-m", "evals.bench_ingest", "--child", str(home), str(cache), str(documents)]
+    started = time.time()
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"the {variant} ingest failed:\n{done.stderr[-4000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["variant"] = variant
+    result["end_to_end_seconds"] = result.pop("finished_at") - started
+    result["end_to_end_chunks_per_s"] = result["chunks"] / result["end_to_end_seconds"]
+    result["chunks_per_cpu_s"] = result["chunks"] / result["cpu_seconds"]
+    result["ingest_chunks_per_s"] = result["chunks"] / result["ingest_seconds"]
+    result["embedding_chunks_per_s"] = result["chunks"] / result["stage_seconds"]["embedding"]
+    shutil.rmtree(home, ignore_errors=True)
+    shutil.rmtree(cache, ignore_errors=True)
+    return result
+
+
+def quality(out: Path, variant: str) -> dict:
+    """SciFact train nDCG@10 and recall@100 with `variant`, in a data folder of its own under OUT."""
+    corpus = shared_data_dir() / scifact.SHARED_FOLDER
+    settings = Settings.from_env()
+    stack = open_stack(replace(settings, home=out / f"scifact-{variant}", embeddings=variant))
+    try:
+        Ingestor(stack).ingest(scifact.load(corpus), progress=False)
+        return {"model": stack.embedder.model_name, **bench_quality(stack, corpus)}
+    finally:
+        stack.close()
+
+
+def run(out: Path, documents: int = DOCUMENTS) -> dict:
+    out.mkdir(parents=True, exist_ok=True)
+    load_before = os.getloadavg()
+    runs = {label: run_variant(out, variant, documents) for label, variant in (("before", BEFORE), ("after", AFTER))}
+    gemm = gemm_flops_per_s()
+    for result in runs.values():
+        precision = "bfloat16" if result["model"].endswith(":bfloat16") else "float32"
+        flops = flops_per_chunk(result["mean_tokens"])
+        result["gemm_precision"] = precision
+        result["flops_per_chunk"] = flops
+        result["arithmetic_limit_chunks_per_s"] = gemm[precision] / flops
+    scores = {label: quality(out, variant) for label, variant in (("before", BEFORE), ("after", AFTER))}
+    semantic = {label: q["semantic"]["ndcg@10"] for label, q in scores.items()}
+    return {
+        "documents": documents,
+        "cores": os.cpu_count(),
+        "load_average": {"before": load_before, "after": os.getloadavg()},
+        "gemm_flops_per_s": gemm,
+        "runs": runs,
+        "ratio_end_to_end": runs["after"]["end_to_end_chunks_per_s"] / runs["before"]["end_to_end_chunks_per_s"],
+        "ratio_cpu": runs["after"]["chunks_per_cpu_s"] / runs["before"]["chunks_per_cpu_s"],
+        "ratio_ingest": runs["after"]["ingest_chunks_per_s"] / runs["before"]["ingest_chunks_per_s"],
+        "ratio_embedding": runs["after"]["embedding_chunks_per_s"] / runs["before"]["embedding_chunks_per_s"],
+        "quality": scores,
+        "quality_gate": {
+            "semantic_ndcg@10_difference": round(semantic["after"] - semantic["before"], 4),
+            "tolerance": QUALITY_TOLERANCE,
+            "passed": abs(semantic["after"] - semantic["before"]) <= QUALITY_TOLERANCE,
+        },
+    }
+
+
+def markdown(report: dict) -> str:
+    runs = report["runs"]
+    stage_names = {"keyword index": "Tantivy", "vector index": "qdrant-edge", "postgres": "Postgres"}
+    gemm = report["gemm_flops_per_s"]
+    load = report["load_average"]
+    lines = [
+        f"The first {report['documents']} CUAD contracts, each variant in a process of its own with an empty data "
+        f"folder and embedding cache; {report['cores']} cores, load average {load['before'][0]:.1f} before and "
+        f"{load['after'][0]:.1f} after (other work shares the cores).",
+        "",
+        "| | before: " + runs["before"]["model"] + " | after (default): " + runs["after"]["model"] + " | ratio |",
+        "|---|---|---|---|",
+        f"| chunks | {runs['before']['chunks']} | {runs['after']['chunks']} | |",
+        *(
+            f"| {label} | {runs['before'][key]:.1f} | {runs['after'][key]:.1f} | {report[ratio]:.2f}x |"
+            for label, key, ratio in (
+                ("chunks/s, process start to end of ingest", "end_to_end_chunks_per_s", "ratio_end_to_end"),
+                ("chunks per CPU-second, process start to end of ingest", "chunks_per_cpu_s", "ratio_cpu"),
+                ("chunks/s of the ingest (model loaded)", "ingest_chunks_per_s", "ratio_ingest"),
+                ("chunks/s of the embedding stage", "embedding_chunks_per_s", "ratio_embedding"),
+            )
+        ),
+        *(
+            f"| share of the ingest: {stage_names.get(stage, stage)} | "
+            f"{runs['before']['stage_seconds'][stage] / runs['before']['ingest_seconds']:.1%} | "
+            f"{runs['after']['stage_seconds'][stage] / runs['after']['ingest_seconds']:.1%} | |"
+            for stage in STAGES
+        ),
+        f"| mean tokens per chunk | {runs['before']['mean_tokens']:.0f} | {runs['after']['mean_tokens']:.0f} | |",
+        f"| GFLOP per chunk | {runs['before']['flops_per_chunk'] / 1e9:.2f} | "
+        f"{runs['after']['flops_per_chunk'] / 1e9:.2f} | |",
+        f"| arithmetic limit, chunks/s ({runs['before']['gemm_precision']} / {runs['after']['gemm_precision']} "
+        f"GEMM) | {runs['before']['arithmetic_limit_chunks_per_s']:.0f} | "
+        f"{runs['after']['arithmetic_limit_chunks_per_s']:.0f} | |",
+        "| embedding stage, share of the limit | "
+        + " | ".join(
+            f"{runs[label]['embedding_chunks_per_s'] / runs[label]['arithmetic_limit_chunks_per_s']:.0%}"
+            for label in ("before", "after")
+        )
+        + " | |",
+        "",
+        f"GEMM measured here in the feed-forward shape (8192 x 384 x 1536), all cores: float32 (NumPy) "
+        f"{gemm['float32'] / 1e9:.0f} GFLOP/s, bfloat16 (PyTorch) {gemm['bfloat16'] / 1e9:.0f} GFLOP/s.",
+        "",
+        f"SciFact {report['quality']['before']['split']} ({report['quality']['before']['queries']} queries), "
+        "document-level nDCG@10:",
+        "",
+        "| ranking | before | after | difference |",
+        "|---|---|---|---|",
+    ]
+    for mode in report["quality"]["before"]:
+        before, after = report["quality"]["before"][mode], report["quality"]["after"][mode]
+        if isinstance(before, dict):
+            lines.append(
+                f"| {mode} | {before['ndcg@10']:.4f} | {after['ndcg@10']:.4f} | "
+                f"{after['ndcg@10'] - before['ndcg@10']:+.4f} |"
+            )
+    gate = report["quality_gate"]
+    lines += [
+        "",
+        f"Quality gate (semantic nDCG@10 within {gate['tolerance']} of float32): "
+        + ("passed" if gate["passed"] else "FAILED")
+        + f" ({gate['semantic_ndcg@10_difference']:+.4f}).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--child"]:
+        home, cache, documents = sys.argv[2:5]
+        print(json.dumps(ingest_child(Path(home), Path(cache), int(documents))))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("bench-out"))
+    parser.add_argument("--documents", type=int, default=DOCUMENTS)
+    args = parser.parse_args()
+    report = run(args.out, args.documents)
+    (args.out / "ingest.json").write_text(json.dumps(report, indent=2))
+    (args.out / "ingest.md").write_text(markdown(report))
+    print(markdown(report))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+"""MiniLM's variants: the default is the fastest the CPU computes natively, each variant has a model name of its own,
+and its vectors never mix with another variant's in the embedding cache or the vector index."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from retrievers.embedding_cache import CachedEmbedder
+from retrievers.embedding_models import MINILM, embeddings_setting
+from retrievers.errors import EmbeddingModelMismatch, InvalidInput
+from retrievers.minilm_embedder import MiniLMEmbedder, default_precision, native_bfloat16
+from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
+from retrievers.settings import Settings
+from retrievers.stack import make_embedder
+
+SENTENCES = [
+    "Either party may terminate this Agreement upon sixty (60) days prior written notice to the other party.",
+    "This Agreement shall be governed by the laws of the State of New York, without regard to conflicts of law.",
+    "Licensee shall pay royalties quarterly, within thirty days after the end of each calendar quarter.",
+    "Vitamin D deficiency is associated with an increased risk of respiratory infections in children.",
+    "Total: 42.50 paid by card",
+]
+
+
+@pytest.fixture(scope="module")
+def minilm_float32():
+    return MiniLMEmbedder(precision="float32")
+
+
+def _settings(tmp_path, embeddings: str) -> Settings:
+    return Settings(home=tmp_path, cache_dir=tmp_path / "cache", embeddings=embeddings)
+
+
+def test_the_default_minilm_is_bfloat16_on_a_cpu_that_computes_it_natively(tmp_path):
+    default = make_embedder(_settings(tmp_path, "minilm"))
+    if native_bfloat16():
+        assert default.precision == "bfloat16" and default.model_name == f"{MINILM}:bfloat16"
+    else:
+        assert default.precision == "float32" and default.model_name == MINILM
+    assert default.precision == default_precision()
+    assert make_embedder(_settings(tmp_path, "minilm-float32")).model_name == MINILM
+    assert make_embedder(_settings(tmp_path, "minilm-bfloat16")).model_name == f"{MINILM}:bfloat16"
+
+
+@pytest.mark.parametrize(
+    ("flags", "native"),
+    [
+        ("fpu sse2 avx2 avx512f avx512_bf16 avx512_vnni", True),
+        ("fpu sse2 avx2 avx512f amx_bf16 amx_tile amx_int8", True),
+        ("fpu sse2 avx2 fma avx512f avx512_vnni", False),
+    ],
+)
+def test_native_bfloat16_is_read_from_the_cpu_flags(tmp_path, flags, native):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(
+        f"processor\t: 0\nmodel name\t: Some CPU\nflags\t\t: {flags}\n\nprocessor\t: 1\nflags\t\t: {flags}\n"
+    )
+    assert native_bfloat16(cpuinfo) is native
+    assert native_bfloat16(tmp_path / "absent") is False
+
+
+def test_an_unknown_embeddings_setting_lists_the_minilm_variants(tmp_path):
+    with pytest.raises(InvalidInput, match="'minilm-float32', 'minilm-bfloat16'"):
+        make_embedder(_settings(tmp_path, "minilm-int4"))
+
+
+def test_bfloat16_vectors_agree_with_float32_but_are_computed_in_bfloat16(minilm_float32):
+    bfloat16 = MiniLMEmbedder(precision="bfloat16")
+    fast, exact = np.array(bfloat16.embed_documents(SENTENCES)), np.array(minilm_float32.embed_documents(SENTENCES))
+    cosines = np.sum(fast * exact, axis=1)
+    assert cosines.min() >= 0.999
+    # Bit-identical vectors would mean the matrix products ran in float32: the fast path was not taken.
+    assert not np.array_equal(fast, exact)
+    # The ranking a user sees is the same: each sentence is nearest to itself in the other variant.
+    assert list(np.argmax(fast @ exact.T, axis=1)) == list(range(len(SENTENCES)))
+
+
+def test_the_embedding_cache_keeps_each_variants_vectors_apart(minilm, minilm_float32, tmp_path):
+    path = tmp_path / "embeddings.sqlite"
+    exact = CachedEmbedder(minilm_float32, path)
+    exact.embed_documents(SENTENCES[:2])
+    other_variant = MiniLMEmbedder(precision="bfloat16" if minilm_float32.precision != "bfloat16" else "float32")
+    fast = CachedEmbedder(other_variant, path)
+    fast.embed_documents(SENTENCES[:2])
+    assert (fast.hits, fast.misses) == (0, 2)
+    again = CachedEmbedder(minilm_float32, path)
+    again.embed_documents(SENTENCES[:2])
+    assert (again.hits, again.misses) == (2, 0)
+    for cache in (exact, fast, again):
+        cache.close()
+
+
+def test_a_float32_vector_index_refuses_the_bfloat16_embedder_and_says_how_to_proceed(tmp_path):
+    built = QdrantEdgeVectorIndex(tmp_path / "qdrant-edge")
+    built.ensure_model(MINILM, 384)
+    built.close()
+    reopened = QdrantEdgeVectorIndex(tmp_path / "qdrant-edge")
+    with pytest.raises(EmbeddingModelMismatch) as refused:
+        reopened.ensure_model(f"{MINILM}:bfloat16", 384)
+    assert "RAGENT_EMBEDDINGS=minilm-float32" in str(refused.value)
+    assert "RAGENT_HOME" in str(refused.value)
+    reopened.ensure_model(MINILM, 384)
+    reopened.close()
+
+
+@pytest.mark.parametrize(
+    ("model_name", "setting"),
+    [
+        (MINILM, "RAGENT_EMBEDDINGS=minilm-float32"),
+        (f"{MINILM}:bfloat16", "RAGENT_EMBEDDINGS=minilm-bfloat16"),
+        ("ragent/all-MiniLM-L6-v2-adapted-scifact", "RAGENT_EMBEDDINGS=adapted:scifact"),
+        (
+            "openai:text-embedding-3-small",
+            "RAGENT_EMBEDDINGS=openai RAGENT_OPENAI_EMBEDDING_MODEL=text-embedding-3-small",
+        ),
+        ("someone/else", None),
+    ],
+)
+def test_each_recorded_model_name_maps_back_to_the_setting_that_reproduces_it(model_name, setting):
+    assert embeddings_setting(model_name) == setting
