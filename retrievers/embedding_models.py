@@ -17,6 +17,15 @@ def minilm_variant_name(precision: str) -> str:
     return MINILM if precision == "float32" else f"{MINILM}:{precision}"
 
 
+def minilm_precision(model_name: str | None) -> str | None:
+    """The precision of a MiniLM variant's name, or None for another model's (or no name)."""
+    if model_name == MINILM:
+        return "float32"
+    if model_name and model_name.startswith(f"{MINILM}:"):
+        return model_name.removeprefix(f"{MINILM}:")
+    return None
+
+
 def embeddings_setting(model_name: str) -> str | None:
     """The environment under which `model_name` is the embedder, or None for a name this version does not know."""
     if model_name == MINILM:

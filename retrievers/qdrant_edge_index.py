@@ -54,6 +54,20 @@ def edge_filter(f: SearchFilter) -> qe.Filter:
     return qe.Filter(must=[_condition(c) for c in filter_conditions(f)])
 
 
+SIGNATURE_FILE = "embedding_model.json"
+"""The embedding model's name and dimension, beside the shard (`check_model_signature`)."""
+
+
+def recorded_model(path: Path) -> str | None:
+    """The model name the index in `path` records, or None where there is no index (or an unreadable record, which
+    opening the index reports)."""
+    try:
+        recorded = json.loads((path / SIGNATURE_FILE).read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    return recorded.get("model") if isinstance(recorded, dict) else None
+
+
 class QdrantEdgeVectorIndex:
     """Cosine similarity over chunk embeddings in an on-disk qdrant-edge shard."""
 
@@ -62,7 +76,7 @@ class QdrantEdgeVectorIndex:
         self.exact = exact
         self._shard: qe.EdgeShard | None = None
         self._lock = threading.Lock()
-        self._signature_file = self.path / "embedding_model.json"
+        self._signature_file = self.path / SIGNATURE_FILE
 
     def ensure_model(self, model_name: str, dimension: int) -> None:
         if self._shard is not None:

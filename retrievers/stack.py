@@ -47,7 +47,7 @@ def make_embedder(settings: Settings) -> Embedder:
     if settings.embeddings in MINILM_SETTINGS:
         from retrievers.minilm_embedder import MiniLMEmbedder
 
-        return MiniLMEmbedder(precision=MINILM_SETTINGS[settings.embeddings])
+        return MiniLMEmbedder(precision=MINILM_SETTINGS[settings.embeddings] or recorded_minilm_precision(settings))
     if settings.embeddings == "openai":
         if not settings.openai_api_key:
             raise InvalidInput(
@@ -62,6 +62,18 @@ def make_embedder(settings: Settings) -> Embedder:
         f"RAGENT_EMBEDDINGS={settings.embeddings!r} is not known; use 'minilm' (the fastest MiniLM "
         "variant on this CPU), 'minilm-float32', 'minilm-bfloat16', 'openai' or 'adapted:NAME'"
     )
+
+
+def recorded_minilm_precision(settings: Settings) -> str | None:
+    """The MiniLM variant the data folder's embedded vector index was built with, if it was: `minilm` keeps using it
+    there, so a folder built before the faster variant became the default (in float32) opens as it is, and only new
+    folders get the fastest variant. A Qdrant server's collection is not read here (the guard still checks it)."""
+    if settings.qdrant_url:
+        return None
+    from retrievers.embedding_models import minilm_precision
+    from retrievers.qdrant_edge_index import recorded_model
+
+    return minilm_precision(recorded_model(settings.home / "qdrant-edge"))
 
 
 def make_keyword_index(settings: Settings) -> KeywordIndex:

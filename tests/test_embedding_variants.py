@@ -104,6 +104,17 @@ def test_a_float32_vector_index_refuses_the_bfloat16_embedder_and_says_how_to_pr
     reopened.close()
 
 
+@pytest.mark.parametrize("recorded", ["float32", "bfloat16"])
+def test_minilm_keeps_the_variant_a_data_folder_was_built_with(tmp_path, recorded):
+    """A folder built before the faster default (float32) opens as it is; only a new folder gets the default."""
+    built = QdrantEdgeVectorIndex(tmp_path / "built" / "qdrant-edge")
+    built.ensure_model(f"{MINILM}:bfloat16" if recorded == "bfloat16" else MINILM, 384)
+    built.close()
+    assert make_embedder(_settings(tmp_path / "built", "minilm")).precision == recorded
+    assert make_embedder(_settings(tmp_path / "new", "minilm")).precision == default_precision()
+    assert make_embedder(_settings(tmp_path / "built", "minilm-float32")).precision == "float32", "a choice wins"
+
+
 @pytest.mark.parametrize(
     ("model_name", "setting"),
     [
