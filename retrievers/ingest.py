@@ -145,6 +145,7 @@ class Ingestor:
                 self._refresh_stale_catalogs(scopes)
             raise
         self._refresh_stale_catalogs(scopes)
+        self.stack.vectors.optimize()
         report.embeddings_cached = self.stack.embedder.hits - hits_before
         report.embeddings_computed = self.stack.embedder.misses - misses_before
         report.seconds = time.perf_counter() - started
