@@ -16,6 +16,7 @@ from typing import Any, Literal
 from psycopg import sql
 from pydantic import BaseModel, ConfigDict
 
+from retrievers.annotation_indexes import field_expression
 from retrievers.errors import InvalidInput
 
 Op = Literal["=", "!=", ">", ">=", "<", "<=", "~", "in", "not in", "between", "exists"]
@@ -114,6 +115,35 @@ def _element_test(ftype: str, op: str) -> sql.Composable:
     return target.format(sql.SQL("=" if op == "!=" else op))
 
 
+def index_condition(
+    field: str, ftype: str, op: str, value_params: list[Any], row_alias: str
+) -> tuple[sql.Composable, list[Any]] | None:
+    """A condition implied by the predicate, written over the expressions `annotation_indexes` indexes, so that
+    Postgres can find the candidate rows through an index (the exact test still decides); None when no index
+    serves the operator. Text: its lowercased elements contain the value (`=`) or share one with the values (`in`).
+    Numbers and dates: the largest element passes a lower bound and the smallest an upper bound."""
+    if ftype == "string":
+        texts = field_expression("ragent_texts", field, row_alias)
+        if op == "=":
+            return sql.SQL("{} @> ARRAY[lower(%s::text)]").format(texts), value_params
+        if op == "in":
+            return sql.SQL("{} && %s::text[]").format(texts), value_params
+        return None
+    if ftype not in ("number", "integer", "date"):
+        return None
+    suffix, cast = ("text", sql.SQL("text")) if ftype == "date" else ("number", sql.SQL("numeric"))
+    largest = field_expression(f"ragent_max_{suffix}", field, row_alias)
+    smallest = field_expression(f"ragent_min_{suffix}", field, row_alias)
+    if op in (">", ">="):
+        return sql.SQL("{} {} %s::{}").format(largest, sql.SQL(op), cast), value_params
+    if op in ("<", "<="):
+        return sql.SQL("{} {} %s::{}").format(smallest, sql.SQL(op), cast), value_params
+    if op in ("=", "between"):
+        low, high = (value_params * 2)[:2] if op == "=" else value_params
+        return sql.SQL("{} >= %s::{c} AND {} <= %s::{c}").format(largest, smallest, c=cast), [low, high]
+    return None
+
+
 def compile_predicates(
     predicates: list[Predicate], field_types: dict[str, str], row_alias: str = "a"
 ) -> tuple[sql.Composable, list[Any]]:
@@ -166,6 +196,9 @@ def compile_predicates(
         else:
             clauses.append(exists)
             params += [p.field, *value_params]
+            if indexed := index_condition(p.field, ftype, p.op, value_params, row_alias):
+                clauses.append(indexed[0])
+                params += indexed[1]
     return (sql.SQL(" AND ").join(clauses) if clauses else sql.SQL("TRUE")), params
 
 

@@ -26,6 +26,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from retrievers.annotation_aggregates import compile_aggregate, parse_aggregate, parse_group
 from retrievers.annotation_filters import Predicate, compile_order, compile_predicates
+from retrievers.annotation_indexes import ensure_field_indexes, ensure_functions
 from retrievers.errors import BackendUnavailable, InvalidInput
 from retrievers.field_catalog import CatalogField, Vocabulary, build_field
 from retrievers.models import (
@@ -261,6 +262,7 @@ class PostgresStore:
             conn.execute("SELECT pg_advisory_xact_lock(727274)")
             untracked = conn.execute("SELECT to_regclass('stale_catalogs') IS NULL").fetchone()[0]
             conn.execute(SCHEMA)
+            ensure_functions(conn)
             if untracked:
                 # A database from before catalogs were tracked may hold catalogs a killed ingest left behind.
                 conn.execute(_MARK_STALE.format("SELECT DISTINCT scope, bucket FROM documents"))
@@ -572,7 +574,8 @@ class PostgresStore:
 
     def refresh_catalog(self, scope: str, bucket: str) -> list[CatalogField]:
         """Recompute the bucket's catalog from its stored rows, and clear its stale mark unless rows changed
-        meanwhile (then the mark stays for the next refresh)."""
+        meanwhile (then the mark stays for the next refresh); then bring the bucket's field indexes in line with its
+        catalogs (`annotation_indexes`)."""
         with self.pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_CATALOG_LOCK, f"{scope}\x1f{bucket}"))
             marked = conn.execute(
@@ -590,6 +593,8 @@ class PostgresStore:
                     "DELETE FROM stale_catalogs WHERE scope = %s AND bucket = %s AND changes = %s",
                     (scope, bucket, marked[0]),
                 )
+        # After the commit: the indexes follow the stored catalogs, and are built concurrently (outside a transaction).
+        ensure_field_indexes(self.pool, bucket)
         return catalog
 
     def _computed_catalog(self, conn: psycopg.Connection, scope: str, bucket: str) -> list[CatalogField]:
