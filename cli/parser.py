@@ -15,7 +15,17 @@ from retrievers.models import DEFAULT_SCOPE, FIELD_ROLES, checked_scope
 
 SEARCH_TOP_K, SEARCH_TOP_K_MAX = 10, 1000
 ANNOTATION_ROWS, ANNOTATION_ROWS_MAX = 50, 10_000
-BENCH_SECTIONS = ("fusion", "langchain", "naive", "multihop", "answers", "verifier", "scale")
+BENCH_SECTIONS = (
+    "fusion",
+    "langchain",
+    "naive",
+    "multihop",
+    "answers",
+    "verifier",
+    "scale",
+    "annotations_scale",
+    "vectors_scale",
+)
 BENCH_SCALE_SIZES = [10_000, 100_000, 1_000_000]
 EVAL_OUT, BENCH_OUT = "eval-out", "bench-out"
 

@@ -7,7 +7,10 @@ Sections, each also runnable alone as `python -m evals.bench_<name>`:
 - multihop: both gold paragraphs in the agent's evidence on HotpotQA (test split) against one search;
 - answers: text answers on HotpotQA and SciFact (test splits): the extractive answer against the passages it replaced;
 - verifier: the chat-model answer checks on labelled sentences with planted faults;
-- scale: ingest time and per-tool p95 at 10k, 100k and 1M chunks, with a PNG plot.
+- scale: ingest time and per-tool p95 at 10k, 100k and 1M chunks, with a PNG plot;
+- annotations_scale: annotations_search and annotations_aggregate on 1M documents a bucket, before and after the
+  catalog's field indexes, with EXPLAIN;
+- vectors_scale: HNSW against exact vector search at 1M chunks with a bucket filter (recall@10, p95).
 
 The naive, multihop and answers sections run on the corpus of every shared dataset and the sample corpus (`--home`, by
 default the eval folder for that combination, ingested on first use).
@@ -49,6 +52,8 @@ def run(out: Path, *, sections: list[str], home: Path | None, scale_sizes: list[
         "answers": ("bench_answers", lambda m: m.run(home, "test")),
         "verifier": ("bench_verifier", lambda m: m.run()),
         "scale": ("bench_scale", lambda m: m.run(out, scale_sizes)),
+        "annotations_scale": ("bench_annotation_scale", lambda m: m.run(out)),
+        "vectors_scale": ("bench_vector_scale", lambda m: m.run(out)),
     }
     reports, parts = {}, [f"# ragent bench ({time.strftime('%Y-%m-%d')})"]
     for name in sections:

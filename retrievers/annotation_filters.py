@@ -121,7 +121,8 @@ def index_condition(
     """A condition implied by the predicate, written over the expressions `annotation_indexes` indexes, so that
     Postgres can find the candidate rows through an index (the exact test still decides); None when no index
     serves the operator. Text: its lowercased elements contain the value (`=`) or share one with the values (`in`).
-    Numbers and dates: the largest element passes a lower bound and the smallest an upper bound."""
+    Numbers and dates: the largest element passes a lower bound and the smallest an upper bound; a range holds the
+    largest or the smallest element, or lies between them (see `annotation_indexes` for the indexes of each case)."""
     if ftype == "string":
         texts = field_expression("ragent_texts", field, row_alias)
         if op == "=":
@@ -140,7 +141,17 @@ def index_condition(
         return sql.SQL("{} {} %s::{}").format(smallest, sql.SQL(op), cast), value_params
     if op in ("=", "between"):
         low, high = (value_params * 2)[:2] if op == "=" else value_params
-        return sql.SQL("{} >= %s::{c} AND {} <= %s::{c}").format(largest, smallest, c=cast), [low, high]
+        in_range = sql.SQL("{} BETWEEN %s::{c} AND %s::{c}")
+        condition = sql.SQL("({} OR {} OR ({} < {} AND {} < %s::{c} AND {} > %s::{c}))").format(
+            in_range.format(largest, c=cast),
+            in_range.format(smallest, c=cast),
+            smallest,
+            largest,
+            smallest,
+            largest,
+            c=cast,
+        )
+        return condition, [low, high, low, high, low, high]
     return None
 
 

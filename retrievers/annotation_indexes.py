@@ -7,10 +7,13 @@ Why expression indexes on `annotations.row`, and these ones:
   predicate holds when any element satisfies it (`annotation_filters`). So every index is over a function of the
   whole value that is right for both shapes: for text, the array of its lowercased elements (`ragent_texts`, a GIN
   index: `=` is containment, `in` is overlap); for numbers and dates, the largest and the smallest element
-  (`ragent_max_*` / `ragent_min_*`, two B-trees: some element is > v exactly when the largest is, some element is
-  < v exactly when the smallest is; `between` and `=` use both as a necessary condition). The predicate compiler
-  adds these conditions beside its exact test (`annotation_filters.index_condition`), naming the field as a literal
-  so that the expressions are the indexes' own.
+  (`ragent_max_*` / `ragent_min_*`, B-trees: some element is > v exactly when the largest is, some element is < v
+  exactly when the smallest is). A range (`between`, and `=`) holds for some element only if the largest or the
+  smallest lies in it, or the two lie on either side of it; that last case needs a list of spread values, which a
+  third, small B-tree holds alone (rows whose smallest element is below their largest), so that a narrow range on a
+  field of single values reads only the rows in it. The predicate compiler adds these conditions beside its exact
+  test (`annotation_filters.index_condition`), naming the field as a literal so that the expressions are the
+  indexes' own.
 - Every index is partial, on one (bucket, kind), so its size follows that bucket's rows, and the B-trees lead with
   the scope, which every query names. Booleans are not indexed (half the rows match either value), nor fields
   past MAX_FIELDS per kind (the most documented first): the count of indexes follows the catalog, never the values.
@@ -21,7 +24,10 @@ Why expression indexes on `annotations.row`, and these ones:
   when a build was interrupted (CONCURRENTLY leaves an invalid index behind). Indexes of fields no catalog of the
   bucket names any more are dropped. So `ensure_field_indexes` is idempotent and cheap when nothing changed.
 
-The functions are IMMUTABLE (a function of the value alone), which index expressions require.
+The functions are IMMUTABLE (a function of the value alone), which index expressions require. Each is a CASE that
+Postgres inlines (so a single value costs an expression, not a function call, wherever a query re-checks the
+condition), calling a `ragent_list_*` function only for a list. They mirror the exact tests: `lax $[*]` visits a
+list's elements, or the value itself.
 """
 
 from __future__ import annotations
@@ -39,18 +45,32 @@ _INDEX_LOCK = 727276
 _PREFIX = "annf_"
 
 FUNCTIONS = """
-CREATE OR REPLACE FUNCTION ragent_texts(v jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS
-$$ SELECT array_agg(lower(x #>> '{}')) FROM jsonb_path_query(v, 'lax $[*]') AS e(x) $$;
-CREATE OR REPLACE FUNCTION ragent_max_number(v jsonb) RETURNS numeric LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS
-$$ SELECT max(x::numeric) FROM jsonb_path_query(v, 'lax $[*]') AS e(x) WHERE jsonb_typeof(x) = 'number' $$;
-CREATE OR REPLACE FUNCTION ragent_min_number(v jsonb) RETURNS numeric LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS
-$$ SELECT min(x::numeric) FROM jsonb_path_query(v, 'lax $[*]') AS e(x) WHERE jsonb_typeof(x) = 'number' $$;
-CREATE OR REPLACE FUNCTION ragent_max_text(v jsonb) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS
-$$ SELECT max(x #>> '{}') FROM jsonb_path_query(v, 'lax $[*]') AS e(x) $$;
-CREATE OR REPLACE FUNCTION ragent_min_text(v jsonb) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS
-$$ SELECT min(x #>> '{}') FROM jsonb_path_query(v, 'lax $[*]') AS e(x) $$;
+CREATE OR REPLACE FUNCTION ragent_list_texts(v jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT array_agg(lower(x #>> '{{}}')) FROM jsonb_array_elements(v) AS e(x) $$;
+CREATE OR REPLACE FUNCTION ragent_list_max_number(v jsonb) RETURNS numeric LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT max(x::numeric) FROM jsonb_array_elements(v) AS e(x) WHERE jsonb_typeof(x) = 'number' $$;
+CREATE OR REPLACE FUNCTION ragent_list_min_number(v jsonb) RETURNS numeric LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT min(x::numeric) FROM jsonb_array_elements(v) AS e(x) WHERE jsonb_typeof(x) = 'number' $$;
+CREATE OR REPLACE FUNCTION ragent_list_max_text(v jsonb) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT max(x #>> '{{}}') FROM jsonb_array_elements(v) AS e(x) $$;
+CREATE OR REPLACE FUNCTION ragent_list_min_text(v jsonb) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT min(x #>> '{{}}') FROM jsonb_array_elements(v) AS e(x) $$;
+CREATE OR REPLACE FUNCTION ragent_texts(v jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT CASE WHEN jsonb_typeof(v) = 'array' THEN {schema}.ragent_list_texts(v) ELSE ARRAY[lower(v #>> '{{}}')] END $$;
+CREATE OR REPLACE FUNCTION ragent_max_number(v jsonb) RETURNS numeric LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT CASE jsonb_typeof(v) WHEN 'number' THEN v::numeric
+   WHEN 'array' THEN {schema}.ragent_list_max_number(v) END $$;
+CREATE OR REPLACE FUNCTION ragent_min_number(v jsonb) RETURNS numeric LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT CASE jsonb_typeof(v) WHEN 'number' THEN v::numeric
+   WHEN 'array' THEN {schema}.ragent_list_min_number(v) END $$;
+CREATE OR REPLACE FUNCTION ragent_max_text(v jsonb) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT CASE WHEN jsonb_typeof(v) = 'array' THEN {schema}.ragent_list_max_text(v) ELSE v #>> '{{}}' END $$;
+CREATE OR REPLACE FUNCTION ragent_min_text(v jsonb) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS
+$$ SELECT CASE WHEN jsonb_typeof(v) = 'array' THEN {schema}.ragent_list_min_text(v) ELSE v #>> '{{}}' END $$;
 """
-"""Run by `PostgresStore.ensure_schema` (under its lock) when they are missing."""
+"""Run by `PostgresStore.ensure_schema` (under its lock) when they are missing, as an SQL template (`{schema}`, and
+braces doubled). The calls between them name their schema: Postgres builds indexes with a search_path of pg_catalog
+alone."""
 
 # The functions an index of each field type is over; "texts" is a GIN index, the others B-trees on (scope, value).
 FUNCTIONS_BY_TYPE = {
@@ -62,8 +82,9 @@ FUNCTIONS_BY_TYPE = {
 
 
 def ensure_functions(conn: psycopg.Connection) -> None:
-    if conn.execute("SELECT to_regprocedure('ragent_min_text(jsonb)') IS NULL").fetchone()[0]:
-        conn.execute(FUNCTIONS)
+    if conn.execute("SELECT to_regprocedure('ragent_list_texts(jsonb)') IS NULL").fetchone()[0]:
+        schema = conn.execute("SELECT current_schema()").fetchone()[0]
+        conn.execute(sql.SQL(FUNCTIONS).format(schema=sql.Identifier(schema)))
 
 
 def field_expression(function: str, field: str, row_alias: str | None = None) -> sql.Composable:
@@ -78,12 +99,15 @@ class FieldIndex:
     kind: str
     field: str
     function: str
+    spread: bool = False
+    """Only the rows whose smallest element is below their largest (`function` is the smallest)."""
 
     @property
     def name(self) -> str:
         """Bounded (Postgres cuts names at 63 bytes) and stable; the prefix names the bucket, so that the indexes of
         one bucket can be listed."""
-        return bucket_prefix(self.bucket) + _digest(f"{self.kind}\x1f{self.field}\x1f{self.function}", 16)
+        key = f"{self.kind}\x1f{self.field}\x1f{self.function}" + ("\x1fspread" if self.spread else "")
+        return bucket_prefix(self.bucket) + _digest(key, 16)
 
     def create(self) -> sql.Composable:
         expression = field_expression(self.function, self.field)
@@ -91,9 +115,13 @@ class FieldIndex:
             method, columns = sql.SQL("gin"), expression
         else:
             method, columns = sql.SQL("btree"), sql.SQL("scope, {}").format(expression)
-        return sql.SQL(
-            "CREATE INDEX CONCURRENTLY IF NOT EXISTS {} ON annotations USING {} ({}) WHERE bucket = {} AND kind = {}"
-        ).format(sql.Identifier(self.name), method, columns, sql.Literal(self.bucket), sql.Literal(self.kind))
+        where = sql.SQL("bucket = {} AND kind = {}").format(sql.Literal(self.bucket), sql.Literal(self.kind))
+        if self.spread:
+            largest = field_expression(self.function.replace("_min_", "_max_"), self.field)
+            where = sql.SQL("{} AND {} < {}").format(where, expression, largest)
+        return sql.SQL("CREATE INDEX CONCURRENTLY IF NOT EXISTS {} ON annotations USING {} ({}) WHERE {}").format(
+            sql.Identifier(self.name), method, columns, where
+        )
 
 
 def _digest(text: str, chars: int) -> str:
@@ -116,12 +144,14 @@ def wanted_indexes(bucket: str, fields: list[tuple[str, str, str, int]]) -> list
         if ftype in FUNCTIONS_BY_TYPE and field not in names and len(names) < MAX_FIELDS:
             names.append(field)
     types = {(kind, field): ftype for kind, field, ftype, _ in fields}
-    return [
-        FieldIndex(bucket, kind, field, function)
-        for kind, names in sorted(chosen.items())
-        for field in names
-        for function in FUNCTIONS_BY_TYPE[types[kind, field]]
-    ]
+    wanted = []
+    for kind, names in sorted(chosen.items()):
+        for field in names:
+            functions = FUNCTIONS_BY_TYPE[types[kind, field]]
+            wanted += [FieldIndex(bucket, kind, field, function) for function in functions]
+            if len(functions) == 2:  # (largest, smallest): the rows of spread values too
+                wanted.append(FieldIndex(bucket, kind, field, functions[1], spread=True))
+    return wanted
 
 
 def ensure_field_indexes(pool: ConnectionPool, bucket: str) -> list[str]:

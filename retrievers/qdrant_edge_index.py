@@ -5,10 +5,11 @@ from two thresholds set to that many points' worth of vectors: a segment is HNSW
 ingestion runs when it ends) only past `indexing_threshold`, and a query whose filter selects fewer points than
 `full_scan_threshold` scans those points exactly through the payload index, even in an indexed segment. So a
 small corpus, or a narrow filter on a large one, is answered exactly and fast; a wide filter on a large corpus
-(a bucket of 1M chunks) walks the graph. The scope and bucket payload indexes build the graph's per-value links
-(`enable_hnsw`), so a bucket filter keeps the walk inside the bucket; the other filter fields (document ids,
-tags, authors, dates) are selective or combined with a bucket, and their extra links would multiply the build
-time. `exact=True` (RAGENT_EXACT_VECTOR_SEARCH) forces brute force everywhere. `evals.bench_vector_scale`
+(a bucket of 1M chunks) walks the graph. The bucket payload index builds the graph's per-value links
+(`enable_hnsw`), so a bucket filter keeps the walk inside the bucket; the other filter fields are left out, as
+their links would multiply the build time: the scope is on every query and mostly one value (its links would
+copy the whole graph), and document ids, tags, authors and dates are selective (scanned exactly) or combined
+with a bucket. `exact=True` (RAGENT_EXACT_VECTOR_SEARCH) forces brute force everywhere. `evals.bench_vector_scale`
 measures recall@10 against exact search and the latency at 1M chunks.
 
 The embedding model and dimension are written beside the shard (`embedding_model.json`); opening the
@@ -49,7 +50,7 @@ HNSW_M = 16
 HNSW_EF_CONSTRUCT = 128
 HNSW_EF = 128
 """Graph parameters measured in evals.bench_vector_scale (recall@10 against exact search at 1M chunks)."""
-GRAPH_FILTER_FIELDS = ("scope", "bucket")
+GRAPH_FILTER_FIELDS = ("bucket",)
 """Payload fields whose values get links of their own in the HNSW graph, so that filtering on them keeps recall."""
 
 

@@ -57,8 +57,8 @@ def _plan(store, predicates: list[Predicate]) -> str:
 def test_refreshing_a_large_bucket_creates_one_index_per_field_function(store, large_bucket):
     with store.pool.connection() as conn:
         indexes = existing_indexes(conn, "contracts")
-    # governing_law: a GIN over its texts; notice_period_days and effective_date: largest and smallest element
-    assert len(indexes) == 5 and all(indexes.values())
+    # governing_law: a GIN over its texts; notice_period_days and effective_date: largest, smallest, spread lists
+    assert len(indexes) == 7 and all(indexes.values())
     with store.pool.connection() as conn:
         assert annotation_indexes._reconcile(conn, "contracts") == []  # idempotent
 
