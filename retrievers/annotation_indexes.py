@@ -14,9 +14,12 @@ Why expression indexes on `annotations.row`, and these ones:
   field of single values reads only the rows in it. The predicate compiler adds these conditions beside its exact
   test (`annotation_filters.index_condition`), naming the field as a literal so that the expressions are the
   indexes' own.
-- Every index is partial, on one (bucket, kind), so its size follows that bucket's rows, and the B-trees lead with
-  the scope, which every query names. Booleans are not indexed (half the rows match either value), nor fields
-  past MAX_FIELDS per kind (the most documented first): the count of indexes follows the catalog, never the values.
+- Every index is partial, so its size follows one bucket's rows: a GIN on the row kind, a B-tree on the bucket
+  (leading with the scope, which every query names). Not both on the same clause, because Postgres combines two
+  indexes (a BitmapAnd, so that `governing_law = X AND effective_date in 2014` reads only the rows matching both)
+  only when neither's predicate is implied by the other's; so a text index and a range index combine. Booleans
+  are not indexed (half the rows match either value), nor fields past MAX_FIELDS per kind (the most documented
+  first): the count of indexes follows the catalog, never the values.
 - A bucket whose fields all have fewer than MIN_DOCUMENTS documents gets none: scanning it takes a few
   milliseconds, and every index costs every write.
 - They are built with CREATE INDEX CONCURRENTLY, which lets other processes read and write meanwhile, by one
@@ -103,19 +106,26 @@ class FieldIndex:
     """Only the rows whose smallest element is below their largest (`function` is the smallest)."""
 
     @property
+    def is_gin(self) -> bool:
+        return self.function == "ragent_texts"
+
+    @property
     def name(self) -> str:
         """Bounded (Postgres cuts names at 63 bytes) and stable; the prefix names the bucket, so that the indexes of
         one bucket can be listed."""
-        key = f"{self.kind}\x1f{self.field}\x1f{self.function}" + ("\x1fspread" if self.spread else "")
+        # a B-tree covers the bucket's rows of every kind, so its kind is not part of what it is
+        kind = self.kind if self.is_gin else ""
+        key = f"{kind}\x1f{self.field}\x1f{self.function}" + ("\x1fspread" if self.spread else "")
         return bucket_prefix(self.bucket) + _digest(key, 16)
 
     def create(self) -> sql.Composable:
         expression = field_expression(self.function, self.field)
-        if self.function == "ragent_texts":
+        if self.is_gin:
             method, columns = sql.SQL("gin"), expression
+            where = sql.SQL("kind = {}").format(sql.Literal(self.kind))
         else:
             method, columns = sql.SQL("btree"), sql.SQL("scope, {}").format(expression)
-        where = sql.SQL("bucket = {} AND kind = {}").format(sql.Literal(self.bucket), sql.Literal(self.kind))
+            where = sql.SQL("bucket = {}").format(sql.Literal(self.bucket))
         if self.spread:
             largest = field_expression(self.function.replace("_min_", "_max_"), self.field)
             where = sql.SQL("{} AND {} < {}").format(where, expression, largest)
@@ -144,7 +154,7 @@ def wanted_indexes(bucket: str, fields: list[tuple[str, str, str, int]]) -> list
         if ftype in FUNCTIONS_BY_TYPE and field not in names and len(names) < MAX_FIELDS:
             names.append(field)
     types = {(kind, field): ftype for kind, field, ftype, _ in fields}
-    wanted = []
+    wanted: list[FieldIndex] = []
     for kind, names in sorted(chosen.items()):
         for field in names:
             functions = FUNCTIONS_BY_TYPE[types[kind, field]]
