@@ -48,8 +48,9 @@ HNSW_THRESHOLD = 50_000
 graph over fewer points is not worth its build time."""
 HNSW_M = 16
 HNSW_EF_CONSTRUCT = 128
-HNSW_EF = 128
-"""Graph parameters measured in evals.bench_vector_scale (recall@10 against exact search at 1M chunks)."""
+HNSW_EF = 512
+"""Graph parameters measured in evals.bench_vector_scale (recall@10 against exact search at 1M chunks): at 200k points
+ef=128 gave recall@10 0.925, ef=512 0.983 at under 2 ms."""
 GRAPH_FILTER_FIELDS = ("bucket",)
 """Payload fields whose values get links of their own in the HNSW graph, so that filtering on them keeps recall."""
 
