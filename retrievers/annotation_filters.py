@@ -16,7 +16,6 @@ from typing import Any, Literal
 from psycopg import sql
 from pydantic import BaseModel, ConfigDict
 
-from retrievers.annotation_indexes import field_expression
 from retrievers.errors import InvalidInput
 
 Op = Literal["=", "!=", ">", ">=", "<", "<=", "~", "in", "not in", "between", "exists"]
@@ -122,23 +121,30 @@ def index_condition(
     Postgres can find the candidate rows through an index (the exact test still decides); None when no index
     serves the operator. Text: its lowercased elements contain the value (`=`) or share one with the values (`in`).
     Numbers and dates: the largest element passes a lower bound and the smallest an upper bound; a range holds the
-    largest or the smallest element, or lies between them (see `annotation_indexes` for the indexes of each case)."""
+    largest or the smallest element, or lies between them (see `annotation_indexes` for the indexes of each case).
+
+    The field travels as a parameter like every other caller value; the store plans each statement with its values
+    (no generic plans), which is what lets `fn(row -> $1)` match the index on `fn(row -> 'field')`."""
+    row = sql.SQL("{}.row").format(sql.Identifier(row_alias))
+
+    def on(function: str) -> tuple[sql.Composable, list[Any]]:
+        return sql.SQL("{}({} -> %s)").format(sql.Identifier(function), row), [field]
+
     if ftype == "string":
-        texts = field_expression("ragent_texts", field, row_alias)
+        texts, texts_params = on("ragent_texts")
         if op == "=":
-            return sql.SQL("{} @> ARRAY[lower(%s::text)]").format(texts), value_params
+            return sql.SQL("{} @> ARRAY[lower(%s::text)]").format(texts), [*texts_params, *value_params]
         if op == "in":
-            return sql.SQL("{} && %s::text[]").format(texts), value_params
+            return sql.SQL("{} && %s::text[]").format(texts), [*texts_params, *value_params]
         return None
     if ftype not in ("number", "integer", "date"):
         return None
     suffix, cast = ("text", sql.SQL("text")) if ftype == "date" else ("number", sql.SQL("numeric"))
-    largest = field_expression(f"ragent_max_{suffix}", field, row_alias)
-    smallest = field_expression(f"ragent_min_{suffix}", field, row_alias)
+    largest, smallest = on(f"ragent_max_{suffix}")[0], on(f"ragent_min_{suffix}")[0]
     if op in (">", ">="):
-        return sql.SQL("{} {} %s::{}").format(largest, sql.SQL(op), cast), value_params
+        return sql.SQL("{} {} %s::{}").format(largest, sql.SQL(op), cast), [field, *value_params]
     if op in ("<", "<="):
-        return sql.SQL("{} {} %s::{}").format(smallest, sql.SQL(op), cast), value_params
+        return sql.SQL("{} {} %s::{}").format(smallest, sql.SQL(op), cast), [field, *value_params]
     if op in ("=", "between"):
         low, high = (value_params * 2)[:2] if op == "=" else value_params
         in_range = sql.SQL("{} BETWEEN %s::{c} AND %s::{c}")
@@ -151,7 +157,7 @@ def index_condition(
             largest,
             c=cast,
         )
-        return condition, [low, high, low, high, low, high]
+        return condition, [field, low, high, field, low, high, field, field, field, low, field, high]
     return None
 
 

@@ -12,8 +12,9 @@ Why expression indexes on `annotations.row`, and these ones:
   smallest lies in it, or the two lie on either side of it; that last case needs a list of spread values, which a
   third, small B-tree holds alone (rows whose smallest element is below their largest), so that a narrow range on a
   field of single values reads only the rows in it. The predicate compiler adds these conditions beside its exact
-  test (`annotation_filters.index_condition`), naming the field as a literal so that the expressions are the
-  indexes' own.
+  test (`annotation_filters.index_condition`); the store plans every statement with its parameter values (no
+  prepared generic plans), so that `fn(row -> $1)` is the index's `fn(row -> 'field')` and `bucket = $2` proves a
+  partial index's predicate.
 - Every index is partial, so its size follows one bucket's rows: a GIN on the row kind, a B-tree on the bucket
   (leading with the scope, which every query names). Not both on the same clause, because Postgres combines two
   indexes (a BitmapAnd, so that `governing_law = X AND effective_date in 2014` reads only the rows matching both)
@@ -90,10 +91,10 @@ def ensure_functions(conn: psycopg.Connection) -> None:
         conn.execute(sql.SQL(FUNCTIONS).format(schema=sql.Identifier(schema)))
 
 
-def field_expression(function: str, field: str, row_alias: str | None = None) -> sql.Composable:
-    """`function(row -> 'field')`, the expression an index is over and a predicate must repeat to use it."""
-    row = sql.SQL("{}.row").format(sql.Identifier(row_alias)) if row_alias else sql.SQL("row")
-    return sql.SQL("{}({} -> {})").format(sql.Identifier(function), row, sql.Literal(field))
+def field_expression(function: str, field: str) -> sql.Composable:
+    """`function(row -> 'field')`, the expression an index is over (a predicate repeats it with the field as a
+    parameter, which Postgres replaces by its value when it plans the statement)."""
+    return sql.SQL("{}(row -> {})").format(sql.Identifier(function), sql.Literal(field))
 
 
 @dataclass(frozen=True)

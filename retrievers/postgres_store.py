@@ -242,7 +242,10 @@ class PostgresStore:
             max_size=max_connections,
             open=False,
             timeout=connect_timeout_s,
-            kwargs={"autocommit": True, "connect_timeout": int(max(1, connect_timeout_s))},
+            # prepare_threshold None: every statement is planned with its parameter values, which the annotation field
+            # indexes need (they are partial on a bucket or kind, over expressions naming a field: see
+            # annotation_indexes); a prepared statement may be planned once for any values and miss them.
+            kwargs={"autocommit": True, "connect_timeout": int(max(1, connect_timeout_s)), "prepare_threshold": None},
             # a connection broken by a Postgres restart is replaced, not handed out
             check=ConnectionPool.check_connection,
         )
@@ -880,13 +883,15 @@ class PostgresStore:
                 f"fields {sorted(named)} lie on different row kinds {sorted(kinds)}; query one kind at a time"
             )
         condition, params = compile_predicates(predicates, field_types)
-        # The bucket and kind are literals (known names, quoted by psycopg): the field indexes are partial on them
-        # (`annotation_indexes`), which Postgres can match only against constants, and a statement psycopg prepares
-        # after a few runs may be planned once for any parameter values.
-        where = sql.SQL("a.scope = %s AND a.bucket = {} AND {} AND {} AND {}").format(
-            sql.Literal(bucket),
-            sql.SQL("a.kind = {}").format(sql.Literal(next(iter(kinds)))) if kinds else sql.SQL("TRUE"),
+        where = sql.SQL("a.scope = %s AND a.bucket = %s AND {} AND {} AND {}").format(
+            sql.SQL("a.kind = %s") if kinds else sql.SQL("TRUE"),
             sql.SQL("a.doc_id = ANY(%s)") if doc_ids is not None else sql.SQL("TRUE"),
             condition,
         )
-        return where, [scope, *([list(doc_ids)] if doc_ids is not None else []), *params]
+        return where, [
+            scope,
+            bucket,
+            *([next(iter(kinds))] if kinds else []),
+            *([list(doc_ids)] if doc_ids is not None else []),
+            *params,
+        ]
