@@ -9,9 +9,9 @@ gets), then indexed by `optimize` as ingestion does. The queries are SciFact tra
 searched in one bucket (a third of the points) and without a filter. Measured in one run, on one index:
 
 - before: exact search (`exact=True`, what RAGENT_EXACT_VECTOR_SEARCH forced by default until now), p50/p95;
-- after: the default search through `QdrantEdgeVectorIndex.search` (HNSW, ef HNSW_EF), p50/p95 and recall@10
+- after: the default search through `QdrantEdgeVectorIndex.search` (HNSW, ef HNSW_EF, ACORN), p50/p95 and recall@10
   against the exact top 10 of the same query and filter;
-- recall@10 and p95 at other ef values, to show the margin;
+- recall@10 and p95 at other ef values, with and without ACORN, to show the margin;
 - the time to write the points and to build the graph, the size on disk, and the peak RSS of the process.
 
 Runs in a process of its own (spawned), so that its peak RSS is its own. Writes OUT/vector_scale.json and .md.
@@ -126,8 +126,11 @@ def measure(out: Path, n_chunks: int) -> dict:
         queries = [(v, SearchFilter(bucket=bucket_of(i))) for i, v in enumerate(query_vectors)]
         matching = index.count(queries[0][1])
 
-        def engine(ef: int | None):
-            params = qe.SearchParams(exact=True) if ef is None else qe.SearchParams(hnsw_ef=ef)
+        def engine(ef: int | None, acorn: bool = False):
+            if ef is None:
+                params = qe.SearchParams(exact=True)
+            else:
+                params = qe.SearchParams(hnsw_ef=ef, acorn=qe.AcornSearchParams(enable=True) if acorn else None)
 
             def search(vector, f):
                 request = qe.QueryRequest(
@@ -140,9 +143,10 @@ def measure(out: Path, n_chunks: int) -> dict:
         exact_latency, exact = _timed_search(engine(None), queries)
         default_latency, default = _timed_search(lambda v, f: {h.chunk_id for h in index.search(v, f, 10)}, queries)
         sweep = {}
-        for ef in EF_SWEEP:
-            latency, found = _timed_search(engine(ef), queries)
-            sweep[f"ef={ef}"] = {**latency, "recall@10": _recall(found, exact)}
+        for acorn in (False, True):
+            for ef in EF_SWEEP:
+                latency, found = _timed_search(engine(ef, acorn), queries)
+                sweep[f"ef={ef}" + (" acorn" if acorn else "")] = {**latency, "recall@10": _recall(found, exact)}
         result[label] = {
             "matching_points": matching,
             "exact": exact_latency,
@@ -190,11 +194,13 @@ def markdown(report: dict) -> str:
     lines.append("|---" * (1 + len(EF_SWEEP)) + "|")
     for label in ("bucket filter", "no filter"):
         sweep = report[label]["ef_sweep"]
-        lines.append(
-            f"| {label} | "
-            + " | ".join(f"recall {s['recall@10']}, p95 {s['p95_ms']} ms" for s in sweep.values())
-            + " |"
-        )
+        for acorn in ("", " acorn"):
+            cells = [sweep.get(f"ef={ef}{acorn}") for ef in EF_SWEEP]
+            lines.append(
+                f"| {label}{', ACORN' if acorn else ''} | "
+                + " | ".join(f"recall {c['recall@10']}, p95 {c['p95_ms']} ms" if c else "" for c in cells)
+                + " |"
+            )
     return "\n".join(lines) + "\n"
 
 

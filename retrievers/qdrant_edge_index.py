@@ -51,6 +51,10 @@ HNSW_EF_CONSTRUCT = 128
 HNSW_EF = 512
 """Graph parameters measured in evals.bench_vector_scale (recall@10 against exact search at 1M chunks): at 200k points
 ef=128 gave recall@10 0.925, ef=512 0.983 at under 2 ms."""
+ACORN = qe.AcornSearchParams(enable=True)
+"""Filtered graph walks also look at neighbours' neighbours (ACORN), when the filter passes few enough points that
+plain HNSW would lose its way: with a bucket filter on 200k points (graph forced), recall@10 went from 0.57 to 0.998
+at ef 512, and at 1M chunks without it the bucket-filtered recall was 0.80 (evals.bench_vector_scale)."""
 GRAPH_FILTER_FIELDS = ("bucket",)
 """Payload fields whose values get links of their own in the HNSW graph, so that filtering on them keeps recall."""
 
@@ -192,7 +196,7 @@ class QdrantEdgeVectorIndex:
             query=qe.Query.Nearest(list(map(float, vector))),
             filter=edge_filter(filters),
             with_payload=["doc_id"],
-            params=qe.SearchParams(exact=True) if self.exact else qe.SearchParams(hnsw_ef=HNSW_EF),
+            params=qe.SearchParams(exact=True) if self.exact else qe.SearchParams(hnsw_ef=HNSW_EF, acorn=ACORN),
         )
         return [
             EngineHit(chunk_id=str(p.id), doc_id=p.payload["doc_id"], score=float(p.score))
