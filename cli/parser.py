@@ -26,6 +26,8 @@ BENCH_SECTIONS = (
     "verifier",
     "ingest",
     "scale",
+    "annotations_scale",
+    "vectors_scale",
     "server",
     "cold",
 )

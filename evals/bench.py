@@ -10,6 +10,9 @@ Sections, each also runnable alone as `python -m evals.bench_<name>`:
 - ingest: a real CUAD ingest with MiniLM in float32 (before) and the default variant (after), chunks/s, the share of
   each stage and the model's arithmetic limit, with SciFact train nDCG@10 of both variants;
 - scale: ingest time and per-tool p95 at 10k, 100k and 1M chunks, with a PNG plot;
+- annotations_scale: annotations_search and annotations_aggregate on 1M documents a bucket, before and after the
+  catalog's field indexes, with EXPLAIN;
+- vectors_scale: HNSW against exact vector search at 1M chunks with a bucket filter (recall@10, p95);
 - server: one structured question at a time through `ragent serve`, its run queue woken by each run and left polling;
 - cold: `ragent ask` wall time from the shell (annotations only, needing the embedder, and `--server`), before/after.
 
@@ -54,6 +57,8 @@ def run(out: Path, *, sections: list[str], home: Path | None, scale_sizes: list[
         "verifier": ("bench_verifier", lambda m: m.run()),
         "ingest": ("bench_ingest", lambda m: m.run(out)),
         "scale": ("bench_scale", lambda m: m.run(out, scale_sizes)),
+        "annotations_scale": ("bench_annotation_scale", lambda m: m.run(out)),
+        "vectors_scale": ("bench_vector_scale", lambda m: m.run(out)),
         "server": ("bench_server", lambda m: m.run(out)),
         "cold": ("bench_cold", lambda m: m.run(out)),
     }

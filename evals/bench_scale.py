@@ -18,7 +18,9 @@ measured, and deleted so that the disk holds one corpus at a time. Measured for 
 - the size on disk of each engine and of the whole folder, and the peak RSS of the process that built and
   queried the corpus (the engines run in it, except the Postgres server, a separate process).
 
-Vector search is exact (the project's default): every query scans the points its filter selects.
+Vector search is exact: the corpora are written without the `optimize` that ends an ingest, so no HNSW graph is
+built and every query scans the points its filter selects (`evals.bench_vector_scale` measures HNSW, the default
+past 50k points, at 1M chunks).
 
 Each size runs in a fresh process, so its peak RSS is its own and a size that kills its process (out of
 memory) is recorded rather than ending the run. Before each size, its time, memory and disk are projected

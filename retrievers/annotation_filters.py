@@ -114,6 +114,53 @@ def _element_test(ftype: str, op: str) -> sql.Composable:
     return target.format(sql.SQL("=" if op == "!=" else op))
 
 
+def index_condition(
+    field: str, ftype: str, op: str, value_params: list[Any], row_alias: str
+) -> tuple[sql.Composable, list[Any]] | None:
+    """A condition implied by the predicate, written over the expressions `annotation_indexes` indexes, so that
+    Postgres can find the candidate rows through an index (the exact test still decides); None when no index
+    serves the operator. Text: its lowercased elements contain the value (`=`) or share one with the values (`in`).
+    Numbers and dates: the largest element passes a lower bound and the smallest an upper bound; a range holds the
+    largest or the smallest element, or lies between them (see `annotation_indexes` for the indexes of each case).
+
+    The field travels as a parameter like every other caller value; the store plans each statement with its values
+    (no generic plans), which is what lets `fn(row -> $1)` match the index on `fn(row -> 'field')`."""
+    row = sql.SQL("{}.row").format(sql.Identifier(row_alias))
+
+    def on(function: str) -> tuple[sql.Composable, list[Any]]:
+        return sql.SQL("{}({} -> %s)").format(sql.Identifier(function), row), [field]
+
+    if ftype == "string":
+        texts, texts_params = on("ragent_texts")
+        if op == "=":
+            return sql.SQL("{} @> ARRAY[lower(%s::text)]").format(texts), [*texts_params, *value_params]
+        if op == "in":
+            return sql.SQL("{} && %s::text[]").format(texts), [*texts_params, *value_params]
+        return None
+    if ftype not in ("number", "integer", "date"):
+        return None
+    suffix, cast = ("text", sql.SQL("text")) if ftype == "date" else ("number", sql.SQL("numeric"))
+    largest, smallest = on(f"ragent_max_{suffix}")[0], on(f"ragent_min_{suffix}")[0]
+    if op in (">", ">="):
+        return sql.SQL("{} {} %s::{}").format(largest, sql.SQL(op), cast), [field, *value_params]
+    if op in ("<", "<="):
+        return sql.SQL("{} {} %s::{}").format(smallest, sql.SQL(op), cast), [field, *value_params]
+    if op in ("=", "between"):
+        low, high = (value_params * 2)[:2] if op == "=" else value_params
+        in_range = sql.SQL("{} BETWEEN %s::{c} AND %s::{c}")
+        condition = sql.SQL("({} OR {} OR ({} < {} AND {} < %s::{c} AND {} > %s::{c}))").format(
+            in_range.format(largest, c=cast),
+            in_range.format(smallest, c=cast),
+            smallest,
+            largest,
+            smallest,
+            largest,
+            c=cast,
+        )
+        return condition, [field, low, high, field, low, high, field, field, field, low, field, high]
+    return None
+
+
 def compile_predicates(
     predicates: list[Predicate], field_types: dict[str, str], row_alias: str = "a"
 ) -> tuple[sql.Composable, list[Any]]:
@@ -166,6 +213,9 @@ def compile_predicates(
         else:
             clauses.append(exists)
             params += [p.field, *value_params]
+            if indexed := index_condition(p.field, ftype, p.op, value_params, row_alias):
+                clauses.append(indexed[0])
+                params += indexed[1]
     return (sql.SQL(" AND ").join(clauses) if clauses else sql.SQL("TRUE")), params
 
 

@@ -169,6 +169,8 @@ class Ingestor:
             raise
         with report.timed("postgres"):
             self._refresh_stale_catalogs(scopes)
+        with report.timed("vector index"):
+            self.stack.vectors.optimize()
         report.embeddings_cached = self.stack.embedder.hits - hits_before
         report.embeddings_computed = self.stack.embedder.misses - misses_before
         report.seconds = time.perf_counter() - started

@@ -26,6 +26,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from retrievers.annotation_aggregates import compile_aggregate, parse_aggregate, parse_group
 from retrievers.annotation_filters import Predicate, compile_order, compile_predicates
+from retrievers.annotation_indexes import ensure_field_indexes, ensure_functions
 from retrievers.errors import BackendUnavailable, InvalidInput
 from retrievers.field_catalog import CatalogField, Vocabulary, build_field
 from retrievers.models import (
@@ -251,7 +252,10 @@ class PostgresStore:
             max_size=max_connections,
             open=False,
             timeout=connect_timeout_s,
-            kwargs={"autocommit": True, "connect_timeout": int(max(1, connect_timeout_s))},
+            # prepare_threshold None: every statement is planned with its parameter values, which the annotation field
+            # indexes need (they are partial on a bucket or kind, over expressions naming a field: see
+            # annotation_indexes); a prepared statement may be planned once for any values and miss them.
+            kwargs={"autocommit": True, "connect_timeout": int(max(1, connect_timeout_s)), "prepare_threshold": None},
             # a connection broken by a Postgres restart is replaced, not handed out
             check=ConnectionPool.check_connection,
         )
@@ -271,6 +275,7 @@ class PostgresStore:
             conn.execute("SELECT pg_advisory_xact_lock(727274)")
             untracked = conn.execute("SELECT to_regclass('stale_catalogs') IS NULL").fetchone()[0]
             conn.execute(SCHEMA)
+            ensure_functions(conn)
             if untracked:
                 # A database from before catalogs were tracked may hold catalogs a killed ingest left behind.
                 conn.execute(_MARK_STALE.format("SELECT DISTINCT scope, bucket FROM documents"))
@@ -668,7 +673,8 @@ class PostgresStore:
 
     def refresh_catalog(self, scope: str, bucket: str) -> list[CatalogField]:
         """Recompute the bucket's catalog from its stored rows, and clear its stale mark unless rows changed
-        meanwhile (then the mark stays for the next refresh)."""
+        meanwhile (then the mark stays for the next refresh); then bring the bucket's field indexes in line with its
+        catalogs (`annotation_indexes`)."""
         with self.pool.connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_CATALOG_LOCK, f"{scope}\x1f{bucket}"))
             marked = conn.execute(
@@ -686,6 +692,8 @@ class PostgresStore:
                     "DELETE FROM stale_catalogs WHERE scope = %s AND bucket = %s AND changes = %s",
                     (scope, bucket, marked[0]),
                 )
+        # After the commit: the indexes follow the stored catalogs, and are built concurrently (outside a transaction).
+        ensure_field_indexes(self.pool, bucket)
         return catalog
 
     def _computed_catalog(self, conn: psycopg.Connection, scope: str, bucket: str) -> list[CatalogField]:

@@ -77,6 +77,9 @@ class VectorIndex(Protocol):
     def delete_chunks(self, chunk_ids: Sequence[str]) -> None:
         """Remove these chunks; ids the index does not hold are ignored."""
 
+    def optimize(self) -> None:
+        """Bring the index's search structures up to date after writes (called when an ingest ends)."""
+
     def search(self, vector: Sequence[float], filters: SearchFilter, limit: int) -> list[EngineHit]: ...
 
     def count(self, filters: SearchFilter) -> int: ...

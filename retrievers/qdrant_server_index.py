@@ -52,7 +52,7 @@ class QdrantServerVectorIndex:
     """Cosine similarity over chunk embeddings in one Qdrant collection."""
 
     def __init__(
-        self, client: QdrantClient, *, collection: str = "ragent_chunks", exact: bool = True, where: str = "Qdrant"
+        self, client: QdrantClient, *, collection: str = "ragent_chunks", exact: bool = False, where: str = "Qdrant"
     ):
         self.client = client
         self.collection = collection
@@ -121,6 +121,9 @@ class QdrantServerVectorIndex:
             ids.update(str(record.id) for record in records)
             if offset is None:
                 return ids
+
+    def optimize(self) -> None:
+        """Nothing to do: a Qdrant server builds its HNSW graphs in the background, past its own thresholds."""
 
     def search(self, vector: Sequence[float], filters: SearchFilter, limit: int) -> list[EngineHit]:
         if limit <= 0:

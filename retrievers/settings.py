@@ -30,7 +30,7 @@ class Settings:
     qdrant_url: str | None = None
     qdrant_api_key: str | None = None
     qdrant_collection: str = "ragent_chunks"
-    exact_vector_search: bool = True
+    exact_vector_search: bool = False
     embeddings: str = "minilm"
     openai_embedding_model: str = "text-embedding-3-small"
     openai_base_url: str | None = None
@@ -49,7 +49,7 @@ class Settings:
             qdrant_url=env.get("QDRANT_URL") or None,
             qdrant_api_key=env.get("QDRANT_API_KEY") or None,
             qdrant_collection=env.get("QDRANT_COLLECTION", cls.qdrant_collection),
-            exact_vector_search=_flag(env.get("RAGENT_EXACT_VECTOR_SEARCH"), True),
+            exact_vector_search=_flag(env.get("RAGENT_EXACT_VECTOR_SEARCH"), False),
             embeddings=env.get("RAGENT_EMBEDDINGS", "minilm"),
             openai_embedding_model=env.get("RAGENT_OPENAI_EMBEDDING_MODEL", cls.openai_embedding_model),
             openai_base_url=env.get("OPENAI_BASE_URL") or None,
