@@ -21,7 +21,7 @@ from graph.builder import compile_agent
 from graph.checkpointing import postgres_checkpointer
 from graph.context import AgentContext
 from graph.services import AgentServices
-from retrievers.models import DEFAULT_SCOPE
+from retrievers.models import DEFAULT_SCOPE, SAMPLE_SCOPE
 
 
 @contextmanager
@@ -90,7 +90,20 @@ def ask(question: str, *, thread: str | None, context: AgentContext, explain: bo
         check_thread_scope(context.scope, agent.get_state({"configurable": {"thread_id": thread}}).values.get("scope"))
         agent.invoke({"question": question}, {"configurable": {"thread_id": thread}}, context=context)
         settle_here(agent, services, thread, context, explain, as_json)
+        if note := empty_scope_note(services, context.scope):
+            print(note, file=sys.stderr)
     return thread
+
+
+def empty_scope_note(services: AgentServices, scope: str) -> str | None:
+    """A question asked of a scope that holds no document is answered as asked ("no results"); the note says why
+    and where documents are, since the usual cause is a new user asking about the demo's sample outside its scope."""
+    if services.stack.store.counts(scope)["documents"]:
+        return None
+    sample = scope != SAMPLE_SCOPE and services.stack.store.counts(SAMPLE_SCOPE)["documents"]
+    return f"note: scope {scope!r} holds no documents yet (`ragent ingest` adds some)" + (
+        f"; the sample corpus is in scope {SAMPLE_SCOPE!r}: ask with --scope {SAMPLE_SCOPE}" if sample else ""
+    )
 
 
 def resume(

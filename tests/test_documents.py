@@ -274,8 +274,10 @@ def test_the_sample_corpus_goes_to_its_own_scope_unless_one_is_named(tmp_path, d
 
     in_sample = _json(cli("ask", "How many invoices are there?", "--scope", "sample", "--json"))
     assert in_sample["status"] == "answered" and in_sample["answer"]["value"] == 8
-    in_default = _json(cli("ask", "How many invoices are there?", "--json"))
+    asked = cli("ask", "How many invoices are there?", "--json")
+    in_default = _json(asked)
     assert in_default["status"] == "waiting_for_answer" and in_default["clarification"]["kind"] == "no_low"
+    assert "scope 'default' holds no documents yet" in asked.stderr and "ask with --scope sample" in asked.stderr
 
 
 # -- the embedded Postgres's lifecycle ---------------------------------------------------------------------
