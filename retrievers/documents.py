@@ -94,10 +94,9 @@ def delete_documents(
         raise InvalidInput("name the documents to delete, or one bucket (--bucket), not both")
     if bucket:
         stack.store.require_bucket(bucket)
-        doc_ids = [d["doc_id"] for d in stack.store.list_documents(scope, bucket)[0]]
     doc_ids = checked_doc_ids(doc_ids)
     report = DeleteReport(scope=scope, finished_earlier=finish_pending_deletions(stack))
-    report.deleted = stack.store.delete_documents(scope, doc_ids)
+    report.deleted = stack.store.delete_documents(scope, doc_ids, bucket=bucket)
     gone = {d["doc_id"] for d in report.deleted}
     report.not_found = [d for d in doc_ids if d not in gone]
     finish_pending_deletions(stack, scope)
@@ -122,7 +121,6 @@ def finish_pending_deletions(stack: Stack, scope: str | None = None) -> int:
     stack.keyword.delete_chunks(unreachable)
     stack.vectors.delete_chunks(unreachable)
     for pending_scope in sorted({p["scope"] for p in pending}):
-        for stale_bucket in stack.store.stale_catalogs(pending_scope):
-            stack.store.refresh_catalog(pending_scope, stale_bucket)
+        stack.store.refresh_stale_catalogs(pending_scope)
     stack.store.clear_pending_deletions([p["id"] for p in pending])
     return len(pending)

@@ -28,10 +28,8 @@ def minilm_precision(model_name: str | None) -> str | None:
 
 def embeddings_setting(model_name: str) -> str | None:
     """The environment under which `model_name` is the embedder, or None for a name this version does not know."""
-    if model_name == MINILM:
-        return "RAGENT_EMBEDDINGS=minilm-float32"
-    if model_name.startswith(f"{MINILM}:"):
-        return f"RAGENT_EMBEDDINGS=minilm-{model_name.removeprefix(f'{MINILM}:')}"
+    if precision := minilm_precision(model_name):
+        return f"RAGENT_EMBEDDINGS=minilm-{precision}"
     if model_name.startswith(ADAPTED_MINILM_PREFIX):
         return f"RAGENT_EMBEDDINGS=adapted:{model_name.removeprefix(ADAPTED_MINILM_PREFIX)}"
     if model_name.startswith(OPENAI_PREFIX):

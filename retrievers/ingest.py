@@ -178,8 +178,7 @@ class Ingestor:
 
     def _refresh_stale_catalogs(self, scopes: set[str]) -> None:
         for scope in sorted(scopes):
-            for bucket in self.stack.store.stale_catalogs(scope):
-                self.stack.store.refresh_catalog(scope, bucket)
+            self.stack.store.refresh_stale_catalogs(scope)
 
     def _ingest_batch(self, batch: list[SourceDocument], report: IngestReport, force: bool) -> None:
         """Write the batch's new and changed documents."""

@@ -508,22 +508,26 @@ class PostgresStore:
                 (scope, doc_id),
             ).fetchall()
 
-    def delete_documents(self, scope: str, doc_ids: Sequence[str]) -> list[dict[str, Any]]:
-        """Delete the documents of `scope` among `doc_ids` with their chunks and annotation rows, in one transaction
-        that also marks their buckets' catalogs stale and records each deleted document's chunk ids in
-        `pending_deletions` for the engines. Returns the deleted documents (doc_id, bucket, chunk and row counts)."""
+    def delete_documents(
+        self, scope: str, doc_ids: Sequence[str] = (), *, bucket: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Delete the documents of `scope` among `doc_ids` (or all of `bucket`) with their chunks and annotation rows,
+        in one transaction that also marks their buckets' catalogs stale and records each deleted document's chunk
+        ids in `pending_deletions` for the engines. Returns the deleted documents (doc_id, bucket, chunk and row
+        counts)."""
+        which, value = ("bucket = %s", bucket) if bucket is not None else ("doc_id = ANY(%s)", list(doc_ids))
         with self.pool.connection() as conn, conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
             cur.execute(
                 _MARK_STALE.format(
-                    "SELECT DISTINCT scope, bucket FROM documents WHERE scope = %s AND doc_id = ANY(%s) ORDER BY 2"
+                    f"SELECT DISTINCT scope, bucket FROM documents WHERE scope = %s AND {which} ORDER BY 2"
                 ),
-                (scope, list(doc_ids)),
+                (scope, value),
             )
             # Every sub-statement reads the snapshot from before the delete, so the chunks and rows are still seen.
             return cur.execute(
-                """
+                f"""
                 WITH gone AS (
-                    DELETE FROM documents WHERE scope = %s AND doc_id = ANY(%s) RETURNING scope, doc_id, bucket
+                    DELETE FROM documents WHERE scope = %s AND {which} RETURNING scope, doc_id, bucket
                 ),
                 recorded AS (
                     INSERT INTO pending_deletions (scope, doc_id, bucket, chunk_ids)
@@ -537,7 +541,7 @@ class PostgresStore:
                 ) AS annotation_rows
                 FROM recorded r ORDER BY r.bucket, r.doc_id
                 """,
-                (scope, list(doc_ids), scope),
+                (scope, value, scope),
             ).fetchall()
 
     def pending_deletions(self, scope: str | None = None) -> list[dict[str, Any]]:
@@ -670,6 +674,13 @@ class PostgresStore:
                 for s, b in pairs
                 if _by_field(self._computed_catalog(conn, s, b)) != _by_field(self._stored_catalog(conn, s, b))
             ]
+
+    def refresh_stale_catalogs(self, scope: str) -> list[str]:
+        """Refresh every catalog of `scope` marked stale; returns their buckets."""
+        stale = self.stale_catalogs(scope)
+        for bucket in stale:
+            self.refresh_catalog(scope, bucket)
+        return stale
 
     def refresh_catalog(self, scope: str, bucket: str) -> list[CatalogField]:
         """Recompute the bucket's catalog from its stored rows, and clear its stale mark unless rows changed

@@ -158,8 +158,11 @@ class DocumentStore(Protocol):
     def document_annotations(self, scope: str, doc_id: str) -> list[dict[str, Any]]:
         """Every annotation row of one document, whole."""
 
-    def delete_documents(self, scope: str, doc_ids: Sequence[str]) -> list[dict[str, Any]]:
-        """Delete documents with their rows atomically, recording their chunk ids as pending for the engines."""
+    def delete_documents(
+        self, scope: str, doc_ids: Sequence[str] = (), *, bucket: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Delete documents (or a bucket's) with their rows atomically, recording their chunk ids as pending for the
+        engines."""
 
     def pending_deletions(self, scope: str | None = None) -> list[dict[str, Any]]:
         """Deleted documents whose chunks the engines may still hold."""
@@ -184,6 +187,9 @@ class DocumentStore(Protocol):
     def record_field_specs(self, bucket: str, specs: Sequence[FieldSpec]) -> None: ...
 
     def refresh_catalog(self, scope: str, bucket: str) -> list[CatalogField]: ...
+
+    def refresh_stale_catalogs(self, scope: str) -> list[str]:
+        """Refresh every catalog of `scope` marked stale; returns their buckets."""
 
     def field_catalog(self, scope: str, bucket: str) -> list[CatalogField]: ...
 

@@ -73,7 +73,7 @@ def recorded_minilm_precision(settings: Settings) -> str | None:
     from retrievers.embedding_models import minilm_precision
     from retrievers.qdrant_edge_index import recorded_model
 
-    return minilm_precision(recorded_model(settings.home / "qdrant-edge"))
+    return minilm_precision(recorded_model(embedded_vectors_dir(settings)))
 
 
 def make_keyword_index(settings: Settings) -> KeywordIndex:
@@ -98,7 +98,12 @@ def make_vector_index(settings: Settings) -> VectorIndex:
         )
     from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
 
-    return QdrantEdgeVectorIndex(settings.home / "qdrant-edge", exact=settings.exact_vector_search)
+    return QdrantEdgeVectorIndex(embedded_vectors_dir(settings), exact=settings.exact_vector_search)
+
+
+def embedded_vectors_dir(settings: Settings) -> Path:
+    """The folder of the embedded vector index (qdrant-edge) in the data home."""
+    return settings.home / "qdrant-edge"
 
 
 def embedded_postgres_dir(settings: Settings) -> Path | None:
