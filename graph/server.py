@@ -3,15 +3,23 @@ checkpointer (the server brings `graph.checkpointing.server_checkpointer`).
 
 This is the one place a services object is made without being asked for: the server imports graphs by module
 path, so they are built here at import, on services that open the engines named by the environment at the first
-run that needs them (a schema request from Studio opens nothing).
+run that needs them (a schema request from Studio opens nothing). Under `ragent serve` (SERVER_URL_ENV set), which
+never reloads, they are opened here: the server owns the data folder's engines from its start, so a command beside
+it is refused at once rather than only after the first run took them.
 """
+
+import os
 
 from graph.builder import build_agent
 from graph.documents_graph import build_documents
 from graph.ingest_graph import build_ingest
 from graph.services import AgentServices
+from retrievers.engine_lock import SERVER_URL_ENV
 
 services = AgentServices.from_env()
 agent = build_agent(services).compile()
 ingest = build_ingest(services).compile()
 documents = build_documents(services).compile()
+
+if os.environ.get(SERVER_URL_ENV):
+    services.stack  # noqa: B018 (opened for its engine lock)

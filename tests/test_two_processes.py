@@ -130,6 +130,10 @@ def test_every_command_beside_a_running_server(tmp_path, cache):
     folder.mkdir()
     (folder / "note.md").write_text("A note for the CLI, refused while the server owns the engines.")
     with ServedAgent(home, {"RAGENT_CACHE_DIR": str(cache)}) as server:
+        before_any_run = ragent("documents", "delete", "sample-contract-001", "--scope", "sample", home=home)
+        assert before_any_run.returncode == 2 and server.url in before_any_run.stderr, (
+            "the server owns the engines from its start"
+        )
         client = server.client()
         inbox = home / "inbox" / "handbook"
         inbox.mkdir(parents=True)
