@@ -237,7 +237,10 @@ def stats(args: argparse.Namespace) -> None:
         print_json(report)
         return
     counts = report["store"]
-    print(f"documents {counts['documents']}   chunks {counts['chunks']}   annotation rows {counts['annotations']}")
+    print(
+        f"every scope: documents {counts['documents']}   chunks {counts['chunks']}   "
+        f"annotation rows {counts['annotations']}   (`ragent documents list --scope S` for one scope)"
+    )
     for name in ("keyword", "vectors"):
         if name in report:
             engine = report[name]
