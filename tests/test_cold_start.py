@@ -1,6 +1,7 @@
 """A cold `ragent ask` pays only for what the question needs: one answered from annotations makes no embedder,
-imports no model library and never opens the vector index, and the vector index's model guard still refuses an
-index of another model before anything reads it."""
+imports no model library and never opens the vector index; one that needs semantic search embeds its queries
+without PyTorch; the currency words are read from the cache folder after the first process; and the vector index's
+model guard still refuses an index of another model before anything reads it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 
 import pytest
 
+from graph.planners import currencies
 from retrievers.deferred import DeferredEmbedder, DeferredVectors
 from retrievers.errors import EmbeddingModelMismatch
 from retrievers.models import SearchFilter
@@ -29,6 +31,20 @@ sys.exit(status)
 """`ragent ask` in a fresh interpreter, then the names of every module it imported (the test's hook)."""
 
 
+def _ask_in_a_fresh_interpreter(env: dict[str, str], question: str, *options: str) -> tuple[str, set[str]]:
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, "ask", *options, question],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 0, result.stderr
+    answer, _, loaded = result.stdout.rpartition("LOADED ")
+    return answer, set(json.loads(loaded))
+
+
 def test_a_question_answered_from_annotations_makes_no_embedder_and_opens_no_vector_index(sample_stack):
     """The test process holds the sample's vector index open (qdrant-edge serves one process at a time), so a
     CLI that opened it would fail instead of answering."""
@@ -39,21 +55,61 @@ def test_a_question_answered_from_annotations_makes_no_embedder_and_opens_no_vec
         "RAGENT_CACHE_DIR": str(home / "cache"),
         "DATABASE_URL": sample_stack.store.url,
     }
-    result = subprocess.run(
-        [sys.executable, "-c", PROBE, "ask", "How many receipts are there?"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    assert result.returncode == 0, result.stderr
-    answer, _, loaded = result.stdout.rpartition("LOADED ")
+    answer, modules = _ask_in_a_fresh_interpreter(env, "How many receipts are there?")
     assert "**8**: count over 8 documents of bucket receipts" in answer
-    modules = set(json.loads(loaded))
     assert "langgraph" in modules and "psycopg" in modules, "the probe sees what the run imported"
     assert not {m for m in modules if m.split(".")[0] in MODEL_LIBRARIES}, "no model library is imported"
     assert not modules & set(EMBEDDER_MODULES), "no embedder is made"
+
+
+def test_a_question_that_needs_semantic_search_embeds_it_without_loading_pytorch(tmp_path):
+    """A home of its own, since the sample stack's vector index is held open by the test process; the question's
+    cache folder is empty, so its queries are embedded in this process."""
+    home = tmp_path / "home"
+    env = {**os.environ, "RAGENT_HOME": str(home)}
+    env.pop("DATABASE_URL", None)
+    ingest = subprocess.run(
+        [sys.executable, "-m", "cli", "ingest", "--dataset", "sample"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+        stdin=subprocess.DEVNULL,
+    )
+    assert ingest.returncode == 0, ingest.stderr
+    ask_env = {**env, "RAGENT_CACHE_DIR": str(tmp_path / "empty-cache")}
+    answer, modules = _ask_in_a_fresh_interpreter(
+        ask_env, "How do I get onto the VPN when working from home?", "--scope", "sample"
+    )
+    assert "[sample-generic-002]" in answer
+    assert "retrievers.minilm_query_encoder" in modules, "the question was embedded in this process"
+    assert not {m for m in modules if m.split(".")[0] in MODEL_LIBRARIES}, "no model library is imported"
+
+
+def test_currency_words_are_read_from_the_cache_folder_once_written(tmp_path, monkeypatch):
+    """The first process reads CLDR through Babel (about a second) and keeps the table; later ones read the file,
+    and a damaged file is read from Babel again and replaced."""
+    monkeypatch.setenv("RAGENT_CACHE_DIR", str(tmp_path))
+    currencies._tables.cache_clear()
+    assert [m.codes for m in currencies.currency_mentions("over 100 € or 5 rupees", {"EUR", "INR"})] == [
+        ["EUR"],
+        ["INR"],
+    ]
+    (kept,) = tmp_path.glob("currencies-babel-*.json")
+
+    def babel_is_not_read():
+        raise AssertionError("Babel was read although the table is in the cache folder")
+
+    currencies._tables.cache_clear()
+    with monkeypatch.context() as patched:
+        patched.setattr(currencies, "_symbols_from_cldr", babel_is_not_read)
+        patched.setattr(currencies, "_names_from_cldr", babel_is_not_read)
+        assert currencies._symbols()["€"] == frozenset({"EUR"})
+    kept.write_text('{"names": 3')
+    currencies._tables.cache_clear()
+    assert currencies._symbols()["€"] == frozenset({"EUR"})
+    assert json.loads(kept.read_text())["symbols"]["€"] == ["EUR"]
+    currencies._tables.cache_clear()
 
 
 def test_the_model_guard_runs_before_the_first_use_of_a_deferred_vector_index(tmp_path, minilm):

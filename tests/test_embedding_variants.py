@@ -76,6 +76,17 @@ def test_bfloat16_vectors_agree_with_float32_but_are_computed_in_bfloat16(minilm
     assert list(np.argmax(fast @ exact.T, axis=1)) == list(range(len(SENTENCES)))
 
 
+def test_queries_are_embedded_without_pytorch_as_float32_embeds_them(minilm_float32):
+    """The NumPy forward pass (`MiniLMQueryEncoder`) gives float32's vectors, including a text past the model's 256
+    word pieces (cut where sentence-transformers cuts it), and is within 0.9999 of the bfloat16 variant's."""
+    texts = [*SENTENCES, "", "ünïcödé — 数据 🚀", " ".join(SENTENCES * 8)]
+    queries = np.array([minilm_float32.embed_query(t) for t in texts])
+    exact = np.array(minilm_float32.embed_documents(texts))
+    bfloat16 = np.array(MiniLMEmbedder(precision="bfloat16").embed_documents(texts))
+    assert np.sum(queries * exact, axis=1).min() >= 0.99999
+    assert np.sum(queries * bfloat16, axis=1).min() >= 0.9999
+
+
 def test_the_embedding_cache_keeps_each_variants_vectors_apart(minilm, minilm_float32, tmp_path):
     path = tmp_path / "embeddings.sqlite"
     exact = CachedEmbedder(minilm_float32, path)

@@ -101,10 +101,12 @@ class Catalog:
 
     def nearest_in_meaning(self, phrase: str, values: list[str]) -> tuple[str, float] | None:
         """The value closest in meaning to `phrase` by the index's embedder, with its cosine ("confidentiality
-        agreement" and "Non-Disclosure Agreement"); None for no values."""
+        agreement" and "Non-Disclosure Agreement"); None for no values. Every text is embedded as a query (short
+        phrases, each cached), which MiniLM computes without loading PyTorch."""
         if not values:
             return None
-        query, *candidates = self.context.stack.embedder.embed_documents([phrase, *values])
+        embedder = self.context.stack.embedder
+        query, *candidates = (embedder.embed_query(text) for text in (phrase, *values))
         scores = [sum(a * b for a, b in zip(query, c, strict=True)) for c in candidates]
         best = max(range(len(values)), key=scores.__getitem__)
         return values[best], scores[best]

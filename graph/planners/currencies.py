@@ -8,13 +8,18 @@ field does not hold keeps them all (a constraint on them matches nothing, and th
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
 
+import babel
 from babel import Locale, localedata
 from babel.numbers import get_currency_name, list_currencies
+
+from retrievers.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -24,8 +29,7 @@ class CurrencyMention:
     text: str
 
 
-@cache
-def _names() -> dict[str, frozenset[str]]:
+def _names_from_cldr() -> dict[str, set[str]]:
     """Lower-case English names, singular and plural, full ("indian rupees") and by their last word ("rupees")."""
     names: dict[str, set[str]] = defaultdict(set)
     for code in list_currencies():
@@ -34,19 +38,49 @@ def _names() -> dict[str, frozenset[str]]:
             if name and name != code.lower():
                 names[name].add(code)
                 names[name.split()[-1]].add(code)
-    return {name: frozenset(codes) for name, codes in names.items()}
+    return names
 
 
-@cache
-def _symbols() -> dict[str, frozenset[str]]:
+def _symbols_from_cldr() -> dict[str, set[str]]:
     """Every symbol any CLDR locale prints for a currency ("$", "€", "RM", "zł"), with the currencies it stands
-    for. Read once per process (under a second): only questions over a bucket with a currency field need it."""
+    for."""
     symbols: dict[str, set[str]] = defaultdict(set)
     for identifier in localedata.locale_identifiers():
         for code, symbol in Locale.parse(identifier).currency_symbols.items():
             if symbol != code:
                 symbols[symbol].add(code)
-    return {symbol: frozenset(codes) for symbol, codes in symbols.items()}
+    return symbols
+
+
+@cache
+def _tables() -> dict[str, dict[str, frozenset[str]]]:
+    """The names and the symbols, each mapped to the currencies it stands for. Reading them from Babel takes about a
+    second (each of about a thousand locales merged with its parents) and any question over a scope with invoices
+    needs them, so they are kept in the cache folder, one file per Babel release, written atomically; a cache folder
+    that cannot be written only costs the second again."""
+    path = Settings.from_env().cache_dir / f"currencies-babel-{babel.__version__}.json"
+    try:
+        kept = json.loads(path.read_text())
+        return {kind: {key: frozenset(codes) for key, codes in kept[kind].items()} for kind in ("names", "symbols")}
+    except (OSError, ValueError, LookupError, TypeError, AttributeError):
+        pass  # not written yet, or damaged: read Babel again and replace it
+    tables = {"names": _names_from_cldr(), "symbols": _symbols_from_cldr()}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+        partial.write_text(json.dumps({kind: {k: sorted(v) for k, v in t.items()} for kind, t in tables.items()}))
+        os.replace(partial, path)
+    except OSError:
+        pass
+    return {kind: {key: frozenset(codes) for key, codes in table.items()} for kind, table in tables.items()}
+
+
+def _names() -> dict[str, frozenset[str]]:
+    return _tables()["names"]
+
+
+def _symbols() -> dict[str, frozenset[str]]:
+    return _tables()["symbols"]
 
 
 def _chosen(codes: frozenset[str], held: set[str]) -> list[str]:
