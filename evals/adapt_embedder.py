@@ -18,7 +18,6 @@ import shutil
 import time
 from pathlib import Path
 
-from evals.beir_data import load_qrels, load_queries
 from retrievers.adapted_embedder import MODEL_FILE, adapted_folder
 from retrievers.embedding_models import ADAPTED_MINILM_PREFIX
 from retrievers.errors import InvalidInput
@@ -35,6 +34,10 @@ BASE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 def training_pairs(folder: Path, split: str) -> list[tuple[str, str]]:
     """(query text, "title\\ntext" of a relevant document) for every judged-relevant pair of the split."""
+    # Imported here: every CLI process imports this module for its EPOCHS (the parser's default), and the BEIR
+    # readers bring the document loaders with them.
+    from evals.beir_data import load_qrels, load_queries
+
     for required in (folder / "corpus.jsonl", folder / "queries.jsonl", folder / "qrels" / f"{split}.tsv"):
         if not required.is_file():
             raise InvalidInput(f"{folder} is not a BEIR folder with split {split!r}: {required} is missing")
