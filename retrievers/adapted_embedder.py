@@ -81,7 +81,7 @@ class AdaptedEmbedder:
     def _loaded(self):
         with self._load_lock:
             if self._model is None:
-                from sentence_transformers import SentenceTransformer
+                from retrievers.minilm_embedder import load_sentence_transformer
 
-                self._model = SentenceTransformer(str(self.folder), device="cpu")
+                self._model = load_sentence_transformer(self.folder)
             return self._model

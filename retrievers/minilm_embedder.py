@@ -46,6 +46,16 @@ def native_bfloat16(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
     return any(NATIVE_BFLOAT16_FLAGS.intersection(f) for f in flags)
 
 
+def load_sentence_transformer(folder: Path):
+    """The model in `folder` on the CPU, without the "Loading weights" progress bar transformers draws on stderr
+    (a user running `ragent ingest` sees the ingest's own progress; the bar is noise in between)."""
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
+    return SentenceTransformer(str(folder), device="cpu")
+
+
 def default_precision() -> str:
     """The fastest variant this CPU computes natively: bfloat16 where it has the hardware, else float32."""
     return "bfloat16" if native_bfloat16() else "float32"
@@ -103,7 +113,5 @@ class MiniLMEmbedder:
     def _loaded(self):
         with self._load_lock:
             if self._model is None:
-                from sentence_transformers import SentenceTransformer
-
-                self._model = SentenceTransformer(str(self._model_dir), device="cpu")
+                self._model = load_sentence_transformer(self._model_dir)
             return self._model
