@@ -21,7 +21,8 @@ import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
-TARGET_STYLE = {"colors": "tab:red", "linestyles": "--", "linewidth": 2, "zorder": 2.5}
+TARGET_COLOR = "darkred"
+TARGET_STYLE = {"colors": TARGET_COLOR, "linestyles": "--", "linewidth": 2, "zorder": 2.5}
 LABEL_BOX = {"facecolor": "white", "edgecolor": "none", "alpha": 0.8, "pad": 0.5}
 
 
@@ -218,10 +219,10 @@ def plot_vector_scale(report: dict, path: Path) -> None:
         after = f"default search, ef {report['hnsw_ef']} (after)"
         axes.plot(default["p95_ms"], default["recall@10"], "*", color="tab:green", markersize=14, label=after)
         axes.axhline(
-            VECTOR_TARGET_RECALL, color="tab:red", linestyle="--", label=f"target: recall@10 {VECTOR_TARGET_RECALL}"
+            VECTOR_TARGET_RECALL, color=TARGET_COLOR, linestyle="--", label=f"target: recall@10 {VECTOR_TARGET_RECALL}"
         )
         axes.axvline(
-            VECTOR_TARGET_P95_MS, color="tab:red", linestyle=":", label=f"target: p95 {VECTOR_TARGET_P95_MS} ms"
+            VECTOR_TARGET_P95_MS, color=TARGET_COLOR, linestyle=":", label=f"target: p95 {VECTOR_TARGET_P95_MS} ms"
         )
         axes.set_xscale("log")
         axes.set_xlabel("p95 ms per query, log scale")
