@@ -18,7 +18,7 @@ hold most rows). Then, in one process:
 Every search has two predicates, every aggregate a group-by with one predicate; predicate values are drawn
 uniformly from the catalog's values, so a common value (Delaware, a big shop) is drawn as often as a rare one.
 Reported: p50/p95 per template and over all calls, rows matched, index build time and size, and the peak RSS of
-the benchmark process and of the Postgres processes (VmHWM). Writes OUT/annotation_scale.json and .md.
+the benchmark process and of the Postgres processes (VmHWM). Writes OUT/annotation_scale.json, .md and .png.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from typing import Any
 from psycopg import sql
 
 from evals.bench_tools import time_tool
+from evals.plots import write_plot
 from retrievers import annotation_indexes
 from retrievers.annotation_filters import Predicate
 from retrievers.settings import Settings
@@ -348,6 +349,7 @@ def run(out: Path, documents: int = 1_000_000) -> dict:
 
     pgserver.get_server(home / "postgres").cleanup()
     shutil.rmtree(home)
+    report["plot"] = write_plot("annotations_scale", report, out)
     (out / "annotation_scale.json").write_text(json.dumps(report, indent=2))
     (out / "annotation_scale.md").write_text(markdown(report))
     return report
@@ -388,7 +390,7 @@ def markdown(report: dict) -> str:
     for template, plan in report["explain_after"].items():
         lines += [f"{template}:", "", "```", "before:", _scans(report["explain_before"][template]), "after:"]
         lines += [_scans(plan), "```", ""]
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, report["plot"]]) + "\n"
 
 
 def main() -> None:

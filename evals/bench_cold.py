@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from evals.plots import write_plot
 from evals.served_agent import ServedAgent
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -124,6 +125,7 @@ def run(out: Path, runs: int = RUNS) -> dict[str, Any]:
         ]
     report["cold"]["annotations only"]["this checkout, --server"] = summary(timings)
     report["load_after"] = os.getloadavg()[0]
+    report["plot"] = write_plot("cold", report, out)
     return report
 
 
@@ -144,4 +146,4 @@ def markdown(report: dict[str, Any]) -> str:
             for n in names
         ]
         lines.append(f"| {kind} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, "", report["plot"]]) + "\n"

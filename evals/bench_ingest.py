@@ -16,8 +16,9 @@ Quality at the same time: SciFact train nDCG@10 of semantic search (and fused) w
 of their own under OUT (the embedding cache is the shared one, keyed by the variant's model name, so a second run
 embeds nothing). The gate the default must pass: semantic nDCG@10 within QUALITY_TOLERANCE of float32's.
 
-Writes OUT/ingest.json and OUT/ingest.md (also the `ingest` section of `ragent bench`). Two cores may be shared
-with other work: the report gives the load average, and the ratio of the two runs is the figure to compare.
+Writes OUT/ingest.json, OUT/ingest.md and OUT/ingest.png (also the `ingest` section of `ragent bench`). Two cores
+may be shared with other work: the report gives the load average, and the ratio of the two runs is the figure to
+compare.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.bench_retrieval import bench_quality
+from evals.plots import write_plot
 from retrievers.ingest import STAGES, Ingestor, embedding_text
 from retrievers.loaders import scifact, shared_data_dir
 from retrievers.settings import Settings
@@ -157,7 +159,7 @@ def run(out: Path, documents: int = DOCUMENTS) -> dict:
         result["arithmetic_limit_chunks_per_s"] = gemm[precision] / flops
     scores = {label: quality(out, variant) for label, variant in (("before", BEFORE), ("after", AFTER))}
     semantic = {label: q["semantic"]["ndcg@10"] for label, q in scores.items()}
-    return {
+    report = {
         "documents": documents,
         "cores": os.cpu_count(),
         "load_average": {"before": load_before, "after": os.getloadavg()},
@@ -174,6 +176,8 @@ def run(out: Path, documents: int = DOCUMENTS) -> dict:
             "passed": abs(semantic["after"] - semantic["before"]) <= QUALITY_TOLERANCE,
         },
     }
+    report["plot"] = write_plot("ingest", report, out)
+    return report
 
 
 def markdown(report: dict) -> str:
@@ -239,6 +243,8 @@ def markdown(report: dict) -> str:
         f"Quality gate (semantic nDCG@10 within {gate['tolerance']} of float32): "
         + ("passed" if gate["passed"] else "FAILED")
         + f" ({gate['semantic_ndcg@10_difference']:+.4f}).",
+        "",
+        report["plot"],
     ]
     return "\n".join(lines) + "\n"
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from evals.demo_questions import DEMO_QUESTIONS
 from evals.metrics import percentile
+from evals.plots import write_plot
 from evals.served_agent import ServedAgent
 from graph.langgraph_dev import WAKEUP_ENV
 
@@ -69,6 +70,7 @@ def run(out: Path, runs: int = LATENCY_RUNS) -> dict[str, Any]:
     report["load_after"] = os.getloadavg()[0]
     before, after = (report["queues"][name]["wait_p50_ms"] for name in QUEUES)
     report["p50_speedup"] = round(before / after, 1)
+    report["plot"] = write_plot("server", report, out)
     return report
 
 
@@ -87,6 +89,8 @@ def markdown(report: dict[str, Any]) -> str:
         ),
         "",
         f"p50 {report['p50_speedup']}x faster with the woken queue.",
+        "",
+        report["plot"],
     ]
     return "\n".join(lines) + "\n"
 

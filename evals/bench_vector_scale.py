@@ -14,7 +14,7 @@ searched in one bucket (a third of the points) and without a filter. Measured in
 - recall@10 and p95 at other ef values, with and without ACORN, to show the margin;
 - the time to write the points and to build the graph, the size on disk, and the peak RSS of the process.
 
-Runs in a process of its own (spawned), so that its peak RSS is its own. Writes OUT/vector_scale.json and .md.
+Runs in a process of its own (spawned), so that its peak RSS is its own. Writes OUT/vector_scale.json, .md and .png.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import qdrant_edge as qe
 from evals.bench_retrieval import _all_points, _stack
 from evals.bench_scale import _claims, _close, prepare_source
 from evals.metrics import percentile
+from evals.plots import write_plot
 from retrievers.models import IndexedChunk, SearchFilter
 from retrievers.qdrant_edge_index import HNSW_EF, HNSW_THRESHOLD, QdrantEdgeVectorIndex, edge_filter
 
@@ -167,6 +168,7 @@ def run(out: Path, n_chunks: int = 1_000_000) -> dict:
     prepare_source(out)
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
         report = pool.submit(measure, out, n_chunks).result()
+    report["plot"] = write_plot("vectors_scale", report, out)
     (out / "vector_scale.json").write_text(json.dumps(report, indent=2))
     (out / "vector_scale.md").write_text(markdown(report))
     return report
@@ -201,7 +203,7 @@ def markdown(report: dict) -> str:
                 + " | ".join(f"recall {c['recall@10']}, p95 {c['p95_ms']} ms" if c else "" for c in cells)
                 + " |"
             )
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, "", report["plot"]]) + "\n"
 
 
 def main() -> None:
