@@ -94,8 +94,14 @@ def run(out: Path, runs: int = RUNS) -> dict[str, Any]:
     home = (out / "cold-home").resolve()
     env = {**os.environ, "RAGENT_HOME": str(home), "RAGENT_CACHE_DIR": str(home / "cache"), "HF_HUB_OFFLINE": "1"}
     env.pop("RAGENT_SERVER", None)
+    env.pop("RAGENT_EMBEDDINGS", None)
+    # Built in float32, the only MiniLM the baseline knows; this checkout's default setting keeps a folder's variant.
     subprocess.run(
-        [sys.executable, "-m", "cli", "ingest", "--dataset", "sample"], env=env, cwd=PROJECT, check=True, timeout=1800
+        [sys.executable, "-m", "cli", "ingest", "--dataset", "sample"],
+        env={**env, "RAGENT_EMBEDDINGS": "minilm-float32"},
+        cwd=PROJECT,
+        check=True,
+        timeout=1800,
     )
     codes = {"this checkout": PROJECT}
     if baseline := exported_baseline(out):
