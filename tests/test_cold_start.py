@@ -31,17 +31,17 @@ sys.exit(status)
 """`ragent ask` in a fresh interpreter, then the names of every module it imported (the test's hook)."""
 
 
-def _ask_in_a_fresh_interpreter(env: dict[str, str], question: str, *options: str) -> tuple[str, set[str]]:
+def _run_python(env: dict[str, str], *args: str) -> str:
+    """`python ARGS` in a fresh interpreter; its standard output, once it has exited with 0."""
     result = subprocess.run(
-        [sys.executable, "-c", PROBE, "ask", *options, question],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        stdin=subprocess.DEVNULL,
+        [sys.executable, *args], capture_output=True, text=True, env=env, timeout=900, stdin=subprocess.DEVNULL
     )
     assert result.returncode == 0, result.stderr
-    answer, _, loaded = result.stdout.rpartition("LOADED ")
+    return result.stdout
+
+
+def _ask_in_a_fresh_interpreter(env: dict[str, str], question: str, *options: str) -> tuple[str, set[str]]:
+    answer, _, loaded = _run_python(env, "-c", PROBE, "ask", *options, question).rpartition("LOADED ")
     return answer, set(json.loads(loaded))
 
 
@@ -68,15 +68,7 @@ def test_a_question_that_needs_semantic_search_embeds_it_without_loading_pytorch
     home = tmp_path / "home"
     env = {**os.environ, "RAGENT_HOME": str(home)}
     env.pop("DATABASE_URL", None)
-    ingest = subprocess.run(
-        [sys.executable, "-m", "cli", "ingest", "--dataset", "sample"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-        stdin=subprocess.DEVNULL,
-    )
-    assert ingest.returncode == 0, ingest.stderr
+    _run_python(env, "-m", "cli", "ingest", "--dataset", "sample")
     ask_env = {**env, "RAGENT_CACHE_DIR": str(tmp_path / "empty-cache")}
     answer, modules = _ask_in_a_fresh_interpreter(
         ask_env, "How do I get onto the VPN when working from home?", "--scope", "sample"
