@@ -21,6 +21,11 @@ Why expression indexes on `annotations.row`, and these ones:
   only when neither's predicate is implied by the other's; so a text index and a range index combine. Booleans
   are not indexed (half the rows match either value), nor fields past MAX_FIELDS per kind (the most documented
   first): the count of indexes follows the catalog, never the values.
+- Each is also partial on its own expression being non-NULL, which only a condition on that expression implies
+  (its operators are strict). Else a query naming the bucket or kind alone satisfies the predicate, and the planner
+  may add a whole index to a BitmapAnd as a cheap way to apply that clause: reading a million entries to keep the
+  rows the bucket condition already keeps (100-200 ms of each aggregate at 1M rows). Rows without the field are
+  left out of the B-trees too.
 - A bucket whose fields all have fewer than MIN_DOCUMENTS documents gets none: scanning it takes a few
   milliseconds, and every index costs every write.
 - They are built with CREATE INDEX CONCURRENTLY, which lets other processes read and write meanwhile, by one
@@ -116,7 +121,7 @@ class FieldIndex:
         one bucket can be listed."""
         # a B-tree covers the bucket's rows of every kind, so its kind is not part of what it is
         kind = self.kind if self.is_gin else ""
-        key = f"{kind}\x1f{self.field}\x1f{self.function}" + ("\x1fspread" if self.spread else "")
+        key = f"{kind}\x1f{self.field}\x1f{self.function}" + ("\x1fspread" if self.spread else "\x1fpresent")
         return bucket_prefix(self.bucket) + _digest(key, 16)
 
     def create(self) -> sql.Composable:
@@ -130,6 +135,8 @@ class FieldIndex:
         if self.spread:
             largest = field_expression(self.function.replace("_min_", "_max_"), self.field)
             where = sql.SQL("{} AND {} < {}").format(where, expression, largest)
+        else:
+            where = sql.SQL("{} AND {} IS NOT NULL").format(where, expression)
         return sql.SQL("CREATE INDEX CONCURRENTLY IF NOT EXISTS {} ON annotations USING {} ({}) WHERE {}").format(
             sql.Identifier(self.name), method, columns, where
         )
