@@ -26,6 +26,8 @@ def _row(i: int, rng: random.Random) -> dict:
     }
     if i % 7 == 0:
         row["notice_period_days"].append(365)
+    if i % 50 == 0:  # a list whose only element in a narrow range is neither its smallest nor its largest
+        row["notice_period_days"] = [10, 75, 400]
     return row
 
 
@@ -108,6 +110,14 @@ def test_date_ranges_and_list_values_still_match_any_element(store, large_bucket
     assert found == expected and expected
     groups, total = store.aggregate("default", "contracts", predicates[:1], "count", ["governing_law"])
     assert total["documents"] == sum(r["effective_date"].startswith("2010") for r in large_bucket.values())
+
+
+def test_a_range_between_the_ends_of_a_list_finds_its_middle_element(store, large_bucket):
+    predicates = [Predicate(field="notice_period_days", op="between", value=[70, 80])]
+    assert bucket_prefix("contracts") in _plan(store, predicates)
+    found = {r["doc_id"] for r in store.find_annotations("default", "contracts", predicates, limit=10_000)}
+    expected = {d for d, r in large_bucket.items() if any(70 <= v <= 80 for v in r["notice_period_days"])}
+    assert found == expected and expected
 
 
 def test_a_small_bucket_gets_no_field_indexes(store):
