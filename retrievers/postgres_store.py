@@ -940,24 +940,19 @@ class PostgresStore:
             scope, bucket, named, kind, also_fields=grouped_fields, doc_ids=doc_ids
         )
         field_types = {f.name: f.type for f in self.field_catalog(scope, bucket)}
-        results = []
+        query, select_params = compile_aggregate(function, field, group_by, field_types, where)
         with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-            for groups in (group_by, []):
-                query, select_params = compile_aggregate(function, field, groups, field_types, where)
-                results.append(cur.execute(query, [*select_params, *where_params]).fetchall())
-        grouped, (total,) = results
-        groups_out = (
-            [
-                {
-                    "group": {name: r[f"group_{i}"] for i, name in enumerate(group_by)},
-                    "documents": r["documents"],
-                    "value": _plain(r["value"]),
-                }
-                for r in grouped
-            ]
-            if group_by
-            else []
-        )
+            rows = cur.execute(query, [*select_params, *where_params]).fetchall()
+        (total,) = [r for r in rows if r["total"]]
+        groups_out = [
+            {
+                "group": {name: r[f"group_{i}"] for i, name in enumerate(group_by)},
+                "documents": r["documents"],
+                "value": _plain(r["value"]),
+            }
+            for r in rows
+            if not r["total"]
+        ]
         return groups_out, {"documents": total["documents"], "value": _plain(total["value"])}
 
     def matching_doc_ids(

@@ -120,6 +120,45 @@ def test_a_range_between_the_ends_of_a_list_finds_its_middle_element(store, larg
     assert found == expected and expected
 
 
+def test_every_answer_is_the_same_without_the_field_indexes(store, large_bucket, monkeypatch):
+    searches = [
+        [Predicate(field="governing_law", op="=", value="delaware")],
+        [Predicate(field="governing_law", op="in", value=["Texas", "ontario"])],
+        [
+            Predicate(field="governing_law", op="!=", value="Texas"),
+            Predicate(field="notice_period_days", op=">", value=60),
+        ],
+        [Predicate(field="effective_date", op="=", value="2010-03-03")],
+        [Predicate(field="effective_date", op="between", value=["2003-01-01", "2005-06-30"])],
+        [Predicate(field="notice_period_days", op="=", value=75)],
+        [Predicate(field="notice_period_days", op="between", value=[20, 100])],
+        [
+            Predicate(field="notice_period_days", op="<=", value=15),
+            Predicate(field="governing_law", op="~", value="new"),
+        ],
+        [Predicate(field="notice_period_days", op="not in", value=[30, 365])],
+    ]
+    aggregates = [
+        ([], "count", ["governing_law"]),
+        (searches[4], "sum(notice_period_days)", ["governing_law"]),
+        (searches[0], "avg(notice_period_days)", ["year(effective_date)"]),
+        (searches[6], "max(effective_date)", ["governing_law", "month(effective_date)"]),
+        (searches[2], "min(notice_period_days)", []),
+    ]
+
+    def answers() -> list:
+        found = [store.find_annotations("default", "contracts", p, limit=10_000) for p in searches]
+        return found + [store.aggregate("default", "contracts", p, a, g) for p, a, g in aggregates]
+
+    indexed = answers()
+    assert all(indexed)  # every search finds rows
+    monkeypatch.setattr(annotation_indexes, "MIN_DOCUMENTS", float("inf"))
+    assert annotation_indexes.ensure_field_indexes(store.pool, "contracts")  # dropped
+    with store.pool.connection() as conn:
+        assert existing_indexes(conn, "contracts") == {}
+    assert answers() == indexed
+
+
 def test_a_small_bucket_gets_no_field_indexes(store):
     doc = Document(doc_id="c1", bucket="contracts", title="C1", body="Body.")
     source = SourceDocument(document=doc, annotations=[AnnotationRow(row={"governing_law": ["Delaware"]})])
