@@ -133,6 +133,8 @@ class FieldIndex:
         one bucket can be listed."""
         # a B-tree covers the bucket's rows of every kind, so its kind is not part of what it is
         kind = self.kind if self.is_gin else ""
+        # "present": partial on the expression being non-NULL; an index of an earlier definition has another name,
+        # so a database from before rebuilds it
         key = f"{kind}\x1f{self.field}\x1f{self.function}\x1fpresent"
         return bucket_prefix(self.bucket) + _digest(key, 16)
 
