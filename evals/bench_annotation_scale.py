@@ -40,9 +40,9 @@ from psycopg import sql
 from evals.bench_tools import time_tool
 from evals.plots import write_plot
 from retrievers import annotation_indexes
-from retrievers.annotation_filters import Predicate
 from retrievers.settings import Settings
 from retrievers.stack import Stack, open_stack
+from tools.arguments import AnnotationsAggregateArgs, AnnotationsSearchArgs, to_predicates
 from tools.context import ToolContext
 
 BEFORE_CALLS = 3
@@ -260,13 +260,20 @@ def _tool(template: str) -> str:
     return "annotations_search" if template.startswith("search") else "annotations_aggregate"
 
 
-def explain(stack: Stack, arguments: dict) -> str:
-    """EXPLAIN ANALYZE of the rows the call's predicates select (the WHERE both tools compile)."""
-    predicates = [Predicate(field=f, **p) for f, p in arguments["predicates"].items()]
-    where, params = stack.store._annotation_where("default", arguments["bucket"], predicates, None)
-    query = sql.SQL("EXPLAIN (ANALYZE, COSTS OFF) SELECT count(*) FROM annotations a WHERE {}").format(where)
+def explain(stack: Stack, template: str, arguments: dict) -> str:
+    """EXPLAIN ANALYZE of the statement the call's tool runs, with the tool's defaults for what the call leaves out."""
+    if _tool(template) == "annotations_search":
+        args = AnnotationsSearchArgs.model_validate(arguments)
+        query, params = stack.store.search_statement(
+            "default", args.bucket, to_predicates(args.predicates), limit=args.top_k
+        )
+    else:
+        args = AnnotationsAggregateArgs.model_validate(arguments)
+        query, params = stack.store.aggregate_statement(
+            "default", args.bucket, to_predicates(args.predicates), args.aggregate, args.group_by
+        )
     with stack.store.pool.connection() as conn:
-        return "\n".join(line for (line,) in conn.execute(query, params))
+        return "\n".join(line for (line,) in conn.execute(sql.SQL("EXPLAIN (ANALYZE, COSTS OFF) ") + query, params))
 
 
 def measure_calls(stack: Stack, calls: dict[str, list[dict]], n: int) -> dict:
@@ -329,7 +336,7 @@ def run(out: Path, documents: int = 1_000_000) -> dict:
         templates = call_templates(stack, rng)
         calls = {name: [make() for _ in range(AFTER_CALLS)] for name, make in templates.items()}
         report["before"] = measure_calls(stack, calls, BEFORE_CALLS)
-        report["explain_before"] = {name: explain(stack, args[0]) for name, args in calls.items()}
+        report["explain_before"] = {name: explain(stack, name, args[0]) for name, args in calls.items()}
         print("before", json.dumps(report["before"]), flush=True)
         started = time.perf_counter()
         created = [name for b in BUCKETS for name in annotation_indexes.ensure_field_indexes(stack.store.pool, b)]
@@ -337,7 +344,7 @@ def run(out: Path, documents: int = 1_000_000) -> dict:
         report["indexes"] = len(created)
         report["index_bytes"] = index_bytes(stack)
         report["after"] = measure_calls(stack, calls, AFTER_CALLS)
-        report["explain_after"] = {name: explain(stack, args[0]) for name, args in calls.items()}
+        report["explain_after"] = {name: explain(stack, name, args[0]) for name, args in calls.items()}
         report["summary"] = {"before": _summary(report["before"]), "after": _summary(report["after"])}
         report["postgres_bytes"] = stack.store.bytes_on_disk()
         report["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
@@ -383,8 +390,8 @@ def markdown(report: dict) -> str:
         )
     lines += [
         "",
-        "EXPLAIN ANALYZE of each template's first call's predicates, before and after (the scan lines; the whole "
-        "plans are in annotation_scale.json):",
+        "EXPLAIN ANALYZE of the statement each template's first call runs, before and after (the scan lines; the "
+        "whole plans are in annotation_scale.json):",
         "",
     ]
     for template, plan in report["explain_after"].items():

@@ -1,8 +1,8 @@
 """Aggregates over annotation rows (`count`, `sum(field)`, `avg`, `min`, `max`, with `group_by`), compiled to SQL.
 
 List values are unnested: `sum(notice_period_days)` adds every listed period, and `group_by: [governing_law]`
-puts a contract under each of its laws. So the total over all matching rows is computed by a query of its own
-(without the groups): it is not the sum of the groups when a document falls in several groups. Text groups
+puts a contract under each of its laws. So the total over all matching rows is aggregated apart from the groups
+(from the same rows, read once): it is not the sum of the groups when a document falls in several groups. Text groups
 are case-insensitive (the `=` predicate is too) and show their most common spelling. `count` counts distinct
 documents. A group_by entry `year(field)` or `month(field)` groups by the year ("2018") or month ("2018-03") of a
 date field instead of by the whole date.
@@ -77,8 +77,12 @@ def _group(i: int, entry: str, field_types: dict[str, str]) -> tuple[str, sql.Co
 def compile_aggregate(
     function: str, field: str | None, group_by: list[str], field_types: dict[str, str], where: sql.Composable
 ) -> tuple[sql.Composable, list[Any]]:
-    """SQL selecting (group_0.., documents, value) per group of the rows satisfying `where` (alias `a`); with no
-    `group_by`, one row over all of them."""
+    """SQL selecting (total, group_0.., documents, value): a row per group of the rows satisfying `where` (alias
+    `a`), the largest value first, then the row (total true) over all of them; only that one with no `group_by`.
+
+    The matching rows are read once, into a materialized CTE of the values the aggregate needs, which both the
+    groups and the total read: reading the rows is most of an aggregate's cost on a large bucket (they lie all
+    over the table), and a query for each read them twice."""
     if field and field not in field_types:
         raise InvalidInput(
             f"unknown field {field!r}; fields of this bucket: {', '.join(sorted(field_types)) or 'none'}"
@@ -92,18 +96,19 @@ def compile_aggregate(
 
     groups = [_group(i, entry, field_types) for i, entry in enumerate(group_by)]
     params: list[Any] = [name for name, _, _ in groups]
+    columns = [sql.SQL("a.row -> %s AS {}").format(sql.Identifier(f"f{i}")) for i in range(len(groups))]
     joins = [
-        sql.SQL("LEFT JOIN LATERAL jsonb_path_query(a.row -> %s, 'lax $[*]') {} (value) ON TRUE").format(
-            sql.Identifier(f"g{i}")
+        sql.SQL("LEFT JOIN LATERAL jsonb_path_query(a.{}, 'lax $[*]') {} (value) ON TRUE").format(
+            sql.Identifier(f"f{i}"), sql.Identifier(f"g{i}")
         )
         for i in range(len(groups))
     ]
-    keys = [key for _, key, _ in groups]
-    labels = [sql.SQL("{} AS {}").format(label, sql.Identifier(f"group_{i}")) for i, (_, _, label) in enumerate(groups)]
+    value_join = sql.SQL("")
     value_expr = sql.SQL("NULL::numeric")
     if field:
-        joins.append(sql.SQL("LEFT JOIN LATERAL jsonb_path_query(a.row -> %s, 'lax $[*]') v (value) ON TRUE"))
+        columns.append(sql.SQL("a.row -> %s AS measured"))
         params.append(field)
+        value_join = sql.SQL("LEFT JOIN LATERAL jsonb_path_query(a.measured, 'lax $[*]') v (value) ON TRUE")
         if field_types[field] in _NUMERIC:
             value_expr = sql.SQL("(CASE WHEN jsonb_typeof(v.value) = 'number' THEN v.value::numeric END)")
         else:
@@ -113,15 +118,37 @@ def compile_aggregate(
         if function == "count"
         else sql.SQL("{}({})").format(sql.SQL(function), value_expr)
     )
-    query = sql.SQL(
-        "SELECT {shown} count(DISTINCT a.doc_id) AS documents, {measure} AS value"
-        " FROM annotations a {joins} WHERE {where} {grouping}"
-        " ORDER BY value DESC NULLS LAST"
+    total = sql.SQL(
+        "SELECT TRUE AS total, {nulls} count(DISTINCT a.doc_id) AS documents, {measure} AS value"
+        " FROM matching a {value_join}"
     ).format(
-        shown=sql.SQL("").join(sql.SQL("{}, ").format(c) for c in labels),
+        nulls=sql.SQL("").join(
+            sql.SQL("NULL AS {}, ").format(sql.Identifier(f"group_{i}")) for i in range(len(groups))
+        ),
         measure=measure,
-        joins=sql.SQL(" ").join(joins),
+        value_join=value_join,
+    )
+    if groups:
+        grouped = sql.SQL(
+            "SELECT FALSE AS total, {labels} count(DISTINCT a.doc_id) AS documents, {measure} AS value"
+            " FROM matching a {joins} GROUP BY {keys} ORDER BY value DESC NULLS LAST"
+        ).format(
+            labels=sql.SQL("").join(
+                sql.SQL("{} AS {}, ").format(label, sql.Identifier(f"group_{i}"))
+                for i, (_, _, label) in enumerate(groups)
+            ),
+            measure=measure,
+            joins=sql.SQL(" ").join([*joins, value_join]),
+            keys=sql.SQL(", ").join(key for _, key, _ in groups),
+        )
+        select = sql.SQL("({}) UNION ALL ({})").format(grouped, total)
+    else:
+        select = total
+    query = sql.SQL(
+        "WITH matching AS MATERIALIZED (SELECT a.doc_id{columns} FROM annotations a WHERE {where}) {select}"
+    ).format(
+        columns=sql.SQL("").join(sql.SQL(", {}").format(c) for c in columns),
         where=where,
-        grouping=sql.SQL("GROUP BY {}").format(sql.SQL(", ").join(keys)) if keys else sql.SQL(""),
+        select=select,
     )
     return query, params

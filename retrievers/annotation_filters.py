@@ -148,16 +148,15 @@ def index_condition(
     if op in ("=", "between"):
         low, high = (value_params * 2)[:2] if op == "=" else value_params
         in_range = sql.SQL("{} BETWEEN %s::{c} AND %s::{c}")
-        condition = sql.SQL("({} OR {} OR ({} < {} AND {} < %s::{c} AND {} > %s::{c}))").format(
+        # the third case: a list of spread values whose smallest is below the range and largest above it
+        condition = sql.SQL("({} OR {} OR ({} < %s::{c} AND {} > %s::{c}))").format(
             in_range.format(largest, c=cast),
             in_range.format(smallest, c=cast),
-            smallest,
-            largest,
-            smallest,
+            on(f"ragent_spread_min_{suffix}")[0],
             largest,
             c=cast,
         )
-        return condition, [field, low, high, field, low, high, field, field, field, low, field, high]
+        return condition, [field, low, high, field, low, high, field, low, field, high]
     return None
 
 

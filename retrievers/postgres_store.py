@@ -897,6 +897,25 @@ class PostgresStore:
 
         Rows come by document id, or, with `order_by` (a number or date field), by that field's value (see
         `compile_order`), rows without it last, so that a limit of 1 answers "the biggest" or "the oldest"."""
+        query, params = self.search_statement(
+            scope, bucket, predicates, kind=kind, limit=limit, order_by=order_by, descending=descending, doc_ids=doc_ids
+        )
+        with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            return cur.execute(query, params).fetchall()
+
+    def search_statement(
+        self,
+        scope: str,
+        bucket: str,
+        predicates: list[Predicate],
+        *,
+        kind: str | None = None,
+        limit: int = 50,
+        order_by: str | None = None,
+        descending: bool = True,
+        doc_ids: Sequence[str] | None = None,
+    ) -> tuple[sql.Composable, list[Any]]:
+        """The statement `find_annotations` runs, with its parameters (which a benchmark EXPLAINs)."""
         where, params = self._annotation_where(
             scope, bucket, predicates, kind, also_fields=[order_by] if order_by else (), doc_ids=doc_ids
         )
@@ -917,8 +936,7 @@ class PostgresStore:
             " (SELECT count(*) FROM matching) AS total_rows"
             " FROM page p JOIN documents d USING (scope, doc_id) ORDER BY {order}"
         ).format(sort_key=sort_key, where=where, order=order)
-        with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-            return cur.execute(query, [*sort_params, *params, limit]).fetchall()
+        return query, [*sort_params, *params, limit]
 
     def aggregate(
         self,
@@ -933,6 +951,35 @@ class PostgresStore:
     ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Groups (values of the `group_by` entries, documents, value) and the total over all matching rows, of the
         `doc_ids` documents only when given. An entry is a field, or `year(field)` / `month(field)` of a date field."""
+        query, params = self.aggregate_statement(
+            scope, bucket, predicates, aggregate, group_by, kind=kind, doc_ids=doc_ids
+        )
+        with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            rows = cur.execute(query, params).fetchall()
+        (total,) = [r for r in rows if r["total"]]
+        groups_out = [
+            {
+                "group": {name: r[f"group_{i}"] for i, name in enumerate(group_by)},
+                "documents": r["documents"],
+                "value": _plain(r["value"]),
+            }
+            for r in rows
+            if not r["total"]
+        ]
+        return groups_out, {"documents": total["documents"], "value": _plain(total["value"])}
+
+    def aggregate_statement(
+        self,
+        scope: str,
+        bucket: str,
+        predicates: list[Predicate],
+        aggregate: str,
+        group_by: list[str],
+        *,
+        kind: str | None = None,
+        doc_ids: Sequence[str] | None = None,
+    ) -> tuple[sql.Composable, list[Any]]:
+        """The statement `aggregate` runs (see `compile_aggregate`), with its parameters."""
         function, field = parse_aggregate(aggregate)
         named = [*predicates, *([Predicate(field=field, op="exists")] if field else [])]
         grouped_fields = [parse_group(entry)[0] for entry in group_by]
@@ -940,25 +987,8 @@ class PostgresStore:
             scope, bucket, named, kind, also_fields=grouped_fields, doc_ids=doc_ids
         )
         field_types = {f.name: f.type for f in self.field_catalog(scope, bucket)}
-        results = []
-        with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-            for groups in (group_by, []):
-                query, select_params = compile_aggregate(function, field, groups, field_types, where)
-                results.append(cur.execute(query, [*select_params, *where_params]).fetchall())
-        grouped, (total,) = results
-        groups_out = (
-            [
-                {
-                    "group": {name: r[f"group_{i}"] for i, name in enumerate(group_by)},
-                    "documents": r["documents"],
-                    "value": _plain(r["value"]),
-                }
-                for r in grouped
-            ]
-            if group_by
-            else []
-        )
-        return groups_out, {"documents": total["documents"], "value": _plain(total["value"])}
+        query, select_params = compile_aggregate(function, field, group_by, field_types, where)
+        return query, [*select_params, *where_params]
 
     def matching_doc_ids(
         self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None

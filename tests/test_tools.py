@@ -18,6 +18,8 @@ from retrievers.models import SourceDocument
 from retrievers.normalize import parse_amount, parse_date
 from tests.conftest import SHARED_DATA, fresh_database, make_stack
 from tools.context import ToolContext, ToolLimits
+from tools.envelope import AggregateGroup, Envelope
+from tools.guard import _bounded
 from tools.langchain_tools import build_tools
 from tools.registry import TOOLS, call_tool
 
@@ -681,6 +683,19 @@ def test_envelopes_are_bounded_in_size(context):
     compact = json.dumps(result, ensure_ascii=False, separators=(",", ":"))  # as the bound measures it
     assert len(compact) <= 3000 and result["hits"] and "left out" in result["hint"]
     small.close()
+
+
+def test_a_long_envelope_keeps_the_most_hits_that_fit():
+    # groups of growing size, as an aggregate of thousands of groups returns them
+    groups = [AggregateGroup(group={"company": "shop " * (i % 7)}, documents=i, value=i * 1.5) for i in range(3000)]
+    bounded = _bounded(Envelope(status="ok", hits=list(groups), total_hits=3000, hint="a hint"), 20_000)
+    kept = len(bounded.hits)
+    assert 0 < kept < 3000 and bounded.hits == groups[:kept]
+    assert len(bounded.model_dump_json()) <= 20_000
+    assert bounded.hint.startswith(f"a hint {3000 - kept} hit(s) left out")
+    note = bounded.hint.replace(f"{3000 - kept} hit(s)", f"{3000 - kept - 1} hit(s)")
+    one_more = bounded.model_copy(update={"hits": groups[: kept + 1], "hint": note})
+    assert len(one_more.model_dump_json()) > 20_000
 
 
 def test_an_engine_call_over_its_timeout_returns_timeout(context):
