@@ -219,6 +219,22 @@ def test_a_figure_the_model_gets_wrong_is_the_computed_one_alone(sample_stack):
     assert "the number 12 is not in the evidence it cites" in answer.notes[0]
 
 
+@pytest.mark.parametrize(
+    ("question", "first_line"),
+    [
+        ("How many receipts are there?", "**8**: count over 8 documents of bucket receipts."),
+        (
+            "Total of receipts from Lakeside Taxi",
+            "**54.75**: sum(total) over 1 documents of bucket receipts where company = Lakeside Taxi Co.",
+        ),
+    ],
+)
+def test_a_computed_figure_is_one_sentence_that_names_only_the_constraints_it_has(sample_stack, question, first_line):
+    """No "where no constraint", and no second full stop after a value that ends with one."""
+    answer = ask(sample_stack, None, question)["answer"]
+    assert answer.text.splitlines()[0] == first_line
+
+
 def test_an_answer_that_retells_the_evidence_is_cut_after_six_sentences(sample_stack):
     sentence = "Install the VPN client from the Software Center on a company laptop [1]. "
     answer = ask(sample_stack, script(sentence * 9))["answer"]

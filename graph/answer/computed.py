@@ -22,6 +22,11 @@ def cell(value) -> str:
     return escape("; ".join(map(str, value)) if isinstance(value, list) else "" if value is None else str(value))
 
 
+def sentence(text: str) -> str:
+    """`text` ended by a full stop, unless a value at its end brings one ("company = Lakeside Taxi Co.")."""
+    return text if text.endswith(".") else f"{text}."
+
+
 def failures(evidence: list[Evidence]) -> str:
     failed = sorted(
         {f"{e.call.tool} ({e.envelope.status}: {e.envelope.hint or ''})" for e in evidence if e.envelope.failed}
@@ -35,10 +40,10 @@ def figure(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]
     (d.unit_field) get one figure per unit and no total, which would add dollars to euros."""
     aggregate = next(e for e in evidence if e.call.tool == "annotations_aggregate" and e.envelope.total)
     total, groups = aggregate.envelope.total, aggregate.envelope.groups()
-    where = " and ".join(f"{c.field} {c.op} {cell(c.value)}" for c in d.constraints) or "no constraint"
+    where = " and ".join(f"{c.field} {c.op} {cell(c.value)}" for c in d.constraints)
     function = aggregate.call.arguments["aggregate"]
-    derived = (
-        f"{function} over {total.documents} documents of bucket {aggregate.call.arguments['bucket']} where {where}"
+    derived = f"{function} over {total.documents} documents of bucket {aggregate.call.arguments['bucket']}" + (
+        f" where {where}" if where else ""
     )
     value = total.value if isinstance(total.value, (int, float)) else None
     per_unit = bool(d.unit_field and groups and len({str(g.group.get(d.unit_field)) for g in groups}) > 1)
@@ -48,10 +53,10 @@ def figure(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]
         lines = [f"**{named}**: {cell(top.value)} ({function}, the largest of {len(groups)} groups; {derived})."]
         value = top.value if isinstance(top.value, (int, float)) else None
     elif per_unit:
-        lines = [f"Per {d.unit_field} (amounts in different units are not added together): {derived}."]
+        lines = [sentence(f"Per {d.unit_field} (amounts in different units are not added together): {derived}")]
         value = None
     else:
-        lines = [f"**{cell(total.value)}**: {derived}."]
+        lines = [sentence(f"**{cell(total.value)}**: {derived}")]
     if groups:
         keys = list(groups[0].group)
         lines += ["", f"| {' | '.join(keys)} | documents | value |", "|" + "---|" * (len(keys) + 2)]
