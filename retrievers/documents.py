@@ -43,12 +43,16 @@ class DeleteReport:
         chunks = sum(d["chunks"] for d in self.deleted)
         rows = sum(d["annotation_rows"] for d in self.deleted)
         unnamed = len(self.deleted) - NAMED_IN_SUMMARY
-        lines = [
-            f"deleted {len(self.deleted)} document(s) of scope {self.scope!r} "
-            f"({chunks} chunks, {rows} annotation rows) from Postgres, the keyword and the vector index",
-            *(f"  {d['bucket']}/{d['doc_id']}" for d in self.deleted[:NAMED_IN_SUMMARY]),
-            *([f"  ... and {unnamed} more"] if unnamed > 0 else []),
-        ]
+        lines = (
+            [
+                f"deleted {len(self.deleted)} document(s) of scope {self.scope!r} "
+                f"({chunks} chunks, {rows} annotation rows) from Postgres, the keyword and the vector index",
+                *(f"  {d['bucket']}/{d['doc_id']}" for d in self.deleted[:NAMED_IN_SUMMARY]),
+                *([f"  ... and {unnamed} more"] if unnamed > 0 else []),
+            ]
+            if self.deleted
+            else ["nothing deleted"]
+        )
         if self.not_found:
             lines.append(f"not documents of scope {self.scope!r}: {', '.join(self.not_found)}")
         if self.finished_earlier:

@@ -120,6 +120,9 @@ def test_a_deleted_document_is_gone_from_every_store_and_the_catalog(home, datab
     again = _cli(home, database_url, "documents", "delete", "inv-2", "inv-1")
     assert again.returncode == 1 and "not documents of scope 'default': inv-2" in again.stdout
     assert _json(_cli(home, database_url, "documents", "list", "--json"))["total"] == 0
+    unknown = _cli(home, database_url, "documents", "delete", "inv-2")
+    assert unknown.returncode == 1
+    assert unknown.stdout.splitlines()[:2] == ["nothing deleted", "not documents of scope 'default': inv-2"]
 
 
 def test_deleting_a_bucket_asks_first_and_leaves_other_scopes_alone(home, database_url):
