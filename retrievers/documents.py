@@ -94,8 +94,10 @@ def delete_documents(
     stack: Stack, scope: str, doc_ids: Sequence[str] = (), *, bucket: str | None = None
 ) -> DeleteReport:
     """Delete `doc_ids` (or every document of `bucket`) of `scope` from all three stores; see the module docstring."""
-    if bool(doc_ids) == bool(bucket):
-        raise InvalidInput("name the documents to delete, or one bucket (--bucket), not both")
+    if doc_ids and bucket:
+        raise InvalidInput("name the documents to delete or one bucket (--bucket), not both")
+    if not doc_ids and not bucket:
+        raise InvalidInput("nothing to delete: name the documents (their ids) or one bucket (--bucket)")
     if bucket:
         stack.store.require_bucket(bucket)
     doc_ids = checked_doc_ids(doc_ids)
