@@ -190,7 +190,7 @@ def test_documents_are_listed_shown_and_deleted_through_the_documents_graph(serv
         ({"action": "show", "doc_ids": "x"}, "doc_ids must be a list of document ids"),
         ({"action": "delete", "doc_ids": ["a\u0000b"]}, "'a\\x00b' is not a document id"),
         ({"action": "delete", "doc_ids": [7]}, "'7' is not a document id"),
-        ({"action": "delete"}, "name the documents to delete, or one bucket"),
+        ({"action": "delete"}, "nothing to delete: name the documents"),
         ({"action": "list", "bucket": "recipes"}, "bucket 'recipes' is unknown"),
     ]:
         assert reason in documents(**request)["__error__"]["message"], request
