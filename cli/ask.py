@@ -14,8 +14,7 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
-from cli.output import print_json, run_record
-from cli.printing import chosen, print_answer, print_clarification, print_explanation, terminal_choice
+from cli.printing import chosen, show_until_settled, terminal_choice
 from graph.access.tenancy import check_thread_scope
 from graph.builder import compile_agent
 from graph.checkpointing import postgres_checkpointer
@@ -42,28 +41,22 @@ def settle(
     home: Path | None = None,
     as_json: bool = False,
 ) -> bool:
-    """Print the answer, or the clarification (with `explain`, how the run got there either way); with
-    `ask_human`, answer it and go on. True when answered. `as_json` prints the run's record as JSON instead, and
-    asks nothing (a script answers with `ragent resume`)."""
+    """`cli.printing.show_until_settled` for a thread of `agent` in this process."""
     config = {"configurable": {"thread_id": thread}}
-    while True:
-        state = agent.get_state(config)
-        if as_json:
-            print_json(run_record(state.values, state.interrupts[0].value if state.interrupts else None, thread))
-            return not state.interrupts
-        if not state.interrupts:
-            print_answer(state.values, home)
-            if explain:
-                print_explanation(state.values)
-            return True
-        payload = state.interrupts[0].value
-        print_clarification(payload, thread)
-        if explain:
-            print_explanation(state.values)
-        reply = ask_human(payload) if ask_human else None
-        if reply is None:
-            return False
-        agent.invoke(Command(resume=reply), config, context=context)
+
+    def state() -> tuple[dict[str, Any], dict[str, Any] | None]:
+        current = agent.get_state(config)
+        return current.values, current.interrupts[0].value if current.interrupts else None
+
+    return show_until_settled(
+        state,
+        lambda reply: agent.invoke(Command(resume=reply), config, context=context),
+        thread,
+        explain=explain,
+        ask_human=ask_human,
+        as_json=as_json,
+        home=home,
+    )
 
 
 def settle_here(

@@ -6,10 +6,14 @@ into the same models first (`cli.remote`)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from cli.output import print_json, run_record
 from retrievers.errors import RagentError
+
+Reply = dict[str, Any]
 
 
 def option_reply(option: dict[str, Any]) -> dict[str, Any]:
@@ -98,3 +102,42 @@ def chosen(answer: Any, options: list[dict[str, Any]]) -> Any:
             raise RagentError(f"--answer {answer}: choose an option from 1 to {len(options)}")
         return option_reply(options[answer - 1])
     return answer
+
+
+def show_until_settled(
+    state: Callable[[], tuple[dict[str, Any], dict[str, Any] | None]],
+    go_on: Callable[[Reply], None],
+    thread: str,
+    *,
+    explain: bool,
+    ask_human: Callable[[dict[str, Any]], Reply | None] | None,
+    as_json: bool = False,
+    home: Path | None = None,
+    server: str | None = None,
+    readable: Callable[[dict[str, Any]], dict[str, Any]] = lambda values: values,
+) -> bool:
+    """Print the answer, or the clarification (with `explain`, how the run got there either way); with
+    `ask_human`, answer it and go on. True when answered. `as_json` prints the run's record as JSON instead, and
+    asks nothing (a script answers with `ragent resume`).
+
+    The same for a run in this process and one on a server: `state` reads the thread's values and the clarification
+    it waits on (None when it waits for none), `go_on` resumes it with a reply, and `readable` turns the values into
+    the models the printers take (a server's arrive as JSON)."""
+    while True:
+        values, payload = state()
+        if as_json:
+            print_json(run_record(values, payload, thread))
+            return payload is None
+        values = readable(values)
+        if payload is None:
+            print_answer(values, home)
+            if explain:
+                print_explanation(values)
+            return True
+        print_clarification(payload, thread, server=server)
+        if explain:
+            print_explanation(values)
+        reply = ask_human(payload) if ask_human else None
+        if reply is None:
+            return False
+        go_on(reply)

@@ -19,9 +19,8 @@ import httpx
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
-from cli.output import print_json, run_record
 from cli.parser import API_KEY_ENV, SERVER_ENV
-from cli.printing import chosen, print_answer, print_clarification, print_explanation, terminal_choice
+from cli.printing import chosen, show_until_settled, terminal_choice
 from graph.access.keys import LOCAL_KEY_FILE
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
@@ -114,28 +113,23 @@ def waiting_for(client: SyncLangGraphClient, thread: str) -> list[dict[str, Any]
 def settle_remote(
     client: SyncLangGraphClient, url: str, thread: str, context: dict[str, Any], *, explain: bool, as_json: bool
 ) -> None:
-    """`cli.ask.settle` for a thread on the server: the answer, or the clarification, which the terminal answers
-    when there is one (and the run goes on on the server); `as_json` prints the run's record instead."""
-    ask_human = terminal_choice if sys.stdin.isatty() else None
-    while True:
-        sent_values = client.threads.get_state(thread)["values"]
+    """`cli.printing.show_until_settled` for a thread on the server: the terminal answers a clarification when there
+    is one, and the run goes on on the server."""
+
+    def state() -> tuple[dict[str, Any], dict[str, Any] | None]:
         payloads = waiting_for(client, thread)
-        if as_json:
-            print_json(run_record(sent_values, payloads[0] if payloads else None, thread))
-            return
-        values = readable(sent_values)
-        if not payloads:
-            print_answer(values)
-            if explain:
-                print_explanation(values)
-            return
-        print_clarification(payloads[0], thread, server=url)
-        if explain:
-            print_explanation(values)
-        reply = ask_human(payloads[0]) if ask_human else None
-        if reply is None:
-            return
-        run(client, url, thread, command={"resume": reply}, context=context)
+        return client.threads.get_state(thread)["values"], payloads[0] if payloads else None
+
+    show_until_settled(
+        state,
+        lambda reply: run(client, url, thread, command={"resume": reply}, context=context),
+        thread,
+        explain=explain,
+        ask_human=terminal_choice if sys.stdin.isatty() else None,
+        as_json=as_json,
+        server=url,
+        readable=readable,
+    )
 
 
 def ask(
