@@ -10,13 +10,13 @@ with the name and dimension of the embedder the settings name, so no vector is r
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-from retrievers.protocols import Embedder, VectorIndex
+from retrievers.protocols import Embedder, ForwardingEmbedder, VectorIndex
 
 
-class DeferredEmbedder:
+class DeferredEmbedder(ForwardingEmbedder):
     """The embedder `make` returns, made the first time anything about it is asked (its name too)."""
 
     def __init__(self, make: Callable[[], Embedder]):
@@ -34,27 +34,6 @@ class DeferredEmbedder:
             if self._inner is None:
                 self._inner = self._make()
             return self._inner
-
-    @property
-    def model_name(self) -> str:
-        return self.inner.model_name
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
-
-    @property
-    def window_tokens(self) -> int:
-        return self.inner.window_tokens
-
-    def token_spans(self, text: str) -> list[tuple[int, int]]:
-        return self.inner.token_spans(text)
-
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.inner.embed_query(text)
 
 
 class DeferredVectors:

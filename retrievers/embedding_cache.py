@@ -19,7 +19,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from retrievers.protocols import Embedder
+from retrievers.protocols import Embedder, ForwardingEmbedder
 
 _LOOKUP_BATCH = 500
 
@@ -28,7 +28,7 @@ def _text_hash(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 
-class CachedEmbedder:
+class CachedEmbedder(ForwardingEmbedder):
     """Delegates to `inner` for texts the cache has not seen; counts hits and misses for reports."""
 
     def __init__(self, inner: Embedder, path: Path):
@@ -44,22 +44,6 @@ class CachedEmbedder:
             " PRIMARY KEY (model, text_hash)) WITHOUT ROWID"
         )
         self._db.commit()
-
-    @property
-    def model_name(self) -> str:
-        """The inner embedder's, asked when needed: a deferred embedder (`retrievers.deferred`) is made only then."""
-        return self.inner.model_name
-
-    @property
-    def dimension(self) -> int:
-        return self.inner.dimension
-
-    @property
-    def window_tokens(self) -> int:
-        return self.inner.window_tokens
-
-    def token_spans(self, text: str) -> list[tuple[int, int]]:
-        return self.inner.token_spans(text)
 
     def embed_query(self, text: str) -> list[float]:
         return self._cached([text], f"{self.model_name} query", lambda texts: [self.inner.embed_query(texts[0])])[0]

@@ -30,6 +30,35 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> list[float]: ...
 
 
+class ForwardingEmbedder:
+    """An embedder in front of another (`inner`): its name, dimension, window, tokens and vectors are the inner
+    one's, each asked when needed (so a deferred embedder is made only then); a wrapper overrides what it changes
+    (`retrievers.embedding_cache`, `retrievers.deferred`)."""
+
+    inner: Embedder
+
+    @property
+    def model_name(self) -> str:
+        return self.inner.model_name
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    @property
+    def window_tokens(self) -> int:
+        return self.inner.window_tokens
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        return self.inner.token_spans(text)
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+
 @runtime_checkable
 class KeywordIndex(Protocol):
     """A BM25 index over chunk text, with every `SearchFilter` field as an indexed filter."""

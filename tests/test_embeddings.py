@@ -8,6 +8,7 @@ import pytest
 from retrievers.embedding_cache import CachedEmbedder
 from retrievers.errors import BackendUnavailable
 from retrievers.openai_embedder import OpenAIEmbedder
+from retrievers.protocols import ForwardingEmbedder
 
 
 def test_minilm_gives_normalised_384_dim_vectors_that_rank_paraphrases_first(minilm):
@@ -33,15 +34,11 @@ def test_minilm_token_spans_are_offsets_into_the_text(minilm):
     assert "".join(text[s:e] for s, e in spans) == text.replace(" ", "")
 
 
-class _Counting:
+class _Counting(ForwardingEmbedder):
     """Wraps a real embedder and counts the texts it is asked to embed."""
 
     def __init__(self, inner):
         self.inner, self.calls = inner, 0
-        self.model_name, self.dimension, self.window_tokens = inner.model_name, inner.dimension, inner.window_tokens
-
-    def token_spans(self, text):
-        return self.inner.token_spans(text)
 
     def embed_documents(self, texts):
         self.calls += len(texts)
