@@ -19,6 +19,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from retrievers.errors import IndexUnreadable
 from retrievers.protocols import Embedder, ForwardingEmbedder
 
 _LOOKUP_BATCH = 500
@@ -35,15 +36,21 @@ class CachedEmbedder(ForwardingEmbedder):
         self.inner = inner
         self.hits = 0
         self.misses = 0
-        path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, timeout=60)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS embeddings (model TEXT NOT NULL, text_hash BLOB NOT NULL, vector BLOB NOT NULL,"
-            " PRIMARY KEY (model, text_hash)) WITHOUT ROWID"
-        )
-        self._db.commit()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, check_same_thread=False, timeout=60)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS embeddings (model TEXT NOT NULL, text_hash BLOB NOT NULL,"
+                " vector BLOB NOT NULL, PRIMARY KEY (model, text_hash)) WITHOUT ROWID"
+            )
+            self._db.commit()
+        except (OSError, sqlite3.Error) as exc:
+            raise IndexUnreadable(
+                f"the embedding cache {path} cannot be used ({exc}); it holds only vectors that can be computed "
+                "again: delete it, or set RAGENT_CACHE_DIR to a folder this process can write"
+            ) from None
 
     def embed_query(self, text: str) -> list[float]:
         return self._cached([text], f"{self.model_name} query", lambda texts: [self.inner.embed_query(texts[0])])[0]

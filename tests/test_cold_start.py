@@ -97,9 +97,10 @@ def test_currency_words_are_read_from_the_cache_folder_once_written(tmp_path, mo
         patched.setattr(currencies, "_symbols_from_cldr", babel_is_not_read)
         patched.setattr(currencies, "_names_from_cldr", babel_is_not_read)
         assert currencies._symbols()["€"] == frozenset({"EUR"})
-    kept.write_text('{"names": 3')
-    currencies._tables.cache_clear()
-    assert currencies._symbols()["€"] == frozenset({"EUR"})
+    for damaged in ('{"names": 3', '{"names": {"euro": ["USD"]}, "symbols": {}}'):
+        kept.write_text(damaged)
+        currencies._tables.cache_clear()
+        assert currencies._symbols()["€"] == frozenset({"EUR"})
     assert json.loads(kept.read_text())["symbols"]["€"] == ["EUR"]
     currencies._tables.cache_clear()
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from retrievers.embedding_cache import CachedEmbedder
-from retrievers.errors import BackendUnavailable
+from retrievers.errors import BackendUnavailable, IndexUnreadable
 from retrievers.openai_embedder import OpenAIEmbedder
 from retrievers.protocols import ForwardingEmbedder
 
@@ -78,3 +78,14 @@ def test_a_rate_limiting_endpoint_says_when_to_retry(embeddings_endpoint):
     with pytest.raises(RateLimited, match="rate limiting") as info:
         embedder.embed_documents(["please rate limit"])
     assert info.value.retry_after_s == 1.0
+
+
+def test_an_embedding_cache_that_cannot_be_used_is_a_clear_error(minilm, tmp_path):
+    """A damaged cache file, or a cache folder under a file, stops with what to do, not a traceback."""
+    damaged = tmp_path / "cache.sqlite"
+    damaged.write_bytes(b"not a database" * 1000)
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    for path in (damaged, not_a_folder / "cache.sqlite"):
+        with pytest.raises(IndexUnreadable, match="cannot be used .* delete it, or set RAGENT_CACHE_DIR"):
+            CachedEmbedder(minilm, path)

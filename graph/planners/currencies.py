@@ -61,9 +61,12 @@ def _tables() -> dict[str, dict[str, frozenset[str]]]:
     path = Settings.from_env().cache_dir / f"currencies-babel-{babel.__version__}.json"
     try:
         kept = json.loads(path.read_text())
-        return {kind: {key: frozenset(codes) for key, codes in kept[kind].items()} for kind in ("names", "symbols")}
+        tables = {kind: {key: frozenset(codes) for key, codes in kept[kind].items()} for kind in ("names", "symbols")}
+        if all(tables.values()) and "" not in tables["names"] and "" not in tables["symbols"]:
+            return tables
     except (OSError, ValueError, LookupError, TypeError, AttributeError):
-        pass  # not written yet, or damaged: read Babel again and replace it
+        pass
+    # not written yet, or damaged (an empty table or an empty word would match everywhere): read Babel again
     tables = {"names": _names_from_cldr(), "symbols": _symbols_from_cldr()}
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
