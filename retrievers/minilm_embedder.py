@@ -12,9 +12,9 @@ several times as many chunks per second, with vectors at cosine >= 0.9999 of flo
 within 0.001 (README, "Ingestion speed"); on a CPU without them bfloat16 is emulated and slower than float32. So the
 default is the fastest variant the CPU computes natively. Each variant has a model name of its own, which the vector
 index records and the embedding cache keys by, so vectors of two variants never mix. The names predate OpenVINO
-(PyTorch computed both variants before): OpenVINO's vectors are within cosine 0.99999 of PyTorch's for each, closer
-than the two variants are to each other, so folders built by PyTorch keep their names. Queries are embedded in
-float32 for both variants.
+(PyTorch computed both variants before): OpenVINO's vectors lie within cosine 0.99998 of PyTorch's of the same
+variant, about as close as the two variants are to each other, so folders built by PyTorch keep their names.
+Queries are embedded in float32 for both variants.
 """
 
 from __future__ import annotations
