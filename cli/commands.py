@@ -406,10 +406,11 @@ def ask(args: argparse.Namespace) -> None:
             as_json=args.json,
         )
         return
+    context = _agent_context(args)
     _start_postgres_early()
     from cli.ask import ask as ask_agent
 
-    ask_agent(args.question, thread=args.thread, explain=args.explain, context=_agent_context(args), as_json=args.json)
+    ask_agent(args.question, thread=args.thread, explain=args.explain, context=context, as_json=args.json)
 
 
 def resume(args: argparse.Namespace) -> None:
@@ -422,6 +423,7 @@ def resume(args: argparse.Namespace) -> None:
             f"--answer is neither an option's number nor usable JSON ({exc.msg}); "
             """e.g. --answer 2 or --answer '{"choice": "stop"}'"""
         ) from None
+    context = _agent_context(args)
     if args.server:
         from cli import remote
 
@@ -429,14 +431,7 @@ def resume(args: argparse.Namespace) -> None:
     else:
         _start_postgres_early()
         from cli.ask import resume as resume_thread
-    resume_thread(
-        args.thread,
-        answer,
-        asked_scope=args.scope,
-        explain=args.explain,
-        context=_agent_context(args),
-        as_json=args.json,
-    )
+    resume_thread(args.thread, answer, asked_scope=args.scope, explain=args.explain, context=context, as_json=args.json)
 
 
 def evaluate(args: argparse.Namespace) -> None:

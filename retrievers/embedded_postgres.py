@@ -55,10 +55,12 @@ def _prepare_runtime() -> None:
 
 class _Start(threading.Thread):
     """A start of the server begun before the process needs it (`start_in_background`); joined by the first
-    `embedded_database_url` for its folder, which then has its URL or its error."""
+    `embedded_database_url` for its folder, which then has its URL or its error. Not a daemon: a process that ends
+    before it needs the server (a refused command) waits for the start to finish, so that pgserver's exit handler
+    then leaves the server, and stops it if this process was its last user, instead of dying in the middle."""
 
     def __init__(self, data_dir: Path):
-        super().__init__(name=f"postgres-start-{data_dir}", daemon=True)
+        super().__init__(name=f"postgres-start-{data_dir}")
         self.data_dir = data_dir
         self.url: str | None = None
         self.error: BaseException | None = None
