@@ -104,7 +104,8 @@ def plot_ingest(report: dict, path: Path) -> None:
     _bars(
         path,
         title=f"Ingest: {runs['before']['chunks']:,} CUAD chunks ({report['documents']} contracts), MiniLM "
-        f"float32 before, default after\n({report['cores']} cores, {_load(load['before'][0], load['after'][0])})",
+        f"float32 in PyTorch before, the default in OpenVINO after\n({report['cores']} cores, "
+        f"{_load(load['before'][0], load['after'][0])})",
         xlabel="chunks/s (higher is better)",
         groups=list(INGEST_MEASURES),
         series={
