@@ -31,9 +31,9 @@ INFERENCE_PRECISION = {"float32": "f32", "bfloat16": "bf16"}
 
 
 class MiniLMDocumentEncoder:
-    """Normalised 384-dimensional vectors of many texts at once, truncated to the model's 256 word pieces as
-    sentence-transformers truncates them. Compiled on first use; thread-safe (one compiled model, a queue of
-    inference requests)."""
+    """Normalised vectors (384 dimensions for MiniLM) of many texts at once, truncated to the model's 256 word pieces as
+    sentence-transformers truncates them. Tokenizer and graph are made on first use (a process that only asks
+    questions makes neither); thread-safe (one compiled model, a queue of inference requests)."""
 
     def __init__(self, model_dir: Path, precision: str, batch_size: int = 32):
         if precision not in INFERENCE_PRECISION:
@@ -41,17 +41,15 @@ class MiniLMDocumentEncoder:
         self._model_dir = model_dir
         self._precision = precision
         self._batch_size = batch_size
-        max_tokens = json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"]
-        self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        self._tokenizer.enable_truncation(max_tokens)
-        self._tokenizer.enable_padding()
+        self._width = json.loads((model_dir / "config.json").read_text())["hidden_size"]
+        self._tokenizer: Tokenizer | None = None
         self._requests = None
         self._lock = threading.Lock()
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Texts in batches of similar length (longest first, as sentence-transformers orders them, so a batch pads
-        little), two batches in flight: the plugin's throughput mode gives each core a stream of its own."""
-        vectors = np.zeros((len(texts), 384), dtype=np.float32)
+        little), one batch in flight for each of the plugin's streams (its throughput mode gives each core one)."""
+        vectors = np.zeros((len(texts), self._width), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         with self._lock:
             requests = self._compiled()
@@ -72,6 +70,11 @@ class MiniLMDocumentEncoder:
     def _compiled(self):
         if self._requests is None:
             import openvino as ov
+
+            max_tokens = json.loads((self._model_dir / "sentence_bert_config.json").read_text())["max_seq_length"]
+            self._tokenizer = Tokenizer.from_file(str(self._model_dir / "tokenizer.json"))
+            self._tokenizer.enable_truncation(max_tokens)
+            self._tokenizer.enable_padding()
 
             model = build_model(self._model_dir)
             compiled = ov.Core().compile_model(
