@@ -6,6 +6,12 @@ OS user of its own. It keeps the ids of the processes using a server in `<data>/
 server when the last of them exits (atexit). A process killed with SIGKILL never removes its id, which kept the
 server running for good after any `kill -9`; so ids of processes that no longer exist are forgotten here before a
 process joins (`forget_dead_users`), and the last live user stops the server again. `ragent stop` stops it at once.
+
+The embedded server's memory follows the machine (`memory_settings`), set with ALTER SYSTEM when a process joins:
+initdb's defaults (128 MB of shared buffers, 4 MB of work memory) are sized for any machine, and a bucket of a
+million annotation rows (a 670 MB table with its field indexes) then rereads every page it touches from the
+operating system's cache, and its bitmaps and sorts spill past 4 MB. A server someone else runs (`DATABASE_URL`) is
+its operator's to size; nothing here touches it.
 """
 
 from __future__ import annotations
@@ -20,6 +26,32 @@ from retrievers.errors import BackendUnavailable, RagentError
 USERS_FILE = ".handle_pids.json"
 """pgserver's list of the processes using the server (see the module docstring)."""
 STOP_TIMEOUT_S = 60
+MB = 1 << 20
+GB = 1 << 30
+
+
+def memory_settings(ram_bytes: int) -> dict[str, str]:
+    """The embedded server's memory settings for a machine of `ram_bytes`, as ALTER SYSTEM takes them (kB).
+
+    - shared_buffers: a quarter of the memory, Postgres's own advice for a dedicated server, between the default
+      128 MB and 2 GB. The server shares the machine with the engines and the models, and the operating system
+      caches the files too, so more would mostly hold pages twice; 2 GB holds a 1M-row bucket's annotations and
+      field indexes. Shared memory is taken as pages are used, so a small corpus costs no more than before.
+    - effective_cache_size: half the memory (what the server and the operating system may cache between them), so
+      that the planner prices index scans as mostly cached.
+    - work_mem: 32 MB per sort, hash or bitmap (up to 64 MB on a machine of 16 GB or more), so that the bitmap of a
+      field index condition matching a few hundred thousand rows stays exact (a lossy bitmap rechecks every row of
+      its pages) and an aggregate's groups hash in memory; the store's pool holds 8 connections.
+    - maintenance_work_mem: a sixteenth of the memory up to 1 GB, for building the field indexes of a large bucket.
+    """
+    kb = 1024
+    shared = min(max(ram_bytes // 4, 128 * MB), 2 * GB)
+    return {
+        "shared_buffers": f"{shared // kb}kB",
+        "effective_cache_size": f"{max(ram_bytes // 2, shared) // kb}kB",
+        "work_mem": f"{(64 if ram_bytes >= 16 * GB else 32) * MB // kb}kB",
+        "maintenance_work_mem": f"{min(max(ram_bytes // 16, 64 * MB), GB) // kb}kB",
+    }
 
 
 @dataclass(frozen=True)
@@ -66,7 +98,49 @@ def embedded_database_url(data_dir: Path) -> str:
             f"the embedded Postgres in {data_dir} did not start ({type(exc).__name__}: {exc}); "
             f"see {data_dir / 'log'}, or set DATABASE_URL to use another Postgres"
         ) from None
+    _apply_memory_settings(server, data_dir)
     return server.get_uri()
+
+
+def _apply_memory_settings(server, data_dir: Path) -> None:
+    """Write `memory_settings` with ALTER SYSTEM where they differ, and reload. shared_buffers takes a restart:
+    done here when no other live process uses the server (on its first start, or the first after the settings
+    changed); otherwise the new size waits for the server's next start, and the rest applies at once."""
+    import psutil
+    import psycopg
+    from psycopg import sql
+
+    wanted = memory_settings(psutil.virtual_memory().total)
+    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+        written = dict(
+            conn.execute(
+                "SELECT name, setting FROM pg_file_settings WHERE sourcefile LIKE '%%postgresql.auto.conf'"
+                " AND name = ANY(%s)",
+                (list(wanted),),
+            ).fetchall()
+        )
+        changed = {name: value for name, value in wanted.items() if written.get(name) != value}
+        for name, value in changed.items():
+            conn.execute(sql.SQL("ALTER SYSTEM SET {} = {}").format(sql.Identifier(name), sql.Literal(value)))
+        if changed:
+            conn.execute("SELECT pg_reload_conf()")
+        running = conn.execute("SELECT pg_size_bytes(current_setting('shared_buffers'))").fetchone()[0]
+    if running == pg_size_bytes(wanted["shared_buffers"]):
+        return
+    with _server_lock():
+        users = _users_list(data_dir).get()
+        if [pid for pid in users if _alive(pid)] != [os.getpid()]:
+            return
+        import pgserver
+
+        user = "pgserver" if os.geteuid() == 0 else None
+        pgserver.pg_ctl(["-w", "-m", "fast", "-t", str(STOP_TIMEOUT_S), "stop"], pgdata=data_dir, user=user)
+        server.ensure_postgres_running()
+
+
+def pg_size_bytes(setting: str) -> int:
+    """'131072kB' (as `memory_settings` writes them) in bytes."""
+    return int(setting.removesuffix("kB")) * 1024
 
 
 def _users_list(data_dir: Path):
