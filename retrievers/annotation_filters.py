@@ -92,9 +92,12 @@ def _scalar(field: str, ftype: str, value: Any) -> Any:
 def _element_test(ftype: str, op: str) -> sql.Composable:
     """SQL that tests one element `x` (a jsonb value) against the parameter(s) that follow."""
     if ftype in ("number", "integer"):
-        target = sql.SQL("(jsonb_typeof(x) = 'number' AND x::numeric {} %s)")
-        array_target = sql.SQL("(jsonb_typeof(x) = 'number' AND x::numeric = ANY(%s::numeric[]))")
-        between = sql.SQL("(jsonb_typeof(x) = 'number' AND x::numeric BETWEEN %s AND %s)")
+        # a CASE, not `jsonb_typeof(x) = 'number' AND x::numeric ...`: the planner may reorder an AND, and a cast
+        # of a boolean or text element then fails the whole statement
+        number = "(CASE WHEN jsonb_typeof(x) = 'number' THEN x::numeric END)"
+        target = sql.SQL(f"({number} {{}} %s)")
+        array_target = sql.SQL(f"({number} = ANY(%s::numeric[]))")
+        between = sql.SQL(f"({number} BETWEEN %s AND %s)")
     elif ftype == "date":
         target = sql.SQL("((x #>> '{{}}') {} %s)")
         array_target = sql.SQL("((x #>> '{}') = ANY(%s::text[]))")
