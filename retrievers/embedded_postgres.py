@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,7 +31,7 @@ MB = 1 << 20
 GB = 1 << 30
 
 
-def memory_settings(ram_bytes: int) -> dict[str, str]:
+def memory_settings(ram_bytes: int, shm_bytes: int | None = None) -> dict[str, str]:
     """The embedded server's memory settings for a machine of `ram_bytes`, as ALTER SYSTEM takes them (kB).
 
     - shared_buffers: a quarter of the memory, Postgres's own advice for a dedicated server, between the default
@@ -41,15 +42,17 @@ def memory_settings(ram_bytes: int) -> dict[str, str]:
       that the planner prices index scans as mostly cached.
     - work_mem: 32 MB per sort, hash or bitmap (up to 64 MB on a machine of 16 GB or more), so that the bitmap of a
       field index condition matching a few hundred thousand rows stays exact (a lossy bitmap rechecks every row of
-      its pages) and an aggregate's groups hash in memory; the store's pool holds 8 connections.
+      its pages) and an aggregate's groups hash in memory; the store's pool holds 8 connections. At most a quarter
+      of `shm_bytes` (/dev/shm, where parallel workers share a bitmap: a container's is often 64 MB).
     - maintenance_work_mem: a sixteenth of the memory up to 1 GB, for building the field indexes of a large bucket.
     """
     kb = 1024
+    ram_bytes -= ram_bytes % (64 * MB)  # a machine whose reported memory moves a little keeps its settings
     shared = min(max(ram_bytes // 4, 128 * MB), 2 * GB)
     return {
         "shared_buffers": f"{shared // kb}kB",
         "effective_cache_size": f"{max(ram_bytes // 2, shared) // kb}kB",
-        "work_mem": f"{(64 if ram_bytes >= 16 * GB else 32) * MB // kb}kB",
+        "work_mem": f"{max(min((64 if ram_bytes >= 16 * GB else 32) * MB, (shm_bytes or GB) // 4), 4 * MB) // kb}kB",
         "maintenance_work_mem": f"{min(max(ram_bytes // 16, 64 * MB), GB) // kb}kB",
     }
 
@@ -102,16 +105,58 @@ def embedded_database_url(data_dir: Path) -> str:
     return server.get_uri()
 
 
+def machine_memory() -> int:
+    """The memory this process may use: the machine's, or its control group's limit when lower (a container's)."""
+    import psutil
+
+    total = psutil.virtual_memory().total
+    for limit in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            return min(total, int(Path(limit).read_text().strip()))
+        except (OSError, ValueError):  # absent, or "max" (no limit)
+            continue
+    return total
+
+
 def _apply_memory_settings(server, data_dir: Path) -> None:
     """Write `memory_settings` with ALTER SYSTEM where they differ, and reload. shared_buffers takes a restart:
     done here when no other live process uses the server (on its first start, or the first after the settings
     changed); otherwise the new size waits for the server's next start, and the rest applies at once."""
-    import psutil
+    import psycopg
+
+    shm = Path("/dev/shm")
+    wanted = memory_settings(machine_memory(), shutil.disk_usage(shm).total if shm.is_dir() else None)
+    try:
+        running = _write_settings(server.get_uri(), wanted)
+    except psycopg.Error as exc:  # the defaults still work: a server that refuses the settings is not an outage
+        logging.getLogger(__name__).warning("the embedded Postgres kept its memory settings: %s", exc)
+        return
+    if running == pg_size_bytes(wanted["shared_buffers"]):
+        return
+    with _server_lock():
+        users = _users_list(data_dir).get()
+        if [pid for pid in users if _alive(pid)] != [os.getpid()]:
+            return
+        import pgserver
+
+        user = "pgserver" if os.geteuid() == 0 else None
+        try:
+            pgserver.pg_ctl(["-w", "-m", "fast", "-t", str(STOP_TIMEOUT_S), "stop"], pgdata=data_dir, user=user)
+            server.ensure_postgres_running()
+        except Exception as exc:  # as at the first start: pgserver raises several types
+            raise BackendUnavailable(
+                f"the embedded Postgres in {data_dir} did not restart with its memory settings "
+                f"({type(exc).__name__}: {exc}); see {data_dir / 'log'}"
+            ) from None
+
+
+def _write_settings(url: str, wanted: dict[str, str]) -> int:
+    """ALTER SYSTEM the settings that postgresql.auto.conf does not hold yet, and reload; returns the size of the
+    shared buffers the server runs with."""
     import psycopg
     from psycopg import sql
 
-    wanted = memory_settings(psutil.virtual_memory().total)
-    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+    with psycopg.connect(url, autocommit=True) as conn:
         written = dict(
             conn.execute(
                 "SELECT name, setting FROM pg_file_settings WHERE sourcefile LIKE '%%postgresql.auto.conf'"
@@ -124,18 +169,7 @@ def _apply_memory_settings(server, data_dir: Path) -> None:
             conn.execute(sql.SQL("ALTER SYSTEM SET {} = {}").format(sql.Identifier(name), sql.Literal(value)))
         if changed:
             conn.execute("SELECT pg_reload_conf()")
-        running = conn.execute("SELECT pg_size_bytes(current_setting('shared_buffers'))").fetchone()[0]
-    if running == pg_size_bytes(wanted["shared_buffers"]):
-        return
-    with _server_lock():
-        users = _users_list(data_dir).get()
-        if [pid for pid in users if _alive(pid)] != [os.getpid()]:
-            return
-        import pgserver
-
-        user = "pgserver" if os.geteuid() == 0 else None
-        pgserver.pg_ctl(["-w", "-m", "fast", "-t", str(STOP_TIMEOUT_S), "stop"], pgdata=data_dir, user=user)
-        server.ensure_postgres_running()
+        return conn.execute("SELECT pg_size_bytes(current_setting('shared_buffers'))").fetchone()[0]
 
 
 def pg_size_bytes(setting: str) -> int:

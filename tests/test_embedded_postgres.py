@@ -3,10 +3,19 @@ runs with them (set with ALTER SYSTEM, the shared buffers by a restart when the 
 
 from __future__ import annotations
 
-import psutil
+import shutil
+from pathlib import Path
+
 import psycopg
 
-from retrievers.embedded_postgres import GB, MB, embedded_database_url, memory_settings, pg_size_bytes
+from retrievers.embedded_postgres import (
+    GB,
+    MB,
+    embedded_database_url,
+    machine_memory,
+    memory_settings,
+    pg_size_bytes,
+)
 
 
 def test_memory_settings_follow_the_machine_within_bounds():
@@ -17,6 +26,7 @@ def test_memory_settings_follow_the_machine_within_bounds():
     assert pg_size_bytes(laptop["effective_cache_size"]) == 4 * GB
     assert pg_size_bytes(laptop["work_mem"]) == 32 * MB and pg_size_bytes(large["work_mem"]) == 64 * MB
     assert pg_size_bytes(large["maintenance_work_mem"]) == GB
+    assert pg_size_bytes(memory_settings(64 * GB, shm_bytes=64 * MB)["work_mem"]) == 16 * MB  # a container's /dev/shm
 
 
 def _running(url: str) -> dict:
@@ -31,7 +41,8 @@ def _running(url: str) -> dict:
 
 
 def test_the_embedded_server_runs_with_them_and_a_second_join_does_not_restart_it(tmp_path):
-    wanted = {name: pg_size_bytes(value) for name, value in memory_settings(psutil.virtual_memory().total).items()}
+    shm = shutil.disk_usage("/dev/shm").total if Path("/dev/shm").is_dir() else None
+    wanted = {name: pg_size_bytes(value) for name, value in memory_settings(machine_memory(), shm).items()}
     url = embedded_database_url(tmp_path / "postgres")
     first = _running(url)
     assert {name: first[name] for name in ("shared_buffers", "work_mem", "maintenance_work_mem")} == {
