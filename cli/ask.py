@@ -107,6 +107,11 @@ def resume(
     runs (the graph would refuse it too: `graph.access.tenancy`)."""
     with agent_session() as (agent, services):
         state = agent.get_state({"configurable": {"thread_id": thread}})
+        if state.created_at is None:
+            raise SystemExit(
+                f"ragent: error: no thread {thread} in this data folder (`ragent ask` prints the id of the thread it "
+                "starts)"
+            )
         if not state.interrupts:
             raise SystemExit(f"ragent: error: thread {thread} is not waiting for an answer")
         own = state.values.get("scope", DEFAULT_SCOPE)

@@ -216,10 +216,9 @@ def stats(args: argparse.Namespace) -> None:
     embedded Postgres was running before this command started it (read first, since reading the counts starts it)."""
     from retrievers.engine_lock import EnginesBusy
     from retrievers.settings import Settings
-    from retrievers.stack import embedded_postgres_dir
 
     settings = Settings.from_env()
-    data_dir = embedded_postgres_dir(settings)
+    data_dir = settings.embedded_postgres_dir
     if data_dir is None:
         postgres: dict[str, Any] = {"embedded": False}
     else:
@@ -267,9 +266,8 @@ def _postgres_line(postgres: dict[str, Any]) -> str:
 def stop(args: argparse.Namespace) -> None:
     from retrievers.embedded_postgres import stop_embedded_postgres
     from retrievers.settings import Settings
-    from retrievers.stack import embedded_postgres_dir
 
-    data_dir = embedded_postgres_dir(Settings.from_env())
+    data_dir = Settings.from_env().embedded_postgres_dir
     if data_dir is None:
         raise RagentError("DATABASE_URL names a Postgres ragent does not manage; stop it the way it was started")
     status = stop_embedded_postgres(data_dir)
@@ -382,6 +380,17 @@ def _agent_context(args: argparse.Namespace):
     return AgentContext(scope=scope, max_tool_calls=args.max_tool_calls, max_hits=args.max_hits)
 
 
+def _start_postgres_early() -> None:
+    """Start the embedded Postgres while the agent's modules are imported (`start_in_background`): a question from
+    the shell waits for the slower of the two instead of both."""
+    from retrievers.settings import Settings
+
+    if data_dir := Settings.from_env().embedded_postgres_dir:
+        from retrievers.embedded_postgres import start_in_background
+
+        start_in_background(data_dir)
+
+
 def ask(args: argparse.Namespace) -> None:
     if args.server:
         from cli import remote
@@ -397,6 +406,7 @@ def ask(args: argparse.Namespace) -> None:
             as_json=args.json,
         )
         return
+    _start_postgres_early()
     from cli.ask import ask as ask_agent
 
     ask_agent(args.question, thread=args.thread, explain=args.explain, context=_agent_context(args), as_json=args.json)
@@ -417,6 +427,7 @@ def resume(args: argparse.Namespace) -> None:
 
         resume_thread = partial(remote.resume, args.server, remote.api_key(args.api_key))
     else:
+        _start_postgres_early()
         from cli.ask import resume as resume_thread
     resume_thread(
         args.thread,

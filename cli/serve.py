@@ -34,7 +34,6 @@ from retrievers.engine_lock import SERVER_URL_ENV
 from retrievers.errors import BackendUnavailable, InvalidInput
 from retrievers.models import DEFAULT_SCOPE, SAMPLE_SCOPE
 from retrievers.settings import Settings
-from retrievers.stack import embedded_postgres_dir
 
 PROJECT_FOLDER = Path(__file__).resolve().parents[1]
 """The checkout this module is in; `ragent serve` needs one, since its `langgraph.json` sits at the project root
@@ -190,6 +189,6 @@ def serve(*, host: str, port: int | None, with_sample: bool, no_auth: bool, jobs
 def release_postgres(settings: Settings) -> None:
     """The server process leaves the embedded Postgres's list of users only through its atexit, which a server
     stopped by a signal does not run; so `ragent serve` lets it go once the server has exited."""
-    data_dir = embedded_postgres_dir(settings)
+    data_dir = settings.embedded_postgres_dir
     if data_dir is not None:
         release_embedded_postgres(data_dir)

@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from evals.exported_revision import PROJECT, exported_revision
 from evals.plots import write_plot
 from evals.served_agent import ServedAgent
 
-PROJECT = Path(__file__).resolve().parents[1]
 BASELINE_REVISION = "9a122d4"
 """The project before the cold-start work: every process imported openai and numpy, made the embedder and loaded
 and closed the vector index."""
@@ -33,21 +33,6 @@ QUESTIONS = {
     "needs the embedder": "How do I get onto the VPN when working from home?",
 }
 EXPECTED = {"annotations only": "| Delaware | 3 | 3 |", "needs the embedder": "[sample-generic-002]"}
-
-
-def exported_baseline(out: Path) -> Path | None:
-    """The baseline revision's files in `out/baseline-REV` (exported once), or None outside a git checkout."""
-    folder = out / f"baseline-{BASELINE_REVISION}"
-    if (folder / "cli").is_dir():
-        return folder
-    archive = subprocess.run(
-        ["git", "-C", str(PROJECT), "archive", BASELINE_REVISION], capture_output=True, check=False
-    )
-    if archive.returncode != 0:
-        return None
-    folder.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    return folder
 
 
 def timed_ask(code: Path, env: dict[str, str], *args: str, expected: str) -> tuple[float, float]:
@@ -104,7 +89,7 @@ def run(out: Path, runs: int = RUNS) -> dict[str, Any]:
         timeout=1800,
     )
     codes = {"this checkout": PROJECT}
-    if baseline := exported_baseline(out):
+    if baseline := exported_revision(out, BASELINE_REVISION):
         codes = {f"before ({BASELINE_REVISION})": baseline, **codes}
     report: dict[str, Any] = {"load_before": os.getloadavg()[0], "cold": {}}
     for kind, question in QUESTIONS.items():

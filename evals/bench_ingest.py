@@ -1,8 +1,9 @@
-"""Ingestion throughput before and after in one run: MiniLM in float32 (before) and the default variant (after).
+"""Ingestion throughput before and after in one run: MiniLM in float32 through PyTorch, as every ingest ran before
+issue 16's work (before: `BEFORE_REVISION`'s code, exported from git), and this checkout's default (after).
 
     python -m evals.bench_ingest [--out bench-out] [--documents 20]
 
-Each variant ingests the same first DOCUMENTS CUAD contracts as `ragent ingest --dataset cuad --limit N` does,
+Each side ingests the same first DOCUMENTS CUAD contracts as `ragent ingest --dataset cuad --limit N` does,
 in a process of its own (so the time counts the imports and the model load, as a user waits for them) with an
 empty data folder and an empty embedding cache under OUT (so every chunk is embedded). Reported per variant:
 chunks/s from process start to the end of the ingest (and per CPU-second of the process, which other work on
@@ -12,9 +13,10 @@ model's arithmetic limit on this machine: the FLOPs of one chunk of MiniLM-L6 at
 chunks embedded, against the GEMM FLOP/s PyTorch reaches here in the model's own matrix shape (float32, and
 bfloat16 for the bfloat16 variant), on all cores.
 
-Quality at the same time: SciFact train nDCG@10 of semantic search (and fused) with each variant, in data folders
-of their own under OUT (the embedding cache is the shared one, keyed by the variant's model name, so a second run
-embeds nothing). The gate the default must pass: semantic nDCG@10 within QUALITY_TOLERANCE of float32's.
+Quality at the same time: SciFact train nDCG@10 of semantic search (and fused) with this checkout's float32 and
+default variants, each in a data folder and an empty embedding cache of its own under OUT (the shared cache may
+hold vectors an earlier version computed under the same model name). The gate the default must pass: semantic
+nDCG@10 within QUALITY_TOLERANCE of float32's.
 
 Writes OUT/ingest.json, OUT/ingest.md and OUT/ingest.png (also the `ingest` section of `ragent bench`). Two cores
 may be shared with other work: the report gives the load average, and the ratio of the two runs is the figure to
@@ -36,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from evals.bench_retrieval import bench_quality
+from evals.exported_revision import PROJECT, exported_revision
 from evals.plots import write_plot
 from retrievers.ingest import STAGES, Ingestor, embedding_text
 from retrievers.loaders import scifact, shared_data_dir
@@ -43,6 +46,8 @@ from retrievers.settings import Settings
 from retrievers.stack import open_stack
 
 BEFORE, AFTER = "minilm-float32", "minilm"
+BEFORE_REVISION = "e612807"
+"""The last revision that embedded documents through PyTorch (sentence-transformers)."""
 DOCUMENTS = 20
 QUALITY_TOLERANCE = 0.005
 MINILM_SHAPE = {"layers": 6, "hidden": 384, "intermediate": 1536, "max_tokens": 256}
@@ -113,15 +118,22 @@ def ingest_child(home: Path, cache: Path, documents: int) -> dict:
         stack.close()
 
 
-def run_variant(out: Path, variant: str, documents: int) -> dict:
-    """One variant's ingest in a fresh process, data folder and embedding cache; chunks/s from process start."""
+def run_variant(out: Path, code: Path, variant: str, documents: int) -> dict:
+    """One variant's ingest by the project in `code`, in a fresh process, data folder and embedding cache; chunks/s
+    from process start."""
     home, cache = out / f"ingest-{variant}", out / f"ingest-{variant}-cache"
     for folder in (home, cache):
         shutil.rmtree(folder, ignore_errors=True)
-    env = {**os.environ, "RAGENT_EMBEDDINGS": variant}
+    # The shared data is found beside the project, which an exported revision is not.
+    env = {
+        **os.environ,
+        "RAGENT_EMBEDDINGS": variant,
+        "PYTHONPATH": str(code),
+        "RAGENT_SHARED_DATA": str(shared_data_dir()),
+    }
     command = [sys.executable, "-m", "evals.bench_ingest", "--child", str(home), str(cache), str(documents)]
     started = time.time()
-    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, env=env, cwd=code, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise SystemExit(f"the {variant} ingest failed:\n{done.stderr[-4000:]}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -139,8 +151,10 @@ def run_variant(out: Path, variant: str, documents: int) -> dict:
 def quality(out: Path, variant: str) -> dict:
     """SciFact train nDCG@10 and recall@100 with `variant`, in a data folder of its own under OUT."""
     corpus = shared_data_dir() / scifact.SHARED_FOLDER
-    settings = Settings.from_env()
-    stack = open_stack(replace(settings, home=out / f"scifact-{variant}", embeddings=variant))
+    home = out / f"scifact-{variant}"
+    shutil.rmtree(home, ignore_errors=True)
+    settings = replace(Settings.from_env(), home=home, cache_dir=home / "cache", embeddings=variant)
+    stack = open_stack(settings)
     try:
         Ingestor(stack).ingest(scifact.load(corpus), progress=False)
         return {"model": stack.embedder.model_name, **bench_quality(stack, corpus)}
@@ -151,7 +165,13 @@ def quality(out: Path, variant: str) -> dict:
 def run(out: Path, documents: int = DOCUMENTS) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()
-    runs = {label: run_variant(out, variant, documents) for label, variant in (("before", BEFORE), ("after", AFTER))}
+    before_code = exported_revision(out, BEFORE_REVISION)
+    if before_code is None:
+        raise SystemExit(f"the before side needs revision {BEFORE_REVISION} of a git checkout")
+    runs = {
+        "before": run_variant(out, before_code, BEFORE, documents),
+        "after": run_variant(out, PROJECT, AFTER, documents),
+    }
     gemm = gemm_flops_per_s()
     for result in runs.values():
         precision = "bfloat16" if result["model"].endswith(":bfloat16") else "float32"
@@ -192,7 +212,8 @@ def markdown(report: dict) -> str:
         f"folder and embedding cache; {report['cores']} cores, load average {load['before'][0]:.1f} before and "
         f"{load['after'][0]:.1f} after (other work shares the cores).",
         "",
-        "| | before: " + runs["before"]["model"] + " | after (default): " + runs["after"]["model"] + " | ratio |",
+        f"| | before ({BEFORE_REVISION}): {runs['before']['model']} | after (default): {runs['after']['model']} "
+        "| ratio |",
         "|---|---|---|---|",
         f"| chunks | {runs['before']['chunks']} | {runs['after']['chunks']} | |",
         *(

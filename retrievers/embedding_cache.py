@@ -16,7 +16,8 @@ import hashlib
 import sqlite3
 import threading
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from retrievers.errors import IndexUnreadable
@@ -36,8 +37,9 @@ class CachedEmbedder(ForwardingEmbedder):
         self.inner = inner
         self.hits = 0
         self.misses = 0
+        self._path = path
         self._lock = threading.Lock()
-        try:
+        with self._usable():
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, check_same_thread=False, timeout=60)
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -46,10 +48,17 @@ class CachedEmbedder(ForwardingEmbedder):
                 " vector BLOB NOT NULL, PRIMARY KEY (model, text_hash)) WITHOUT ROWID"
             )
             self._db.commit()
+
+    @contextmanager
+    def _usable(self) -> Iterator[None]:
+        """A cache file SQLite cannot read or write (damaged in its header or only in pages a later read reaches,
+        or under a folder that cannot be made) is a one-line error saying what to do."""
+        try:
+            yield
         except (OSError, sqlite3.Error) as exc:
             raise IndexUnreadable(
-                f"the embedding cache {path} cannot be used ({exc}); it holds only vectors that can be computed "
-                "again: delete it, or set RAGENT_CACHE_DIR to a folder this process can write"
+                f"the embedding cache {self._path} cannot be used ({exc}); it holds only vectors that can be "
+                "computed again: delete it, or set RAGENT_CACHE_DIR to a folder this process can write"
             ) from None
 
     def embed_query(self, text: str) -> list[float]:
@@ -76,7 +85,7 @@ class CachedEmbedder(ForwardingEmbedder):
     def _lookup(self, key: str, hashes: set[bytes]) -> dict[bytes, array]:
         wanted = list(hashes)
         found: dict[bytes, array] = {}
-        with self._lock:
+        with self._lock, self._usable():
             for start in range(0, len(wanted), _LOOKUP_BATCH):
                 batch = wanted[start : start + _LOOKUP_BATCH]
                 rows = self._db.execute(
@@ -88,7 +97,7 @@ class CachedEmbedder(ForwardingEmbedder):
         return found
 
     def _store(self, key: str, vectors: dict[bytes, array]) -> None:
-        with self._lock:
+        with self._lock, self._usable():
             self._db.executemany(
                 "INSERT OR REPLACE INTO embeddings (model, text_hash, vector) VALUES (?, ?, ?)",
                 [(key, h, v.tobytes()) for h, v in vectors.items()],

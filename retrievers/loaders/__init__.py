@@ -8,22 +8,37 @@ nothing). A user's own folder is loaded by `retrievers.loaders.files`, which als
 
 from __future__ import annotations
 
+import importlib
 import os
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 
-from retrievers.loaders import cuad, hotpotqa, invoices, kleister_nda, sample, scifact, sroie
 from retrievers.models import FieldSpec
 
-DATASETS: dict[str, ModuleType] = {
-    "cuad": cuad,
-    "kleister_nda": kleister_nda,
-    "sroie": sroie,
-    "invoices": invoices,
-    "scifact": scifact,
-    "hotpotqa": hotpotqa,
-    "sample": sample,
-}
+
+class _Loaders(Mapping[str, ModuleType]):
+    """The loader modules by dataset name, each imported when first looked up: the command line lists the names
+    in every process (`--dataset` choices), and a question should not pay for importing seven loaders."""
+
+    def __init__(self, names: tuple[str, ...]):
+        self._names = names
+
+    def __getitem__(self, name: str) -> ModuleType:
+        if name not in self._names:
+            raise KeyError(name)
+        return importlib.import_module(f"{__name__}.{name}")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+DATASETS: Mapping[str, ModuleType] = _Loaders(
+    ("cuad", "kleister_nda", "sroie", "invoices", "scifact", "hotpotqa", "sample")
+)
 
 
 def field_specs(dataset: str) -> dict[str, list[FieldSpec]]:
