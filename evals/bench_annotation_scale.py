@@ -17,14 +17,18 @@ hold most rows). Then, in one process:
 
 Every search has two predicates, every aggregate a group-by with one predicate; predicate values are drawn
 uniformly from the catalog's values, so a common value (Delaware, a big shop) is drawn as often as a rare one.
-Reported: p50/p95 per template and over all calls, rows matched, index build time and size, and the peak RSS of
-the benchmark process and of the Postgres processes (VmHWM). Writes OUT/annotation_scale.json, .md and .png.
+Reported: p50/p95 per template and over all calls, rows matched, index build time and size, the peak RSS of
+the benchmark process and of the Postgres processes (VmHWM), the embedded server's memory settings (sized from the
+machine: `retrievers.embedded_postgres.memory_settings`) and the load average before and after each side (the
+machine may be shared, and the timings follow it). The EXPLAIN of each template shows where its rows come from and
+how many pages it touched (BUFFERS). Writes OUT/annotation_scale.json, .md and .png.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import shutil
@@ -273,7 +277,18 @@ def explain(stack: Stack, template: str, arguments: dict) -> str:
             "default", args.bucket, to_predicates(args.predicates), args.aggregate, args.group_by
         )
     with stack.store.pool.connection() as conn:
-        return "\n".join(line for (line,) in conn.execute(sql.SQL("EXPLAIN (ANALYZE, COSTS OFF) ") + query, params))
+        plan = conn.execute(sql.SQL("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ") + query, params)
+        return "\n".join(line for (line,) in plan)
+
+
+def postgres_settings(stack: Stack) -> dict:
+    names = ("shared_buffers", "work_mem", "effective_cache_size", "maintenance_work_mem")
+    with stack.store.pool.connection() as conn:
+        return {name: conn.execute(sql.SQL("SHOW {}").format(sql.Identifier(name))).fetchone()[0] for name in names}
+
+
+def load_average() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
 
 
 def measure_calls(stack: Stack, calls: dict[str, list[dict]], n: int) -> dict:
@@ -323,6 +338,7 @@ def run(out: Path, documents: int = 1_000_000) -> dict:
     stack = open_stack(replace(Settings.from_env(), home=home))
     try:
         report: dict[str, Any] = load(stack, documents)
+        report["postgres_settings"] = postgres_settings(stack)
         print(json.dumps(report), flush=True)
         held_back, annotation_indexes.MIN_DOCUMENTS = annotation_indexes.MIN_DOCUMENTS, float("inf")
         started = time.perf_counter()
@@ -335,6 +351,7 @@ def run(out: Path, documents: int = 1_000_000) -> dict:
         rng = random.Random(5)
         templates = call_templates(stack, rng)
         calls = {name: [make() for _ in range(AFTER_CALLS)] for name, make in templates.items()}
+        report["load_average"] = {"before": load_average()}
         report["before"] = measure_calls(stack, calls, BEFORE_CALLS)
         report["explain_before"] = {name: explain(stack, name, args[0]) for name, args in calls.items()}
         print("before", json.dumps(report["before"]), flush=True)
@@ -343,7 +360,9 @@ def run(out: Path, documents: int = 1_000_000) -> dict:
         report["index_build_seconds"] = round(time.perf_counter() - started, 1)
         report["indexes"] = len(created)
         report["index_bytes"] = index_bytes(stack)
+        report["load_average"]["after"] = load_average()
         report["after"] = measure_calls(stack, calls, AFTER_CALLS)
+        report["load_average"]["end"] = load_average()
         report["explain_after"] = {name: explain(stack, name, args[0]) for name, args in calls.items()}
         report["summary"] = {"before": _summary(report["before"]), "after": _summary(report["after"])}
         report["postgres_bytes"] = stack.store.bytes_on_disk()
@@ -363,9 +382,19 @@ def run(out: Path, documents: int = 1_000_000) -> dict:
 
 
 def _scans(plan: str) -> str:
-    """The plan's scan nodes, index conditions and execution time: where the rows come from, not the filters."""
-    keep = ("Scan", "Index Cond", "BitmapOr", "BitmapAnd", "Execution Time")
-    return "\n".join(line for line in plan.splitlines() if any(word in line for word in keep))
+    """The plan's scan nodes, index conditions, per-row JSON tests (SubPlan), the elements an aggregate reads
+    (ProjectSet), the pages the whole statement touched (its first Buffers line) and the execution time: where the
+    rows come from and what is done with each, not the filters."""
+    keep = ("Scan", "Index Cond", "BitmapOr", "BitmapAnd", "ProjectSet", "Heap Blocks", "Execution Time")
+    lines = plan.splitlines()
+    buffers = next((line for line in lines if "Buffers:" in line), None)
+    return "\n".join(
+        line
+        for line in lines
+        if line is buffers
+        or line.lstrip().startswith("SubPlan")
+        or (any(word in line for word in keep) and not line.lstrip().startswith(("Filter", "Recheck")))
+    )
 
 
 def markdown(report: dict) -> str:
@@ -377,7 +406,12 @@ def markdown(report: dict) -> str:
         f"({report['index_bytes'] / 1e6:.0f} MB; Postgres {report['postgres_bytes'] / 1e9:.2f} GB in all). "
         f"Calls end to end through the tool runner, {BEFORE_CALLS} per template before and {AFTER_CALLS} after. "
         f"Peak RSS: benchmark process {report['peak_rss_bytes'] / 1e6:.0f} MB, largest Postgres process "
-        f"{report['postgres_peak_rss_bytes']['largest'] / 1e6:.0f} MB.",
+        f"{report['postgres_peak_rss_bytes']['largest'] / 1e6:.0f} MB. Embedded Postgres settings: "
+        + ", ".join(f"{name} {value}" for name, value in report["postgres_settings"].items())
+        + ". Load average (1, 5, 15 min) on "
+        + f"{os.cpu_count()} cores: "
+        + "; ".join(f"{when} {' '.join(map(str, la))}" for when, la in report["load_average"].items())
+        + ".",
         "",
         "| call | before p50 / p95 ms (no field indexes) | after p50 / p95 ms | ratio (p95) |",
         "|---|---|---|---|",

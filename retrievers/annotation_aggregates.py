@@ -25,6 +25,11 @@ _AGGREGATE = re.compile(r"^\s*(count|sum|avg|min|max)\s*(?:\(\s*([A-Za-z][A-Za-z
 _DATE_PART = re.compile(r"^\s*(year|month)\s*\(\s*([A-Za-z][A-Za-z0-9_]*)\s*\)\s*$")
 # How many leading characters of an ISO date (YYYY-MM-DD) a date part keeps.
 _DATE_PART_CHARS = {"year": 4, "month": 7}
+# Distinct documents, compared byte by byte: the same count under any deterministic collation (the database's must
+# be), without the collation's comparisons in the sort that DISTINCT needs (a third of an aggregate's time over
+# 200,000 matching rows). The group keys are compared so too (the same groups); their labels keep the database's
+# collation. Groups of equal value come in no promised order, as before.
+_DOCUMENTS = 'count(DISTINCT a.doc_id COLLATE "C")'
 
 
 def parse_aggregate(text: str) -> tuple[str, str | None]:
@@ -63,14 +68,33 @@ def _group(i: int, entry: str, field_types: dict[str, str]) -> tuple[str, sql.Co
         )
     if part and field_types[field] != "date":
         raise InvalidInput(f"{part}() needs a date field; {field!r} is {field_types[field]} (date fields: {dates})")
-    g = sql.Identifier(f"g{i}")
+    g = sql.SQL("a.{}").format(sql.Identifier(f"g{i}"))
     if part:
-        key = sql.SQL("left({}.value #>> '{{}}', {})").format(g, sql.Literal(_DATE_PART_CHARS[part]))
-        return field, key, key
+        key = sql.SQL("left({} #>> '{{}}', {})").format(g, sql.Literal(_DATE_PART_CHARS[part]))
+        bytewise = sql.SQL('{} COLLATE "C"').format(key)
+        return field, bytewise, sql.SQL('({}) COLLATE "default"').format(bytewise)
     return (
         field,
-        sql.SQL("lower({}.value #>> '{{}}')").format(g),
-        sql.SQL("mode() WITHIN GROUP (ORDER BY {}.value #>> '{{}}')").format(g),
+        sql.SQL("lower({} #>> '{{}}') COLLATE \"C\"").format(g),
+        sql.SQL("mode() WITHIN GROUP (ORDER BY {} #>> '{{}}')").format(g),
+    )
+
+
+def _each_element(source: sql.Composable, keep: list[str], column: str, name: str) -> sql.Composable:
+    """`source` with a row per element of its JSON `column` (`lax $[*]`: a list's elements, or the value itself),
+    named `name`. The function is called in the select list, where Postgres runs it as the rows stream by (a
+    ProjectSet), not as a LATERAL join, which stores each row's elements in a tuplestore of their own (a third
+    of an aggregate's time over 200,000 rows). A missing value or an empty list gives one JSON null, where the
+    LATERAL LEFT JOIN gave an SQL NULL: every reading of the element (`#>> '{}'`, `jsonb_typeof`) reads both as
+    NULL. One function a level: two in one select list would be read in step, not crossed."""
+    return sql.SQL(
+        "(SELECT {keep}, jsonb_path_query(coalesce(nullif(s.{column}, '[]'::jsonb), 'null'::jsonb), 'lax $[*]')"
+        " AS {name} FROM {source} s)"
+    ).format(
+        keep=sql.SQL(", ").join(sql.SQL("s.{}").format(sql.Identifier(c)) for c in keep),
+        column=sql.Identifier(column),
+        name=sql.Identifier(name),
+        source=source,
     )
 
 
@@ -97,48 +121,50 @@ def compile_aggregate(
     groups = [_group(i, entry, field_types) for i, entry in enumerate(group_by)]
     params: list[Any] = [name for name, _, _ in groups]
     columns = [sql.SQL("a.row -> %s AS {}").format(sql.Identifier(f"f{i}")) for i in range(len(groups))]
-    joins = [
-        sql.SQL("LEFT JOIN LATERAL jsonb_path_query(a.{}, 'lax $[*]') {} (value) ON TRUE").format(
-            sql.Identifier(f"f{i}"), sql.Identifier(f"g{i}")
-        )
-        for i in range(len(groups))
-    ]
-    value_join = sql.SQL("")
     value_expr = sql.SQL("NULL::numeric")
     if field:
         columns.append(sql.SQL("a.row -> %s AS measured"))
         params.append(field)
-        value_join = sql.SQL("LEFT JOIN LATERAL jsonb_path_query(a.measured, 'lax $[*]') v (value) ON TRUE")
         if field_types[field] in _NUMERIC:
-            value_expr = sql.SQL("(CASE WHEN jsonb_typeof(v.value) = 'number' THEN v.value::numeric END)")
+            value_expr = sql.SQL("(CASE WHEN jsonb_typeof(a.v) = 'number' THEN a.v::numeric END)")
         else:
-            value_expr = sql.SQL("(v.value #>> '{}')")
-    measure = (
-        sql.SQL("count(DISTINCT a.doc_id)")
-        if function == "count"
-        else sql.SQL("{}({})").format(sql.SQL(function), value_expr)
-    )
+            value_expr = sql.SQL("(a.v #>> '{}')")
+    # the rows crossed with the measured field's elements (the total), and with each group's too (the groups)
+    measured: sql.Composable = sql.SQL("matching")
+    if field:
+        measured = _each_element(measured, ["doc_id"], "measured", "v")
+    crossed: sql.Composable = sql.SQL("matching")
+    carried = ["doc_id", *(f"f{i}" for i in range(len(groups))), *(["measured"] if field else [])]
+    for i in range(len(groups)):
+        carried.remove(f"f{i}")
+        crossed = _each_element(crossed, carried, f"f{i}", f"g{i}")
+        carried.append(f"g{i}")
+    if field:
+        carried.remove("measured")
+        crossed = _each_element(crossed, carried, "measured", "v")
+    measure = sql.SQL(_DOCUMENTS) if function == "count" else sql.SQL("{}({})").format(sql.SQL(function), value_expr)
     total = sql.SQL(
-        "SELECT TRUE AS total, {nulls} count(DISTINCT a.doc_id) AS documents, {measure} AS value"
-        " FROM matching a {value_join}"
+        "SELECT TRUE AS total, {nulls} {documents} AS documents, {measure} AS value FROM {measured} a"
     ).format(
         nulls=sql.SQL("").join(
             sql.SQL("NULL AS {}, ").format(sql.Identifier(f"group_{i}")) for i in range(len(groups))
         ),
         measure=measure,
-        value_join=value_join,
+        measured=measured,
+        documents=sql.SQL(_DOCUMENTS),
     )
     if groups:
         grouped = sql.SQL(
-            "SELECT FALSE AS total, {labels} count(DISTINCT a.doc_id) AS documents, {measure} AS value"
-            " FROM matching a {joins} GROUP BY {keys} ORDER BY value DESC NULLS LAST"
+            "SELECT FALSE AS total, {labels} {documents} AS documents, {measure} AS value"
+            " FROM {crossed} a GROUP BY {keys} ORDER BY value DESC NULLS LAST"
         ).format(
             labels=sql.SQL("").join(
                 sql.SQL("{} AS {}, ").format(label, sql.Identifier(f"group_{i}"))
                 for i, (_, _, label) in enumerate(groups)
             ),
             measure=measure,
-            joins=sql.SQL(" ").join([*joins, value_join]),
+            documents=sql.SQL(_DOCUMENTS),
+            crossed=crossed,
             keys=sql.SQL(", ").join(key for _, key, _ in groups),
         )
         select = sql.SQL("({}) UNION ALL ({})").format(grouped, total)

@@ -92,9 +92,12 @@ def _scalar(field: str, ftype: str, value: Any) -> Any:
 def _element_test(ftype: str, op: str) -> sql.Composable:
     """SQL that tests one element `x` (a jsonb value) against the parameter(s) that follow."""
     if ftype in ("number", "integer"):
-        target = sql.SQL("(jsonb_typeof(x) = 'number' AND x::numeric {} %s)")
-        array_target = sql.SQL("(jsonb_typeof(x) = 'number' AND x::numeric = ANY(%s::numeric[]))")
-        between = sql.SQL("(jsonb_typeof(x) = 'number' AND x::numeric BETWEEN %s AND %s)")
+        # a CASE, not `jsonb_typeof(x) = 'number' AND x::numeric ...`: the planner may reorder an AND, and a cast
+        # of a boolean or text element then fails the whole statement
+        number = "(CASE WHEN jsonb_typeof(x) = 'number' THEN x::numeric END)"
+        target = sql.SQL(f"({number} {{}} %s)")
+        array_target = sql.SQL(f"({number} = ANY(%s::numeric[]))")
+        between = sql.SQL(f"({number} BETWEEN %s AND %s)")
     elif ftype == "date":
         target = sql.SQL("((x #>> '{{}}') {} %s)")
         array_target = sql.SQL("((x #>> '{}') = ANY(%s::text[]))")
@@ -115,13 +118,22 @@ def _element_test(ftype: str, op: str) -> sql.Composable:
 
 
 def index_condition(
-    field: str, ftype: str, op: str, value_params: list[Any], row_alias: str
+    field: str,
+    ftype: str,
+    op: str,
+    value_params: list[Any],
+    row_alias: str,
+    exact_test: tuple[sql.Composable, list[Any]] | None = None,
 ) -> tuple[sql.Composable, list[Any]] | None:
     """A condition implied by the predicate, written over the expressions `annotation_indexes` indexes, so that
-    Postgres can find the candidate rows through an index (the exact test still decides); None when no index
-    serves the operator. Text: its lowercased elements contain the value (`=`) or share one with the values (`in`).
-    Numbers and dates: the largest element passes a lower bound and the smallest an upper bound; a range holds the
-    largest or the smallest element, or lies between them (see `annotation_indexes` for the indexes of each case).
+    Postgres can find the candidate rows through an index; None when no index serves the operator. Text: its
+    lowercased elements contain the value (`=`) or share one with the values (`in`). Numbers and dates: the largest
+    element passes a lower bound and the smallest an upper bound; a range holds the largest or the smallest element,
+    or lies between them (see `annotation_indexes` for the indexes of each case).
+
+    `exact_test`, given for a range, is the predicate's exact test, added to the third case only (a list of spread
+    values may have no element in the range): the condition is then exact, and `is_exact` says whether the exact test
+    is still needed beside it.
 
     The field travels as a parameter like every other caller value; the store plans each statement with its values
     (no generic plans), which is what lets `fn(row -> $1)` match the index on `fn(row -> 'field')`."""
@@ -148,22 +160,49 @@ def index_condition(
     if op in ("=", "between"):
         low, high = (value_params * 2)[:2] if op == "=" else value_params
         in_range = sql.SQL("{} BETWEEN %s::{c} AND %s::{c}")
+        test, test_params = exact_test or (sql.SQL("TRUE"), [])
         # the third case: a list of spread values whose smallest is below the range and largest above it
-        condition = sql.SQL("({} OR {} OR ({} < %s::{c} AND {} > %s::{c}))").format(
+        condition = sql.SQL("({} OR {} OR ({} < %s::{c} AND {} > %s::{c} AND {}))").format(
             in_range.format(largest, c=cast),
             in_range.format(smallest, c=cast),
             on(f"ragent_spread_min_{suffix}")[0],
             largest,
+            test,
             c=cast,
         )
-        return condition, [field, low, high, field, low, high, field, low, field, high]
+        return condition, [field, low, high, field, low, high, field, low, field, high, *test_params]
     return None
 
 
+def is_exact(ftype: str, op: str, value_params: list[Any]) -> bool:
+    """Whether `index_condition` (given the exact test for a range) holds exactly when the predicate does, so that
+    the exact test, a JSON path query per row, can be left out: the answers are the same, and a row the indexes
+    found is not parsed again.
+
+    Text `=` and `in`: `ragent_texts` is the lowercased text of each element the exact test visits (`lax $[*]` and
+    `jsonb_array_elements` visit the same ones), compared with the same lowercased values. Dates: ISO text whose
+    largest (smallest) element passes a bound exactly when some element does, in the same text order. Numbers: the
+    same, but only for whole-number values. A Python float travels as float8, and the exact test `x::numeric > %s`
+    then compares in float8 while the index condition casts the value to numeric; the two differ past 15
+    significant digits, so a fractional bound keeps its exact test."""
+    if ftype == "string":
+        return op in ("=", "in")
+    if ftype == "date":
+        return op in ("=", "between", ">", ">=", "<", "<=")
+    if ftype in ("number", "integer"):
+        values = value_params[0] if op == "in" else value_params
+        return op in ("=", "between", ">", ">=", "<", "<=") and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in values
+        )
+    return False
+
+
 def compile_predicates(
-    predicates: list[Predicate], field_types: dict[str, str], row_alias: str = "a"
+    predicates: list[Predicate], field_types: dict[str, str], row_alias: str = "a", *, index_conditions: bool = True
 ) -> tuple[sql.Composable, list[Any]]:
-    """AND of the predicates over one annotation row, with the parameters in order.
+    """AND of the predicates over one annotation row, with the parameters in order: each predicate's exact test,
+    its `index_condition` beside it, or the condition alone where it is exact (`is_exact`). With `index_conditions`
+    false, the exact tests alone: what the answers mean, which the tests compare the indexed form with.
 
     `field_types` maps each field of the bucket's catalog to its type; any other field is refused with
     the list of fields that exist.
@@ -209,12 +248,20 @@ def compile_predicates(
         if p.op in ("!=", "not in"):  # the field is there and none of its values is the one (or ones) named
             clauses.append(sql.SQL("({} ? %s AND NOT {})").format(row, exists))
             params += [p.field, p.field, *value_params]
-        else:
-            clauses.append(exists)
-            params += [p.field, *value_params]
-            if indexed := index_condition(p.field, ftype, p.op, value_params, row_alias):
-                clauses.append(indexed[0])
-                params += indexed[1]
+            continue
+        exact = index_conditions and is_exact(ftype, p.op, value_params)
+        indexed = index_conditions and index_condition(
+            p.field, ftype, p.op, value_params, row_alias, (exists, [p.field, *value_params]) if exact else None
+        )
+        if indexed and exact:
+            clauses.append(indexed[0])
+            params += indexed[1]
+            continue
+        clauses.append(exists)
+        params += [p.field, *value_params]
+        if indexed:
+            clauses.append(indexed[0])
+            params += indexed[1]
     return (sql.SQL(" AND ").join(clauses) if clauses else sql.SQL("TRUE")), params
 
 

@@ -12,7 +12,9 @@ Why expression indexes on `annotations.row`, and these ones:
   smallest lies in it, or the two lie on either side of it; that last case needs a list of spread values, whose
   smallest element a third, small B-tree holds alone (`ragent_spread_min_*`, NULL for a single value or a list of
   equal ones), so that a narrow range on a field of single values reads only the rows in it. The predicate
-  compiler adds these conditions beside its exact test (`annotation_filters.index_condition`); the store plans every
+  compiler writes these conditions (`annotation_filters.index_condition`), alone where they are exact (text `=` and
+  `in`, date and whole-number bounds and ranges: `annotation_filters.is_exact`), so that a row the indexes found is
+  not parsed again by a JSON path query, else beside the predicate's exact test; the store plans every
   statement with its parameter values (no prepared generic plans), so that `fn(row -> $1)` is the index's `fn(row ->
   'field')` and `bucket = $2` proves a partial index's predicate.
 - Every index is partial, so its size follows one bucket's rows: a GIN on the row kind, a B-tree on the bucket

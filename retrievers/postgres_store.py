@@ -923,19 +923,23 @@ class PostgresStore:
         if order_by:
             field_types = {f.name: f.type for f in self.field_catalog(scope, bucket) if kind is None or f.kind == kind}
             sort_key, sort_params = compile_order(order_by, descending, field_types)
-        order = sql.SQL("sort_key {} NULLS LAST, doc_id, annotation_id").format(
-            sql.SQL("DESC" if descending else "ASC")
-        )
+        direction = sql.SQL("DESC" if descending else "ASC")
+        order = sql.SQL("sort_key {} NULLS LAST, doc_id, annotation_id").format(direction)
         # The matching rows are counted and limited before the titles are joined, so that only the rows returned
-        # touch the documents table (joining first made the cost follow the corpus, not the matches).
+        # touch the documents table (joining first made the cost follow the corpus, not the matches). The count and
+        # the page read one materialized set of the matching rows' keys; the rows themselves (their JSON) are read
+        # again for the page only, by primary key, instead of copying every matching row into the set (35 MB for
+        # the 75,000 rows of a common law at 1M documents).
         query = sql.SQL(
-            "WITH matching AS (SELECT a.scope, a.annotation_id, a.doc_id, a.kind, a.row, a.raw, {sort_key} AS sort_key"
+            "WITH matching AS (SELECT a.scope, a.annotation_id, a.doc_id, {sort_key} AS sort_key"
             " FROM annotations a WHERE {where}),"
             " page AS (SELECT * FROM matching ORDER BY {order} LIMIT %s)"
-            " SELECT p.annotation_id, p.doc_id, p.kind, p.row, p.raw, d.title,"
+            " SELECT p.annotation_id, p.doc_id, a.kind, a.row, a.raw, d.title,"
             " (SELECT count(*) FROM matching) AS total_rows"
-            " FROM page p JOIN documents d USING (scope, doc_id) ORDER BY {order}"
-        ).format(sort_key=sort_key, where=where, order=order)
+            " FROM page p JOIN annotations a USING (scope, annotation_id)"
+            " JOIN documents d ON d.scope = p.scope AND d.doc_id = p.doc_id"
+            " ORDER BY p.sort_key {direction} NULLS LAST, p.doc_id, p.annotation_id"
+        ).format(sort_key=sort_key, where=where, order=order, direction=direction)
         return query, [*sort_params, *params, limit]
 
     def aggregate(

@@ -8,10 +8,10 @@ import random
 import pytest
 from psycopg import sql
 
-from retrievers import annotation_indexes
+from retrievers import annotation_filters, annotation_indexes
 from retrievers.annotation_filters import Predicate
 from retrievers.annotation_indexes import bucket_prefix, existing_indexes
-from retrievers.models import AnnotationRow, Chunk, Document, IndexedChunk, SourceDocument
+from retrievers.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk, SourceDocument
 
 DOCUMENTS = 1000
 LAWS = ["Delaware", "New York", "California", "Texas", "England and Wales", "Ontario"]
@@ -169,3 +169,157 @@ def test_a_small_bucket_gets_no_field_indexes(store):
     store.refresh_catalog("default", "contracts")
     with store.pool.connection() as conn:
         assert existing_indexes(conn, "contracts") == {}
+
+
+# -- the exact index conditions, which stand without the per-row JSON test ----------------------------------------
+
+# Rows whose values test where an index condition and the exact test could part: lists of mixed types, JSON nulls,
+# empty lists, other spellings and spaces, a boolean or a number where text is expected, fractions and lists of
+# spread values.
+ODD_ROWS = [
+    {"governing_law": ["DELAWARE", None], "notice_period_days": [30, None, 90.0], "effective_date": "2010-06-01"},
+    {"governing_law": [], "notice_period_days": [], "effective_date": ["2009-12-31", "2011-01-01"]},
+    {"governing_law": "delaware", "notice_period_days": 90.5, "effective_date": None},
+    {"governing_law": [" Delaware", "DeLaWaRe"], "notice_period_days": [89.999999999999999, 10], "effective_date": []},
+    {"governing_law": None, "notice_period_days": [1e3, -5], "effective_date": ["2010-01-01"]},
+    {"governing_law": ["Texas", "texas", "Delaware"], "notice_period_days": True, "effective_date": "2010-12-31"},
+    {"governing_law": 7, "effective_date": "in 2010"},
+    {"notice_period_days": [0.1, 0.30000000000000004], "effective_date": ["2012-01-01", "2008-01-01", "2010-05-05"]},
+]
+
+
+@pytest.fixture
+def odd_bucket(store, large_bucket):
+    """The large bucket with ODD_ROWS beside its regular rows, the fields' types declared (as a loader does), so
+    that the odd values do not make them text; its catalog and indexes refreshed."""
+    store.record_field_specs(
+        "contracts",
+        [
+            FieldSpec(name="governing_law", type="string", multi=True),
+            FieldSpec(name="notice_period_days", type="integer", multi=True),
+            FieldSpec(name="effective_date", type="date"),
+        ],
+    )
+    for i, row in enumerate(ODD_ROWS):
+        doc = Document(doc_id=f"odd{i}", bucket="contracts", title=f"Odd {i}", body="Body.")
+        source = SourceDocument(document=doc, annotations=[AnnotationRow(row=row)])
+        h = source.content_hash()
+        chunk_ids = [IndexedChunk.make_id("default", doc.doc_id, h, 0)]
+        store.commit_document(source, h, [Chunk(ordinal=0, start=0, end=5, text="Body.")], chunk_ids)
+    store.refresh_catalog("default", "contracts")
+    return {**large_bucket, **{f"odd{i}": row for i, row in enumerate(ODD_ROWS)}}
+
+
+EXACT_SEARCHES = [
+    [Predicate(field="governing_law", op="=", value="Delaware")],
+    [Predicate(field="governing_law", op="in", value=["texas", "ONTARIO", "7"])],
+    [Predicate(field="notice_period_days", op=">=", value=90)],
+    [Predicate(field="notice_period_days", op="<", value=1)],
+    [Predicate(field="notice_period_days", op="=", value=90)],
+    [Predicate(field="notice_period_days", op="between", value=[70, 80])],
+    [Predicate(field="notice_period_days", op=">", value=0.1)],  # a fraction keeps its exact test
+    [Predicate(field="notice_period_days", op="between", value=[0.2, 89.99999999999999])],
+    [Predicate(field="effective_date", op="between", value=["2010-01-01", "2010-12-31"])],
+    [Predicate(field="effective_date", op="=", value="2010-01-01")],
+    [Predicate(field="effective_date", op=">", value="2010-06-01")],
+    [Predicate(field="effective_date", op="<=", value="2009-12-31")],
+    [
+        Predicate(field="governing_law", op="=", value="delaware"),
+        Predicate(field="effective_date", op="between", value=["2010-01-01", "2010-12-31"]),
+    ],
+    [Predicate(field="governing_law", op="=", value="texas"), Predicate(field="notice_period_days", op=">=", value=90)],
+]
+
+
+def test_the_exact_index_conditions_answer_as_the_exact_tests_do(store, odd_bucket, monkeypatch):
+    """Each search's answer (rows, order, total) through the index conditions alone where they are exact is the
+    answer of the exact JSON tests alone, on rows made to part them if they could."""
+    from functools import partial
+
+    from retrievers import postgres_store
+
+    def answers() -> list:
+        return [store.find_annotations("default", "contracts", p, limit=10_000) for p in EXACT_SEARCHES]
+
+    indexed = answers()
+    assert all(indexed)
+    assert {"odd0", "odd2"} <= {r["doc_id"] for r in indexed[0]}  # other spellings, a list with a null
+    monkeypatch.setattr(
+        postgres_store, "compile_predicates", partial(annotation_filters.compile_predicates, index_conditions=False)
+    )
+    assert answers() == indexed
+
+
+def test_an_exact_condition_is_not_tested_again_per_row(store, large_bucket):
+    """The plan of a search whose conditions are exact reads the field indexes and runs no JSON path query per
+    row; a fractional bound (which the exact test compares as float8) keeps its exact test."""
+    exact = [
+        Predicate(field="governing_law", op="=", value="delaware"),
+        Predicate(field="notice_period_days", op=">=", value=90),
+    ]
+    plan = _plan(store, exact)
+    assert bucket_prefix("contracts") in plan and "jsonb_path_query" not in plan, plan
+    ranged = [Predicate(field="effective_date", op="between", value=["2010-01-01", "2010-12-31"])]
+    plan = _plan(store, ranged)
+    # the exact test stays inside the third case only (a list of spread values), after the index conditions
+    assert bucket_prefix("contracts") in plan and "SubPlan" in plan, plan
+    fraction = [Predicate(field="notice_period_days", op=">=", value=89.5)]
+    assert "jsonb_path_query" in _plan(store, fraction)
+
+
+def _elements(value) -> list:
+    """What `lax $[*]` visits, or [None] when it visits nothing (a missing field, an empty list)."""
+    found = value if isinstance(value, list) else [value]
+    return found or [None]
+
+
+def _reference_aggregate(rows: dict, function: str, field: str | None, group: str) -> tuple[dict, tuple]:
+    """The aggregate the tool promises, computed in Python: list values unnested, a row in every group of its
+    elements (text groups case-insensitive), documents counted once, the total over the rows (not the groups); a
+    measured field must be there (`exists`: an empty list is, a null is not)."""
+    if field:
+        rows = {d: r for d, r in rows.items() if r.get(field) is not None}
+
+    def numbers(row) -> list:
+        found = _elements(row.get(field)) if field else []
+        return [v for v in found if isinstance(v, (int, float)) and not isinstance(v, bool)]
+
+    def measure(docs: set, found: list):
+        if function == "count":
+            return len(docs)
+        if not found:
+            return None
+        return {"sum": sum, "min": min, "max": max, "avg": lambda v: sum(v) / len(v)}[function](found)
+
+    groups: dict = {}
+    for doc_id, row in rows.items():
+        for element in _elements(row.get(group)):
+            docs, found = groups.setdefault(None if element is None else str(element).lower(), (set(), []))
+            docs.add(doc_id)
+            found += numbers(row)
+    total = [v for row in rows.values() for v in numbers(row)]
+    return (
+        {key: (len(docs), measure(docs, found)) for key, (docs, found) in groups.items()},
+        (len(rows), measure(set(rows), total)),
+    )
+
+
+@pytest.mark.parametrize(
+    "aggregate", ["count", "sum(notice_period_days)", "avg(notice_period_days)", "max(notice_period_days)"]
+)
+def test_aggregates_unnest_lists_and_count_documents_as_promised(store, odd_bucket, aggregate):
+    """Groups and totals against a Python reference, over rows with lists, empty lists, nulls and missing fields
+    (the elements are read in the select list, where a missing value is one JSON null), the largest value first."""
+    from retrievers.annotation_aggregates import parse_aggregate
+
+    function, field = parse_aggregate(aggregate)
+    groups, total = store.aggregate("default", "contracts", [], aggregate, ["governing_law"])
+    expected_groups, expected_total = _reference_aggregate(odd_bucket, function, field, "governing_law")
+    found = {None if g["group"]["governing_law"] is None else g["group"]["governing_law"].lower(): g for g in groups}
+    assert found.keys() == expected_groups.keys()
+    for key, (documents, value) in expected_groups.items():
+        assert (found[key]["documents"], found[key]["value"]) == (documents, pytest.approx(value)), key
+    assert (total["documents"], total["value"]) == (expected_total[0], pytest.approx(expected_total[1]))
+    order = [(g["value"] is None, -(g["value"] or 0)) for g in groups]
+    assert order == sorted(order)
+    assert found["delaware"]["group"]["governing_law"] == "Delaware"  # the most common spelling
