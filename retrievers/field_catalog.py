@@ -118,14 +118,25 @@ def infer_type(values: list[Any]) -> str:
     return "string"
 
 
+def _of_type(value: Any, ftype: str) -> bool:
+    """Whether `value` is of a catalog type (an integer counts as a number, a boolean as neither)."""
+    if ftype == "date":
+        return isinstance(value, str) and bool(_ISO_DATE.match(value))
+    if ftype == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def build_field(
     kind: str, name: str, value_counts: Counter, doc_count: int, multi: bool, spec: FieldSpec | None
 ) -> CatalogField:
-    """Catalog entry from the (value -> rows) counts of one field."""
+    """Catalog entry from the (value -> rows) counts of one field. The range of a number or date field is that of
+    its values of that type: a field declared a number may still hold a stray text value ("n/a"), which the
+    predicates skip as they skip it, and which cannot be ordered beside numbers."""
     values = list(value_counts)
     ftype = spec.type if spec else infer_type(values)
     by_frequency = [v for v, _ in value_counts.most_common()]
-    ordered = sorted(values) if ftype in ("integer", "number", "date") else None
+    ordered = sorted(v for v in values if _of_type(v, ftype)) if ftype in ("integer", "number", "date") else None
     return CatalogField(
         kind=kind,
         name=name,

@@ -31,9 +31,9 @@ from pydantic import ValidationError
 
 from retrievers.annotation_aggregates import FUNCTIONS
 from retrievers.annotation_filters import OPS_BY_TYPE, Op
-from retrievers.field_catalog import CatalogField
+from retrievers.field_catalog import CatalogField, build_field
 from retrievers.loaders import sample
-from retrievers.models import Document
+from retrievers.models import Document, FieldSpec
 from retrievers.postgres_store import DEFAULT_BUCKETS
 from tools.arguments import Condition, Filter
 from tools.context import ToolContext
@@ -714,3 +714,14 @@ def test_inputs_tried_per_tool_and_nothing_written(sample_stack, stored_before, 
             )
     for tool, planned in PLANNED.items():
         assert sum(TRIED[tool].values()) >= planned, tool
+
+
+def test_a_field_declared_a_number_that_holds_a_text_value_still_gets_its_range():
+    """A loader's spec says `total` is a number; one row says "n/a". The catalog (refreshed after every ingest)
+    used to fail comparing the text with the numbers; the range is the numbers'."""
+    counts = Counter({12.5: 3, 40: 1, "n/a": 2})
+    field = build_field("receipt", "total", counts, 6, False, FieldSpec(name="total", type="number"))
+    assert (field.min, field.max, field.distinct_count) == (12.5, 40, 3)
+    dates = Counter({"2019-03-01": 1, "2018-01-31": 1, "unknown": 1})
+    field = build_field("contract", "effective_date", dates, 3, False, FieldSpec(name="effective_date", type="date"))
+    assert (field.min, field.max) == ("2018-01-31", "2019-03-01")
