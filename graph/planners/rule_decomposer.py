@@ -19,7 +19,7 @@ from datetime import date
 from itertools import pairwise
 
 from graph.decomposition import Candidate, Constraint, Decomposition, Unmapped
-from graph.planners.currencies import currency_mentions
+from graph.planners.currencies import CurrencyMention, currency_mentions, currency_words
 from graph.planners.intents import Reading, read_intent
 from graph.planners.phrases import (
     DEMONYMS,
@@ -58,6 +58,9 @@ River") is taken for that name only when the documents' text does not hold it mo
 the value's documents: on the shipped corpora "gardenia" is in 2 receipt passages per GARDENIA receipt and
 "microsoft" in 28 contract passages per Microsoft contract, while "fall" is in 206 per Fall River one and
 "distributor" in 500 per contract with a party so named."""
+CURRENCY_SHARE = 0.05
+"""Share of a bucket's documents whose text must write a currency before amounts recorded without one are taken to
+be in it: SROIE's receipts write "RM" on 734 of 973, while "euro" (a street name) is on 6 and "yen" (a name) on 2."""
 MAX_NAMED_VALUES = 200
 """More values than this for one phrase is a word too common to be a name ("sdn bhd"): it is not a constraint."""
 _MONTH_WORD = re.compile(
@@ -73,6 +76,7 @@ FILLER = {
     "s'", "state", "states", "law", "laws", "under", "been", "being", "there", "here", "any", "some", "them",
     "those", "these", "add", "adds", "altogether", "bill", "bills", "w/o", "year", "years", "month", "months",
     "day", "days", "week", "weeks", "date", "dates", "breakdown", "everything", "all", "every", "each", "per",
+    "please",
 }  # fmt: skip
 """Words that fill a question out without being a condition; never reported as unmapped."""
 
@@ -149,7 +153,13 @@ class RuleDecomposer:
                 s for s in used if any(c.source_text and text[s[0] : s[1]] in c.source_text for c in constraints)
             ]
             unmapped += self._unmapped(
-                text, lowered, understood, views, [m.span for _, ms in mentions for m in ms], value_spans
+                text,
+                lowered,
+                understood,
+                views,
+                [m.span for _, ms in mentions for m in ms],
+                value_spans,
+                NAME_SLOT | ({"in"} if intent == "sum" else set()),
             )
             about_text = not (constraints or reading.order_by or reading.group_by) and _content(lowered, understood)
             documents_asked = intent == "count" and mentions or intent == "list" and unmapped and mentions
@@ -160,6 +170,8 @@ class RuleDecomposer:
                 intent, unmapped = "qa", []
         else:
             unmapped = []
+        if intent not in STRUCTURED and not doc_ids:
+            unmapped = self._absent(_topic_terms(lowered, understood), buckets)
         reading = replace(reading, intent=intent)
         if intent == "sum" and not reading.measure:
             unmapped.append(Unmapped(text=f"an amount to add up in {', '.join(buckets)}"))
@@ -258,7 +270,7 @@ class RuleDecomposer:
         self._kinds(view, lowered, mentions, add, used, unmapped)
         self._dates(view, lowered, add, used, unmapped)
         self._quantities(view, lowered, add, used, unmapped)
-        self._currencies(view, text, add, used)
+        self._currencies(view, text, add, used, unmapped)
         self._flags(view, lowered, add, used)
         self._values(view, text, lowered, add, used)
         return list(found.values())
@@ -304,9 +316,11 @@ class RuleDecomposer:
                 used.append(span)
             add(kind, *_equal_or_in(kinds), said[0][0], " / ".join(text for _, text in said))
 
-    def _currencies(self, view: BucketWords, text: str, add, used: list) -> None:
-        """A currency named ("US dollars", "€", "rupees") constrains the bucket's currency field; over a bucket
-        whose amounts carry no currency field it only says what the amounts are in."""
+    def _currencies(self, view: BucketWords, text: str, add, used: list, unmapped: list[Unmapped]) -> None:
+        """A currency named ("US dollars", "€", "rupees") constrains the bucket's currency field. Over a bucket whose
+        amounts carry no currency field it can only say what the amounts are in, and is taken so only when that
+        can be true (`_amounts_in`); otherwise it is unmapped: a figure "in yen" over amounts in ringgit would be a
+        wrong answer that looks like one."""
         fields = view.role("currency")
         if not fields and not view.role("money"):
             return
@@ -314,12 +328,33 @@ class RuleDecomposer:
         mentions = [m for m in currency_mentions(text, held) if not any(_spans_overlap(m.span, s) for s in used)]
         if not fields:
             used += [m.span for m in mentions]
+            for m in mentions:
+                if why := self._not_amounts_in(view, m):
+                    unmapped.append(Unmapped(text=m.text, why=why))
             return
         codes = list(dict.fromkeys(code for m in mentions for code in m.codes))
         if codes:
             source = " / ".join(m.text for m in mentions)
             add(fields[0], *_equal_or_in(codes), mentions[0].span, source)
             used += [m.span for m in mentions[1:]]
+
+    def _not_amounts_in(self, view: BucketWords, mention: CurrencyMention) -> str | None:
+        """Why the amounts of a bucket with no currency field cannot be in the currency named, or None when they may
+        be. A currency the catalog gives the money field (`ragent catalog describe ... --unit MYR`) decides;
+        without one, the documents' own text must write the currency in at least CURRENCY_SHARE of them (SROIE's
+        receipts print "RM" on three in four; "euro" is on six of 973, in a street name)."""
+        units = {f.unit for f in view.role("money") if f.unit}
+        if units:
+            return (
+                None if units & set(mention.codes) else f"the amounts of {view.name} are in {', '.join(sorted(units))}"
+            )
+        documents = self.catalog.buckets[view.name].documents
+        if self.catalog.text_hits(view.name, " ".join(currency_words(mention.codes))) >= CURRENCY_SHARE * documents:
+            return None
+        return (
+            f"no currency is recorded with the amounts of {view.name}, and their text does not say they are in "
+            f"{mention.text} ({', '.join(mention.codes)}); amounts are not converted"
+        )
 
     def _dates(self, view: BucketWords, lowered: str, add, used: list, unmapped: list[Unmapped]) -> None:
         date_fields = view.typed("date")
@@ -516,6 +551,21 @@ class RuleDecomposer:
             return measure, group_by, target.unit_field
         return measure, group_by, None
 
+    def _absent(self, words: list[str], buckets: list[str]) -> list[Unmapped]:
+        """Words of a question for text that no document of the scope holds (the keyword index finds no chunk with
+        them in any bucket, the question's own first): what it asks about is in no document ("bitcoin", "parental
+        leave", a password), so the passages closest to it would answer another question."""
+        everywhere = [*buckets, *(b for b in self.vocabulary.buckets if b not in buckets)]
+        absent = [w for w in words if not any(self.catalog.text_hits(b, w) for b in everywhere)]
+        if not absent:
+            return []
+        held = "this word" if len(absent) == 1 else "these words"
+        return [
+            Unmapped(
+                text=" ".join(absent), why=f"no document holds {held} (searched the text of {', '.join(everywhere)})"
+            )
+        ]
+
     def _unmapped(
         self,
         text: str,
@@ -524,11 +574,14 @@ class RuleDecomposer:
         views: list[BucketWords],
         bucket_spans: list,
         value_spans: list,
+        slots: set[str],
     ) -> list[Unmapped]:
         """Words of a count, sum or list question that stand where a name stands and that nothing took, with the
-        nearest values of the buckets' name fields. Where a name stands: after "from", "at", "by", "with", "of" or
-        "for", just before the bucket's noun ("starbucks receipts"), capitalised inside the sentence, or holding a
-        digit ("ISO 45001"). Other words left over ("came", "everything") only phrase the question."""
+        nearest values of the buckets' name fields. Where a name stands: after one of `slots` ("from", "at", "by",
+        "with", "of", "for"; in a sum also "in", where the currency of the amounts stands: "in doubloons"), just
+        before the bucket's noun ("starbucks receipts"), capitalised inside the sentence, or holding a digit
+        ("ISO 45001"). Other words left over ("came", "everything") only phrase the question. After "in", the
+        nearest values are the currencies the buckets hold."""
         known = self.vocabulary.bucket_words | STOPWORDS | FILLER
         for view in views:
             known |= view.field_words_all
@@ -550,7 +603,7 @@ class RuleDecomposer:
             if not digits and any(0 <= first.start() - s[1] <= 1 for s in value_spans):
                 continue  # "the Free fibre invoice": words right after a name that matched describe it
             slot = (
-                before in NAME_SLOT
+                before in slots
                 or any(s[0] >= after and not lowered[after : s[0]].strip() for s in bucket_spans)
                 or digits
                 or any(tokens[i].start() > 0 and text[tokens[i].start()].isupper() for i in run)
@@ -563,6 +616,13 @@ class RuleDecomposer:
                     for f in view.role("name")
                     for value in view.values(f).nearest(phrase)
                 ]
+                if before == "in":
+                    nearest = [
+                        Candidate(field=f.name, value=value)
+                        for view in views
+                        for f in view.role("currency")
+                        for value in view.values(f).values
+                    ]
                 found.append(Unmapped(text=phrase, nearest=nearest[:NEAREST]))
         return found
 

@@ -23,7 +23,7 @@ from graph.planners.base import Budget, Progress, Stream
 from graph.planners.pages import Lead, around, linked_pages, named_pages, page_titles, passage_hits
 from graph.planners.phrases import proper_names
 from graph.planners.rule_decomposer import RuleDecomposer
-from graph.planners.words import has_phrase, holds, stem, stems
+from graph.planners.words import counted, has_phrase, holds, states_a_number_of, stem, stems
 from graph.schemas import (
     Answer,
     Decision,
@@ -74,10 +74,12 @@ class RulePlanner:
     def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
         """A figure or a list: structured only. A lookup of fields of named documents: structured, then the text of
         those documents (their rows may be blank where the question looks). A question for text with field
-        constraints: the passages of the documents they allow, then any passages. Anything else: the passages."""
+        constraints, or a lookup whose words name no field but a topic ("the parental leave policy": the kind is a
+        field, the topic is not, and the policy rows would answer with any policy): the passages of the documents
+        the constraints allow, then any passages. Anything else: the passages."""
         if d.intent in STRUCTURED_INTENTS:
             order: list[RouteKind] = ["structured"]
-        elif d.intent == "lookup" and (d.constraints or d.doc_ids):
+        elif d.intent == "lookup" and (d.doc_ids or d.constraints and (d.show_fields or not d.topic_terms)):
             # the documents are named: their text only, never any document's passages
             order = ["structured", "hybrid"] if d.constraints else ["structured", "long_text"]
         elif d.constraints:
@@ -192,18 +194,27 @@ class RulePlanner:
 
     def _passage(self, d: Decomposition, call: ToolCall, hit: PassageHit, linked: dict[str, str]) -> tuple[bool, str]:
         """A passage is relevant, for the first of these reasons, when it scores above the embedder's confidence
-        threshold (semantic); holds at least half of the question's topic words (keyword; any of them for a fused
-        hit); holds every word of the narrower query its call searched for (a side of a comparison, a name looked
-        up); or is the page of something the question names, or a page such a page names (`linked_pages`). When
+        threshold (semantic) and holds a topic word (a passage that only sounds like the question, "records
+        retention" for "travel policy", is about something else); holds at least half of the question's topic
+        words (keyword; any of them for a fused hit); holds every word of the narrower query its call searched for
+        (a side of a comparison, a name looked up); or is the page of something the question names, or a page such
+        a page names (`linked_pages`). When
         the question is only field constraints (no topic words), text cannot show that a passage meets them, so no
-        passage is relevant: the run clarifies rather than answer from look-alike documents."""
+        passage is relevant: the run clarifies rather than answer from look-alike documents. A "how many" question
+        read as a question for text needs a passage that puts a number on what it counts (`states_a_number_of`):
+        any other passage that mentions it is no count."""
         text = hit.snippet.lower()
         overlap = holds(text, [stem(t) for t in d.topic_terms])
         query = call.arguments.get("query") or ""
         narrower = stems(query) if query != d.question else []
+        if (things := counted(d.question)) and not states_a_number_of(text, things):
+            return False, f"states no number of {' '.join(things)}"
         reasons = [
             (
-                call.tool == "search_semantic" and self.threshold is not None and hit.score >= self.threshold,
+                call.tool == "search_semantic"
+                and self.threshold is not None
+                and hit.score >= self.threshold
+                and (overlap > 0 or not d.topic_terms),
                 "close in meaning",
             ),
             (
@@ -370,13 +381,17 @@ def _holds_any(evidence: list[Evidence], fields: list[str]) -> bool:
 
 
 def _unmapped_reason(d: Decomposition) -> str:
-    """What could not be matched, and the nearest values the index holds."""
+    """What could not be matched, and the nearest values the index holds, or what the index lacks."""
     parts = []
     for u in d.unmapped:
+        if u.why:
+            parts.append(f"I could not use {u.text!r}: {u.why}")
+            continue
         near = "; ".join(f"{c.field} = {c.value!r}" for c in u.nearest)
         parts.append(
             f"I could not match {u.text!r} to anything in {', '.join(d.buckets)}"
             + (f" (nearest: {near})" if near else "")
         )
-    figure = {"count": "count", "sum": "figure", "list": "list"}.get(d.intent, "answer")
-    return "; ".join(parts) + f", so the {figure} cannot be computed without guessing"
+    figure = {"count": "count", "sum": "figure", "list": "list"}.get(d.intent)
+    ending = f"so the {figure} cannot be computed without guessing" if figure else "so no document answers this"
+    return "; ".join(parts) + f", {ending}"
