@@ -79,6 +79,19 @@ def test_a_topic_no_document_holds_is_said_so_not_answered_with_another_passage(
     _asks(Run(agent, question), word, "no document holds", "so no document answers this")
 
 
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        ("how many contracts include an arbitration clause?", "arbitration"),  # no yes/no field for the clause
+        ("whats the average tip we left at restaurants", "tip"),  # no field holds a tip, only the total
+    ],
+)
+def test_a_count_or_figure_of_something_no_field_records_is_asked_about(agent, question, word):
+    run = Run(agent, question)
+    _asks(run, repr(word), "cannot be computed without guessing")
+    assert not run.state.values["evidence"]
+
+
 def test_a_count_the_text_cannot_give_is_no_passage_about_something_else(agent):
     run = Run(agent, "How many HR policies are there?")
     _asks(run, "no relevant passage")
@@ -87,7 +100,11 @@ def test_a_count_the_text_cannot_give_is_no_passage_about_something_else(agent):
 
 @pytest.mark.parametrize(
     ("question", "doc_id"),
-    [("How do I set up the VPN?", "sample-generic-002"), ("What is the records retention policy?", "sample-generic-004")],
+    [
+        ("How do I set up the VPN?", "sample-generic-002"),
+        ("How do I get onto the VPN?", "sample-generic-002"),  # words no document uses, phrasing the question
+        ("What is the records retention policy?", "sample-generic-004"),
+    ],
 )
 def test_a_topic_the_documents_hold_is_still_answered_from_them(agent, question, doc_id):
     run = Run(agent, question)

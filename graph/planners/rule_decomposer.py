@@ -44,6 +44,12 @@ bucket: on the shared corpora, Wikipedia questions that merely mention a state o
 to the Wikipedia paragraphs than to the contracts, while terse field questions ("What is in EUR?") are within 0.1."""
 STRUCTURED = ("list", "count", "sum")
 NAME_SLOT = {"from", "at", "by", "with", "of", "for"}
+AMOUNT_SLOT = {"in", "average", "avg", "mean", "total", "sum"}
+"""Where a sum's words name what it adds up in ("in doubloons") or what it adds up ("the average tip"): a word there
+that nothing took is a currency or an amount the index does not hold."""
+CLAUSE_WORDS = {"clause", "clauses", "provision", "provisions"}
+"""Words just before these name a clause ("an arbitration clause"): when no yes/no field takes them, no field
+records that clause, and a count or list of the documents would ignore it."""
 _QUESTION_START = re.compile(
     r"^(?:what|which|why|how|who|whom|when|where|does|do|did|is|are|was|were|can|could|should)\b"
 )
@@ -159,7 +165,7 @@ class RuleDecomposer:
                 views,
                 [m.span for _, ms in mentions for m in ms],
                 value_spans,
-                NAME_SLOT | ({"in"} if intent == "sum" else set()),
+                NAME_SLOT | (AMOUNT_SLOT if intent == "sum" else set()),
             )
             about_text = not (constraints or reading.order_by or reading.group_by) and _content(lowered, understood)
             documents_asked = intent == "count" and mentions or intent == "list" and unmapped and mentions
@@ -171,7 +177,7 @@ class RuleDecomposer:
         else:
             unmapped = []
         if intent not in STRUCTURED and not doc_ids:
-            unmapped = self._absent(_topic_terms(lowered, understood), buckets)
+            unmapped = self._absent(_asked_about(lowered, understood), buckets)
         reading = replace(reading, intent=intent)
         if intent == "sum" and not reading.measure:
             unmapped.append(Unmapped(text=f"an amount to add up in {', '.join(buckets)}"))
@@ -552,9 +558,10 @@ class RuleDecomposer:
         return measure, group_by, None
 
     def _absent(self, words: list[str], buckets: list[str]) -> list[Unmapped]:
-        """Words of a question for text that no document of the scope holds (the keyword index finds no chunk with
-        them in any bucket, the question's own first): what it asks about is in no document ("bitcoin", "parental
-        leave", a password), so the passages closest to it would answer another question."""
+        """Words naming what a question for text asks about (`_asked_about`) that no document of the scope holds
+        (the keyword index finds no chunk with them in any bucket, the question's own first): the thing is in no
+        document ("bitcoin", "parental leave", a password), so the passages closest to it would answer another
+        question."""
         everywhere = [*buckets, *(b for b in self.vocabulary.buckets if b not in buckets)]
         absent = [w for w in words if not any(self.catalog.text_hits(b, w) for b in everywhere)]
         if not absent:
@@ -578,10 +585,10 @@ class RuleDecomposer:
     ) -> list[Unmapped]:
         """Words of a count, sum or list question that stand where a name stands and that nothing took, with the
         nearest values of the buckets' name fields. Where a name stands: after one of `slots` ("from", "at", "by",
-        "with", "of", "for"; in a sum also "in", where the currency of the amounts stands: "in doubloons"), just
-        before the bucket's noun ("starbucks receipts"), capitalised inside the sentence, or holding a digit
-        ("ISO 45001"). Other words left over ("came", "everything") only phrase the question. After "in", the
-        nearest values are the currencies the buckets hold."""
+        "with", "of", "for"; in a sum also AMOUNT_SLOT), just before the bucket's noun ("starbucks receipts") or a
+        clause word ("arbitration clause"), capitalised inside the sentence, or holding a digit ("ISO 45001").
+        Other words left over ("came", "everything") only phrase the question. After "in", the nearest values are
+        the currencies the buckets hold."""
         known = self.vocabulary.bucket_words | STOPWORDS | FILLER
         for view in views:
             known |= view.field_words_all
@@ -602,8 +609,10 @@ class RuleDecomposer:
             digits = any(_has_digit(tokens[i].group(0)) for i in run)
             if not digits and any(0 <= first.start() - s[1] <= 1 for s in value_spans):
                 continue  # "the Free fibre invoice": words right after a name that matched describe it
+            following = tokens[run[-1] + 1].group(0) if run[-1] + 1 < len(tokens) else ""
             slot = (
                 before in slots
+                or following in CLAUSE_WORDS
                 or any(s[0] >= after and not lowered[after : s[0]].strip() for s in bucket_spans)
                 or digits
                 or any(tokens[i].start() > 0 and text[tokens[i].start()].isupper() for i in run)
@@ -625,6 +634,32 @@ class RuleDecomposer:
                     ]
                 found.append(Unmapped(text=phrase, nearest=nearest[:NEAREST]))
         return found
+
+
+_ASKED_THING = re.compile(
+    r"^(?:what|which|who)(?:['’]?s| is| are| was| were)? (?:the|our|your|its|their|my|a|an) (?P<thing>[^?,.;!]+)"
+)
+"""The thing a "what is the ..." question asks for, up to the first preposition after it."""
+_NAMED_THING = re.compile(r"\b(?:from|at|by|with|in|for|about|via) (?P<thing>[^?,.;!]+)")
+"""What a preposition introduces ("paid in bitcoin", "say about overtime pay"), up to the next stop word."""
+
+
+def _asked_about(lowered: str, understood: list) -> list[str]:
+    """The content words that name what a question for text is about: the thing a "what is the ..." question asks
+    for, and the words a preposition introduces, each up to the next stop word, not taken by any reading. A
+    question's other words may phrase it in words no document uses ("how do I get onto the VPN" is answered by
+    how to install it), so they are not checked."""
+    words = []
+    for pattern in (_ASKED_THING, _NAMED_THING):
+        for m in pattern.finditer(lowered):
+            for token in _TOKEN.finditer(lowered, m.start("thing"), m.end("thing")):
+                word = _plain(token.group(0))
+                if word in STOPWORDS:
+                    break
+                taken = any(_spans_overlap(token.span(), s) for s in understood)
+                if not taken and len(word) > 2 and not word.isdigit() and word not in FILLER:
+                    words.append(word)
+    return list(dict.fromkeys(words))
 
 
 def _opens_with_a_field(lowered: str, views: list[BucketWords]) -> bool:
