@@ -325,7 +325,7 @@ class RuleDecomposer:
     def _currencies(self, view: BucketWords, text: str, add, used: list, unmapped: list[Unmapped]) -> None:
         """A currency named ("US dollars", "€", "rupees") constrains the bucket's currency field. Over a bucket whose
         amounts carry no currency field it can only say what the amounts are in, and is taken so only when that
-        can be true (`_amounts_in`); otherwise it is unmapped: a figure "in yen" over amounts in ringgit would be a
+        can be true (`_not_amounts_in`); otherwise it is unmapped: a figure "in yen" over amounts in ringgit would be a
         wrong answer that looks like one."""
         fields = view.role("currency")
         if not fields and not view.role("money"):
@@ -639,9 +639,9 @@ class RuleDecomposer:
 _ASKED_THING = re.compile(
     r"^(?:what|which|who)(?:['’]?s| is| are| was| were)? (?:the|our|your|its|their|my|a|an) (?P<thing>[^?,.;!]+)"
 )
-"""The thing a "what is the ..." question asks for, up to the first preposition after it."""
+"""The thing a "what is the ..." question asks for (`_asked_about` reads it up to its first stop word)."""
 _NAMED_THING = re.compile(r"\b(?:from|at|by|with|in|for|about|via) (?P<thing>[^?,.;!]+)")
-"""What a preposition introduces ("paid in bitcoin", "say about overtime pay"), up to the next stop word."""
+"""What a preposition introduces ("paid in bitcoin", "say about overtime pay")."""
 
 
 def _asked_about(lowered: str, understood: list) -> list[str]:

@@ -198,11 +198,10 @@ class RulePlanner:
         retention" for "travel policy", is about something else); holds at least half of the question's topic
         words (keyword; any of them for a fused hit); holds every word of the narrower query its call searched for
         (a side of a comparison, a name looked up); or is the page of something the question names, or a page such
-        a page names (`linked_pages`). When
-        the question is only field constraints (no topic words), text cannot show that a passage meets them, so no
-        passage is relevant: the run clarifies rather than answer from look-alike documents. A "how many" question
-        read as a question for text needs a passage that puts a number on what it counts (`states_a_number_of`):
-        any other passage that mentions it is no count."""
+        a page names (`linked_pages`). When the question is only field constraints (no topic words), text cannot
+        show that a passage meets them, so no passage is relevant: the run clarifies rather than answer from
+        look-alike documents. A "how many" question read as a question for text needs a passage that puts a number
+        on what it counts (`states_a_number_of`): any other passage that mentions it is no count."""
         text = hit.snippet.lower()
         overlap = holds(text, [stem(t) for t in d.topic_terms])
         query = call.arguments.get("query") or ""
