@@ -117,3 +117,9 @@ def test_a_count_in_text_is_a_number_put_on_what_is_counted():
     assert counted("what is the VPN password?") == []
     assert states_a_number_of("The company has 200 full-time employees.", counted("how many employees do we have"))
     assert not states_a_number_of("policy drafting and two internal audits", counted("How many HR policies?"))
+
+
+def test_a_currency_no_invoice_is_in_is_said_so_with_the_currencies_they_are_in(agent):
+    run = Run(agent, "how much have we been invoiced in swiss francs")
+    reason = _asks(run, "no document of invoices has currency CHF", "they hold")
+    assert all(code in reason for code in ("USD", "EUR", "GBP"))

@@ -255,7 +255,8 @@ class RulePlanner:
         if route.kind == "structured":
             total = sum(e.envelope.total_hits for e in evidence if e.call.tool == "annotations_search")
             if total == 0:
-                return self._too_little(route, left, f"no annotation row matches the constraints{note}")
+                why = self._values_not_held(d) or "no annotation row matches the constraints"
+                return self._too_little(route, left, f"{why}{note}")
             if d.intent == "list" and total > route.max_hits and not d.order_by:
                 return Decision(
                     action="clarify",
@@ -287,6 +288,22 @@ class RulePlanner:
                 next_calls=calls,
             )
         return self._too_little(route, left, f"no relevant passage{note}")
+
+    def _values_not_held(self, d: Decomposition) -> str | None:
+        """Why nothing matched when a constraint asks for text values its field holds none of ("currency = GBP" over
+        invoices in EUR, USD, INR and PLN), with the values it does hold: the user sees that no document is in
+        pounds, not only that nothing matched."""
+        parts = []
+        for c in d.constraints:
+            wanted = [str(v) for v in (c.value if isinstance(c.value, list) else [c.value])]
+            if c.op not in ("=", "in") or not any(f.name == c.field for f in self.catalog.categorical(c.bucket)):
+                continue
+            held = [value for value, _ in self.catalog.values(c.bucket, c.field)]
+            if held and not set(wanted) & set(held):
+                parts.append(
+                    f"no document of {c.bucket} has {c.field} {' or '.join(wanted)} (they hold {', '.join(held)})"
+                )
+        return "; ".join(parts) or None
 
     def _follow_up(
         self, d: Decomposition, plan: Plan, evidence: list[Evidence], graded: list[GradedHit], left: int
