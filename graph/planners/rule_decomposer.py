@@ -644,17 +644,26 @@ _NAMED_THING = re.compile(r"\b(?:from|at|by|with|in|for|about|via) (?P<thing>[^?
 """What a preposition introduces ("paid in bitcoin", "say about overtime pay")."""
 
 
+_ASKING_VERBS = {
+    "say", "says", "said", "state", "stated", "mention", "mentions", "mentioned", "require", "requires", "mean",
+    "means", "cover", "covers", "cost", "costs", "take", "takes", "work", "works",
+}  # fmt: skip
+"""Verbs that end the thing a question names ("the note on working from home say ..."): they phrase the question."""
+THING_WORDS = 3
+
+
 def _asked_about(lowered: str, understood: list) -> list[str]:
     """The content words that name what a question for text is about: the thing a "what is the ..." question asks
-    for, and the words a preposition introduces, each up to the next stop word, not taken by any reading. A
-    question's other words may phrase it in words no document uses ("how do I get onto the VPN" is answered by
-    how to install it), so they are not checked."""
+    for, and the words a preposition introduces, each up to THING_WORDS words and never past a stop word or a verb
+    that asks (`_ASKING_VERBS`), not taken by any reading. A question's other words may phrase it in words no
+    document uses ("how do I get onto the VPN" is answered by how to install it), so they are not checked."""
     words = []
     for pattern in (_ASKED_THING, _NAMED_THING):
         for m in pattern.finditer(lowered):
-            for token in _TOKEN.finditer(lowered, m.start("thing"), m.end("thing")):
+            tokens = list(_TOKEN.finditer(lowered, m.start("thing"), m.end("thing")))[:THING_WORDS]
+            for token in tokens:
                 word = _plain(token.group(0))
-                if word in STOPWORDS:
+                if word in STOPWORDS or word in _ASKING_VERBS:
                     break
                 taken = any(_spans_overlap(token.span(), s) for s in understood)
                 if not taken and len(word) > 2 and not word.isdigit() and word not in FILLER:
