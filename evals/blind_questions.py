@@ -40,8 +40,8 @@ def outcome(outputs: dict) -> str:
 
 def matches(expected_answer: str | None, outputs: dict) -> bool | None:
     """Whether an answer holds what the expected answer says: its document ids (a list), else one of its numbers
-    as the answer's value (alternatives such as "141 (144 if ...)" each count), else its text. None when the
-    expected answer says nothing checkable."""
+    as the answer's value (alternatives such as "141 (144 if ...)" each count) or its first number among those a
+    table or sentence shows, else its text. None when the expected answer says nothing checkable."""
     if not expected_answer:
         return None
     ids = set(_DOC_ID.findall(expected_answer))
@@ -50,6 +50,9 @@ def matches(expected_answer: str | None, outputs: dict) -> bool | None:
     numbers = [float(n.replace(",", "")) for n in _NUMBER.findall(expected_answer)]
     if outputs["value"] is not None and numbers:
         return any(abs(outputs["value"] - n) <= VALUE_TOLERANCE * max(abs(n), 1.0) for n in numbers)
+    if numbers:  # a table or a sentence: the expected figure is among the numbers it shows
+        shown = {float(n.replace(",", "")) for n in _NUMBER.findall(outputs["answer_text"])}
+        return numbers[0] in shown
     text = " ".join(outputs["answer_text"].split()).lower()
     head = expected_answer.split(" (")[0].split(",")[0].lower()
     return head in text

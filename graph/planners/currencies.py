@@ -34,6 +34,31 @@ COLLOQUIAL = {
 the British pound alone, "bucks" is as ambiguous as "dollars" (the field's codes decide)."""
 
 
+NOT_MONEY = frozenset(
+    {
+        "XAG",
+        "XAU",
+        "XBA",
+        "XBB",
+        "XBC",
+        "XBD",
+        "XDR",
+        "XEU",
+        "XFO",
+        "XFU",
+        "XPD",
+        "XPT",
+        "XRE",
+        "XSU",
+        "XTS",
+        "XUA",
+        "XXX",
+    }
+)
+"""ISO 4217's codes for precious metals, units of account and testing: no amount is in them, and their names'
+last words ("account" of the ADB Unit of Account, "rights", "silver") are ordinary words of questions."""
+
+
 @dataclass(frozen=True)
 class CurrencyMention:
     codes: list[str]
@@ -92,7 +117,8 @@ def _tables() -> dict[str, dict[str, frozenset[str]]]:
 
 @cache
 def _names() -> dict[str, frozenset[str]]:
-    names = _tables()["names"]
+    """CLDR's names without the codes that are no money, and the colloquial names."""
+    names = {name: codes - NOT_MONEY for name, codes in _tables()["names"].items() if codes - NOT_MONEY}
     return names | {said: names[meant] for said, meant in COLLOQUIAL.items() if meant in names}
 
 
@@ -124,7 +150,7 @@ def currency_words(codes: list[str]) -> list[str]:
     "¥" is no word a keyword index keeps."""
     wanted = set(codes)
     words = {code.lower() for code in codes}
-    words |= {name.split()[-1] for name, named in _tables()["names"].items() if named & wanted}
+    words |= {name.split()[-1] for name, named in _names().items() if named & wanted}
     words |= {s.lower() for s, named in _symbols().items() if named & wanted and s.isalpha() and len(s) > 1}
     return sorted(words)
 

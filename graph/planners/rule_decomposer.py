@@ -82,7 +82,7 @@ FILLER = {
     "s'", "state", "states", "law", "laws", "under", "been", "being", "there", "here", "any", "some", "them",
     "those", "these", "add", "adds", "altogether", "bill", "bills", "w/o", "year", "years", "month", "months",
     "day", "days", "week", "weeks", "date", "dates", "breakdown", "everything", "all", "every", "each", "per",
-    "please",
+    "please", "single",
 }  # fmt: skip
 """Words that fill a question out without being a condition; never reported as unmapped."""
 
@@ -102,7 +102,7 @@ class RuleDecomposer:
     def decompose(self, question: str, within: list[str] | None = None) -> Decomposition:
         """`within`: the buckets a follow-up question stays in unless its words name another."""
         d = self._read(question, within)
-        if d.unmapped and (other := self._bucket_holding(d)):
+        if d.unmapped and not any(u.why for u in d.unmapped) and (other := self._bucket_holding(d)):
             return self._read(question, within, forced=other)
         if d.intent == "sum" and d.aggregate is None and (other := self._bucket_with_amounts(d)):
             return self._read(question, within, forced=other)
@@ -120,7 +120,8 @@ class RuleDecomposer:
 
     def _bucket_holding(self, d: Decomposition) -> str | None:
         """The one other bucket whose values every unmapped phrase names: "largest gardenia bill" says "bill"
-        (an invoice word) of a shop whose receipts are in another bucket."""
+        (an invoice word) of a shop whose receipts are in another bucket. Not for words whose `why` says what the
+        index lacks (a currency the amounts are not in, a word no document holds): they name no value."""
         holding = []
         for name, view in self.vocabulary.buckets.items():
             if name in d.buckets:
@@ -177,7 +178,10 @@ class RuleDecomposer:
         else:
             unmapped = []
         if intent not in STRUCTURED and not doc_ids:
-            unmapped = self._absent(_asked_about(lowered, understood), buckets)
+            fields = set().union(*(view.field_words_all for view in views))
+            unmapped = self._absent(
+                [w for w in _asked_about(lowered, understood) if w not in fields], buckets, constraints
+            )
         reading = replace(reading, intent=intent)
         if intent == "sum" and not reading.measure:
             unmapped.append(Unmapped(text=f"an amount to add up in {', '.join(buckets)}"))
@@ -557,21 +561,25 @@ class RuleDecomposer:
             return measure, group_by, target.unit_field
         return measure, group_by, None
 
-    def _absent(self, words: list[str], buckets: list[str]) -> list[Unmapped]:
-        """Words naming what a question for text asks about (`_asked_about`) that no document of the scope holds
-        (the keyword index finds no chunk with them in any bucket, the question's own first): the thing is in no
-        document ("bitcoin", "parental leave", a password), so the passages closest to it would answer another
-        question."""
-        everywhere = [*buckets, *(b for b in self.vocabulary.buckets if b not in buckets)]
-        absent = [w for w in words if not any(self.catalog.text_hits(b, w) for b in everywhere)]
+    def _absent(self, words: list[str], buckets: list[str], constraints: list[Constraint]) -> list[Unmapped]:
+        """Words naming what a question for text asks about (`_asked_about`) that no document it can be about
+        holds (the keyword index finds no chunk with them): the documents its constraints allow ("the parental
+        leave policy" is about policies), else every document of the scope, the question's own buckets first. The
+        thing is in none of them ("bitcoin", "parental leave", a password), so the passages closest to it would
+        answer another question."""
+        filters = {b: {c.field: {"op": c.op, "value": c.value} for c in constraints if c.bucket == b} for b in buckets}
+        if not any(filters.values()):
+            filters = dict.fromkeys([*buckets, *(b for b in self.vocabulary.buckets if b not in buckets)])
+        searched = {b: f for b, f in filters.items() if f is None or f}
+        absent = [w for w in words if not any(self.catalog.text_hits(b, w, f) for b, f in searched.items())]
         if not absent:
             return []
         held = "this word" if len(absent) == 1 else "these words"
-        return [
-            Unmapped(
-                text=" ".join(absent), why=f"no document holds {held} (searched the text of {', '.join(everywhere)})"
-            )
-        ]
+        allowed = [c for c in constraints if c.bucket in searched]
+        where = ", ".join(searched) + (
+            f" where {' and '.join(f'{c.field} {c.op} {c.value}' for c in allowed)}" if allowed else ""
+        )
+        return [Unmapped(text=" ".join(absent), why=f"no document holds {held} (searched the text of {where})")]
 
     def _unmapped(
         self,
