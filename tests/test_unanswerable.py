@@ -43,9 +43,10 @@ def test_the_currency_the_receipts_text_writes_is_what_their_amounts_are_in(agen
     assert run.interrupt is None and run.answer.format == "figure" and run.answer.value == pytest.approx(726.56)
 
 
-def test_sterling_and_quid_are_pounds():
+def test_sterling_and_quid_are_pounds_and_an_account_is_no_currency():
     held = {"EUR", "GBP", "USD"}
     assert [m.codes for m in currency_mentions("total in sterling or in quid", held)] == [["GBP"], ["GBP"]]
+    assert currency_mentions("the admin password for the aws account", held) == []  # not the ADB Unit of Account
 
 
 def test_quid_over_invoices_sums_the_invoices_in_pounds(agent):
@@ -96,6 +97,17 @@ def test_a_count_the_text_cannot_give_is_no_passage_about_something_else(agent):
     run = Run(agent, "How many HR policies are there?")
     _asks(run, "no relevant passage")
     assert all(not g.relevant for g in run.state.values["graded"])
+
+
+def test_a_topic_is_looked_for_in_the_documents_the_question_is_about(agent):
+    """The travel policy: some documents speak of travel, but no policy is about it."""
+    _asks(Run(agent, "what is the travel policy?"), "'travel'", "searched the text of generic where doc_type = policy")
+
+
+def test_a_field_the_question_asks_for_is_no_topic_to_look_for_in_the_text(agent):
+    run = Run(agent, "what is the due date on the Tamarack Packaging invoice?")
+    assert run.interrupt is None and run.answer.format == "table"
+    assert {r["date_due"] for r in run.answer.rows} == {"2021-12-05"}
 
 
 @pytest.mark.parametrize(
