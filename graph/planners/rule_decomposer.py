@@ -648,8 +648,10 @@ _ASKED_THING = re.compile(
     r"^(?:what|which|who)(?:['’]?s| is| are| was| were)? (?:the|our|your|its|their|my|a|an) (?P<thing>[^?,.;!]+)"
 )
 """The thing a "what is the ..." question asks for (`_asked_about` reads it up to its first stop word)."""
-_NAMED_THING = re.compile(r"\b(?:from|at|by|with|in|for|about|via) (?P<thing>[^?,.;!]+)")
-"""What a preposition introduces ("paid in bitcoin", "say about overtime pay")."""
+_NAMED_THING = re.compile(r"\b(?:from|at|by|with|in|via) (?P<thing>[^?,.;!]+)")
+"""What a preposition of means, place or source introduces ("paid in bitcoin", "paid by credit card"): documents
+name such things as they are. Not "about" or "for", which introduce a topic the documents may put in other words
+("say about uptime" is answered by an availability clause, "screening for poor eyesight" by vision screening)."""
 
 
 _ASKING_VERBS = {
