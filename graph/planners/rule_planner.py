@@ -22,7 +22,7 @@ from graph.follow_up import is_follow_up, merge
 from graph.planners.base import Budget, Progress, Stream
 from graph.planners.pages import Lead, around, linked_pages, named_pages, page_titles, passage_hits
 from graph.planners.phrases import proper_names
-from graph.planners.rule_decomposer import RuleDecomposer
+from graph.planners.rule_decomposer import FILLER, RuleDecomposer
 from graph.planners.words import counted, has_phrase, holds, states_a_number_of, stem, stems
 from graph.schemas import (
     Answer,
@@ -79,7 +79,7 @@ class RulePlanner:
         the constraints allow, then any passages. Anything else: the passages."""
         if d.intent in STRUCTURED_INTENTS:
             order: list[RouteKind] = ["structured"]
-        elif d.intent == "lookup" and (d.doc_ids or d.constraints and (d.show_fields or not d.topic_terms)):
+        elif d.intent == "lookup" and (d.doc_ids or d.constraints and (d.show_fields or not _topic(d))):
             # the documents are named: their text only, never any document's passages
             order = ["structured", "hybrid"] if d.constraints else ["structured", "long_text"]
         elif d.constraints:
@@ -194,14 +194,13 @@ class RulePlanner:
 
     def _passage(self, d: Decomposition, call: ToolCall, hit: PassageHit, linked: dict[str, str]) -> tuple[bool, str]:
         """A passage is relevant, for the first of these reasons, when it scores above the embedder's confidence
-        threshold (semantic) and holds a topic word (a passage that only sounds like the question, "records
-        retention" for "travel policy", is about something else); holds at least half of the question's topic
-        words (keyword; any of them for a fused hit); holds every word of the narrower query its call searched for
-        (a side of a comparison, a name looked up); or is the page of something the question names, or a page such
-        a page names (`linked_pages`). When the question is only field constraints (no topic words), text cannot
-        show that a passage meets them, so no passage is relevant: the run clarifies rather than answer from
-        look-alike documents. A "how many" question read as a question for text needs a passage that puts a number
-        on what it counts (`states_a_number_of`): any other passage that mentions it is no count."""
+        threshold (semantic); holds at least half of the question's topic words (keyword; any of them for a fused
+        hit); holds every word of the narrower query its call searched for (a side of a comparison, a name looked
+        up); or is the page of something the question names, or a page such a page names (`linked_pages`). When
+        the question is only field constraints (no topic words), text cannot show that a passage meets them, so no
+        passage is relevant: the run clarifies rather than answer from look-alike documents. A "how many" question
+        read as a question for text needs a passage that puts a number on what it counts (`states_a_number_of`):
+        any other passage that mentions it is no count."""
         text = hit.snippet.lower()
         overlap = holds(text, [stem(t) for t in d.topic_terms])
         query = call.arguments.get("query") or ""
@@ -210,10 +209,7 @@ class RulePlanner:
             return False, f"states no number of {' '.join(things)}"
         reasons = [
             (
-                call.tool == "search_semantic"
-                and self.threshold is not None
-                and hit.score >= self.threshold
-                and (overlap > 0 or not d.topic_terms),
+                call.tool == "search_semantic" and self.threshold is not None and hit.score >= self.threshold,
                 "close in meaning",
             ),
             (
@@ -387,6 +383,11 @@ class RulePlanner:
         if route.fallback_order and left > 0:
             return Decision(action="fallback", reason=f"{reason}; next route: {route.fallback_order[0]}")
         return Decision(action="clarify", clarify_kind="no_low", reason=reason)
+
+
+def _topic(d: Decomposition) -> list[str]:
+    """The topic words that are more than filler ("law" in "contracts under NY law" only fills the question out)."""
+    return [t for t in d.topic_terms if t not in FILLER]
 
 
 def _holds_any(evidence: list[Evidence], fields: list[str]) -> bool:
