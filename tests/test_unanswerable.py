@@ -110,6 +110,11 @@ def test_a_field_the_question_asks_for_is_no_topic_to_look_for_in_the_text(agent
     assert {r["date_due"] for r in run.answer.rows} == {"2021-12-05"}
 
 
+def test_a_lookup_whose_other_words_only_fill_it_out_is_answered_by_the_rows(agent):
+    run = Run(agent, "non-compete contracts under English law")  # "law" names no topic to look for in the text
+    assert run.routes() == ["structured"] and {r["doc_id"] for r in run.answer.rows} == {"sample-contract-004"}
+
+
 @pytest.mark.parametrize(
     ("question", "doc_id"),
     [
