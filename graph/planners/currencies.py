@@ -34,29 +34,13 @@ COLLOQUIAL = {
 the British pound alone, "bucks" is as ambiguous as "dollars" (the field's codes decide)."""
 
 
-NOT_MONEY = frozenset(
-    {
-        "XAG",
-        "XAU",
-        "XBA",
-        "XBB",
-        "XBC",
-        "XBD",
-        "XDR",
-        "XEU",
-        "XFO",
-        "XFU",
-        "XPD",
-        "XPT",
-        "XRE",
-        "XSU",
-        "XTS",
-        "XUA",
-        "XXX",
-    }
-)
-"""ISO 4217's codes for precious metals, units of account and testing: no amount is in them, and their names'
-last words ("account" of the ADB Unit of Account, "rights", "silver") are ordinary words of questions."""
+NOT_MONEY = frozenset({
+    "XAG", "XAU", "XBA", "XBB", "XBC", "XBD", "XDR", "XEU", "XFO", "XFU", "XPD", "XPT", "XRE", "XSU", "XTS", "XUA",
+    "XXX", "BOV", "CHE", "CHW", "CLF", "COU", "MXV", "USN", "USS", "UYI", "UYW",
+})  # fmt: skip
+"""ISO 4217's codes for precious metals, units of account, testing and funds: no price is in them, their names'
+last words ("account" of the ADB Unit of Account, "rights", "silver") are ordinary words of questions, and "euros"
+means the euro, not the WIR euro."""
 
 
 @dataclass(frozen=True)
