@@ -359,8 +359,9 @@ class RuleDecomposer:
                 None if units & set(mention.codes) else f"the amounts of {view.name} are in {', '.join(sorted(units))}"
             )
         documents = self.catalog.buckets[view.name].documents
-        if self.catalog.text_hits(view.name, " ".join(currency_words(mention.codes))) >= CURRENCY_SHARE * documents:
-            return None
+        written = self.catalog.text_hits(view.name, " ".join(currency_words(mention.codes)))
+        if written is None or written >= CURRENCY_SHARE * documents:
+            return None  # written in it, or the keyword index cannot say
         return (
             f"no currency is recorded with the amounts of {view.name}, and their text does not say they are in "
             f"{mention.text} ({', '.join(mention.codes)}); amounts are not converted"
@@ -513,7 +514,7 @@ class RuleDecomposer:
         if f.role != "name" or len(words) > 1:
             return True
         documents = sum(n for v, n in self.catalog.values(view.name, f.name) if v in set(values))
-        return self.catalog.text_hits(view.name, words[0]) <= COMMON_WORD * max(documents, 1)
+        return (self.catalog.text_hits(view.name, words[0]) or 0) <= COMMON_WORD * max(documents, 1)
 
     def _demonym(self, view: BucketWords, fields: list[CatalogField], lowered: str, country: str):
         candidates = []
@@ -564,14 +565,14 @@ class RuleDecomposer:
     def _absent(self, words: list[str], buckets: list[str], constraints: list[Constraint]) -> list[Unmapped]:
         """Words naming what a question for text asks about (`_asked_about`) that no document it can be about
         holds (the keyword index finds no chunk with them): the documents its constraints allow ("the parental
-        leave policy" is about policies), else every document of the scope, the question's own buckets first. The
-        thing is in none of them ("bitcoin", "parental leave", a password), so the passages closest to it would
-        answer another question."""
+        leave policy" is about policies), else every document of the scope, the question's own buckets first; a
+        search that fails says nothing, so its words are not absent. The thing is in none of them ("bitcoin",
+        "parental leave", a password), so the passages closest to it would answer another question."""
         filters = {b: {c.field: {"op": c.op, "value": c.value} for c in constraints if c.bucket == b} for b in buckets}
         if not any(filters.values()):
             filters = dict.fromkeys([*buckets, *(b for b in self.vocabulary.buckets if b not in buckets)])
         searched = {b: f for b, f in filters.items() if f is None or f}
-        absent = [w for w in words if not any(self.catalog.text_hits(b, w, f) for b, f in searched.items())]
+        absent = [w for w in words if all(self.catalog.text_hits(b, w, f) == 0 for b, f in searched.items())]
         if not absent:
             return []
         held = "this word" if len(absent) == 1 else "these words"
