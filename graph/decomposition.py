@@ -44,10 +44,13 @@ class Candidate(BaseModel):
 
 class Unmapped(BaseModel):
     """Words of the question that look like a condition but name nothing in the index, with the nearest values it
-    holds: a count, sum or list cannot be computed without them, so the run asks instead of guessing."""
+    holds: a count, sum or list cannot be computed without them, so the run asks instead of guessing. `why` says
+    what the index lacks when that is more than a value (a currency the amounts are not recorded in, a word no
+    document holds)."""
 
     text: str
     nearest: list[Candidate] = Field(default_factory=list)
+    why: str | None = None
 
 
 class Decomposition(BaseModel):

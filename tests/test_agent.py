@@ -151,7 +151,7 @@ def test_an_empty_list_clarifies_no_low_and_never_falls_back_to_passages(agent):
 
 
 def test_the_tool_call_cap_is_never_exceeded(agent):
-    question = "What do the documents say about zebra migrations across the Serengeti?"
+    question = "Why did the zebras migrate across the Serengeti?"
     run = Run(agent, question, AgentContext(max_tool_calls=2))
     assert len(run.state.values["evidence"]) == 2 and run.interrupt["kind"] == "no_low"
     assert all(o["choice"] == "stop" for o in run.interrupt["options"]), "with no calls left only stopping is offered"

@@ -91,13 +91,13 @@ class Catalog:
         its id is about that document)."""
         return self._read(self.context.stack.store.document_buckets, self.scope, doc_ids) if doc_ids else {}
 
-    def text_hits(self, bucket: str, words: str) -> int:
-        """How many chunks of the bucket hold any of `words` (the keyword index's count, through the tools): how
-        common words are in the documents themselves; 0 when the search fails."""
-        envelope = run_named(
-            "search_text", {"bucket": bucket, "query": words[:QUERY_CHARS_MAX], "top_k": 1}, self.context
-        )
-        return envelope.total_hits if envelope.status == "ok" else 0
+    def text_hits(self, bucket: str, words: str, filters: dict | None = None) -> int | None:
+        """How many chunks of the bucket hold any of `words` (the keyword index's count, through the tools), in the
+        documents whose annotations pass `filters` when given: how common words are in the documents themselves;
+        None when the search fails (a keyword index that is down holds no fewer words)."""
+        arguments = {"bucket": bucket, "query": words[:QUERY_CHARS_MAX], "top_k": 1}
+        envelope = run_named("search_text", arguments | ({"filters": filters} if filters else {}), self.context)
+        return envelope.total_hits if envelope.status in ("ok", "no_results") else None
 
     def nearest_in_meaning(self, phrase: str, values: list[str]) -> tuple[str, float] | None:
         """The value closest in meaning to `phrase` by the index's embedder, with its cosine ("confidentiality

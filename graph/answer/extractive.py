@@ -30,7 +30,7 @@ from graph.decomposition import Decomposition
 from graph.markdown import escape
 from graph.planners.pages import page_title
 from graph.planners.phrases import proper_names
-from graph.planners.words import has_phrase, occurs, stems
+from graph.planners.words import counted, has_phrase, occurs, states_a_number_of, stems
 from graph.schemas import Answer, CheckedSentence, Citation, Evidence, GradedHit
 from tools.snippets import ELLIPSIS
 
@@ -190,8 +190,11 @@ def _sources(chosen: list[Candidate]) -> str:
 
 
 def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
-    """At most MAX_SENTENCES sentences, best first, each cited by its document and chunk."""
+    """At most MAX_SENTENCES sentences, best first, each cited by its document and chunk; for a "how many" question
+    only sentences that put a number on what it counts (a sentence that merely mentions employees is no count)."""
     candidates = _candidates(best_passages(evidence, relevant, CANDIDATE_PASSAGES))
+    if things := counted(d.question):  # "how many ...": only a sentence that puts a number on it answers
+        candidates = [c for c in candidates if states_a_number_of(c.text, things)]
     if not candidates:
         return Answer(format="prose", text=NO_PASSAGE, composed_by="extractive")
     words = _word_scores(d.question, candidates)

@@ -1,9 +1,10 @@
 """Currency names and symbols as users write them ("US dollars", "euros", "€", "RM") to ISO 4217 codes.
 
-The names and symbols are CLDR's, through Babel, not a list written for the shipped invoices. Many currencies share
-a word or a symbol ("dollars", "$", "£"), so a mention maps to every currency it can mean and the codes a field
-actually holds decide between them: over invoices in USD, EUR and GBP, "$" is USD. A mention whose currencies the
-field does not hold keeps them all (a constraint on them matches nothing, and the run says so).
+The names and symbols are CLDR's, through Babel, not a list written for the shipped invoices, plus the few names
+English speakers use that CLDR does not list ("sterling", "quid"), each as the CLDR name it stands for. Many
+currencies share a word or a symbol ("dollars", "$", "£"), so a mention maps to every currency it can mean and the
+codes a field actually holds decide between them: over invoices in USD, EUR and GBP, "$" is USD. A mention whose
+currencies the field does not hold keeps them all (a constraint on them matches nothing, and the run says so).
 """
 
 from __future__ import annotations
@@ -20,6 +21,26 @@ from babel import Locale, localedata
 from babel.numbers import get_currency_name, list_currencies
 
 from retrievers.settings import Settings
+
+COLLOQUIAL = {
+    "sterling": "british pound",
+    "pound sterling": "british pound",
+    "pounds sterling": "british pound",
+    "quid": "british pound",
+    "bucks": "dollars",
+    "greenbacks": "us dollars",
+}
+"""Everyday English names CLDR does not give, each mapped to the CLDR name whose currencies it means: "sterling" is
+the British pound alone, "bucks" is as ambiguous as "dollars" (the field's codes decide)."""
+
+
+NOT_MONEY = frozenset({
+    "XAG", "XAU", "XBA", "XBB", "XBC", "XBD", "XDR", "XEU", "XFO", "XFU", "XPD", "XPT", "XRE", "XSU", "XTS", "XUA",
+    "XXX", "BOV", "CHE", "CHW", "CLF", "COU", "MXV", "USN", "USS", "UYI", "UYW",
+})  # fmt: skip
+"""ISO 4217's codes for precious metals, units of account, testing and funds: no price is in them, their names'
+last words ("account" of the ADB Unit of Account, "rights", "silver") are ordinary words of questions, and "euros"
+means the euro, not the WIR euro."""
 
 
 @dataclass(frozen=True)
@@ -78,8 +99,11 @@ def _tables() -> dict[str, dict[str, frozenset[str]]]:
     return {kind: {key: frozenset(codes) for key, codes in table.items()} for kind, table in tables.items()}
 
 
+@cache
 def _names() -> dict[str, frozenset[str]]:
-    return _tables()["names"]
+    """CLDR's names without the codes that are no money, and the colloquial names."""
+    names = {name: codes - NOT_MONEY for name, codes in _tables()["names"].items() if codes - NOT_MONEY}
+    return names | {said: names[meant] for said, meant in COLLOQUIAL.items() if meant in names}
 
 
 def _symbols() -> dict[str, frozenset[str]]:
@@ -102,6 +126,17 @@ def _symbols_pattern() -> re.Pattern:
     symbols = sorted(_symbols(), key=len, reverse=True)
     alternatives = [re.escape(s) + (r"\b" if s[-1].isalnum() else "") for s in symbols]
     return re.compile(r"(?<!\w)(?:" + "|".join(alternatives) + ")")
+
+
+def currency_words(codes: list[str]) -> list[str]:
+    """The words a document's text may write these currencies with, for a keyword search: the codes, the last word
+    of their English names ("ringgit", "yen") and the symbols that are words ("RM", "Rs"); a symbol such as "$" or
+    "¥" is no word a keyword index keeps."""
+    wanted = set(codes)
+    words = {code.lower() for code in codes}
+    words |= {name.split()[-1] for name, named in _names().items() if named & wanted}
+    words |= {s.lower() for s, named in _symbols().items() if named & wanted and s.isalpha() and len(s) > 1}
+    return sorted(words)
 
 
 def currency_mentions(text: str, held: set[str]) -> list[CurrencyMention]:

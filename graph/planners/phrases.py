@@ -431,8 +431,14 @@ STOPWORDS = set(
         "documents",
         "document",
         "both",
+        "but",
+        "such",
+        "they",
+        "will",
     ]
 )
+"""Words that only phrase a question. They include every English stop word the keyword index drops ("will",
+"such"): a word the index never keeps would look like a word no document holds."""
 
 _CAPITAL = r"[A-ZÀ-ÖØ-Þ]"
 _NAME_WORD = rf"(?:{_CAPITAL}\.|{_CAPITAL}[\w'’&!-]*)"

@@ -19,7 +19,7 @@ from datetime import date
 from itertools import pairwise
 
 from graph.decomposition import Candidate, Constraint, Decomposition, Unmapped
-from graph.planners.currencies import currency_mentions
+from graph.planners.currencies import CurrencyMention, currency_mentions, currency_words
 from graph.planners.intents import Reading, read_intent
 from graph.planners.phrases import (
     DEMONYMS,
@@ -44,6 +44,12 @@ bucket: on the shared corpora, Wikipedia questions that merely mention a state o
 to the Wikipedia paragraphs than to the contracts, while terse field questions ("What is in EUR?") are within 0.1."""
 STRUCTURED = ("list", "count", "sum")
 NAME_SLOT = {"from", "at", "by", "with", "of", "for"}
+AMOUNT_SLOT = {"in", "average", "avg", "mean", "total", "sum"}
+"""Where a sum's words name what it adds up in ("in doubloons") or what it adds up ("the average tip"): a word there
+that nothing took is a currency or an amount the index does not hold."""
+CLAUSE_WORDS = {"clause", "clauses", "provision", "provisions"}
+"""Words just before these name a clause ("an arbitration clause"): when no yes/no field takes them, no field
+records that clause, and a count or list of the documents would ignore it."""
 _QUESTION_START = re.compile(
     r"^(?:what|which|why|how|who|whom|when|where|does|do|did|is|are|was|were|can|could|should)\b"
 )
@@ -58,6 +64,9 @@ River") is taken for that name only when the documents' text does not hold it mo
 the value's documents: on the shipped corpora "gardenia" is in 2 receipt passages per GARDENIA receipt and
 "microsoft" in 28 contract passages per Microsoft contract, while "fall" is in 206 per Fall River one and
 "distributor" in 500 per contract with a party so named."""
+CURRENCY_SHARE = 0.05
+"""Share of a bucket's documents whose text must write a currency before amounts recorded without one are taken to
+be in it: SROIE's receipts write "RM" on 734 of 973, while "euro" (a street name) is on 6 and "yen" (a name) on 2."""
 MAX_NAMED_VALUES = 200
 """More values than this for one phrase is a word too common to be a name ("sdn bhd"): it is not a constraint."""
 _MONTH_WORD = re.compile(
@@ -73,6 +82,7 @@ FILLER = {
     "s'", "state", "states", "law", "laws", "under", "been", "being", "there", "here", "any", "some", "them",
     "those", "these", "add", "adds", "altogether", "bill", "bills", "w/o", "year", "years", "month", "months",
     "day", "days", "week", "weeks", "date", "dates", "breakdown", "everything", "all", "every", "each", "per",
+    "please", "single",
 }  # fmt: skip
 """Words that fill a question out without being a condition; never reported as unmapped."""
 
@@ -92,7 +102,7 @@ class RuleDecomposer:
     def decompose(self, question: str, within: list[str] | None = None) -> Decomposition:
         """`within`: the buckets a follow-up question stays in unless its words name another."""
         d = self._read(question, within)
-        if d.unmapped and (other := self._bucket_holding(d)):
+        if d.unmapped and not any(u.why for u in d.unmapped) and (other := self._bucket_holding(d)):
             return self._read(question, within, forced=other)
         if d.intent == "sum" and d.aggregate is None and (other := self._bucket_with_amounts(d)):
             return self._read(question, within, forced=other)
@@ -110,7 +120,8 @@ class RuleDecomposer:
 
     def _bucket_holding(self, d: Decomposition) -> str | None:
         """The one other bucket whose values every unmapped phrase names: "largest gardenia bill" says "bill"
-        (an invoice word) of a shop whose receipts are in another bucket."""
+        (an invoice word) of a shop whose receipts are in another bucket. Not for words whose `why` says what the
+        index lacks (a currency the amounts are not in, a word no document holds): they name no value."""
         holding = []
         for name, view in self.vocabulary.buckets.items():
             if name in d.buckets:
@@ -149,7 +160,13 @@ class RuleDecomposer:
                 s for s in used if any(c.source_text and text[s[0] : s[1]] in c.source_text for c in constraints)
             ]
             unmapped += self._unmapped(
-                text, lowered, understood, views, [m.span for _, ms in mentions for m in ms], value_spans
+                text,
+                lowered,
+                understood,
+                views,
+                [m.span for _, ms in mentions for m in ms],
+                value_spans,
+                NAME_SLOT | (AMOUNT_SLOT if intent == "sum" else set()),
             )
             about_text = not (constraints or reading.order_by or reading.group_by) and _content(lowered, understood)
             documents_asked = intent == "count" and mentions or intent == "list" and unmapped and mentions
@@ -160,6 +177,11 @@ class RuleDecomposer:
                 intent, unmapped = "qa", []
         else:
             unmapped = []
+        if intent not in STRUCTURED and not doc_ids:
+            fields = set().union(*(view.field_words_all for view in views))
+            unmapped = self._absent(
+                [w for w in _asked_about(lowered, understood) if w not in fields], buckets, constraints
+            )
         reading = replace(reading, intent=intent)
         if intent == "sum" and not reading.measure:
             unmapped.append(Unmapped(text=f"an amount to add up in {', '.join(buckets)}"))
@@ -258,7 +280,7 @@ class RuleDecomposer:
         self._kinds(view, lowered, mentions, add, used, unmapped)
         self._dates(view, lowered, add, used, unmapped)
         self._quantities(view, lowered, add, used, unmapped)
-        self._currencies(view, text, add, used)
+        self._currencies(view, text, add, used, unmapped)
         self._flags(view, lowered, add, used)
         self._values(view, text, lowered, add, used)
         return list(found.values())
@@ -304,9 +326,11 @@ class RuleDecomposer:
                 used.append(span)
             add(kind, *_equal_or_in(kinds), said[0][0], " / ".join(text for _, text in said))
 
-    def _currencies(self, view: BucketWords, text: str, add, used: list) -> None:
-        """A currency named ("US dollars", "€", "rupees") constrains the bucket's currency field; over a bucket
-        whose amounts carry no currency field it only says what the amounts are in."""
+    def _currencies(self, view: BucketWords, text: str, add, used: list, unmapped: list[Unmapped]) -> None:
+        """A currency named ("US dollars", "€", "rupees") constrains the bucket's currency field. Over a bucket whose
+        amounts carry no currency field it can only say what the amounts are in, and is taken so only when that
+        can be true (`_not_amounts_in`); otherwise it is unmapped: a figure "in yen" over amounts in ringgit would be a
+        wrong answer that looks like one."""
         fields = view.role("currency")
         if not fields and not view.role("money"):
             return
@@ -314,12 +338,34 @@ class RuleDecomposer:
         mentions = [m for m in currency_mentions(text, held) if not any(_spans_overlap(m.span, s) for s in used)]
         if not fields:
             used += [m.span for m in mentions]
+            for m in mentions:
+                if why := self._not_amounts_in(view, m):
+                    unmapped.append(Unmapped(text=m.text, why=why))
             return
         codes = list(dict.fromkeys(code for m in mentions for code in m.codes))
         if codes:
             source = " / ".join(m.text for m in mentions)
             add(fields[0], *_equal_or_in(codes), mentions[0].span, source)
             used += [m.span for m in mentions[1:]]
+
+    def _not_amounts_in(self, view: BucketWords, mention: CurrencyMention) -> str | None:
+        """Why the amounts of a bucket with no currency field cannot be in the currency named, or None when they may
+        be. A currency the catalog gives the money field (`ragent catalog describe ... --unit MYR`) decides;
+        without one, the documents' own text must write the currency in at least CURRENCY_SHARE of them (SROIE's
+        receipts print "RM" on three in four; "euro" is on six of 973, in a street name)."""
+        units = {f.unit for f in view.role("money") if f.unit}
+        if units:
+            return (
+                None if units & set(mention.codes) else f"the amounts of {view.name} are in {', '.join(sorted(units))}"
+            )
+        documents = self.catalog.buckets[view.name].documents
+        written = self.catalog.text_hits(view.name, " ".join(currency_words(mention.codes)))
+        if written is None or written >= CURRENCY_SHARE * documents:
+            return None  # written in it, or the keyword index cannot say
+        return (
+            f"no currency is recorded with the amounts of {view.name}, and their text does not say they are in "
+            f"{mention.text} ({', '.join(mention.codes)}); amounts are not converted"
+        )
 
     def _dates(self, view: BucketWords, lowered: str, add, used: list, unmapped: list[Unmapped]) -> None:
         date_fields = view.typed("date")
@@ -468,7 +514,7 @@ class RuleDecomposer:
         if f.role != "name" or len(words) > 1:
             return True
         documents = sum(n for v, n in self.catalog.values(view.name, f.name) if v in set(values))
-        return self.catalog.text_hits(view.name, words[0]) <= COMMON_WORD * max(documents, 1)
+        return (self.catalog.text_hits(view.name, words[0]) or 0) <= COMMON_WORD * max(documents, 1)
 
     def _demonym(self, view: BucketWords, fields: list[CatalogField], lowered: str, country: str):
         candidates = []
@@ -516,6 +562,26 @@ class RuleDecomposer:
             return measure, group_by, target.unit_field
         return measure, group_by, None
 
+    def _absent(self, words: list[str], buckets: list[str], constraints: list[Constraint]) -> list[Unmapped]:
+        """Words naming what a question for text asks about (`_asked_about`) that no document it can be about
+        holds (the keyword index finds no chunk with them): the documents its constraints allow ("the parental
+        leave policy" is about policies), else every document of the scope, the question's own buckets first; a
+        search that fails says nothing, so its words are not absent. The thing is in none of them ("bitcoin",
+        "parental leave", a password), so the passages closest to it would answer another question."""
+        filters = {b: {c.field: {"op": c.op, "value": c.value} for c in constraints if c.bucket == b} for b in buckets}
+        if not any(filters.values()):
+            filters = dict.fromkeys([*buckets, *(b for b in self.vocabulary.buckets if b not in buckets)])
+        searched = {b: f for b, f in filters.items() if f is None or f}
+        absent = [w for w in words if all(self.catalog.text_hits(b, w, f) == 0 for b, f in searched.items())]
+        if not absent:
+            return []
+        held = "this word" if len(absent) == 1 else "these words"
+        allowed = [c for c in constraints if c.bucket in searched]
+        where = ", ".join(searched) + (
+            f" where {' and '.join(f'{c.field} {c.op} {c.value}' for c in allowed)}" if allowed else ""
+        )
+        return [Unmapped(text=" ".join(absent), why=f"no document holds {held} (searched the text of {where})")]
+
     def _unmapped(
         self,
         text: str,
@@ -524,11 +590,14 @@ class RuleDecomposer:
         views: list[BucketWords],
         bucket_spans: list,
         value_spans: list,
+        slots: set[str],
     ) -> list[Unmapped]:
         """Words of a count, sum or list question that stand where a name stands and that nothing took, with the
-        nearest values of the buckets' name fields. Where a name stands: after "from", "at", "by", "with", "of" or
-        "for", just before the bucket's noun ("starbucks receipts"), capitalised inside the sentence, or holding a
-        digit ("ISO 45001"). Other words left over ("came", "everything") only phrase the question."""
+        nearest values of the buckets' name fields. Where a name stands: after one of `slots` ("from", "at", "by",
+        "with", "of", "for"; in a sum also AMOUNT_SLOT), just before the bucket's noun ("starbucks receipts") or a
+        clause word ("arbitration clause"), capitalised inside the sentence, or holding a digit ("ISO 45001").
+        Other words left over ("came", "everything") only phrase the question. After "in", the nearest values are
+        the currencies the buckets hold."""
         known = self.vocabulary.bucket_words | STOPWORDS | FILLER
         for view in views:
             known |= view.field_words_all
@@ -549,8 +618,10 @@ class RuleDecomposer:
             digits = any(_has_digit(tokens[i].group(0)) for i in run)
             if not digits and any(0 <= first.start() - s[1] <= 1 for s in value_spans):
                 continue  # "the Free fibre invoice": words right after a name that matched describe it
+            following = tokens[run[-1] + 1].group(0) if run[-1] + 1 < len(tokens) else ""
             slot = (
-                before in NAME_SLOT
+                before in slots
+                or following in CLAUSE_WORDS
                 or any(s[0] >= after and not lowered[after : s[0]].strip() for s in bucket_spans)
                 or digits
                 or any(tokens[i].start() > 0 and text[tokens[i].start()].isupper() for i in run)
@@ -563,8 +634,52 @@ class RuleDecomposer:
                     for f in view.role("name")
                     for value in view.values(f).nearest(phrase)
                 ]
+                if before == "in":
+                    nearest = [
+                        Candidate(field=f.name, value=value)
+                        for view in views
+                        for f in view.role("currency")
+                        for value in view.values(f).values
+                    ]
                 found.append(Unmapped(text=phrase, nearest=nearest[:NEAREST]))
         return found
+
+
+_ASKED_THING = re.compile(
+    r"^(?:what|which|who)(?:['’]?s| is| are| was| were)? (?:the|our|your|its|their|my|a|an) (?P<thing>[^?,.;!]+)"
+)
+"""The thing a "what is the ..." question asks for (`_asked_about` reads it up to its first stop word)."""
+_NAMED_THING = re.compile(r"\b(?:from|at|by|with|in|via) (?P<thing>[^?,.;!]+)")
+"""What a preposition of means, place or source introduces ("paid in bitcoin", "paid by credit card"): documents
+name such things as they are. Not "about" or "for", which introduce a topic the documents may put in other words
+("say about uptime" is answered by an availability clause, "screening for poor eyesight" by vision screening)."""
+
+
+_ASKING_VERBS = {
+    "say", "says", "said", "state", "stated", "mention", "mentions", "mentioned", "require", "requires", "mean",
+    "means", "cover", "covers", "cost", "costs", "take", "takes", "work", "works",
+}  # fmt: skip
+"""Verbs that end the thing a question names ("the note on working from home say ..."): they phrase the question."""
+THING_WORDS = 3
+
+
+def _asked_about(lowered: str, understood: list) -> list[str]:
+    """The content words that name what a question for text is about: the thing a "what is the ..." question asks
+    for, and the words a preposition introduces, each up to THING_WORDS words and never past a stop word or a verb
+    that asks (`_ASKING_VERBS`), not taken by any reading. A question's other words may phrase it in words no
+    document uses ("how do I get onto the VPN" is answered by how to install it), so they are not checked."""
+    words = []
+    for pattern in (_ASKED_THING, _NAMED_THING):
+        for m in pattern.finditer(lowered):
+            tokens = list(_TOKEN.finditer(lowered, m.start("thing"), m.end("thing")))[:THING_WORDS]
+            for token in tokens:
+                word = _plain(token.group(0))
+                if word in STOPWORDS or word in _ASKING_VERBS:
+                    break
+                taken = any(_spans_overlap(token.span(), s) for s in understood)
+                if not taken and len(word) > 2 and not word.isdigit() and word not in FILLER:
+                    words.append(word)
+    return list(dict.fromkeys(words))
 
 
 def _opens_with_a_field(lowered: str, views: list[BucketWords]) -> bool:

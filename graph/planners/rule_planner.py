@@ -22,8 +22,8 @@ from graph.follow_up import is_follow_up, merge
 from graph.planners.base import Budget, Progress, Stream
 from graph.planners.pages import Lead, around, linked_pages, named_pages, page_titles, passage_hits
 from graph.planners.phrases import proper_names
-from graph.planners.rule_decomposer import RuleDecomposer
-from graph.planners.words import has_phrase, holds, stem, stems
+from graph.planners.rule_decomposer import FILLER, RuleDecomposer
+from graph.planners.words import counted, has_phrase, holds, states_a_number_of, stem, stems
 from graph.schemas import (
     Answer,
     Decision,
@@ -74,10 +74,12 @@ class RulePlanner:
     def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
         """A figure or a list: structured only. A lookup of fields of named documents: structured, then the text of
         those documents (their rows may be blank where the question looks). A question for text with field
-        constraints: the passages of the documents they allow, then any passages. Anything else: the passages."""
+        constraints, or a lookup whose words name no field but a topic ("the parental leave policy": the kind is a
+        field, the topic is not, and the policy rows would answer with any policy): the passages of the documents
+        the constraints allow, then any passages. Anything else: the passages."""
         if d.intent in STRUCTURED_INTENTS:
             order: list[RouteKind] = ["structured"]
-        elif d.intent == "lookup" and (d.constraints or d.doc_ids):
+        elif d.intent == "lookup" and (d.doc_ids or d.constraints and (d.show_fields or not _topic(d))):
             # the documents are named: their text only, never any document's passages
             order = ["structured", "hybrid"] if d.constraints else ["structured", "long_text"]
         elif d.constraints:
@@ -196,11 +198,15 @@ class RulePlanner:
         hit); holds every word of the narrower query its call searched for (a side of a comparison, a name looked
         up); or is the page of something the question names, or a page such a page names (`linked_pages`). When
         the question is only field constraints (no topic words), text cannot show that a passage meets them, so no
-        passage is relevant: the run clarifies rather than answer from look-alike documents."""
+        passage is relevant: the run clarifies rather than answer from look-alike documents. A "how many" question
+        read as a question for text needs a passage that puts a number on what it counts (`states_a_number_of`):
+        any other passage that mentions it is no count."""
         text = hit.snippet.lower()
         overlap = holds(text, [stem(t) for t in d.topic_terms])
         query = call.arguments.get("query") or ""
         narrower = stems(query) if query != d.question else []
+        if (things := counted(d.question)) and not states_a_number_of(text, things):
+            return False, f"states no number of {' '.join(things)}"
         reasons = [
             (
                 call.tool == "search_semantic" and self.threshold is not None and hit.score >= self.threshold,
@@ -245,7 +251,8 @@ class RulePlanner:
         if route.kind == "structured":
             total = sum(e.envelope.total_hits for e in evidence if e.call.tool == "annotations_search")
             if total == 0:
-                return self._too_little(route, left, f"no annotation row matches the constraints{note}")
+                why = self._values_not_held(d) or "no annotation row matches the constraints"
+                return self._too_little(route, left, f"{why}{note}")
             if d.intent == "list" and total > route.max_hits and not d.order_by:
                 return Decision(
                     action="clarify",
@@ -277,6 +284,22 @@ class RulePlanner:
                 next_calls=calls,
             )
         return self._too_little(route, left, f"no relevant passage{note}")
+
+    def _values_not_held(self, d: Decomposition) -> str | None:
+        """Why nothing matched when a constraint asks for text values its field holds none of ("currency = GBP" over
+        invoices in EUR, USD, INR and PLN), with the values it does hold: the user sees that no document is in
+        pounds, not only that nothing matched."""
+        parts = []
+        for c in d.constraints:
+            wanted = [str(v) for v in (c.value if isinstance(c.value, list) else [c.value])]
+            if c.op not in ("=", "in") or not any(f.name == c.field for f in self.catalog.categorical(c.bucket)):
+                continue
+            held = [value for value, _ in self.catalog.values(c.bucket, c.field)]
+            if held and not set(wanted) & set(held):
+                parts.append(
+                    f"no document of {c.bucket} has {c.field} {' or '.join(wanted)} (they hold {', '.join(held)})"
+                )
+        return "; ".join(parts) or None
 
     def _follow_up(
         self, d: Decomposition, plan: Plan, evidence: list[Evidence], graded: list[GradedHit], left: int
@@ -362,6 +385,11 @@ class RulePlanner:
         return Decision(action="clarify", clarify_kind="no_low", reason=reason)
 
 
+def _topic(d: Decomposition) -> list[str]:
+    """The topic words that are more than filler ("law" in "contracts under NY law" only fills the question out)."""
+    return [t for t in d.topic_terms if t not in FILLER]
+
+
 def _holds_any(evidence: list[Evidence], fields: list[str]) -> bool:
     """Some matching row has a value for one of `fields`: a lookup whose rows are blank where the question looks
     (a contract's expiry its annotations never recorded) is answered from the text, not by a table of empty cells."""
@@ -370,13 +398,17 @@ def _holds_any(evidence: list[Evidence], fields: list[str]) -> bool:
 
 
 def _unmapped_reason(d: Decomposition) -> str:
-    """What could not be matched, and the nearest values the index holds."""
+    """What could not be matched, and the nearest values the index holds, or what the index lacks."""
     parts = []
     for u in d.unmapped:
+        if u.why:
+            parts.append(f"I could not use {u.text!r}: {u.why}")
+            continue
         near = "; ".join(f"{c.field} = {c.value!r}" for c in u.nearest)
         parts.append(
             f"I could not match {u.text!r} to anything in {', '.join(d.buckets)}"
             + (f" (nearest: {near})" if near else "")
         )
-    figure = {"count": "count", "sum": "figure", "list": "list"}.get(d.intent, "answer")
-    return "; ".join(parts) + f", so the {figure} cannot be computed without guessing"
+    figure = {"count": "count", "sum": "figure", "list": "list"}.get(d.intent)
+    ending = f"so the {figure} cannot be computed without guessing" if figure else "so no document answers this"
+    return "; ".join(parts) + f", {ending}"

@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import re
 
-from graph.planners.phrases import STOPWORDS
+from graph.planners.phrases import NUMBER_WORDS, STOPWORDS
 
 STEM_CHARS = 5
 FLAG_STEM_CHARS = 6
 """Yes/no field names are matched by longer stems: their words ("termination", "convenience") are long, and five
 letters of them would also match unrelated words the questions use."""
 _WORDS = re.compile(r"[a-z0-9]+")
+_HOW_MANY = re.compile(r"\bhow many\s+(?P<words>[a-z0-9/-]+(?:\s+[a-z0-9/-]+)?)")
+_NUMBER = (
+    "(?:"
+    + "|".join([r"\d[\d,.]*", *sorted(NUMBER_WORDS, key=len, reverse=True), "hundred", "thousand", "million", "dozen"])
+    + ")"
+)
 
 
 def stem(word: str, chars: int = STEM_CHARS) -> str:
@@ -49,3 +55,18 @@ def holds(text: str, wanted: list[str]) -> float:
     """Share of `wanted` stems (three to STEM_CHARS letters, as `stems` gives them) that start a word of `text`."""
     starts = {w[:n] for w in re.findall(r"\w+", text) for n in range(3, STEM_CHARS + 1)}
     return sum(t in starts for t in wanted) / len(wanted) if wanted else 0.0
+
+
+def counted(question: str) -> list[str]:
+    """What a "how many" question counts: the words after it that are not stop words, at most two ("how many HR
+    policies are there?": hr, policies; "over how many centuries were the tombs built?": centuries); none for
+    another question."""
+    m = _HOW_MANY.search(question.lower())
+    return [w for w in m.group("words").split() if w not in STOPWORDS] if m else []
+
+
+def states_a_number_of(text: str, things: list[str]) -> bool:
+    """`text` puts a number just before one of `things` (at most two words between: "three internal audits",
+    "200 full-time employees"): what a passage must say to answer how many of them there are."""
+    lowered = text.lower()
+    return any(re.search(rf"\b{_NUMBER}\s+(?:\S+\s+){{0,2}}?{re.escape(stem(thing))}", lowered) for thing in things)

@@ -1,0 +1,142 @@
+"""Questions the documents cannot answer get a clarification that says why, never a figure or a nearby passage
+presented as the answer (found by an outside probe, on the sample corpus): a currency the receipts' amounts are not
+in, a currency word that is no currency, a topic no document holds, a count the text cannot give. The questions
+next to them that the documents do answer still get their answer."""
+
+from __future__ import annotations
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from graph.builder import compile_agent
+from graph.checkpointing import SERDE
+from graph.planners.currencies import currency_mentions
+from graph.planners.words import counted, states_a_number_of
+from tests.test_agent import Run
+
+
+@pytest.fixture(scope="module")
+def agent(sample_services):
+    return compile_agent(sample_services, InMemorySaver(serde=SERDE))
+
+
+def _asks(run: Run, *said: str) -> str:
+    """The run stopped to ask (no answer was given), and its reason says each of `said`."""
+    assert run.interrupt is not None and run.interrupt["kind"] == "no_low", run.answer and run.answer.text
+    assert run.answer is None
+    reason = run.interrupt["reason"]
+    assert all(s in reason for s in said), reason
+    return reason
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["What is the total of receipts in yen?", "receipts over 20 euros", "how many receipts are in ringgit"],
+)
+def test_a_currency_the_receipts_are_not_written_in_is_asked_about_not_dropped(agent, question):
+    reason = _asks(Run(agent, question), "no currency is recorded with the amounts of receipts")
+    assert "726.56" not in reason
+
+
+def test_the_currency_the_receipts_text_writes_is_what_their_amounts_are_in(agent):
+    run = Run(agent, "sum of receipts in dollars")  # the sample's receipts print "$" and "USD"
+    assert run.interrupt is None and run.answer.format == "figure" and run.answer.value == pytest.approx(726.56)
+
+
+def test_sterling_and_quid_are_pounds_and_an_account_is_no_currency():
+    held = {"EUR", "GBP", "USD"}
+    assert [m.codes for m in currency_mentions("total in sterling or in quid", held)] == [["GBP"], ["GBP"]]
+    assert currency_mentions("the admin password for the aws account", held) == []  # not the ADB Unit of Account
+
+
+def test_quid_over_invoices_sums_the_invoices_in_pounds(agent):
+    run = Run(agent, "how much did we pay in quid on invoices?")
+    assert run.answer.format == "figure" and "currency = GBP" in run.answer.text
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [("sum of invoice amounts in schmeckles please", "schmeckles"), ("total invoices in doubloons", "doubloons")],
+)
+def test_a_word_that_is_no_currency_is_asked_about_with_the_currencies_held(agent, question, word):
+    run = Run(agent, question)
+    _asks(run, repr(word))
+    assert not run.state.values["evidence"]  # no per-currency figures were computed
+    if word == "schmeckles":
+        offered = {o.get("value") for o in run.interrupt["options"] if o["choice"] == "narrow"}
+        assert offered and offered <= {"USD", "EUR", "GBP"}
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        ("What is the parental leave policy?", "parental"),
+        ("what is the dress code policy?", "dress"),
+        ("Which invoices were paid in bitcoin?", "bitcoin"),
+        ("What is the VPN password?", "password"),
+    ],
+)
+def test_a_topic_no_document_holds_is_said_so_not_answered_with_another_passage(agent, question, word):
+    _asks(Run(agent, question), word, "no document holds", "so no document answers this")
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        ("how many contracts include an arbitration clause?", "arbitration"),  # no yes/no field for the clause
+        ("whats the average tip we left at restaurants", "tip"),  # no field holds a tip, only the total
+    ],
+)
+def test_a_count_or_figure_of_something_no_field_records_is_asked_about(agent, question, word):
+    run = Run(agent, question)
+    _asks(run, repr(word), "cannot be computed without guessing")
+    assert not run.state.values["evidence"]
+
+
+def test_a_count_the_text_cannot_give_is_no_passage_about_something_else(agent):
+    run = Run(agent, "How many HR policies are there?")
+    _asks(run, "no relevant passage")
+    assert all(not g.relevant for g in run.state.values["graded"])
+
+
+def test_a_topic_is_looked_for_in_the_documents_the_question_is_about(agent):
+    """The travel policy: some documents speak of travel, but no policy is about it."""
+    _asks(Run(agent, "what is the travel policy?"), "'travel'", "searched the text of generic where doc_type = policy")
+
+
+def test_a_field_the_question_asks_for_is_no_topic_to_look_for_in_the_text(agent):
+    run = Run(agent, "what is the due date on the Tamarack Packaging invoice?")
+    assert run.interrupt is None and run.answer.format == "table"
+    assert {r["date_due"] for r in run.answer.rows} == {"2021-12-05"}
+
+
+def test_a_lookup_whose_other_words_only_fill_it_out_is_answered_by_the_rows(agent):
+    run = Run(agent, "non-compete contracts under English law")  # "law" names no topic to look for in the text
+    assert run.routes() == ["structured"] and {r["doc_id"] for r in run.answer.rows} == {"sample-contract-004"}
+
+
+@pytest.mark.parametrize(
+    ("question", "doc_id"),
+    [
+        ("How do I set up the VPN?", "sample-generic-002"),
+        ("How do I get onto the VPN?", "sample-generic-002"),  # words no document uses, phrasing the question
+        ("What is the records retention policy?", "sample-generic-004"),
+    ],
+)
+def test_a_topic_the_documents_hold_is_still_answered_from_them(agent, question, doc_id):
+    run = Run(agent, question)
+    assert run.interrupt is None and run.answer.format == "prose"
+    assert {c.doc_id for c in run.answer.citations} == {doc_id}
+
+
+def test_a_count_in_text_is_a_number_put_on_what_is_counted():
+    assert counted("How many HR policies are there?") == ["hr", "policies"]
+    assert counted("what is the VPN password?") == []
+    assert states_a_number_of("The company has 200 full-time employees.", counted("how many employees do we have"))
+    assert not states_a_number_of("policy drafting and two internal audits", counted("How many HR policies?"))
+
+
+def test_a_currency_no_invoice_is_in_is_said_so_with_the_currencies_they_are_in(agent):
+    run = Run(agent, "how much have we been invoiced in swiss francs")
+    reason = _asks(run, "no document of invoices has currency CHF", "they hold")
+    assert all(code in reason for code in ("USD", "EUR", "GBP"))
