@@ -19,7 +19,7 @@ Every search has two predicates, every aggregate a group-by with one predicate; 
 uniformly from the catalog's values, so a common value (Delaware, a big shop) is drawn as often as a rare one.
 Reported: p50/p95 per template and over all calls, rows matched, index build time and size, the peak RSS of
 the benchmark process and of the Postgres processes (VmHWM), the embedded server's memory settings (sized from the
-machine: `retrievers.embedded_postgres.memory_settings`) and the load average before and after each side (the
+machine: `retrievers.embedded_postgres_memory.memory_settings`) and the load average before and after each side (the
 machine may be shared, and the timings follow it). The EXPLAIN of each template shows where its rows come from and
 how many pages it touched (BUFFERS). Writes OUT/annotation_scale.json, .md and .png.
 """

@@ -7,18 +7,13 @@ server when the last of them exits (atexit). A process killed with SIGKILL never
 server running for good after any `kill -9`; so ids of processes that no longer exist are forgotten here before a
 process joins (`forget_dead_users`), and the last live user stops the server again. `ragent stop` stops it at once.
 
-The embedded server's memory follows the machine (`memory_settings`), set with ALTER SYSTEM when a process joins:
-initdb's defaults (128 MB of shared buffers, 4 MB of work memory) are sized for any machine, and a bucket of a
-million annotation rows (a 670 MB table with its field indexes) then rereads every page it touches from the
-operating system's cache, and its bitmaps and sorts spill past 4 MB. A server someone else runs (`DATABASE_URL`) is
-its operator's to size; nothing here touches it.
+Its memory follows the machine (`retrievers.embedded_postgres_memory`), applied each time a process starts or joins it.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import shutil
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,34 +23,6 @@ from retrievers.errors import BackendUnavailable, RagentError
 USERS_FILE = ".handle_pids.json"
 """pgserver's list of the processes using the server (see the module docstring)."""
 STOP_TIMEOUT_S = 60
-MB = 1 << 20
-GB = 1 << 30
-
-
-def memory_settings(ram_bytes: int, shm_bytes: int | None = None) -> dict[str, str]:
-    """The embedded server's memory settings for a machine of `ram_bytes`, as ALTER SYSTEM takes them (kB).
-
-    - shared_buffers: a quarter of the memory, Postgres's own advice for a dedicated server, between the default
-      128 MB and 2 GB. The server shares the machine with the engines and the models, and the operating system
-      caches the files too, so more would mostly hold pages twice; 2 GB holds a 1M-row bucket's annotations and
-      field indexes. Shared memory is taken as pages are used, so a small corpus costs no more than before.
-    - effective_cache_size: half the memory (what the server and the operating system may cache between them), so
-      that the planner prices index scans as mostly cached.
-    - work_mem: 32 MB per sort, hash or bitmap (up to 64 MB on a machine of 16 GB or more), so that the bitmap of a
-      field index condition matching a few hundred thousand rows stays exact (a lossy bitmap rechecks every row of
-      its pages) and an aggregate's groups hash in memory; the store's pool holds 8 connections. At most a quarter
-      of `shm_bytes` (/dev/shm, where parallel workers share a bitmap: a container's is often 64 MB).
-    - maintenance_work_mem: a sixteenth of the memory up to 1 GB, for building the field indexes of a large bucket.
-    """
-    kb = 1024
-    ram_bytes -= ram_bytes % (64 * MB)  # a machine whose reported memory moves a little keeps its settings
-    shared = min(max(ram_bytes // 4, 128 * MB), 2 * GB)
-    return {
-        "shared_buffers": f"{shared // kb}kB",
-        "effective_cache_size": f"{max(ram_bytes // 2, shared) // kb}kB",
-        "work_mem": f"{max(min((64 if ram_bytes >= 16 * GB else 32) * MB, (shm_bytes or GB) // 4), 4 * MB) // kb}kB",
-        "maintenance_work_mem": f"{min(max(ram_bytes // 16, 64 * MB), GB) // kb}kB",
-    }
 
 
 @dataclass(frozen=True)
@@ -113,8 +80,8 @@ _starting_lock = threading.Lock()
 
 def start_in_background(data_dir: Path) -> None:
     """Begin starting (or joining) the server now, in a thread, so that it comes up while the process imports what
-    it needs (a cold `ragent ask` spends about 0.5 s importing LangGraph and 0.35 s starting Postgres, one waiting
-    on the other on two idle cores). The next `embedded_database_url` for the folder waits for it."""
+    it needs (a cold `ragent ask` spends 0.5 s or more importing LangGraph and 0.1 to 0.4 s starting Postgres, one
+    waiting on the other on two idle cores). The next `embedded_database_url` for the folder waits for it."""
     with _starting_lock:
         if data_dir not in _starting:
             _starting[data_dir] = start = _Start(data_dir)
@@ -150,29 +117,18 @@ def _start(data_dir: Path) -> str:
     return server.get_uri()
 
 
-def machine_memory() -> int:
-    """The memory this process may use: the machine's, or its control group's limit when lower (a container's)."""
-    import psutil
-
-    total = psutil.virtual_memory().total
-    for limit in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
-        try:
-            return min(total, int(Path(limit).read_text().strip()))
-        except (OSError, ValueError):  # absent, or "max" (no limit)
-            continue
-    return total
-
-
 def _apply_memory_settings(server, data_dir: Path) -> None:
-    """Write `memory_settings` with ALTER SYSTEM where they differ, and reload. shared_buffers takes a restart:
-    done here when no other live process uses the server (on its first start, or the first after the settings
-    changed); otherwise the new size waits for the server's next start, and the rest applies at once."""
+    """Write the machine's memory settings (`retrievers.embedded_postgres_memory`) where they differ, and reload.
+    shared_buffers takes a restart: done here when no other live process uses the server (on its first start, or
+    the first after the settings changed); otherwise the new size waits for the server's next start, and the rest
+    applies at once."""
     import psycopg
 
-    shm = Path("/dev/shm")
-    wanted = memory_settings(machine_memory(), shutil.disk_usage(shm).total if shm.is_dir() else None)
+    from retrievers.embedded_postgres_memory import machine_settings, pg_size_bytes, write_settings
+
+    wanted = machine_settings()
     try:
-        running = _write_settings(server.get_uri(), wanted)
+        running = write_settings(server.get_uri(), wanted)
     except psycopg.Error as exc:  # the defaults still work: a server that refuses the settings is not an outage
         logging.getLogger(__name__).warning("the embedded Postgres kept its memory settings: %s", exc)
         return
@@ -193,33 +149,6 @@ def _apply_memory_settings(server, data_dir: Path) -> None:
                 f"the embedded Postgres in {data_dir} did not restart with its memory settings "
                 f"({type(exc).__name__}: {exc}); see {data_dir / 'log'}"
             ) from None
-
-
-def _write_settings(url: str, wanted: dict[str, str]) -> int:
-    """ALTER SYSTEM the settings that postgresql.auto.conf does not hold yet, and reload; returns the size of the
-    shared buffers the server runs with."""
-    import psycopg
-    from psycopg import sql
-
-    with psycopg.connect(url, autocommit=True) as conn:
-        written = dict(
-            conn.execute(
-                "SELECT name, setting FROM pg_file_settings WHERE sourcefile LIKE '%%postgresql.auto.conf'"
-                " AND name = ANY(%s)",
-                (list(wanted),),
-            ).fetchall()
-        )
-        changed = {name: value for name, value in wanted.items() if written.get(name) != value}
-        for name, value in changed.items():
-            conn.execute(sql.SQL("ALTER SYSTEM SET {} = {}").format(sql.Identifier(name), sql.Literal(value)))
-        if changed:
-            conn.execute("SELECT pg_reload_conf()")
-        return conn.execute("SELECT pg_size_bytes(current_setting('shared_buffers'))").fetchone()[0]
-
-
-def pg_size_bytes(setting: str) -> int:
-    """'131072kB' (as `memory_settings` writes them) in bytes."""
-    return int(setting.removesuffix("kB")) * 1024
 
 
 def _users_list(data_dir: Path):

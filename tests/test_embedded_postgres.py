@@ -8,14 +8,8 @@ from pathlib import Path
 
 import psycopg
 
-from retrievers.embedded_postgres import (
-    GB,
-    MB,
-    embedded_database_url,
-    machine_memory,
-    memory_settings,
-    pg_size_bytes,
-)
+from retrievers.embedded_postgres import embedded_database_url
+from retrievers.embedded_postgres_memory import GB, MB, machine_memory, memory_settings, pg_size_bytes
 
 
 def test_memory_settings_follow_the_machine_within_bounds():
