@@ -253,12 +253,9 @@ def compile_predicates(
         indexed = index_conditions and index_condition(
             p.field, ftype, p.op, value_params, row_alias, (exists, [p.field, *value_params]) if exact else None
         )
-        if indexed and exact:
-            clauses.append(indexed[0])
-            params += indexed[1]
-            continue
-        clauses.append(exists)
-        params += [p.field, *value_params]
+        if not (indexed and exact):
+            clauses.append(exists)
+            params += [p.field, *value_params]
         if indexed:
             clauses.append(indexed[0])
             params += indexed[1]
