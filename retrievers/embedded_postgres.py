@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,49 +56,29 @@ def _prepare_runtime() -> None:
     logging.getLogger("pgserver").setLevel(logging.WARNING)
 
 
-class _Start(threading.Thread):
-    """A start of the server begun before the process needs it (`start_in_background`); joined by the first
-    `embedded_database_url` for its folder, which then has its URL or its error. Not a daemon: a process that ends
-    before it needs the server (a refused command) waits for the start to finish, so that pgserver's exit handler
-    then leaves the server, and stops it if this process was its last user, instead of dying in the middle."""
-
-    def __init__(self, data_dir: Path):
-        super().__init__(name=f"postgres-start-{data_dir}")
-        self.data_dir = data_dir
-        self.url: str | None = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            self.url = _start(self.data_dir)
-        except BaseException as exc:  # handed to the joining caller, which raises it as its own
-            self.error = exc
-
-
-_starting: dict[Path, _Start] = {}
+_starting: dict[Path, Future[str]] = {}
 _starting_lock = threading.Lock()
 
 
 def start_in_background(data_dir: Path) -> None:
     """Begin starting (or joining) the server now, in a thread, so that it comes up while the process imports what
     it needs (a cold `ragent ask` spends 0.5 s or more importing LangGraph and 0.1 to 0.4 s starting Postgres, one
-    waiting on the other on two idle cores). The next `embedded_database_url` for the folder waits for it."""
+    waiting on the other on two idle cores). The next `embedded_database_url` for the folder waits for it. The
+    executor's thread is joined at exit: a process that ends before it needs the server (a refused command) waits
+    for the start to finish, so that pgserver's exit handler then leaves the server, and stops it if this process
+    was its last user, instead of dying in the middle."""
     with _starting_lock:
         if data_dir not in _starting:
-            _starting[data_dir] = start = _Start(data_dir)
-            start.start()
+            starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="postgres-start")
+            _starting[data_dir] = starter.submit(_start, data_dir)
+            starter.shutdown(wait=False)
 
 
 def embedded_database_url(data_dir: Path) -> str:
     """Start (or join) the embedded server whose files live in `data_dir` and return its URL."""
     with _starting_lock:
-        start = _starting.pop(data_dir, None)
-    if start is None:
-        return _start(data_dir)
-    start.join()
-    if start.error is not None:
-        raise start.error
-    return start.url
+        started = _starting.pop(data_dir, None)
+    return started.result() if started else _start(data_dir)
 
 
 def _start(data_dir: Path) -> str:
