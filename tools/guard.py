@@ -7,6 +7,7 @@ logged with its traceback for the operator and reported to the agent as `unavail
 
 from __future__ import annotations
 
+import bisect
 import logging
 import time
 from collections.abc import Callable, Mapping
@@ -78,14 +79,11 @@ def _bounded(envelope: Envelope, max_chars: int) -> Envelope:
         )
         return envelope.model_copy(update={"hits": hits[:kept], "hint": f"{hint} {note}" if hint else note})
 
-    fits, too_long = 0, len(hits)  # at least one hit is dropped; none kept if even that is too long
-    while too_long - fits > 1:
-        middle = (fits + too_long) // 2
-        if len(keeping(middle).model_dump_json()) <= max_chars:
-            fits = middle
-        else:
-            too_long = middle
-    return keeping(fits)
+    # the fewest hits that are too many, among fewer than all (all are); none kept if even that is too long
+    too_many = bisect.bisect_left(
+        range(len(hits)), True, key=lambda kept: len(keeping(kept).model_dump_json()) > max_chars
+    )
+    return keeping(max(too_many - 1, 0))
 
 
 def run_tool(
