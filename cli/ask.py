@@ -89,15 +89,13 @@ def ask(question: str, *, thread: str | None, context: AgentContext, explain: bo
 
 
 def empty_scope_note(services: AgentServices, scope: str) -> str | None:
-    """A question asked of a scope that holds no document is answered as asked ("no results"); the note says why
-    and where documents are, since the usual cause is a new user asking about the demo's sample outside its scope."""
+    """The answer itself says when a scope holds no document (`graph.nodes.decompose`); the CLI, whose user may
+    read every scope, adds where the demo's documents are, since the usual cause is a new user asking about the
+    sample outside its scope."""
     holds = services.stack.store.bucket_document_counts  # one grouped count over the documents' (scope, bucket) index
-    if holds(scope):
+    if scope == SAMPLE_SCOPE or holds(scope) or not holds(SAMPLE_SCOPE):
         return None
-    sample = scope != SAMPLE_SCOPE and holds(SAMPLE_SCOPE)
-    return f"note: scope {scope!r} holds no documents yet (`ragent ingest` adds some)" + (
-        f"; the sample corpus is in scope {SAMPLE_SCOPE!r}: ask with --scope {SAMPLE_SCOPE}" if sample else ""
-    )
+    return f"note: the sample corpus is in scope {SAMPLE_SCOPE!r}: ask with --scope {SAMPLE_SCOPE}"
 
 
 def resume(

@@ -1,9 +1,10 @@
 """The agent graph, wired as the design draws it:
 
     START -> decompose -> route -> plan -> review --more--> retrieve -> grade -> review
-                                             |--enough--> compose -> END
-                                             |--clarify--> clarify (interrupt) -> plan | compose | decompose (retry)
-                                             |--fallback--> route
+                 |                           |--enough--> compose -> END
+                 |                           |--clarify--> clarify (interrupt) -> plan | compose | decompose (retry)
+                 |                           |--fallback--> route
+                 |--empty scope--> compose
 
 Each node gets the services it runs with bound here (`services=`), so what a node uses is in its signature. The
 LangGraph server compiles it without a checkpointer (`graph.server`, which brings its own); the CLI and the evals
@@ -22,7 +23,7 @@ from graph.context import AgentContext
 from graph.failures import readable_failures, scope_checked
 from graph.nodes.clarify import clarify
 from graph.nodes.compose import compose
-from graph.nodes.decompose import decompose
+from graph.nodes.decompose import after_decompose, decompose
 from graph.nodes.grade import grade
 from graph.nodes.plan import plan
 from graph.nodes.retrieve import retrieve
@@ -46,7 +47,7 @@ def build_agent(services: AgentServices) -> StateGraph:
     builder.add_node("clarify", bound(clarify), destinations=("decompose", "plan", "compose"))
     builder.add_node("compose", bound(compose))
     builder.add_edge(START, "decompose")
-    builder.add_edge("decompose", "route")
+    builder.add_conditional_edges("decompose", after_decompose, ["route", "compose"])
     builder.add_edge("route", "plan")
     builder.add_edge("plan", "review")
     builder.add_conditional_edges("review", after_review, ["retrieve", "compose", "clarify", "route"])

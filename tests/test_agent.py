@@ -150,6 +150,16 @@ def test_an_empty_list_clarifies_no_low_and_never_falls_back_to_passages(agent):
     }
 
 
+def test_a_scope_without_documents_is_said_in_the_answer_instead_of_asking_where_to_search(agent):
+    for question in ("How many invoices are there?", "What does the VPN policy say about working from home?"):
+        run = Run(agent, question, AgentContext(scope="nobody-ingested-here"))
+        assert run.interrupt is None, "nothing to search is no reason to ask which bucket to search"
+        assert run.answer.text.startswith("Scope 'nobody-ingested-here' holds no documents yet")
+        assert run.answer.value is None and not run.answer.citations
+        assert run.state.values["evidence"] == [] and run.state.values["decisions"] == []
+    assert Run(agent, "How many invoices are there?").answer.value == 8, "a scope holding documents is searched"
+
+
 def test_the_tool_call_cap_is_never_exceeded(agent):
     question = "Why did the zebras migrate across the Serengeti?"
     run = Run(agent, question, AgentContext(max_tool_calls=2))

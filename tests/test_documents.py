@@ -281,8 +281,10 @@ def test_the_sample_corpus_goes_to_its_own_scope_unless_one_is_named(tmp_path, d
     assert in_sample["status"] == "answered" and in_sample["answer"]["value"] == 8
     asked = cli("ask", "How many invoices are there?", "--json")
     in_default = _json(asked)
-    assert in_default["status"] == "waiting_for_answer" and in_default["clarification"]["kind"] == "no_low"
-    assert "scope 'default' holds no documents yet" in asked.stderr and "ask with --scope sample" in asked.stderr
+    assert in_default["status"] == "answered", "nothing to search is no reason to ask which bucket to search"
+    assert "Scope 'default' holds no documents yet" in in_default["answer"]["text"]
+    assert in_default["answer"]["value"] is None and not in_default["answer"]["citations"]
+    assert "ask with --scope sample" in asked.stderr
 
 
 # -- the embedded Postgres's lifecycle ---------------------------------------------------------------------

@@ -264,6 +264,13 @@ def test_a_malformed_scope_is_refused_before_the_run_starts(client):
     assert client.threads.get(thread)["status"] == "idle"
 
 
+def test_a_scope_without_documents_is_said_in_the_answer_over_http(client):
+    thread = client.threads.create(metadata={"scope": "nothing-ingested"})["thread_id"]
+    output = client.runs.wait(thread, "agent", input={"question": "How many invoices are there?"})
+    assert output["answer"]["text"].startswith("Scope 'nothing-ingested' holds no documents yet")
+    assert client.threads.get(thread)["status"] == "idle", "answered, not waiting for a clarification"
+
+
 def test_a_request_body_over_one_megabyte_is_refused(server):
     thread = server.client().threads.create()["thread_id"]
     response = httpx.post(

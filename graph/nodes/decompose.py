@@ -6,6 +6,9 @@ second question keeps its history in the checkpoints, not in the new run's evide
 conversation carries on, though: the question joins the thread's messages, and the previous turn's decomposition,
 still in the state until this node replaces it, goes to the planner, so that a follow-up ("which of those...")
 refines that turn's result.
+
+A scope that holds no document at all is answered here, in so many words: nothing to search is no reason to ask
+the human which bucket to search, and the answer says it to every client (CLI, server, Studio) alike.
 """
 
 import uuid
@@ -16,6 +19,7 @@ from langgraph.types import Overwrite
 
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
+from graph.schemas import Answer
 from graph.services import AgentServices
 from graph.state import AgentState
 from retrievers.errors import InvalidInput
@@ -58,9 +62,22 @@ def previous_reading(state: AgentState, catalog: Catalog) -> Decomposition | Non
     return previous if previous is not None and all(b in catalog.buckets for b in previous.buckets) else None
 
 
+def empty_scope_answer(catalog: Catalog) -> Answer | None:
+    """The answer for a scope without documents (the catalog lists every bucket, each with none, until one holds
+    some), None otherwise."""
+    if any(bucket.documents for bucket in catalog.buckets.values()):
+        return None
+    return Answer(
+        format="prose",
+        text=f"Scope {catalog.scope!r} holds no documents yet, so no document can answer this. Add documents to it "
+        "(`ragent ingest --scope SCOPE`, or the server's `ingest` graph), or ask in a scope that holds some.",
+    )
+
+
 def decompose(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> dict:
     question, message = asked(state)
-    previous = previous_reading(state, services.catalog(runtime.context.scope))
+    catalog = services.catalog(runtime.context.scope)
+    previous = previous_reading(state, catalog)
     return {
         "question": question,
         "question_id": message.id,
@@ -74,7 +91,11 @@ def decompose(state: AgentState, runtime: Runtime[AgentContext], *, services: Ag
         "attempt": 0,
         "route": None,
         "plan": None,
-        "answer": None,
+        "answer": empty_scope_answer(catalog),
         "clarification": None,
         "scope": runtime.context.scope,
     }
+
+
+def after_decompose(state: AgentState) -> str:
+    return "compose" if state["answer"] is not None else "route"
