@@ -10,8 +10,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
+from graph.decomposition import Decomposition
+from graph.nodes.clarify import clarification_payload
 from graph.planners.currencies import currency_mentions
 from graph.planners.words import counted, states_a_number_of
+from graph.schemas import Decision
 from tests.test_agent import Run
 
 
@@ -140,3 +143,24 @@ def test_a_currency_no_invoice_is_in_is_said_so_with_the_currencies_they_are_in(
     run = Run(agent, "how much have we been invoiced in swiss francs")
     reason = _asks(run, "no document of invoices has currency CHF", "they hold")
     assert all(code in reason for code in ("USD", "EUR", "GBP"))
+
+
+def test_a_figure_the_rows_cannot_give_says_that_searching_the_text_gives_passages(agent):
+    run = Run(agent, "What is the total of receipts in yen?")
+    _asks(run, "yen")
+    broaden = [o["label"] for o in run.interrupt["options"] if o["choice"] == "broaden"]
+    assert broaden == ["search every bucket (passages to read, not a figure)"]
+
+
+def test_no_wider_search_is_offered_when_every_bucket_was_searched_without_constraints():
+    def offered(buckets: list[str], intent: str = "qa") -> list[str]:
+        state = {
+            "question": "What do the documents say about zebra migration?",
+            "decomposition": Decomposition(question="q", intent=intent, buckets=buckets),
+            "decisions": [Decision(action="clarify", reason="no relevant passage", clarify_kind="no_low")],
+        }
+        return [o["label"] for o in clarification_payload(state, 5, set(), {"generic", "contracts"})["options"]]
+
+    assert offered(["generic", "contracts"]) == ["stop here"], "the same search again is no option"
+    assert offered(["generic"]) == ["search every bucket", "stop here"]
+    assert offered(["generic"], "count") == ["search every bucket (passages to read, not a figure)", "stop here"]

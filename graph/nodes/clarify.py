@@ -67,7 +67,21 @@ def _meant_options(d: Decomposition) -> list[ClarifyOption]:
     ]
 
 
-def clarification_payload(state: AgentState, budget_left: int, categorical: set[str]) -> dict[str, Any]:
+def _broaden_option(d: Decomposition, scope_buckets: set[str]) -> ClarifyOption | None:
+    """Searching the text more widely: without the field constraints, or in every bucket; none when every bucket's
+    text was already searched without constraints (the same search again). The text holds passages, not a figure,
+    and a question asking for one is told so before it chooses."""
+    if not d.constraints and scope_buckets <= set(d.buckets):
+        return None
+    label = "search the text without the field constraints" if d.constraints else "search every bucket"
+    if d.intent in ("count", "sum"):
+        label += " (passages to read, not a figure)"
+    return ClarifyOption(choice="broaden", label=label)
+
+
+def clarification_payload(
+    state: AgentState, budget_left: int, categorical: set[str], scope_buckets: set[str]
+) -> dict[str, Any]:
     """What the human sees: the kind, what was tried with counts, why, and the options still possible
     (narrowing or broadening needs tool calls left in the run's budget; trying again, when a source failed,
     starts the question afresh with a new budget)."""
@@ -77,13 +91,8 @@ def clarification_payload(state: AgentState, budget_left: int, categorical: set[
     options += _meant_options(d) if budget_left > 0 else []
     if decision.clarify_kind == "overload":
         options.append(ClarifyOption(choice="export", label="export the full result as CSV"))
-    elif budget_left > 0:
-        options.append(
-            ClarifyOption(
-                choice="broaden",
-                label="search the text without the field constraints" if d.constraints else "search every bucket",
-            )
-        )
+    elif budget_left > 0 and (broaden := _broaden_option(d, scope_buckets)):
+        options.append(broaden)
     failed = sorted({e.call.tool for e in state.get("evidence", []) if e.envelope.failed})
     if failed:
         options.append(ClarifyOption(choice="retry", label=f"try again from the start ({', '.join(failed)} failed)"))
@@ -132,7 +141,9 @@ def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: Agen
     catalog = services.catalog(runtime.context.scope)
     field_types = {f.name: f.type for f in catalog.fields(d.buckets[0])}
     budget_left = budget(state, runtime.context).left
-    payload = clarification_payload(state, budget_left, {f.name for f in catalog.categorical(d.buckets[0])})
+    payload = clarification_payload(
+        state, budget_left, {f.name for f in catalog.categorical(d.buckets[0])}, set(catalog.buckets)
+    )
     allowed = {o["choice"] for o in payload["options"]} | (
         {"narrow"} if payload["kind"] == "overload" and budget_left > 0 else set()
     )
