@@ -44,7 +44,8 @@ FIELDS = [
     FieldSpec(
         name="total",
         type="number",
-        description="Total amount paid, in the receipt's currency (mostly Malaysian ringgit)",
+        description="Total amount paid, in the receipt's currency, which no row records (SROIE's receipts are in "
+        "Malaysian ringgit, the sample corpus's in US dollars)",
         aliases=["total", "paid", "spent", "spend", "cost", "amount"],
         role="money",
     ),
