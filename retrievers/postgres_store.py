@@ -241,6 +241,11 @@ def redact(url: str) -> str:
     return make_conninfo(**params)
 
 
+MIN_SERVER_VERSION = 140000
+"""Postgres 14: the first with statistics on expressions (`CREATE STATISTICS ... ON (expression)`), which the
+annotation field indexes make (`retrievers.annotation_indexes`)."""
+
+
 class PostgresStore:
     """The document store and annotation store of the design, over one connection pool."""
 
@@ -267,11 +272,24 @@ class PostgresStore:
                 f"Postgres at {redact(url)} is unreachable; "
                 "start it, fix DATABASE_URL, or unset it to use the embedded Postgres"
             ) from None
-        self.ensure_schema()
+        try:
+            self.ensure_schema()
+        except BaseException:
+            self.pool.close()
+            raise
 
     def ensure_schema(self) -> None:
-        """Idempotent: safe to run on every start, and by several processes at once."""
+        """Idempotent: safe to run on every start, and by several processes at once. A server older than
+        `MIN_SERVER_VERSION` is refused in one line before anything is written."""
         with self.pool.connection() as conn, conn.transaction():
+            if conn.info.server_version < MIN_SERVER_VERSION:
+                version = conn.execute("SHOW server_version").fetchone()[0]
+                raise BackendUnavailable(
+                    f"Postgres at {redact(self.url)} is version {version}; ragent needs Postgres "
+                    f"{MIN_SERVER_VERSION // 10000} or later "
+                    "(statistics on the annotation field indexes' expressions); upgrade it, or unset DATABASE_URL to "
+                    "use the embedded Postgres"
+                )
             conn.execute("SELECT pg_advisory_xact_lock(727274)")
             untracked = conn.execute("SELECT to_regclass('stale_catalogs') IS NULL").fetchone()[0]
             conn.execute(SCHEMA)

@@ -5,12 +5,15 @@ from __future__ import annotations
 import re
 import time
 
+import psycopg
 import pytest
 
+from retrievers import postgres_store
 from retrievers.annotation_filters import Predicate
 from retrievers.errors import BackendUnavailable, InvalidInput
 from retrievers.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk, SourceDocument
 from retrievers.postgres_store import PostgresStore
+from tests.conftest import fresh_database
 
 
 def _source(
@@ -176,6 +179,15 @@ def test_unreachable_database_fails_fast_with_what_to_do():
         PostgresStore("postgresql://user:secret@127.0.0.1:9/db", connect_timeout_s=2)
     assert "secret" not in str(info.value)
     assert time.monotonic() - started < 10
+
+
+def test_a_server_older_than_the_minimum_is_refused_before_anything_is_written(postgres_url, monkeypatch):
+    monkeypatch.setattr(postgres_store, "MIN_SERVER_VERSION", 990000)  # this server stands for an old one
+    with fresh_database(postgres_url) as url:
+        with pytest.raises(BackendUnavailable, match=r"is version \d+[.\d]*.*; ragent needs Postgres 99 or later"):
+            PostgresStore(url)
+        with psycopg.connect(url) as conn:
+            assert conn.execute("SELECT to_regclass('documents')").fetchone()[0] is None, "no table was made"
 
 
 def test_field_values_lists_every_text_value_with_document_counts(store, contracts):
