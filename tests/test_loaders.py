@@ -521,8 +521,10 @@ def folder(tmp_path) -> Path:
     return root
 
 
-def test_folder_loads_good_files_and_reports_bad_ones(folder):
+def test_folder_loads_good_files_and_reports_bad_ones(folder, caplog):
     items = list(files.load(folder, bucket="notes"))
+    logged = [r.getMessage() for r in caplog.records if r.name.startswith("pypdf")]
+    assert not logged, "a damaged file is said once, by its skip reason, not by pypdf's log lines on stderr too"
     loaded = {item.document.doc_id: item for item in items if isinstance(item, SourceDocument)}
     skipped = {item.path: item.reason for item in items if isinstance(item, Skipped)}
     assert set(loaded) == {"a.txt", "notes/b.md", "memo-1", "list.json#2", "l1", "report.pdf"}

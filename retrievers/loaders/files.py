@@ -15,6 +15,7 @@ id is its `doc_id`, `id` or `_id`, else its place in the file ("a.json", "list.j
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -33,6 +34,10 @@ BUCKET = "generic"
 _ID_KEYS = ("doc_id", "id", "_id")
 _BODY_KEYS = ("text", "body")
 _BINARY_SNIFF_BYTES = 8192
+
+# pypdf logs what it finds wrong in a damaged PDF ("EOF marker not found") besides raising; with no logging set up,
+# Python prints those lines on stderr beside the file's one-line skip reason, which already says it.
+logging.getLogger("pypdf").setLevel(logging.ERROR)
 
 
 @dataclass(frozen=True, slots=True)
