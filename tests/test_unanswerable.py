@@ -15,6 +15,10 @@ from graph.nodes.clarify import clarification_payload
 from graph.planners.currencies import currency_mentions
 from graph.planners.words import counted, states_a_number_of
 from graph.schemas import Decision
+from graph.services import AgentServices
+from retrievers.ingest import Ingestor
+from retrievers.loaders import field_specs, sample
+from tests.conftest import fresh_database, make_stack
 from tests.test_agent import Run
 
 
@@ -137,6 +141,10 @@ def test_a_count_in_text_is_a_number_put_on_what_is_counted():
     assert counted("what is the VPN password?") == []
     assert states_a_number_of("The company has 200 full-time employees.", counted("how many employees do we have"))
     assert not states_a_number_of("policy drafting and two internal audits", counted("How many HR policies?"))
+    credit_notes = counted("How many credit notes are there?")
+    assert not states_a_number_of("described in Sections 5.4.1.1 (Letter of Credit) and 5.4.1.2", credit_notes)
+    assert not states_a_number_of("against one letter of credit", credit_notes), "a number of letters, not of credit"
+    assert states_a_number_of("we issued 12 credit notes last year", credit_notes)
 
 
 def test_a_currency_no_invoice_is_in_is_said_so_with_the_currencies_they_are_in(agent):
@@ -162,5 +170,55 @@ def test_no_wider_search_is_offered_when_every_bucket_was_searched_without_const
         return [o["label"] for o in clarification_payload(state, 5, set(), {"generic", "contracts"})["options"]]
 
     assert offered(["generic", "contracts"]) == ["stop here"], "the same search again is no option"
+    assert offered(["generic", "contracts"], "count") == [
+        "search every bucket (passages to read, not a figure)",
+        "stop here",
+    ], "a count over every bucket's rows may still look in their text"
     assert offered(["generic"]) == ["search every bucket", "stop here"]
     assert offered(["generic"], "count") == ["search every bucket (passages to read, not a figure)", "stop here"]
+
+
+@pytest.fixture(scope="module")
+def receipts_and_contracts_agent(postgres_url, minilm, tmp_path_factory):
+    """The agent over the sample's receipts and contracts only: the other buckets exist and hold nothing."""
+    with fresh_database(postgres_url) as url:
+        stack = make_stack(url, tmp_path_factory.mktemp("two-buckets"), minilm)
+        kept = [s for s in sample.load() if s.document.bucket in ("receipts", "contracts")]
+        Ingestor(stack).ingest(kept, field_specs=field_specs("sample"), progress=False)
+        with AgentServices(stack) as services:
+            yield compile_agent(services, InMemorySaver(serde=SERDE))
+        stack.close()
+
+
+@pytest.mark.parametrize(
+    ("question", "bucket"),
+    [("How many certificates expire this year?", "certificates"), ("How many datasheets are there?", "datasheets")],
+)
+def test_a_bucket_this_scope_holds_nothing_of_is_said_not_stood_in_for(receipts_and_contracts_agent, question, bucket):
+    run = Run(receipts_and_contracts_agent, question)
+    _asks(run, f"scope 'default' holds no {bucket}", "the buckets that do: contracts, receipts")
+    assert run.state.values["evidence"] == [], "no other bucket's rows were counted"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How many purchase orders are there?", "how many receipt printers do we have", "Total spent on purchase orders?"],
+)
+def test_a_figure_of_things_a_bucket_word_only_qualifies_is_asked_about(receipts_and_contracts_agent, question):
+    run = Run(receipts_and_contracts_agent, question)
+    _asks(run, "but", "are not receipts")
+    assert run.state.values["evidence"] == []
+
+
+def test_a_count_of_a_noun_no_bucket_holds_is_asked_about_not_counted_in_the_closest_bucket(
+    receipts_and_contracts_agent,
+):
+    run = Run(receipts_and_contracts_agent, "How many orders did we place in 2018?")
+    _asks(run, "no bucket holds orders (the buckets here: contracts, receipts)")
+    assert run.state.values["evidence"] == []
+
+
+def test_counts_of_what_the_buckets_hold_are_still_answered(receipts_and_contracts_agent):
+    receipts = sum(1 for s in sample.load() if s.document.bucket == "receipts")
+    for question in ("How many receipts are there?", "how many shop receipts are there", "How many purchases?"):
+        assert Run(receipts_and_contracts_agent, question).answer.value == receipts, question

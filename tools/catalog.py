@@ -51,8 +51,7 @@ class Catalog:
         return self.context.stack.embedder.model_name
 
     @cached_property
-    def buckets(self) -> dict[str, BucketInfo]:
-        """Buckets holding documents in this scope (every bucket while none does yet), in name order."""
+    def _every_bucket(self) -> dict[str, BucketInfo]:
         store = self.context.stack.store
         described = self._read(store.buckets)
         aliases = self._read(store.bucket_aliases)
@@ -60,8 +59,19 @@ class Catalog:
         return {
             name: BucketInfo(name, about, counts.get(name, 0), tuple(aliases.get(name, ())))
             for name, about in described.items()
-            if name in counts or not counts
         }
+
+    @cached_property
+    def buckets(self) -> dict[str, BucketInfo]:
+        """Buckets holding documents in this scope (every bucket while none does yet), in name order."""
+        holding = {name: info for name, info in self._every_bucket.items() if info.documents}
+        return holding or self._every_bucket
+
+    @cached_property
+    def empty_buckets(self) -> dict[str, BucketInfo]:
+        """Buckets that exist but hold no document in this scope, while others do: a question naming one of them
+        is about documents this scope does not have."""
+        return {name: info for name, info in self._every_bucket.items() if name not in self.buckets}
 
     def fields(self, bucket: str) -> list[CatalogField]:
         """The bucket's fields in this scope, each with its vocabulary (`aliases`, `role`, `unit`, `unit_field`):

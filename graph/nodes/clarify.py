@@ -68,10 +68,10 @@ def _meant_options(d: Decomposition) -> list[ClarifyOption]:
 
 
 def _broaden_option(d: Decomposition, scope_buckets: set[str]) -> ClarifyOption | None:
-    """Searching the text more widely: without the field constraints, or in every bucket; none when every bucket's
-    text was already searched without constraints (the same search again). The text holds passages, not a figure,
-    and a question asking for one is told so before it chooses."""
-    if not d.constraints and scope_buckets <= set(d.buckets):
+    """Searching the text more widely: without the field constraints, or in every bucket; none for a question for
+    text already over every bucket without constraints (the same search again). The text holds passages, not a
+    figure, and a question asking for one is told so before it chooses."""
+    if not d.constraints and scope_buckets <= set(d.buckets) and d.intent in ("qa", "summarize"):
         return None
     label = "search the text without the field constraints" if d.constraints else "search every bucket"
     if d.intent in ("count", "sum"):

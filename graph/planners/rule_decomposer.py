@@ -34,7 +34,7 @@ from graph.planners.phrases import (
 )
 from graph.planners.value_match import QUALITY, normalise
 from graph.planners.vocabulary import BucketWords, Mention, Vocabulary, find_mentions
-from graph.planners.words import FLAG_STEM_CHARS, STEM_CHARS, stem
+from graph.planners.words import FLAG_STEM_CHARS, STEM_CHARS, counted, stem
 from retrievers.field_catalog import CatalogField
 from tools.catalog import Catalog
 
@@ -102,11 +102,73 @@ class RuleDecomposer:
     def decompose(self, question: str, within: list[str] | None = None) -> Decomposition:
         """`within`: the buckets a follow-up question stays in unless its words name another."""
         d = self._read(question, within)
+        if absent := self._empty_bucket_named(d) or self._bucket_word_as_modifier(d) or self._unknown_counted(d):
+            return d.model_copy(update={"unmapped": [absent]})
         if d.unmapped and not any(u.why for u in d.unmapped) and (other := self._bucket_holding(d)):
             return self._read(question, within, forced=other)
         if d.intent == "sum" and d.aggregate is None and (other := self._bucket_with_amounts(d)):
             return self._read(question, within, forced=other)
         return d
+
+    def _empty_bucket_named(self, d: Decomposition) -> Unmapped | None:
+        """A bucket named by its name ("certificates", "datasheet") that holds no document in this scope, where no
+        bucket holding some is named: the question is about documents the scope lacks, which another bucket's rows
+        must not stand in for ("how many certificates expire this year?" is not a count of contracts). Only for a
+        question asking for documents (a list, a count, a sum, a lookup, or "how many" of the bucket's name):
+        "certificates of deposit" in a question for text is a topic."""
+        lowered = d.question.lower()
+        if d.doc_ids or self.vocabulary.named_buckets(lowered):
+            return None
+        for name in self.catalog.empty_buckets:
+            said = find_mentions(lowered, [name, name.rstrip("s")], whole=True)
+            if said and (d.intent in (*STRUCTURED, "lookup") or set(counted(lowered)) & {name, name.rstrip("s")}):
+                holding = ", ".join(self.catalog.buckets)
+                return Unmapped(
+                    text=said[0].text,
+                    why=f"scope {self.catalog.scope!r} holds no {name} (bucket {name} has no documents here; the "
+                    f"buckets that do: {holding})",
+                )
+        return None
+
+    def _bucket_word_as_modifier(self, d: Decomposition) -> Unmapped | None:
+        """Things a bucket word only qualifies: in "how many purchase orders" or "total spent on purchase orders",
+        "purchase" (a receipts word) qualifies "orders", which no bucket, field or value names, so a figure over
+        receipts would answer another question. A bucket word in the singular followed by a plural that names
+        nothing; only for a count, sum or list ("paper mills" in a question for text is a topic)."""
+        if d.intent not in STRUCTURED:
+            return None
+        lowered = d.question.lower()
+        for bucket, mentions in self.vocabulary.named_buckets(lowered):
+            view = self.vocabulary.buckets[bucket]
+            for m in mentions:
+                head = re.match(r"\s+([a-z]+)", lowered[m.span[1] :])
+                if m.text.endswith("s") or not head or not _plural(head.group(1)):
+                    continue
+                noun = head.group(1)
+                if not self.vocabulary.named_buckets(noun) and not _names_something(view, f"{m.text} {noun}", noun):
+                    return Unmapped(
+                        text=f"{m.text} {noun}",
+                        why=f"no bucket holds {noun}: {m.text!r} names {bucket}, but {m.text} {noun} are not "
+                        f"{bucket} (the buckets here: {', '.join(self.catalog.buckets)})",
+                    )
+        return None
+
+    def _unknown_counted(self, d: Decomposition) -> Unmapped | None:
+        """A count of a noun nothing in the scope names, where no bucket is named ("how many orders did we place in
+        2018?"): the bucket closest to the question is not what is counted, so counting its documents under the
+        question's other conditions (a year) would answer another question."""
+        said = re.search(r"\bhow many\s+([a-z]+)", d.question.lower())
+        if d.intent != "count" or d.doc_ids or not said or said.group(1) in STOPWORDS:
+            return None
+        noun = said.group(1)
+        if self.vocabulary.named_buckets(d.question.lower()) or self.vocabulary.named_buckets(noun):
+            return None
+        for view in self.vocabulary.buckets.values():
+            if _names_something(view, noun):
+                return None
+            if any(view.values(f).match([noun], STOPWORDS) for f in view.typed("string") if f.values is not None):
+                return None
+        return Unmapped(text=noun, why=f"no bucket holds {noun} (the buckets here: {', '.join(self.catalog.buckets)})")
 
     def _bucket_with_amounts(self, d: Decomposition) -> str | None:
         """For a sum or average asked of a bucket chosen by closeness that holds no amount ("How much did we spend
@@ -689,6 +751,24 @@ def _opens_with_a_field(lowered: str, views: list[BucketWords]) -> bool:
 
 def _singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _names_something(view: BucketWords, *phrases: str) -> bool:
+    """Whether one of `phrases` (in the plural or not) is, whole, a word or phrase of the bucket: an alias, a field's
+    name or alias ("invoice number", "type"), a word naming the bucket as a whole, or a short-listed value."""
+    known = {
+        *view.aliases,
+        *(phrase for f in view.fields for phrase in view.field_words(f)),
+        *view.generic_words,
+        *view.short_values,
+    }
+    known = {normalise(k) for k in known}
+    return any({normalise(p), " ".join(map(_singular, normalise(p).split()))} & known for p in phrases)
+
+
+def _plural(word: str) -> bool:
+    """Looks like a plural noun ("orders", "printers"), not "address", "status" or "basis"."""
+    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 
 def _plain(token: str) -> str:

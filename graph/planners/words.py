@@ -67,6 +67,9 @@ def counted(question: str) -> list[str]:
 
 def states_a_number_of(text: str, things: list[str]) -> bool:
     """`text` puts a number just before one of `things` (at most two words between: "three internal audits",
-    "200 full-time employees"): what a passage must say to answer how many of them there are."""
+    "200 full-time employees"): what a passage must say to answer how many of them there are. The words between
+    are plain words, not "of" ("5.4.1.1 (Letter of Credit)" puts no number on credit notes, nor does "one letter
+    of credit")."""
     lowered = text.lower()
-    return any(re.search(rf"\b{_NUMBER}\s+(?:\S+\s+){{0,2}}?{re.escape(stem(thing))}", lowered) for thing in things)
+    between = r"(?:(?!of\s)[a-z][\w'-]*\s+){0,2}?"
+    return any(re.search(rf"\b{_NUMBER}\s+{between}{re.escape(stem(thing))}", lowered) for thing in things)
