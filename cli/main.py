@@ -44,6 +44,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ragent: interrupted; documents already committed stay, the rest can be ingested again", file=sys.stderr)
         return 130
+    except OSError as error:
+        # A file or folder the command needs cannot be made, read or written (the data folder under a file, a
+        # read-only folder, a missing mount): the user fixes the path or its permissions, so say which and why.
+        # An OSError naming no file (a refused connection) is not that, and stays a bug to see whole.
+        if error.filename is None:
+            raise
+        print(
+            f"ragent: error: {error.filename}: {error.strerror}; check RAGENT_HOME (or the path given) and its "
+            "permissions",
+            file=sys.stderr,
+        )
+        return 2
     return 0
 
 

@@ -67,6 +67,12 @@ def test_missing_folder_is_a_clear_error(tmp_path):
     assert "nowhere" in line
 
 
+def test_a_data_folder_that_cannot_be_made_is_a_one_line_error(tmp_path):
+    (tmp_path / "a-file").write_text("not a folder")
+    line = _one_line_error(ragent("stats", home=tmp_path / "a-file" / "home"))
+    assert f"{tmp_path / 'a-file' / 'home'}: Not a directory; check RAGENT_HOME" in line
+
+
 def test_folder_ingest_search_and_catalog_end_to_end(tmp_path):
     folder = tmp_path / "docs"
     folder.mkdir()
