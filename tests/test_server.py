@@ -245,6 +245,7 @@ def test_the_server_writes_nothing_inside_the_project_folder(server, project_bef
     [
         ({"question": "x" * 3000}, {}, "the question is 3000 characters; the limit is 2000"),
         ({"question": "   "}, {}, "the question must be non-empty text"),
+        ({"question": "How many receipts from a\x01b?"}, {}, "the question holds a control character (U+0001"),
         ({"question": "Which contracts?"}, {"max_tool_calls": "8"}, "Input should be a valid integer"),
         ({"question": "Which contracts?"}, {"top_k": 10**9}, "less than or equal to 50"),
     ],

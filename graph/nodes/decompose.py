@@ -11,6 +11,7 @@ A scope that holds no document at all is answered here, in so many words: nothin
 the human which bucket to search, and the answer says it to every client (CLI, server, Studio) alike.
 """
 
+import re
 import uuid
 
 from langchain_core.messages import HumanMessage
@@ -29,11 +30,21 @@ MAX_QUESTION_CHARS = 2000
 """Far above any real question; a longer one is a pasted document or an attack on the planner's cost."""
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""Control characters but tab and line breaks: no one types them, and the planner's word matching would read
+"a\x01b" as no name at all (a count of every receipt "from" it)."""
+
+
 def checked_question(question: object) -> str:
     if not isinstance(question, str) or not question.strip():
         raise InvalidInput("the question must be non-empty text")
     if len(question) > MAX_QUESTION_CHARS:
         raise InvalidInput(f"the question is {len(question)} characters; the limit is {MAX_QUESTION_CHARS}")
+    if control := _CONTROL.search(question):
+        raise InvalidInput(
+            f"the question holds a control character (U+{ord(control.group()):04X} at position {control.start()}); "
+            "type it again as plain text"
+        )
     return question.strip()
 
 
