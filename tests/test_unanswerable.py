@@ -222,3 +222,11 @@ def test_counts_of_what_the_buckets_hold_are_still_answered(receipts_and_contrac
     receipts = sum(1 for s in sample.load() if s.document.bucket == "receipts")
     for question in ("How many receipts are there?", "how many shop receipts are there", "How many purchases?"):
         assert Run(receipts_and_contracts_agent, question).answer.value == receipts, question
+
+
+def test_a_name_only_another_bucket_holds_is_not_counted_there_when_the_question_names_its_bucket(agent):
+    """ "receipts from Alder & Finch": Alder & Finch is a party to contracts, and no shop of the receipts; counting
+    its contracts would answer another question."""
+    run = Run(agent, "how many receipts from Alder & Finch?")
+    _asks(run, "could not match 'Alder & Finch' to anything in receipts")
+    assert run.state.values["evidence"] == []

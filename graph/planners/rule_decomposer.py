@@ -104,7 +104,12 @@ class RuleDecomposer:
         d = self._read(question, within)
         if absent := self._empty_bucket_named(d) or self._bucket_word_as_modifier(d) or self._unknown_counted(d):
             return d.model_copy(update={"unmapped": [absent]})
-        if d.unmapped and not any(u.why for u in d.unmapped) and (other := self._bucket_holding(d)):
+        if (
+            d.unmapped
+            and not any(u.why for u in d.unmapped)
+            and not self._names_a_bucket_by_name(d)
+            and (other := self._bucket_holding(d))
+        ):
             return self._read(question, within, forced=other)
         if d.intent == "sum" and d.aggregate is None and (other := self._bucket_with_amounts(d)):
             return self._read(question, within, forced=other)
@@ -179,6 +184,13 @@ class RuleDecomposer:
         closeness = self.catalog.closeness(d.question)
         ranked = sorted(with_amounts, key=lambda b: closeness.get(b, -1.0), reverse=True)
         return ranked[0] if ranked else None
+
+    def _names_a_bucket_by_name(self, d: Decomposition) -> bool:
+        """The question says a bucket's own name ("receipts", "contract"), not just a word of it ("bill"): then an
+        unmatched name is looked for in that bucket only ("receipts from ab" is not the contracts of Ameris Bancorp,
+        whose initials are AB)."""
+        lowered = d.question.lower()
+        return any(find_mentions(lowered, [b, b.rstrip("s")], whole=True) for b in self.vocabulary.buckets)
 
     def _bucket_holding(self, d: Decomposition) -> str | None:
         """The one other bucket whose values every unmapped phrase names: "largest gardenia bill" says "bill"
