@@ -87,6 +87,8 @@ def search(args: argparse.Namespace) -> None:
         created_before=args.created_before,
     )
     with _opened() as stack:
+        if args.bucket:
+            stack.store.require_bucket(args.bucket)  # an unknown bucket holds nothing, which is not "no results"
         hits = getattr(Retriever(stack), args.mode)(args.query, filters, args.top_k)
     if args.json:
         print_json([dataclasses.asdict(hit) for hit in hits])

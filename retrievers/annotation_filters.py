@@ -8,6 +8,7 @@ value itself otherwise, and a predicate holds when any element satisfies it.
 
 from __future__ import annotations
 
+import math
 import reprlib
 from datetime import date
 from decimal import Decimal
@@ -63,12 +64,15 @@ class Predicate(BaseModel):
 def _scalar(field: str, ftype: str, value: Any) -> Any:
     """The value as the type the field holds, or an InvalidInput that says what was expected."""
     if ftype in ("number", "integer"):
+        number = value
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             try:
-                return float(str(value).replace(",", ""))
+                number = float(str(value).replace(",", ""))
             except ValueError:
                 raise InvalidInput(f"field {field!r} is a number; {shown(value)} is not a number") from None
-        return value
+        if not math.isfinite(number):  # NaN compares false with everything, and 1e400 is read as infinity
+            raise InvalidInput(f"field {field!r} is a number; {shown(value)} is not a finite number")
+        return number
     if ftype == "date":
         try:
             return date.fromisoformat(str(value)).isoformat()

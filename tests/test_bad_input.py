@@ -647,6 +647,18 @@ def test_text_no_engine_can_take_is_refused_not_an_internal_error(context, tool,
     assert result["status"] == "invalid_request" and reason in result["hint"], result["hint"]
 
 
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), "1e400", "-inf", [1, float("nan")]])
+def test_a_number_that_is_not_finite_is_refused_not_matched_by_nothing(context, value):
+    """NaN compares false with everything and 1e400 reads as infinity: both once gave 0 rows, as if none matched."""
+    op = "between" if isinstance(value, list) else ">"
+    result = call_tool(
+        "annotations_search",
+        {"bucket": "contracts", "predicates": {"notice_period_days": {"op": op, "value": value}}},
+        context,
+    )
+    assert result["status"] == "invalid_request" and "is not a finite number" in result["hint"], result
+
+
 def test_in_takes_whole_and_fractional_numbers_together(context):
     """psycopg refuses to send a list mixing int and float, so `in: [30, 60.0]` was an internal error."""
 

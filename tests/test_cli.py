@@ -38,6 +38,8 @@ def test_unknown_bucket_names_the_known_ones_and_how_to_add(tmp_path):
         "bucket 'recipes' is unknown; use one of certificates, contracts" in line
         and "ragent buckets add recipes" in line
     )
+    searched = _one_line_error(ragent("search", "keyword", "hello", "--bucket", "recipes", home=tmp_path))
+    assert "bucket 'recipes' is unknown" in searched, "an unknown bucket is not a search with no results"
 
 
 def test_malformed_bucket_name_is_refused(tmp_path):
