@@ -11,6 +11,7 @@ JSON and is read back into the models the local path prints (`cli.printing`), so
 from __future__ import annotations
 
 import sys
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -25,7 +26,7 @@ from graph.access.keys import LOCAL_KEY_FILE
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
 from graph.schemas import Answer, Decision, Evidence
-from retrievers.errors import BackendUnavailable, RagentError, ServerRefused
+from retrievers.errors import BackendUnavailable, InvalidInput, RagentError, ServerRefused
 from retrievers.settings import Settings
 
 GRAPH = "agent"
@@ -70,6 +71,19 @@ def talking_to(url: str) -> Iterator[None]:
                 f"(give one with --api-key or {API_KEY_ENV}; `ragent keys add` makes one)"
             ) from None
         raise ServerRefused(f"the ragent server at {url} refused ({status}): {reason}") from None
+
+
+def server_thread(thread: str) -> str:
+    """A thread on the server is named by the UUID the server gave it (`ragent ask --server` prints it); a local
+    thread's id (12 hex digits) or a made-up one names none there, which the server says as a bare 400."""
+    try:
+        uuid.UUID(thread)
+    except ValueError:
+        raise InvalidInput(
+            f"thread {thread!r} is not a server thread's id: a thread on a server is named by the UUID "
+            "`ragent ask --server` printed when it started it"
+        ) from None
+    return thread
 
 
 def connect(url: str, key: str | None) -> SyncLangGraphClient:
@@ -147,7 +161,11 @@ def ask(
     user named one, else the server's choice for the key (`sample` on `ragent serve --sample`)."""
     client, sent = connect(url, key), run_context(context, scope)
     with talking_to(url):
-        thread = thread or client.threads.create(metadata={"scope": scope} if scope else None)["thread_id"]
+        thread = (
+            server_thread(thread)
+            if thread
+            else client.threads.create(metadata={"scope": scope} if scope else None)["thread_id"]
+        )
         run(client, url, thread, input={"question": question}, context=sent)
         settle_remote(client, url, thread, sent, explain=explain, as_json=as_json)
     return thread
@@ -168,7 +186,7 @@ def resume(
     another (403)."""
     client, sent = connect(url, key), run_context(context, asked_scope)
     with talking_to(url):
-        payloads = waiting_for(client, thread)
+        payloads = waiting_for(client, server_thread(thread))
         if not payloads:
             raise ServerRefused(f"thread {thread} is not waiting for an answer")
         reply = chosen(answer, payloads[0]["options"])

@@ -384,6 +384,7 @@ def test_a_clarification_on_a_server_is_shown_and_resumed_there(on_server):
         ),
         (["--api-key", "rk_00000000_wrong"], "did not accept the API key: this API key is not valid here"),
         (["--scope", "other", "--thread", "{waiting}"], "refused (403): this thread belongs to scope 'sample'"),
+        (["--thread", "t-1"], "thread 't-1' is not a server thread's id: a thread on a server is named by the UUID"),
     ],
 )
 def test_an_unreachable_or_refusing_server_is_a_one_line_error(on_server, args, reason):
