@@ -230,3 +230,23 @@ def test_a_name_only_another_bucket_holds_is_not_counted_there_when_the_question
     run = Run(agent, "how many receipts from Alder & Finch?")
     _asks(run, "could not match 'Alder & Finch' to anything in receipts")
     assert run.state.values["evidence"] == []
+
+
+@pytest.mark.parametrize(
+    ("question", "left_out"),
+    [
+        ("How many invoices are unpaid?", "unpaid"),
+        ("How many invoices are overdue?", "overdue"),
+        ("What is the total of receipts on weekends?", "weekends"),
+    ],
+)
+def test_a_condition_no_field_records_is_asked_about_not_left_out_of_a_whole_bucket_figure(agent, question, left_out):
+    run = Run(agent, question)
+    _asks(run, f"I could not use '{left_out}': no field of")
+    assert run.state.values["evidence"] == []
+
+
+def test_how_many_of_an_empty_buckets_other_word_says_the_bucket_is_empty(receipts_and_contracts_agent):
+    _asks(
+        Run(receipts_and_contracts_agent, "how many certs does Northwind hold"), "scope 'default' holds no certificates"
+    )

@@ -34,7 +34,7 @@ from graph.planners.phrases import (
 )
 from graph.planners.value_match import QUALITY, normalise
 from graph.planners.vocabulary import BucketWords, Mention, Vocabulary, find_mentions
-from graph.planners.words import FLAG_STEM_CHARS, STEM_CHARS, counted, stem
+from graph.planners.words import FLAG_STEM_CHARS, STEM_CHARS, stem
 from retrievers.field_catalog import CatalogField
 from tools.catalog import Catalog
 
@@ -100,38 +100,47 @@ class RuleDecomposer:
         self.today = today or date.today()
 
     def decompose(self, question: str, within: list[str] | None = None) -> Decomposition:
-        """`within`: the buckets a follow-up question stays in unless its words name another."""
+        """`within`: the buckets a follow-up question stays in unless its words name another. A reading that would
+        answer another question than the one asked (another bucket's documents, a condition left out) is returned
+        with what could not be used as `unmapped`, so that the run asks."""
         d = self._read(question, within)
         if absent := self._empty_bucket_named(d) or self._bucket_word_as_modifier(d) or self._unknown_counted(d):
             return d.model_copy(update={"unmapped": [absent]})
-        if (
-            d.unmapped
-            and not any(u.why for u in d.unmapped)
-            and not self._names_a_bucket_by_name(d)
-            and (other := self._bucket_holding(d))
-        ):
-            return self._read(question, within, forced=other)
-        if d.intent == "sum" and d.aggregate is None and (other := self._bucket_with_amounts(d)):
-            return self._read(question, within, forced=other)
+        if other := self._bucket_instead(d):
+            d = self._read(question, within, forced=other)
+        if not d.unmapped and not within and (left_out := self._condition_left_out(d)):
+            return d.model_copy(update={"unmapped": [left_out]})
         return d
+
+    def _bucket_instead(self, d: Decomposition) -> str | None:
+        """Another bucket to read the question in: the one holding every name left unmatched (unless the question
+        says its bucket by name), or, for a sum in a bucket without amounts, the closest bucket with some."""
+        names_left = d.unmapped and not any(u.why for u in d.unmapped)
+        if names_left and not self._names_a_bucket_by_name(d) and (holding := self._bucket_holding(d)):
+            return holding
+        if d.intent == "sum" and d.aggregate is None:
+            return self._bucket_with_amounts(d)
+        return None
 
     def _empty_bucket_named(self, d: Decomposition) -> Unmapped | None:
         """A bucket named by its name ("certificates", "datasheet") that holds no document in this scope, where no
         bucket holding some is named: the question is about documents the scope lacks, which another bucket's rows
         must not stand in for ("how many certificates expire this year?" is not a count of contracts). Only for a
-        question asking for documents (a list, a count, a sum, a lookup, or "how many" of the bucket's name):
-        "certificates of deposit" in a question for text is a topic."""
+        question asking for documents (a list, a count, a sum or a lookup) or for "how many" of them by any of the
+        bucket's words ("how many certs"): "certificates of deposit" in a question for text is a topic."""
         lowered = d.question.lower()
         if d.doc_ids or self.vocabulary.named_buckets(lowered):
             return None
-        for name in self.catalog.empty_buckets:
-            said = find_mentions(lowered, [name, name.rstrip("s")], whole=True)
-            if said and (d.intent in (*STRUCTURED, "lookup") or set(counted(lowered)) & {name, name.rstrip("s")}):
-                holding = ", ".join(self.catalog.buckets)
+        noun = _counted_noun(lowered)
+        for name, info in self.catalog.empty_buckets.items():
+            names = [name, name.rstrip("s")]
+            said = find_mentions(lowered, names, whole=True) if d.intent in (*STRUCTURED, "lookup") else []
+            said = said or (find_mentions(noun, [*names, *info.aliases], whole=True) if noun else [])
+            if said:
                 return Unmapped(
                     text=said[0].text,
                     why=f"scope {self.catalog.scope!r} holds no {name} (bucket {name} has no documents here; the "
-                    f"buckets that do: {holding})",
+                    f"buckets that do: {', '.join(self.catalog.buckets)})",
                 )
         return None
 
@@ -162,10 +171,9 @@ class RuleDecomposer:
         """A count of a noun nothing in the scope names, where no bucket is named ("how many orders did we place in
         2018?"): the bucket closest to the question is not what is counted, so counting its documents under the
         question's other conditions (a year) would answer another question."""
-        said = re.search(r"\bhow many\s+([a-z]+)", d.question.lower())
-        if d.intent != "count" or d.doc_ids or not said or said.group(1) in STOPWORDS:
+        noun = _counted_noun(d.question.lower())
+        if d.intent != "count" or d.doc_ids or not noun:
             return None
-        noun = said.group(1)
         if self.vocabulary.named_buckets(d.question.lower()) or self.vocabulary.named_buckets(noun):
             return None
         for view in self.vocabulary.buckets.values():
@@ -174,6 +182,25 @@ class RuleDecomposer:
             if any(view.values(f).match([noun], STOPWORDS) for f in view.typed("string") if f.values is not None):
                 return None
         return Unmapped(text=noun, why=f"no bucket holds {noun} (the buckets here: {', '.join(self.catalog.buckets)})")
+
+    def _condition_left_out(self, d: Decomposition) -> Unmapped | None:
+        """A figure or list over a whole bucket with words left that no field, value or bucket word covers ("how
+        many invoices are unpaid?", "total of receipts on weekends"): the words say which documents, and leaving
+        them out would give the figure of every document as theirs."""
+        if d.intent not in STRUCTURED or d.constraints or d.group_by or d.order_by or d.doc_ids or len(d.buckets) != 1:
+            return None
+        view = self.vocabulary.buckets.get(d.buckets[0])
+        if view is None:
+            return None
+        covered = {*view.field_words_all, *view.generic_words, *(w for a in view.aliases for w in normalise(a).split())}
+        left = [w for w in d.topic_terms if w not in covered and _singular(w) not in covered]
+        if not left:
+            return None
+        return Unmapped(
+            text=" ".join(left),
+            why=f"no field of {view.name} records it, and a figure over every document of {view.name} "
+            "would leave it out",
+        )
 
     def _bucket_with_amounts(self, d: Decomposition) -> str | None:
         """For a sum or average asked of a bucket chosen by closeness that holds no amount ("How much did we spend
@@ -763,6 +790,13 @@ def _opens_with_a_field(lowered: str, views: list[BucketWords]) -> bool:
 
 def _singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _counted_noun(lowered: str) -> str | None:
+    """The word right after "how many" when it is not a stop word: what the question counts ("orders" in "how many
+    orders did we place", nothing in "how many of them")."""
+    said = re.search(r"\bhow many\s+([a-z]+)", lowered)
+    return said.group(1) if said and said.group(1) not in STOPWORDS else None
 
 
 def _names_something(view: BucketWords, *phrases: str) -> bool:
