@@ -19,6 +19,7 @@ from graph.access.tenancy import check_thread_scope
 from graph.builder import compile_agent
 from graph.checkpointing import postgres_checkpointer
 from graph.context import AgentContext
+from graph.nodes.decompose import checked_question
 from graph.services import AgentServices
 from retrievers.models import DEFAULT_SCOPE, SAMPLE_SCOPE
 
@@ -79,6 +80,7 @@ def ask(question: str, *, thread: str | None, context: AgentContext, explain: bo
     """A new thread, or a follow-up on `thread`, which must be in the thread's own scope: checked before the
     question is written into the thread, so a refused follow-up leaves it as it was (a clarification still open)."""
     thread = thread or uuid.uuid4().hex[:12]
+    question = checked_question(question)  # before LangGraph writes it into the thread's first checkpoint
     with agent_session() as (agent, services):
         check_thread_scope(context.scope, agent.get_state({"configurable": {"thread_id": thread}}).values.get("scope"))
         agent.invoke({"question": question}, {"configurable": {"thread_id": thread}}, context=context)

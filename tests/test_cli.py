@@ -116,6 +116,21 @@ def test_invalid_scope_is_refused_before_anything_runs(tmp_path):
     assert result.returncode == 2 and "scope '../../etc' is not valid" in result.stderr
 
 
+def test_a_question_of_bytes_that_are_not_utf8_is_a_one_line_error(tmp_path):
+    """The shell passes the bytes; Python reads \\xff as a lone surrogate, which Postgres refused in a traceback."""
+    for question in (b"\xffHow many receipts?", b"How many receipts from \xff\xfe?"):
+        result = subprocess.run(
+            [sys.executable, "-m", "cli", "ask", question],
+            capture_output=True,
+            env={**os.environ, "RAGENT_HOME": str(tmp_path), "RAGENT_CACHE_DIR": str(tmp_path / "cache")},
+            timeout=300,
+            stdin=subprocess.DEVNULL,
+        )
+        err = result.stderr.decode()
+        assert result.returncode == 2 and "Traceback" not in err, err
+        assert "the question is not valid Unicode text (bytes that are not UTF-8 at position" in err
+
+
 def test_a_shared_dataset_is_ingested_with_typed_annotations(tmp_path):
     from tests.conftest import shared_dataset
 

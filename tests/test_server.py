@@ -257,6 +257,20 @@ def test_a_bad_run_input_fails_the_run_with_a_clear_error(client, run_input, con
     assert client.threads.get(thread)["status"] == "error"
 
 
+def test_a_question_with_an_unpaired_surrogate_is_refused_before_a_run_starts(server, client):
+    """JSON may escape a lone surrogate ("\\udcff"), which no Postgres text or JSON column takes (the CLI refuses
+    one in its own words); the SDK will not send one, so the request is written by hand."""
+    thread = client.threads.create()["thread_id"]
+    response = httpx.post(
+        f"{server.url}/threads/{thread}/runs/wait",
+        content=b'{"assistant_id": "agent", "input": {"question": "\\udcffHow many receipts?"}}',
+        headers={"x-api-key": server.api_key, "content-type": "application/json"},
+        timeout=60,
+    )
+    assert response.status_code in (400, 422) and "Invalid JSON" in response.text, response.text
+    assert client.threads.get(thread)["status"] == "idle" and not client.runs.list(thread)
+
+
 def test_a_malformed_scope_is_refused_before_the_run_starts(client):
     thread = client.threads.create()["thread_id"]
     with pytest.raises(httpx.HTTPStatusError) as refused:
