@@ -30,10 +30,11 @@ from graph.access.auth import LOOPBACK_HOSTS, NO_AUTH_ENV
 from graph.access.keys import KEYS_ENV, LOCAL_KEY_FILE, KeyRing, ensure_local_key
 from graph.access.tenancy import SERVED_SCOPE_ENV
 from retrievers.embedded_postgres import release_embedded_postgres
-from retrievers.engine_lock import SERVER_URL_ENV
+from retrievers.engine_lock import SERVER_URL_ENV, EngineLock
 from retrievers.errors import BackendUnavailable, InvalidInput
 from retrievers.models import DEFAULT_SCOPE, SAMPLE_SCOPE
 from retrievers.settings import Settings
+from retrievers.stack import uses_embedded_engines
 
 PROJECT_FOLDER = Path(__file__).resolve().parents[1]
 """The checkout this module is in; `ragent serve` needs one, since its `langgraph.json` sits at the project root
@@ -135,6 +136,10 @@ def serve(*, host: str, port: int | None, with_sample: bool, no_auth: bool, jobs
     if with_sample:
         print(f"== ingesting the sample corpus into scope {SAMPLE_SCOPE!r} (unchanged ones are skipped)", flush=True)
         ingest_sample_corpus()
+    if uses_embedded_engines(settings):
+        # The server takes the engines at its first run; a holder now (an ingest, a question) is named here in one
+        # line instead of in the server's log after it failed to load its graphs.
+        EngineLock(settings.home).acquire().release()
     port = port or free_port(host)
     api = f"http://{host}:{port}"
     workdir = settings.home / "server"

@@ -57,6 +57,7 @@ COMMANDS = [
     (("check", "--repair"), "refused"),
     (("ingest", "{folder}", "--bucket", "generic"), "refused"),
     (("documents", "delete", "sample-contract-001"), "refused"),
+    (("serve",), "refused"),
 ]
 
 
