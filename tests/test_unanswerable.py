@@ -250,3 +250,15 @@ def test_how_many_of_an_empty_buckets_other_word_says_the_bucket_is_empty(receip
     _asks(
         Run(receipts_and_contracts_agent, "how many certs does Northwind hold"), "scope 'default' holds no certificates"
     )
+
+
+def test_a_unit_after_a_number_constrains_the_unit_and_a_maximum_after_a_names_the_field(agent):
+    """"a maximum voltage above 20 V" once listed the one row of largest max, a dropout of 400 mV."""
+    run = Run(agent, "Which datasheets have a maximum voltage above 20 V?")
+    rows = run.answer.rows
+    assert {r["doc_id"] for r in rows} == {"sample-datasheet-001", "sample-datasheet-002", "sample-datasheet-005"}
+    assert all(r["unit"] == "V" and r["max"] > 20 for r in rows)
+
+
+def test_a_unit_no_row_is_recorded_in_is_asked_about(agent):
+    _asks(Run(agent, "Which datasheets have a value above 3 hertz?"), "is recorded in hertz (units held:")

@@ -192,7 +192,7 @@ def _extreme(lowered: str, view: BucketWords) -> Reading | None:
     if spent and (target := _measured(lowered, view)) is not None:
         return Reading("sum", [spent.span()], f"{'max' if spent.group(1) == 'most' else 'min'}({target.name})")
     m = _SUPERLATIVE.search(lowered)
-    if not m:
+    if not m or re.search(r"\ban?\s+$", lowered[: m.start()]):  # "a maximum voltage above 20 V" names a field
         return None
     direction, about = SUPERLATIVES[m.group(1)]
     target = _extreme_field(lowered, view, about)

@@ -527,6 +527,30 @@ class RuleDecomposer:
             low = round(q.value * scale, 2)
             value = [low, round(q.high * scale, 2)] if q.op == "between" else low
             add(target, q.op, value, q.span, q.text)
+            self._measured_in(view, target, lowered, q.span, add, used, unmapped)
+
+    def _measured_in(self, view: BucketWords, target: CatalogField, lowered: str, span, add, used, unmapped) -> None:
+        """The unit said after a number ("above 20 V", "20 volts"), as a constraint on the field that records the
+        number's unit: 400 mV is not above 20 V. A unit the field's rows never hold is unmapped (the rows cannot
+        say which are in it). Currencies are read apart (`_currencies`)."""
+        unit_field = view.get(target.unit_field) if target.unit_field else None
+        said = _UNIT_AFTER.match(lowered, span[1])
+        if unit_field is None or unit_field.role == "currency" or not said:
+            return
+        word = said.group(1)
+        held = {str(v).lower(): str(v) for v, _ in self.catalog.values(view.name, unit_field.name)}
+        unit = held.get(UNIT_WORDS.get(word, word))
+        if unit is not None:
+            add(unit_field, "=", unit, said.span(1), word)
+        elif word in UNIT_WORDS:
+            unmapped.append(
+                Unmapped(
+                    text=said.group(0).strip(),
+                    why=f"no {target.name} of {view.name} is recorded in {word} "
+                    f"(units held: {', '.join(held.values())})",
+                )
+            )
+            used.append(said.span(1))
 
     def _flags(self, view: BucketWords, lowered: str, add, used: list) -> None:
         """A yes/no field named by its words or aliases; false when a negation stands just before it."""
@@ -790,6 +814,29 @@ def _opens_with_a_field(lowered: str, views: list[BucketWords]) -> bool:
 
 def _singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+UNIT_WORDS = {
+    "volt": "v",
+    "volts": "v",
+    "millivolt": "mv",
+    "millivolts": "mv",
+    "amp": "a",
+    "amps": "a",
+    "ampere": "a",
+    "amperes": "a",
+    "milliamp": "ma",
+    "milliamps": "ma",
+    "ohms": "ohm",
+    "watt": "w",
+    "watts": "w",
+    "milliwatt": "mw",
+    "milliwatts": "mw",
+    "percent": "%",
+    "hertz": "hz",
+}
+"""Units said in words, as the symbols a datasheet's unit field holds (compared without case: "mv" is "mV")."""
+_UNIT_AFTER = re.compile(r"\s*([a-z][a-z/]{0,10}|%)(?![a-z])")
 
 
 def _counted_noun(lowered: str) -> str | None:
