@@ -604,6 +604,8 @@ def test_annotations_file_inside_the_folder_is_not_a_document(folder):
         ('{"doc_id": "nope.txt", "row": {"x": 1}}', "labels.jsonl:2: doc_id 'nope.txt' is not a document"),
         ('{"row": {"x": 1}}', "labels.jsonl:2: missing 'doc_id' or 'row'"),
         ('{"doc_id": "a.txt", "row": {"bad name": 1}}', "labels.jsonl:2: .*not valid"),
+        ('{"doc_id": "a.txt", "row": {"total": NaN}}', "labels.jsonl:2: not valid JSON \\(NaN is not a finite number"),
+        ('{"doc_id": "a.txt", "row": {"total": 1e400}}', "labels.jsonl:2: not valid JSON \\(1e400 is not a finite"),
     ],
 )
 def test_bad_annotations_file_raises_before_any_document(folder, tmp_path, line, message):

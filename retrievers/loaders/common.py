@@ -4,6 +4,7 @@ its raw strings, field names."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Iterator
 from datetime import date
@@ -41,7 +42,17 @@ def loads_json(text: str) -> Any:
                     raise json.JSONDecodeError(f"nested deeper than {MAX_JSON_DEPTH} levels", text, token.start())
             elif token[0] in ("]", "}"):
                 depth -= 1
-    return json.loads(text)
+
+    def not_a_number(word: str) -> float:
+        # Python's parser takes NaN, Infinity and numbers too large for a float (1e400 is infinity); JSON has none
+        # of them, and no store or comparison can use them (Postgres refuses NaN in jsonb, mid-ingest).
+        raise json.JSONDecodeError(f"{word} is not a finite number", text, max(text.find(word), 0))
+
+    def finite(number: str) -> float:
+        value = float(number)
+        return value if math.isfinite(value) else not_a_number(number)
+
+    return json.loads(text, parse_constant=not_a_number, parse_float=finite)
 
 
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
