@@ -33,6 +33,7 @@ class IngestRequest(TypedDict):
     dataset: NotRequired[str]
     scope: NotRequired[str]
     force: NotRequired[bool]
+    limit: NotRequired[int]
 
 
 class IngestResult(TypedDict, total=False):
@@ -86,6 +87,13 @@ def ingest_scope(asked: object, server_user: Any | None, dataset: str | None = N
     return request_scope(asked, server_user, writes="ingest documents")
 
 
+def checked_limit(limit: object) -> int | None:
+    """At most this many documents, as `ragent ingest --limit` takes it; a client's JSON may hold anything."""
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise InvalidInput(f"limit {limit!r} is not a number of documents; give a whole number from 1, or none")
+    return limit
+
+
 def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> IngestResult:
     server = runtime.server_info
     scope = ingest_scope(state.get("scope"), server.user if server else None, state.get("dataset"))
@@ -99,6 +107,7 @@ def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> 
         dataset=state.get("dataset"),
         scope=scope,
         force=bool(state.get("force")),
+        limit=checked_limit(state.get("limit")),
         progress=False,
     )
     return {

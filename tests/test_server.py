@@ -157,6 +157,29 @@ def test_documents_reach_a_running_server_through_the_ingest_graph(server, clien
     assert "/etc is outside the folders this server ingests from" in refused["__error__"]["message"]
 
 
+def test_a_run_input_key_its_graph_does_not_take_is_refused_and_an_ingest_takes_a_limit(server, client):
+    folder = server.home / "inbox" / "notes"
+    folder.mkdir(parents=True)
+    for n in range(3):
+        (folder / f"note-{n}.md").write_text(f"# Note {n}\nThe quarterly gate code rotation, part {n}.")
+    thread = client.threads.create()["thread_id"]
+    for graph, run_input in [
+        ("ingest", {"path": "notes", "bucket": "generic", "limitt": 1}),
+        ("agent", {"question": "How many contracts?", "scopee": "x"}),
+    ]:
+        with pytest.raises(httpx.HTTPStatusError) as refused:
+            client.runs.wait(thread, graph, input=run_input)
+        assert refused.value.response.status_code == 422
+        assert f"the {graph} graph takes no input" in refused.value.response.text
+    assert not client.runs.list(thread), "nothing ran"
+    report = client.runs.wait(thread, "ingest", input={"path": "notes", "bucket": "generic", "limit": 2})
+    assert report["added"] == 2
+    bad = client.runs.wait(
+        client.threads.create()["thread_id"], "ingest", input={"path": "notes", "limit": 0}, raise_error=False
+    )
+    assert "limit 0 is not a number of documents" in bad["__error__"]["message"]
+
+
 def test_documents_are_listed_shown_and_deleted_through_the_documents_graph(server, client):
     assert "(graphs: agent, ingest, documents;" in server.log.read_text()
     folder = server.home / "inbox" / "rota"

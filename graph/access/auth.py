@@ -161,6 +161,8 @@ async def run_in_own_scope(ctx: Auth.types.AuthContext, value: Auth.types.on.thr
     context, given = kwargs.get("context") or {}, kwargs.get("input")
     if not isinstance(context, dict):
         raise refused(422, "a run's context is an object")
+    if isinstance(given, dict):
+        await check_input_keys(value.get("assistant_id"), given)
     asked = asked_scope(context.get("scope") or (given.get("scope") if isinstance(given, dict) else None))
     thread = await existing_thread(value.get("thread_id"))  # None for a thread the caller may not see
     thread_scope = ((thread.get("metadata") or {}).get("scope") or None) if thread else None
@@ -180,6 +182,26 @@ async def run_in_own_scope(ctx: Auth.types.AuthContext, value: Auth.types.on.thr
         finally:
             binding.reset(token)
     return visible(caller)
+
+
+async def check_input_keys(assistant_id: object, given: dict[str, Any]) -> None:
+    """A key the run's graph does not take is refused: LangGraph drops it without a word, so a misspelt option
+    ("limitt") or one a graph lacks would run as if it had not been sent (an ingest of every document). The
+    graphs' modules are imported here, not with this module, which `ragent serve` imports for its checks."""
+    from graph.documents_graph import DocumentsRequest
+    from graph.ingest_graph import IngestRequest
+    from graph.state import InputState
+
+    graph = (await loopback().assistants.get(str(assistant_id))).get("graph_id")
+    request = {"agent": InputState, "ingest": IngestRequest, "documents": DocumentsRequest}.get(graph)
+    if request is None:
+        return
+    taken = request.__required_keys__ | request.__optional_keys__
+    if unknown := sorted(set(given) - taken):
+        raise refused(
+            422,
+            f"the {graph} graph takes no input {', '.join(map(repr, unknown))}; it takes {', '.join(sorted(taken))}",
+        )
 
 
 def resumes(kwargs: dict[str, Any]) -> bool:
