@@ -12,7 +12,7 @@ from retrievers.errors import InvalidInput
 from retrievers.ingest import Ingestor, IngestReport
 from retrievers.loaders import files
 from retrievers.loaders.files import Skipped
-from retrievers.models import DEFAULT_SCOPE, SAMPLE_SCOPE, FieldSpec, SourceDocument
+from retrievers.models import DEFAULT_SCOPE, SAMPLE_SCOPE, AnnotationRow, FieldSpec, SourceDocument
 from retrievers.stack import Stack
 
 
@@ -25,6 +25,19 @@ def in_scope(items: Iterable[SourceDocument | Skipped], scope: str) -> Iterator[
     for item in items:
         if scope != DEFAULT_SCOPE and isinstance(item, SourceDocument):
             item.document = item.document.model_copy(update={"scope": scope})
+        yield item
+
+
+def keeping_stored_annotations(
+    items: Iterable[SourceDocument | Skipped], stack: Stack
+) -> Iterator[SourceDocument | Skipped]:
+    """A folder ingested again without its annotations file: a document that brings no rows of its own keeps the
+    rows stored for it. Without this, re-ingesting a folder to add a file deleted every label of the others; rows
+    are replaced by an annotations file, or by a JSON document's own."""
+    for item in items:
+        if isinstance(item, SourceDocument) and not item.annotations:
+            stored = stack.store.document_annotations(item.document.scope, item.document.doc_id)
+            item.annotations = [AnnotationRow(kind=r["kind"], row=r["row"], raw=r["raw"]) for r in stored]
         yield item
 
 
@@ -54,6 +67,7 @@ def ingest_source(
         )
     if bucket:
         stack.store.require_bucket(bucket)
-    return Ingestor(stack).ingest(
-        in_scope(items, scope), field_specs=specs, total=limit, force=force, progress=progress
-    )
+    items = in_scope(items, scope)
+    if not dataset and annotations is None:
+        items = keeping_stored_annotations(items, stack)
+    return Ingestor(stack).ingest(items, field_specs=specs, total=limit, force=force, progress=progress)

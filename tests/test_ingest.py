@@ -11,6 +11,7 @@ from retrievers.ingest import STAGES, Ingestor
 from retrievers.loaders import files
 from retrievers.models import SearchFilter
 from retrievers.search import Retriever
+from retrievers.sources import ingest_source
 
 CONTRACT = (
     "MASTER SERVICES AGREEMENT between Northwind Traders LLC and Contoso Ltd. "
@@ -138,6 +139,23 @@ def test_annotations_from_a_file_become_typed_catalog_fields(stack, tmp_path):
     assert report.annotation_rows == 1
     catalog = {f.name: f.type for f in stack.store.field_catalog("default", "contracts")}
     assert catalog == {"notice_period_days": "integer", "governing_law": "string", "signed": "date"}
+
+
+def test_a_folder_ingested_again_without_its_annotations_file_keeps_the_stored_rows(stack, tmp_path):
+    """Re-ingesting a folder to add a file once deleted every label of the others (a probe's data loss)."""
+    folder = _folder(tmp_path, **{"msa.txt": CONTRACT})
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"doc_id": "msa.txt", "row": {"notice_period_days": 60, "governing_law": "Delaware"}}))
+    ingest_source(stack, path=folder, bucket="contracts", annotations=labels, progress=False)
+    (folder / "nda.txt").write_text("Mutual non-disclosure agreement between Acme and Zenith.")
+    again = ingest_source(stack, path=folder, bucket="contracts", progress=False)
+    assert (again.added, again.unchanged, again.updated) == (1, 1, 0), "the labelled document is unchanged"
+    rows = [a["row"] for a in stack.store.document_annotations("default", "msa.txt")]
+    assert rows == [{"notice_period_days": 60, "governing_law": "Delaware"}]
+    labels.write_text(json.dumps({"doc_id": "msa.txt", "row": {"notice_period_days": 90}}))
+    ingest_source(stack, path=folder, bucket="contracts", annotations=labels, progress=False)
+    rows = [a["row"] for a in stack.store.document_annotations("default", "msa.txt")]
+    assert rows == [{"notice_period_days": 90}], "an annotations file still replaces the rows"
 
 
 def test_force_rebuilds_an_engine_index_from_the_sources(stack, tmp_path):
