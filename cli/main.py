@@ -42,7 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
-        print("ragent: interrupted; documents already committed stay, the rest can be ingested again", file=sys.stderr)
+        after = "; documents already committed stay, the rest can be ingested again" if args.command == "ingest" else ""
+        print(f"ragent: interrupted{after}", file=sys.stderr)
         return 130
     except OSError as error:
         # A file or folder the command needs cannot be made, read or written (the data folder under a file, a

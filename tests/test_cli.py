@@ -9,6 +9,9 @@ import sys
 
 import pytest
 
+from cli import commands
+from cli.main import main
+
 
 def ragent(*args: str, home, **env: str) -> subprocess.CompletedProcess:
     environment = {**os.environ, "RAGENT_HOME": str(home), "RAGENT_CACHE_DIR": str(home / "cache"), **env}
@@ -216,3 +219,19 @@ def test_catalog_describe_records_a_users_words_end_to_end(tmp_path):
     assert bad_role.returncode == 2 and "argument --role: invalid choice: 'chef'" in bad_role.stderr
     misplaced = _one_line_error(ragent("catalog", "recipes", "--aliases", "x", home=tmp_path))
     assert "`ragent catalog describe recipes [FIELD] ...`" in misplaced
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["ask", "How many contracts?"], "ragent: interrupted\n"),
+        (["ingest", "folder", "--bucket", "generic"], "ragent: interrupted; documents already committed stay"),
+    ],
+)
+def test_ctrl_c_says_what_was_kept_only_for_an_ingest(monkeypatch, capsys, argv, said):
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(commands, argv[0], interrupted)
+    assert main(argv) == 130
+    assert capsys.readouterr().err.startswith(said)
