@@ -67,7 +67,7 @@ DEFAULT_BUCKETS = {
     ),
     "receipts": BucketDefault(
         "Shop and restaurant receipts: company, address, date and total paid.",
-        ("receipt", "purchase", "shop", "store", "restaurant", "till slip", "spent", "bought"),
+        ("receipt", "purchase", "shop", "store", "restaurant", "till slip", "spend", "spent", "bought"),
     ),
     "datasheets": BucketDefault(
         "Component datasheets: manufacturer, part number and electrical or mechanical parameters.",

@@ -384,3 +384,12 @@ def test_a_lookup_whose_rows_hold_no_value_looks_in_those_documents_text_only(ag
     hybrid = [e.call.arguments["filters"] for e in run.state.values["evidence"] if e.route == "hybrid"]
     assert hybrid and all(f["parties"]["value"] == "Veridian Medical Devices GmbH" for f in hybrid)
     assert run.answer is None and run.interrupt["kind"] == "no_low"
+
+
+def test_a_question_naming_a_document_searches_that_documents_text_only(agent):
+    """A lookup whose row is blank fell back to the whole bucket's passages, then to every other bucket."""
+    run = Run(agent, "What does sample-contract-001 say about the payment terms?")
+    searches = [e.call for e in run.state.values["evidence"] if e.call.tool.startswith("search_")]
+    assert searches and all(c.arguments.get("doc_id") == "sample-contract-001" for c in searches)
+    cited = {c.doc_id for c in run.answer.citations} if run.answer else set()
+    assert cited <= {"sample-contract-001"}

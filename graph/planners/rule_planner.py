@@ -148,16 +148,19 @@ class RulePlanner:
                         )
                     )
         else:
+            # a question naming documents ("when does cuad_010 expire?") is answered by their text only
+            inside = [{"doc_id": doc_id} for doc_id in d.doc_ids[:MAX_SUB_QUERIES]] or [{}]
             for query in d.sub_queries[:MAX_SUB_QUERIES]:
                 for bucket in d.buckets:
-                    for tool in ("search_semantic", "search_text"):
-                        calls.append(
-                            ToolCall(
-                                tool=tool,
-                                purpose=f"passages about: {query}",
-                                arguments={"bucket": bucket, "query": query, "top_k": top_k},
+                    for document in inside:
+                        for tool in ("search_semantic", "search_text"):
+                            calls.append(
+                                ToolCall(
+                                    tool=tool,
+                                    purpose=f"passages about: {query}",
+                                    arguments={"bucket": bucket, "query": query, "top_k": top_k, **document},
+                                )
                             )
-                        )
         return Plan(buckets=d.buckets, strategy=route.kind, calls=calls, max_tool_calls=budget.cap)
 
     def grade(self, d: Decomposition, evidence: list[Evidence]) -> list[GradedHit]:
@@ -268,7 +271,7 @@ class RulePlanner:
             follow_up = self._follow_up(d, plan, evidence, graded, left) if route.kind == "long_text" else None
             return follow_up or Decision(action="enough", reason=f"{len(relevant)} relevant document(s){note}")
         searched = {c.arguments.get("bucket") for c in plan.calls} | {e.call.arguments.get("bucket") for e in evidence}
-        others = [b for b in self.catalog.buckets if b not in searched]
+        others = [b for b in self.catalog.buckets if b not in searched] if not d.doc_ids else []  # named: theirs only
         if route.kind == "long_text" and others and left > 0 and (d.topic_terms or not d.constraints):
             calls = [
                 ToolCall(
