@@ -7,7 +7,10 @@ any engine file, and a process that cannot take it opens none, and says who hold
 
 The lock is `flock` on an open file: the OS drops it when the process ends, however it ends (`kill -9`
 included), so a crashed owner never leaves the folder locked. The holder writes who it is into the file (pid,
-command, start time, and a server's URL), which is what a refused process reports.
+command, start time, and a server's URL), which is what a refused process reports. A holder that answers one
+question or search (`ragent ask`, `resume`, `search`) is done in seconds, so a process waits for it, up to
+`QUESTION_WAIT_S`, instead of refusing: three questions asked at once are answered one after another. An ingest,
+a check or a server is waited for by no one.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ LOCK_NAME = "engines.lock"
 SERVER_URL_ENV = "RAGENT_SERVER_URL"
 """Set by `ragent serve` for the server it starts, so that a refused command can point at it."""
 COMMAND_CHARS = 200
+QUESTION_WAIT_S = 60.0
+QUESTION_COMMANDS = ("ask", "resume", "search")
+"""Commands that hold the engines for one question or search: a second process waits for them."""
 
 
 class EnginesBusy(BackendUnavailable):
@@ -52,14 +58,21 @@ class EngineLock:
         self.path = self.home / LOCK_NAME
         self._fd: int | None = None
 
-    def acquire(self) -> EngineLock:
+    def acquire(self, wait_s: float = QUESTION_WAIT_S) -> EngineLock:
+        """Take the lock; while its holder answers a question, wait for it (up to `wait_s`), else refuse."""
         self.home.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise EnginesBusy(self.home, read_owner(self.home)) from None
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                owner = read_owner(self.home)
+                if not _answers_a_question(owner) or time.monotonic() > deadline:
+                    os.close(fd)
+                    raise EnginesBusy(self.home, owner) from None
+                time.sleep(0.05)
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(_me()).encode(), 0)
         self._fd = fd
@@ -79,6 +92,12 @@ def read_owner(home: Path) -> dict[str, Any]:
         return json.loads((Path(home) / LOCK_NAME).read_text(encoding="utf-8") or "{}")
     except (OSError, json.JSONDecodeError):
         return {}
+
+
+def _answers_a_question(owner: dict[str, Any]) -> bool:
+    """The holder is a `ragent ask`, `resume` or `search` (not a server, whose questions never end)."""
+    words = str(owner.get("command") or "").split()
+    return not owner.get("server_url") and len(words) > 1 and words[1] in QUESTION_COMMANDS
 
 
 def _me() -> dict[str, Any]:

@@ -13,11 +13,13 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from evals.served_agent import ServedAgent
+from retrievers.engine_lock import EngineLock, EnginesBusy
 from tests.test_cli import ragent
 
 ENGINE_FOLDERS = ("tantivy", "qdrant-edge")
@@ -154,3 +156,43 @@ def test_every_command_beside_a_running_server(tmp_path, cache):
         assert "zorblatt" in answer["text"]
     checked = ragent("check", home=home, RAGENT_CACHE_DIR=str(cache))
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+LOCK_HOLDER = """
+import sys
+from pathlib import Path
+from retrievers.engine_lock import EngineLock
+
+home, sys.argv = Path(sys.argv[1]), sys.argv[2:]  # the command the holder says it is
+lock = EngineLock(home).acquire(wait_s=0)
+print("holding", flush=True)
+sys.stdin.readline()
+lock.release()
+print("released", flush=True)
+"""
+
+
+@pytest.mark.parametrize(("command", "waits"), [("ask", True), ("search", True), ("ingest", False), ("check", False)])
+def test_a_question_holding_the_engines_is_waited_for_and_anything_else_refused(tmp_path, command, waits):
+    holder = subprocess.Popen(
+        [sys.executable, "-c", LOCK_HOLDER, str(tmp_path), "ragent", command, "something"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "holding"
+        release = threading.Timer(0.5, lambda: (holder.stdin.write("\n"), holder.stdin.flush()))
+        release.start()
+        if waits:
+            lock = EngineLock(tmp_path).acquire(wait_s=60)
+            assert holder.stdout.readline().strip() == "released", "taken only once the question was done"
+            lock.release()
+        else:
+            with pytest.raises(EnginesBusy, match=f"in use by process {holder.pid} \\(ragent {command} something\\)"):
+                EngineLock(tmp_path).acquire(wait_s=60)
+            assert holder.poll() is None, "refused while the holder still held it, without waiting"
+        release.join()
+    finally:
+        holder.kill()
+        holder.wait()
