@@ -13,6 +13,9 @@ from pydantic import BaseModel, Field
 from retrievers.annotation_filters import Op, Predicate
 
 Intent = Literal["list", "count", "sum", "lookup", "qa", "summarize", "compare"]
+STRUCTURED_INTENTS = ("list", "count", "sum")
+"""Questions whose answer is a figure or a list of documents: only annotations can give one. They never fall back
+to passages, which would look like an answer and are not one; when the annotations cannot answer, the run asks."""
 
 
 class Constraint(BaseModel):

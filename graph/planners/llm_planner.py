@@ -20,11 +20,11 @@ from pydantic import BaseModel, Field
 
 from graph.answer.written import AnswerWriter
 from graph.context import AgentContext
-from graph.decomposition import Decomposition
+from graph.decomposition import STRUCTURED_INTENTS, Decomposition
 from graph.planners.base import Budget, Progress, Stream
 from graph.planners.chat_breaker import ChatBreaker, is_transport_failure
 from graph.planners.rule_decomposer import RuleDecomposer
-from graph.planners.rule_planner import STRUCTURED_INTENTS, RulePlanner
+from graph.planners.rule_planner import RulePlanner
 from graph.schemas import ROUTES, Answer, Decision, Evidence, GradedHit, Plan, Route, RouteKind
 from prompts import load as load_prompts
 from retrievers.errors import InvalidInput

@@ -18,7 +18,8 @@ from dataclasses import replace
 from datetime import date
 from itertools import pairwise
 
-from graph.decomposition import Candidate, Constraint, Decomposition, Unmapped
+from graph.decomposition import STRUCTURED_INTENTS, Candidate, Constraint, Decomposition, Unmapped
+from graph.planners.another_question import another_bucket_or_noun, condition_left_out
 from graph.planners.currencies import CurrencyMention, currency_mentions, currency_words
 from graph.planners.intents import Reading, read_intent
 from graph.planners.phrases import (
@@ -34,7 +35,7 @@ from graph.planners.phrases import (
 )
 from graph.planners.value_match import QUALITY, normalise
 from graph.planners.vocabulary import BucketWords, Mention, Vocabulary, find_mentions
-from graph.planners.words import FLAG_STEM_CHARS, STEM_CHARS, stem
+from graph.planners.words import FLAG_STEM_CHARS, STEM_CHARS, singular, stem
 from retrievers.field_catalog import CatalogField
 from tools.catalog import Catalog
 
@@ -42,7 +43,6 @@ VALUE_BUCKET_MARGIN = 0.1
 """How much closer (cosine) another bucket's content may be before a value the question names no longer picks its
 bucket: on the shared corpora, Wikipedia questions that merely mention a state or a nationality are 0.2 to 0.3 closer
 to the Wikipedia paragraphs than to the contracts, while terse field questions ("What is in EUR?") are within 0.1."""
-STRUCTURED = ("list", "count", "sum")
 NAME_SLOT = {"from", "at", "by", "with", "of", "for"}
 AMOUNT_SLOT = {"in", "average", "avg", "mean", "total", "sum"}
 """Where a sum's words name what it adds up in ("in doubloons") or what it adds up ("the average tip"): a word there
@@ -104,11 +104,11 @@ class RuleDecomposer:
         answer another question than the one asked (another bucket's documents, a condition left out) is returned
         with what could not be used as `unmapped`, so that the run asks."""
         d = self._read(question, within)
-        if absent := self._empty_bucket_named(d) or self._bucket_word_as_modifier(d) or self._unknown_counted(d):
+        if absent := another_bucket_or_noun(d, self.vocabulary, self.catalog):
             return d.model_copy(update={"unmapped": [absent]})
         if other := self._bucket_instead(d):
             d = self._read(question, within, forced=other)
-        if not d.unmapped and not within and (left_out := self._condition_left_out(d)):
+        if not d.unmapped and not within and (left_out := condition_left_out(d, self.vocabulary)):
             return d.model_copy(update={"unmapped": [left_out]})
         return d
 
@@ -121,86 +121,6 @@ class RuleDecomposer:
         if d.intent == "sum" and d.aggregate is None:
             return self._bucket_with_amounts(d)
         return None
-
-    def _empty_bucket_named(self, d: Decomposition) -> Unmapped | None:
-        """A bucket named by its name ("certificates", "datasheet") that holds no document in this scope, where no
-        bucket holding some is named: the question is about documents the scope lacks, which another bucket's rows
-        must not stand in for ("how many certificates expire this year?" is not a count of contracts). Only for a
-        question asking for documents (a list, a count, a sum or a lookup) or for "how many" of them by any of the
-        bucket's words ("how many certs"): "certificates of deposit" in a question for text is a topic."""
-        lowered = d.question.lower()
-        if d.doc_ids or self.vocabulary.named_buckets(lowered):
-            return None
-        noun = _counted_noun(lowered)
-        for name, info in self.catalog.empty_buckets.items():
-            names = [name, name.rstrip("s")]
-            said = find_mentions(lowered, names, whole=True) if d.intent in (*STRUCTURED, "lookup") else []
-            said = said or (find_mentions(noun, [*names, *info.aliases], whole=True) if noun else [])
-            if said:
-                return Unmapped(
-                    text=said[0].text,
-                    why=f"scope {self.catalog.scope!r} holds no {name} (bucket {name} has no documents here; the "
-                    f"buckets that do: {', '.join(self.catalog.buckets)})",
-                )
-        return None
-
-    def _bucket_word_as_modifier(self, d: Decomposition) -> Unmapped | None:
-        """Things a bucket word only qualifies: in "how many purchase orders" or "total spent on purchase orders",
-        "purchase" (a receipts word) qualifies "orders", which no bucket, field or value names, so a figure over
-        receipts would answer another question. A bucket word in the singular followed by a plural that names
-        nothing; only for a count, sum or list ("paper mills" in a question for text is a topic)."""
-        if d.intent not in STRUCTURED:
-            return None
-        lowered = d.question.lower()
-        for bucket, mentions in self.vocabulary.named_buckets(lowered):
-            view = self.vocabulary.buckets[bucket]
-            for m in mentions:
-                head = re.match(r"\s+([a-z]+)", lowered[m.span[1] :])
-                if m.text.endswith("s") or not head or not _plural(head.group(1)):
-                    continue
-                noun = head.group(1)
-                if not self.vocabulary.named_buckets(noun) and not _names_something(view, f"{m.text} {noun}", noun):
-                    return Unmapped(
-                        text=f"{m.text} {noun}",
-                        why=f"no bucket holds {noun}: {m.text!r} names {bucket}, but {m.text} {noun} are not "
-                        f"{bucket} (the buckets here: {', '.join(self.catalog.buckets)})",
-                    )
-        return None
-
-    def _unknown_counted(self, d: Decomposition) -> Unmapped | None:
-        """A count of a noun nothing in the scope names, where no bucket is named ("how many orders did we place in
-        2018?"): the bucket closest to the question is not what is counted, so counting its documents under the
-        question's other conditions (a year) would answer another question."""
-        noun = _counted_noun(d.question.lower())
-        if d.intent != "count" or d.doc_ids or not noun:
-            return None
-        if self.vocabulary.named_buckets(d.question.lower()) or self.vocabulary.named_buckets(noun):
-            return None
-        for view in self.vocabulary.buckets.values():
-            if _names_something(view, noun):
-                return None
-            if any(view.values(f).match([noun], STOPWORDS) for f in view.typed("string") if f.values is not None):
-                return None
-        return Unmapped(text=noun, why=f"no bucket holds {noun} (the buckets here: {', '.join(self.catalog.buckets)})")
-
-    def _condition_left_out(self, d: Decomposition) -> Unmapped | None:
-        """A figure or list over a whole bucket with words left that no field, value or bucket word covers ("how
-        many invoices are unpaid?", "total of receipts on weekends"): the words say which documents, and leaving
-        them out would give the figure of every document as theirs."""
-        if d.intent not in STRUCTURED or d.constraints or d.group_by or d.order_by or d.doc_ids or len(d.buckets) != 1:
-            return None
-        view = self.vocabulary.buckets.get(d.buckets[0])
-        if view is None:
-            return None
-        covered = {*view.field_words_all, *view.generic_words, *(w for a in view.aliases for w in normalise(a).split())}
-        left = [w for w in d.topic_terms if w not in covered and _singular(w) not in covered]
-        if not left:
-            return None
-        return Unmapped(
-            text=" ".join(left),
-            why=f"no field of {view.name} records it, and a figure over every document of {view.name} "
-            "would leave it out",
-        )
 
     def _bucket_with_amounts(self, d: Decomposition) -> str | None:
         """For a sum or average asked of a bucket chosen by closeness that holds no amount ("How much did we spend
@@ -256,7 +176,7 @@ class RuleDecomposer:
             constraints += self._constraints(view, text, lowered, used, named, unmapped)
         intent = reading.intent or ("list" if constraints else "qa")
         understood = used + [m.span for _, ms in mentions for m in ms]
-        if intent in STRUCTURED and not doc_ids:
+        if intent in STRUCTURED_INTENTS and not doc_ids:
             value_spans = [
                 s for s in used if any(c.source_text and text[s[0] : s[1]] in c.source_text for c in constraints)
             ]
@@ -278,7 +198,7 @@ class RuleDecomposer:
                 intent, unmapped = "qa", []
         else:
             unmapped = []
-        if intent not in STRUCTURED and not doc_ids:
+        if intent not in STRUCTURED_INTENTS and not doc_ids:
             fields = set().union(*(view.field_words_all for view in views))
             unmapped = self._absent(
                 [w for w in _asked_about(lowered, understood) if w not in fields], buckets, constraints
@@ -405,7 +325,7 @@ class RuleDecomposer:
                 span = (before[start].start() if start < len(before) else m.span[0], m.span[1])
                 if any(_spans_overlap(span, s) for s in used):
                     continue
-                words = [_singular(w) for w in normalise(lowered[span[0] : span[1]]).split()]
+                words = [singular(w) for w in normalise(lowered[span[0] : span[1]]).split()]
                 if set(words) <= view.generic_words or words[0] in STOPWORDS:
                     continue
                 match = index.match(words, view.generic_words, fuzzy=False)
@@ -812,10 +732,6 @@ def _opens_with_a_field(lowered: str, views: list[BucketWords]) -> bool:
     return any(m.span[0] == 0 for view in views for f in view.fields for m in view.field_mentions(lowered, f))
 
 
-def _singular(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-
-
 UNIT_WORDS = {
     "volt": "v",
     "volts": "v",
@@ -837,31 +753,6 @@ UNIT_WORDS = {
 }
 """Units said in words, as the symbols a datasheet's unit field holds (compared without case: "mv" is "mV")."""
 _UNIT_AFTER = re.compile(r"\s*([a-z][a-z/]{0,10}|%)(?![a-z])")
-
-
-def _counted_noun(lowered: str) -> str | None:
-    """The word right after "how many" when it is not a stop word: what the question counts ("orders" in "how many
-    orders did we place", nothing in "how many of them")."""
-    said = re.search(r"\bhow many\s+([a-z]+)", lowered)
-    return said.group(1) if said and said.group(1) not in STOPWORDS else None
-
-
-def _names_something(view: BucketWords, *phrases: str) -> bool:
-    """Whether one of `phrases` (in the plural or not) is, whole, a word or phrase of the bucket: an alias, a field's
-    name or alias ("invoice number", "type"), a word naming the bucket as a whole, or a short-listed value."""
-    known = {
-        *view.aliases,
-        *(phrase for f in view.fields for phrase in view.field_words(f)),
-        *view.generic_words,
-        *view.short_values,
-    }
-    known = {normalise(k) for k in known}
-    return any({normalise(p), " ".join(map(_singular, normalise(p).split()))} & known for p in phrases)
-
-
-def _plural(word: str) -> bool:
-    """Looks like a plural noun ("orders", "printers"), not "address", "status" or "basis"."""
-    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
 
 
 def _plain(token: str) -> str:

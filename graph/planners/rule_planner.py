@@ -17,7 +17,7 @@ from functools import cached_property
 from graph.answer.computed import figure, table
 from graph.answer.extractive import extractive_answer
 from graph.context import AgentContext
-from graph.decomposition import Decomposition
+from graph.decomposition import STRUCTURED_INTENTS, Decomposition
 from graph.follow_up import is_follow_up, merge
 from graph.planners.base import Budget, Progress, Stream
 from graph.planners.pages import Lead, around, linked_pages, named_pages, page_titles, passage_hits
@@ -44,11 +44,6 @@ LOOKUPS = 2
 """Names the follow-up round looks up at most, one keyword search each (a page title is an exact-word match)."""
 LOOKUP_TOP_K = 5
 ANCHOR_PASSAGES = 2
-
-
-STRUCTURED_INTENTS = ("list", "count", "sum")
-"""Questions whose answer is a figure or a list of documents: only annotations can give one. They never fall back
-to passages, which would look like an answer and are not one; when the annotations cannot answer, the run asks."""
 
 
 class RulePlanner:

@@ -73,3 +73,8 @@ def states_a_number_of(text: str, things: list[str]) -> bool:
     lowered = text.lower()
     between = r"(?:(?!of\s)[a-z][\w'-]*\s+){0,2}?"
     return any(re.search(rf"\b{_NUMBER}\s+{between}{re.escape(stem(thing))}", lowered) for thing in things)
+
+
+def singular(word: str) -> str:
+    """A plural's singular by its last "s" ("orders" -> "order"), leaving "address" and short words be."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
