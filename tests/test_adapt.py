@@ -8,7 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evals.adapt_embedder import BATCH_SIZE, adapt
+from cli.parser import build_parser
+from evals import adapt_embedder
+from evals.adapt_embedder import BATCH_SIZE, adapt, training_examples, training_pairs
+from evals.adapt_heldout import HELD_OUT_SPLIT, split
+from evals.beir_data import load_qrels
 from retrievers.adapted_embedder import AdaptedEmbedder, adapted_folder
 from retrievers.errors import EmbeddingModelMismatch, InvalidInput
 from retrievers.qdrant_payload import check_model_signature, model_signature
@@ -81,3 +85,94 @@ def test_adapt_refuses_bad_input_before_training(tmp_path, monkeypatch):
             Settings.from_env({"RAGENT_CACHE_DIR": str(tmp_path / "cache"), "RAGENT_EMBEDDINGS": "adapted:missing"})
         )
     assert not (tmp_path / "cache" / "models").exists()
+
+
+def _synthetic_beir(folder: Path, queries: int = 70) -> None:
+    """Query i asks for alpha_i beta_i gamma_i; its relevant document holds those words and more. Query 0 also has
+    a near-copy of its relevant document (unjudged), four documents sharing one or two of its words, and every
+    query a document with none of them."""
+    corpus = [
+        {"_id": f"d{i}", "title": f"Study {i}", "text": f"alpha{i} beta{i} gamma{i} delta{i} result{i}"}
+        for i in range(queries)
+    ]
+    corpus.append({"_id": "copy0", "title": "Study 0", "text": "alpha0 beta0 gamma0 delta0 result0 again"})
+    corpus += [
+        {"_id": f"near{k}", "title": f"Other {k}", "text": f"alpha0 {'beta0 ' * (k % 2)}unrelated{k} words{k}"}
+        for k in range(4)
+    ]
+    corpus.append({"_id": "far", "title": "Elsewhere", "text": "nothing shared at all"})
+    (folder / "qrels").mkdir(parents=True)
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in corpus))
+    (folder / "queries.jsonl").write_text(
+        "".join(json.dumps({"_id": f"q{i}", "text": f"alpha{i} beta{i} gamma{i}"}) + "\n" for i in range(queries))
+    )
+    (folder / "qrels" / "train.tsv").write_text(
+        "query-id\tcorpus-id\tscore\n" + "".join(f"q{i}\td{i}\t1\n" for i in range(queries))
+    )
+
+
+def test_hard_negatives_are_keyword_ranked_unjudged_documents_but_no_near_copies(tmp_path, monkeypatch):
+    folder = tmp_path / "beir"
+    _synthetic_beir(folder)
+    monkeypatch.setattr(adapt_embedder, "HARD_NEGATIVE_RANKS", (1, 30))
+    docs = {r["_id"]: f"{r['title']}\n{r['text']}" for r in map(json.loads, (folder / "corpus.jsonl").open())}
+    pools = adapt_embedder._hard_negative_pools(docs, {"q0": "alpha0 beta0 gamma0"}, {"q0": {"d0"}})
+    # The relevant document and its near-copy rank first and are left out; the documents sharing words stay, those
+    # sharing two words before those sharing one; a document sharing no word is no candidate.
+    assert sorted(pools["q0"]) == ["near0", "near1", "near2", "near3"]
+    assert set(pools["q0"][:2]) == {"near1", "near3"}
+
+    # From rank 3 on, the two best-ranked documents are never drawn, judged or not.
+    monkeypatch.setattr(adapt_embedder, "HARD_NEGATIVE_RANKS", (3, 30))
+    pools = adapt_embedder._hard_negative_pools(docs, {"q0": "alpha0 beta0 gamma0"}, {"q0": set()})
+    assert sorted(pools["q0"]) == ["near0", "near1", "near2", "near3"]
+
+
+def test_training_examples_carry_the_asked_hard_negatives_and_are_reproducible(tmp_path):
+    folder = tmp_path / "beir"
+    _synthetic_beir(folder)
+    plain = training_examples(folder, "train")
+    assert all(negatives == [] for _, _, negatives in plain)
+    assert training_pairs(folder, "train") == [(q, p) for q, p, _ in plain]
+
+    with_two = training_examples(folder, "train", hard_negatives=2)
+    assert with_two == training_examples(folder, "train", hard_negatives=2)
+    assert [(q, p) for q, p, _ in with_two] == [(q, p) for q, p, _ in plain]
+    for _, positive, negatives in with_two:
+        assert len(negatives) == 2 and len(set(negatives)) == 2 and positive not in negatives
+    # Queries other than q0 have no keyword candidate past rank 2: random unjudged documents make up the count.
+    first = dict((q, n) for q, _, n in with_two)["alpha0 beta0 gamma0"]
+    assert all(n.startswith("Other ") for n in first)
+
+
+def test_held_out_split_cuts_the_train_queries_in_two_reproducibly(tmp_path):
+    source = shared_dataset("scifact")
+    if not source.is_dir():
+        pytest.skip("../shared/data/scifact is absent")
+    counts = split(source, tmp_path / "a")
+    split(source, tmp_path / "b")
+    train, fit, held = (
+        load_qrels(source, "train"),
+        load_qrels(tmp_path / "a", "train"),
+        load_qrels(tmp_path / "a", HELD_OUT_SPLIT),
+    )
+    assert counts == {"train": len(fit), HELD_OUT_SPLIT: len(held)} and len(held) == round(len(train) / 5)
+    assert not set(fit) & set(held) and {**fit, **held} == train
+    assert load_qrels(tmp_path / "b", HELD_OUT_SPLIT) == held
+    assert not (tmp_path / "a" / "qrels" / "test.tsv").exists()
+    assert (tmp_path / "a" / "corpus.jsonl").resolve() == (source / "corpus.jsonl").resolve()
+
+
+def test_adapt_options_are_checked_by_the_parser(capsys):
+    parser = build_parser()
+    args = parser.parse_args(["adapt", "--beir", "x", "--hard-negatives", "2", "--learning-rate", "3e-5"])
+    assert (args.hard_negatives, args.learning_rate) == (2, 3e-5)
+    assert parser.parse_args(["adapt", "--beir", "x"]).hard_negatives == adapt_embedder.HARD_NEGATIVES
+    for bad in (
+        ["--hard-negatives", "-1"],
+        ["--hard-negatives", "9"],
+        ["--learning-rate", "0"],
+        ["--learning-rate", "1"],
+    ):
+        with pytest.raises(SystemExit):
+            parser.parse_args(["adapt", "--beir", "x", *bad])
