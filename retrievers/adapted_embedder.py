@@ -71,8 +71,10 @@ class AdaptedEmbedder:
         self._document_encoder: MiniLMDocumentEncoder | None = None
         self._query_encoder: MiniLMQueryEncoder | None = None
         if minilm_layout(folder):
-            self._document_encoder = MiniLMDocumentEncoder(folder, "float32", batch_size)
-            self._query_encoder = MiniLMQueryEncoder(folder)
+            # The window it was trained with (sentence-transformers 6 keeps it out of sentence_bert_config.json).
+            tokens = self.window_tokens + 2
+            self._document_encoder = MiniLMDocumentEncoder(folder, "float32", batch_size, max_tokens=tokens)
+            self._query_encoder = MiniLMQueryEncoder(folder, max_tokens=tokens)
 
     def token_spans(self, text: str) -> list[tuple[int, int]]:
         return list(self._tokenizer.encode(text, add_special_tokens=False).offsets)
@@ -120,10 +122,11 @@ def minilm_layout(folder: Path) -> bool:
         config = json.loads((folder / "config.json").read_text())
         modules = json.loads((folder / "modules.json").read_text())
         pooling = json.loads((folder / "1_Pooling" / "config.json").read_text())
-        json.loads((folder / "sentence_bert_config.json").read_text())["max_seq_length"]
-    except (OSError, json.JSONDecodeError, KeyError, TypeError):
+    except (OSError, json.JSONDecodeError):
         return False
+    # Pooling as sentence-transformers 6 saves it ("pooling_mode": "mean") or as earlier versions did (a flag a mode).
     modes = {k: v for k, v in pooling.items() if k.startswith("pooling_mode_")}
+    mean = pooling.get("pooling_mode") == "mean" if "pooling_mode" in pooling else modes.get("pooling_mode_mean_tokens")
     try:
         with safe_open(str(folder / "model.safetensors"), framework="numpy") as weights:
             names = set(weights.keys())
@@ -137,7 +140,7 @@ def minilm_layout(folder: Path) -> bool:
         and (folder / "tokenizer.json").is_file()
         and [_module_type(m) for m in modules] == MINILM_MODULES
         and [m.get("path") for m in modules[1:]] == ["1_Pooling", "2_Normalize"]
-        and modes.get("pooling_mode_mean_tokens") is True
+        and mean is True
         and not any(v for k, v in modes.items() if k != "pooling_mode_mean_tokens")
     )
 
