@@ -83,11 +83,13 @@ def training_examples(
                 others = [c for c in fallback if c not in qrels[q] and c not in pool]
                 chosen = pool + rng.sample(others, hard_negatives - len(pool))
             examples.append((queries[q], documents[d], [documents[c] for c in chosen]))
-    disjoint = _disjoint([(query, positive) for query, positive, _ in examples])
-    if disjoint < 2 * BATCH_SIZE:
+    disjoint = _disjoint([(query, positive, *negatives) for query, positive, negatives in examples])
+    needed = (2 + hard_negatives) * BATCH_SIZE
+    if disjoint < needed:
         raise InvalidInput(
-            f"{folder} split {split!r} has {disjoint} labelled pairs with distinct queries and documents; adapting "
-            f"needs {2 * BATCH_SIZE} (batches of {BATCH_SIZE} pairs, no text twice in a batch)"
+            f"{folder} split {split!r} has {disjoint} labelled pairs with distinct queries and documents"
+            f"{' and hard negatives' if hard_negatives else ''}; adapting needs {needed} (batches of {BATCH_SIZE} "
+            "pairs, no text twice in a batch)"
         )
     return examples
 
@@ -143,14 +145,15 @@ def _jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 1.0
 
 
-def _disjoint(pairs: list[tuple[str, str]]) -> int:
-    """How many pairs share no text with each other, taken greedily. The trainer fills each batch with pairs whose
-    texts are not yet in it, and would loop forever when none is left; with 2 * BATCH_SIZE - 1 disjoint pairs, the
-    62 texts of a 31-pair batch block at most 62 of them, so a batch always fills."""
+def _disjoint(examples: list[tuple[str, ...]]) -> int:
+    """How many examples share no text with each other, taken greedily. The trainer fills each batch with examples
+    whose texts are not yet in it, and would loop forever when none is left; with k texts an example and
+    k * BATCH_SIZE - 1 disjoint examples, the k * 31 texts of a 31-example batch block at most k * 31 of them, so a
+    batch always fills."""
     seen: set[str] = set()
     count = 0
-    for query, document in pairs:
-        texts = {query.strip().lower(), document.strip().lower()}
+    for example in examples:
+        texts = {text.strip().lower() for text in example}
         if not texts & seen:
             seen |= texts
             count += 1

@@ -136,6 +136,8 @@ def test_adapt_refuses_bad_input_before_training(tmp_path, monkeypatch):
     _small_beir(shared_dataset("scifact"), folder, 40)
     with pytest.raises(InvalidInput, match=f"adapting needs {2 * BATCH_SIZE}"):
         adapt(folder, name="few")
+    with pytest.raises(InvalidInput, match=f"and hard negatives; adapting needs {4 * BATCH_SIZE}"):
+        adapt(folder, name="few", hard_negatives=2)
     with pytest.raises(InvalidInput, match="no adapted model"):
         make_embedder(
             Settings.from_env({"RAGENT_CACHE_DIR": str(tmp_path / "cache"), "RAGENT_EMBEDDINGS": "adapted:missing"})
@@ -146,7 +148,7 @@ def test_adapt_refuses_bad_input_before_training(tmp_path, monkeypatch):
 def _synthetic_beir(folder: Path, queries: int = 70) -> None:
     """Query i asks for alpha_i beta_i gamma_i; its relevant document holds those words and more. Query 0 also has
     a near-copy of its relevant document (unjudged), four documents sharing one or two of its words, and every
-    query a document with none of them."""
+    query documents with none of them (enough that random negatives seldom repeat)."""
     corpus = [
         {"_id": f"d{i}", "title": f"Study {i}", "text": f"alpha{i} beta{i} gamma{i} delta{i} result{i}"}
         for i in range(queries)
@@ -157,6 +159,7 @@ def _synthetic_beir(folder: Path, queries: int = 70) -> None:
         for k in range(4)
     ]
     corpus.append({"_id": "far", "title": "Elsewhere", "text": "nothing shared at all"})
+    corpus += [{"_id": f"filler{k}", "title": f"Filler {k}", "text": f"padding{k} text{k}"} for k in range(500)]
     (folder / "qrels").mkdir(parents=True)
     (folder / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in corpus))
     (folder / "queries.jsonl").write_text(
@@ -184,9 +187,10 @@ def test_hard_negatives_are_keyword_ranked_unjudged_documents_but_no_near_copies
     assert sorted(pools["q0"]) == ["near0", "near1", "near2", "near3"]
 
 
-def test_training_examples_carry_the_asked_hard_negatives_and_are_reproducible(tmp_path):
+def test_training_examples_carry_the_asked_hard_negatives_and_are_reproducible(tmp_path, monkeypatch):
     folder = tmp_path / "beir"
     _synthetic_beir(folder)
+    monkeypatch.setattr(adapt_embedder, "BATCH_SIZE", 8)  # 70 queries fill batches of 4 texts an example
     plain = training_examples(folder, "train")
     assert all(negatives == [] for _, _, negatives in plain)
     assert training_pairs(folder, "train") == [(q, p) for q, p, _ in plain]
