@@ -48,6 +48,9 @@ def test_adapted_model_is_saved_under_its_own_name_and_embeds_differently(tmp_pa
     folder = tmp_path / "beir"
     _small_beir(shared_dataset("scifact"), folder, QUERIES)
     monkeypatch.setenv("RAGENT_CACHE_DIR", str(tmp_path / "cache"))
+    # The small folder's corpus is its relevant documents alone, so its negatives are other queries' documents, and
+    # batches of 8 fill without repeating a text.
+    monkeypatch.setattr(adapt_embedder, "BATCH_SIZE", 8)
     made = adapt(folder, name="tiny", epochs=1, hard_negatives=1)
     assert made["model_name"] == "ragent/all-MiniLM-L6-v2-adapted-tiny" and made["trained_on"]["pairs"] >= QUERIES
     assert made["hard_negatives"] == 1 and made["hard_negative_ranks"] == list(adapt_embedder.HARD_NEGATIVE_RANKS)
