@@ -38,7 +38,10 @@ LEARNING_RATE = 5e-5
 BATCH_SIZE = 32
 WARMUP_FRACTION = 0.1
 SEED = 0
-HARD_NEGATIVES = 0
+HARD_NEGATIVES = 1
+"""Chosen on SciFact train with a fifth of the queries held out (`evals.adapt_heldout`): semantic nDCG@10 0.722 with
+in-batch negatives alone, 0.747 with one hard negative a pair (fused at keyword weight 0.6: 0.762, 0.766), for
+about 1.7 times the training time."""
 HARD_NEGATIVE_RANKS = (3, 30)
 """1-based ranks (inclusive) of the keyword engine's document list that hard negatives are drawn from."""
 NEAR_DUPLICATE = 0.6
