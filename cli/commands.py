@@ -460,7 +460,14 @@ def adapt(args: argparse.Namespace) -> None:
 
     folder = Path(args.beir)
     name = args.name or folder.resolve().name.lower()
-    made = fine_tune(folder, name=name, split=args.split, epochs=args.epochs)
+    made = fine_tune(
+        folder,
+        name=name,
+        split=args.split,
+        epochs=args.epochs,
+        learning_rate=args.learning_rate,
+        hard_negatives=args.hard_negatives,
+    )
     print(
         f"{made['model_name']}: {made['trained_on']['pairs']} pairs, {made['train_seconds']} s, saved in "
         f"{made['folder']}\nuse it in a data folder of its own: "

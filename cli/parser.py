@@ -9,6 +9,8 @@ from functools import partial
 
 from cli import commands
 from evals.adapt_embedder import EPOCHS as ADAPT_EPOCHS
+from evals.adapt_embedder import HARD_NEGATIVES as ADAPT_HARD_NEGATIVES
+from evals.adapt_embedder import LEARNING_RATE as ADAPT_LEARNING_RATE
 from graph.context import AgentContext
 from retrievers.errors import InvalidInput
 from retrievers.loaders import DATASETS
@@ -59,6 +61,17 @@ def positive_int(text: str, maximum: int | None = None, minimum: int = 1) -> int
     if maximum is not None and number > maximum:
         raise argparse.ArgumentTypeError(f"must be {maximum} or less, got {number}")
     return number
+
+
+def learning_rate(text: str) -> float:
+    """A fine-tuning learning rate as argparse type: a number above 0 and at most 1e-3 (more ruins the weights)."""
+    try:
+        rate = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < rate <= 1e-3:
+        raise argparse.ArgumentTypeError(f"must be above 0 and at most 0.001, got {text}")
+    return rate
 
 
 def word_list(text: str) -> list[str]:
@@ -250,6 +263,14 @@ def _evals(sub) -> None:
     p.add_argument("--split", default="train", help="qrels split to learn from (never the one you evaluate on)")
     p.add_argument("--name", help="name of the adapted model (default: the folder's name)")
     p.add_argument("--epochs", type=partial(positive_int, maximum=20), default=ADAPT_EPOCHS)
+    p.add_argument("--learning-rate", type=learning_rate, default=ADAPT_LEARNING_RATE)
+    p.add_argument(
+        "--hard-negatives",
+        type=partial(positive_int, minimum=0, maximum=4),
+        default=ADAPT_HARD_NEGATIVES,
+        help="keyword-ranked documents not judged relevant to train each pair against (ranks 3-30; default "
+        f"{ADAPT_HARD_NEGATIVES}; 0: the other documents of its batch only)",
+    )
     p.set_defaults(run=commands.adapt)
 
     p = sub.add_parser(

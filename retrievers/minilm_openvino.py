@@ -35,12 +35,13 @@ class MiniLMDocumentEncoder:
     sentence-transformers truncates them. Tokenizer and graph are made on first use (a process that only asks
     questions makes neither); thread-safe (one compiled model, a queue of inference requests)."""
 
-    def __init__(self, model_dir: Path, precision: str, batch_size: int = 32):
+    def __init__(self, model_dir: Path, precision: str, batch_size: int = 32, max_tokens: int | None = None):
         if precision not in INFERENCE_PRECISION:
             raise ValueError(f"precision {precision!r} is not one of {tuple(INFERENCE_PRECISION)}")
         self._model_dir = model_dir
         self._precision = precision
         self._batch_size = batch_size
+        self._max_tokens = max_tokens
         self._width = json.loads((model_dir / "config.json").read_text())["hidden_size"]
         self._tokenizer: Tokenizer | None = None
         self._requests = None
@@ -74,7 +75,10 @@ class MiniLMDocumentEncoder:
         if self._requests is None:
             import openvino as ov
 
-            max_tokens = json.loads((self._model_dir / "sentence_bert_config.json").read_text())["max_seq_length"]
+            max_tokens = (
+                self._max_tokens
+                or json.loads((self._model_dir / "sentence_bert_config.json").read_text())["max_seq_length"]
+            )
             self._tokenizer = Tokenizer.from_file(str(self._model_dir / "tokenizer.json"))
             self._tokenizer.enable_truncation(max_tokens)
             self._tokenizer.enable_padding()

@@ -29,13 +29,13 @@ class MiniLMQueryEncoder:
     """Normalised 384-dimensional vectors of texts, truncated to the model's 256 word pieces as sentence-transformers
     truncates them. The weights (90 MB) are read on the first encode."""
 
-    def __init__(self, model_dir: Path):
+    def __init__(self, model_dir: Path, max_tokens: int | None = None):
         self._model_dir = model_dir
         config = json.loads((model_dir / "config.json").read_text())
         self._heads = config["num_attention_heads"]
         self._layers = config["num_hidden_layers"]
         self._epsilon = config["layer_norm_eps"]
-        max_tokens = json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"]
+        max_tokens = max_tokens or json.loads((model_dir / "sentence_bert_config.json").read_text())["max_seq_length"]
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_tokens)
         self._tokenizer.no_padding()
