@@ -253,7 +253,7 @@ def test_how_many_of_an_empty_buckets_other_word_says_the_bucket_is_empty(receip
 
 
 def test_a_unit_after_a_number_constrains_the_unit_and_a_maximum_after_a_names_the_field(agent):
-    """"a maximum voltage above 20 V" once listed the one row of largest max, a dropout of 400 mV."""
+    """ "a maximum voltage above 20 V" once listed the one row of largest max, a dropout of 400 mV."""
     run = Run(agent, "Which datasheets have a maximum voltage above 20 V?")
     rows = run.answer.rows
     assert {r["doc_id"] for r in rows} == {"sample-datasheet-001", "sample-datasheet-002", "sample-datasheet-005"}
