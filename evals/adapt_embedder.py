@@ -27,7 +27,6 @@ import shutil
 import time
 from pathlib import Path
 
-from retrievers.adapted_embedder import MODEL_FILE, adapted_folder
 from retrievers.embedding_models import ADAPTED_MINILM_PREFIX
 from retrievers.errors import InvalidInput
 from retrievers.loaders.common import read_jsonl
@@ -179,6 +178,9 @@ def adapt(
     from sentence_transformers.sentence_transformer.datasets.no_duplicates_dataloader import NoDuplicatesDataLoader
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
+    # Here rather than with the module: every CLI process imports it for the parser's defaults, and the adapted
+    # embedder brings the MiniLM encoders (SciPy, tokenizers) with it.
+    from retrievers.adapted_embedder import MODEL_FILE, adapted_folder
     from retrievers.minilm_embedder import load_sentence_transformer
 
     target = adapted_folder(Settings.from_env().cache_dir, name)

@@ -20,8 +20,14 @@ from retrievers.models import SearchFilter
 from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
 
 MODEL_LIBRARIES = ("torch", "sentence_transformers", "transformers", "onnxruntime", "openai", "langchain_openai")
-EMBEDDER_MODULES = ("retrievers.minilm_embedder", "retrievers.openai_embedder")
-"""The modules of the embedders `make_embedder` makes for `minilm` (the default) and `openai`: imported only there."""
+EMBEDDER_MODULES = (
+    "retrievers.minilm_embedder",
+    "retrievers.openai_embedder",
+    "retrievers.adapted_embedder",
+    "retrievers.minilm_query_encoder",
+)
+"""The modules of the embedders `make_embedder` makes for `minilm` (the default), `openai` and `adapted:NAME`, and
+of MiniLM's query encoder (SciPy, 0.1 s to import): imported only there."""
 PROBE = """
 import json, sys
 import retrievers.embedded_postgres as embedded_postgres
