@@ -84,7 +84,8 @@ def empty_scope_answer(catalog: Catalog) -> Answer | None:
     return Answer(
         format="prose",
         text=f"Scope {catalog.scope!r} holds no documents yet, so no document can answer this. Add documents to it "
-        "(`ragent ingest --scope SCOPE`, or the server's `ingest` graph), or ask in a scope that holds some.",
+        f"(`ragent ingest PATH --bucket NAME --scope {catalog.scope}`, or the server's `ingest` graph), or ask in a "
+        "scope that holds some.",
     )
 
 
