@@ -389,6 +389,19 @@ class PostgresStore:
             ).fetchall()
         return dict(rows)
 
+    def stored_origins(self, scope: str, doc_ids: Sequence[str]) -> dict[str, tuple[str, list[dict[str, Any]]]]:
+        """For each of `doc_ids` the scope holds: the source it was ingested from and its annotation rows (kind, row,
+        raw, in id order); one statement, for a folder ingest's batch."""
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT d.doc_id, d.source, coalesce(jsonb_agg(jsonb_build_object('kind', a.kind, 'row', a.row,"
+                " 'raw', a.raw) ORDER BY a.annotation_id) FILTER (WHERE a.annotation_id IS NOT NULL), '[]')"
+                " FROM documents d LEFT JOIN annotations a ON a.scope = d.scope AND a.doc_id = d.doc_id"
+                " WHERE d.scope = %s AND d.doc_id = ANY(%s) GROUP BY d.doc_id, d.source",
+                (scope, list(doc_ids)),
+            ).fetchall()
+        return {doc_id: (source, annotations) for doc_id, source, annotations in rows}
+
     def commit_document(
         self, source: SourceDocument, content_hash: str, chunks: Sequence[Chunk], chunk_ids: Sequence[str]
     ) -> None:

@@ -184,6 +184,9 @@ class DocumentStore(Protocol):
         """A page of the documents of `scope` (of one bucket, or one document) with their counts, and the number in
         all."""
 
+    def stored_origins(self, scope: str, doc_ids: Sequence[str]) -> dict[str, tuple[str, list[dict[str, Any]]]]:
+        """Each stored document's source and annotation rows (kind, row, raw), for a folder ingest."""
+
     def document_annotations(self, scope: str, doc_id: str) -> list[dict[str, Any]]:
         """Every annotation row of one document, whole."""
 

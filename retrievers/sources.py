@@ -5,6 +5,7 @@ scope."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import islice
 from pathlib import Path
 
 from retrievers import loaders
@@ -28,17 +29,37 @@ def in_scope(items: Iterable[SourceDocument | Skipped], scope: str) -> Iterator[
         yield item
 
 
-def keeping_stored_annotations(
-    items: Iterable[SourceDocument | Skipped], stack: Stack
+FOLDER_BATCH = 500
+"""Documents of a folder ingest compared with what the scope stores in one statement."""
+
+
+def against_stored(
+    items: Iterable[SourceDocument | Skipped], stack: Stack, scope: str, *, keep_annotations: bool
 ) -> Iterator[SourceDocument | Skipped]:
-    """A folder ingested again without its annotations file: a document that brings no rows of its own keeps the
-    rows stored for it. Without this, re-ingesting a folder to add a file deleted every label of the others; rows
-    are replaced by an annotations file, or by a JSON document's own."""
-    for item in items:
-        if isinstance(item, SourceDocument) and not item.annotations:
-            stored = stack.store.document_annotations(item.document.scope, item.document.doc_id)
-            item.annotations = [AnnotationRow(kind=r["kind"], row=r["row"], raw=r["raw"]) for r in stored]
-        yield item
+    """A folder's documents, compared with the documents of the same ids the scope already holds:
+    - one ingested from another file (ids are paths within the folder given: `report.pdf` of `2023/` and of
+      `2024/`) is not replaced: the file is skipped, saying which file the document came from;
+    - with `keep_annotations` (no annotations file given), a document that brings no rows of its own keeps the rows
+      stored for it: re-ingesting a folder to add a file once deleted every label of the others.
+    Sources recorded as relative paths (before they were made absolute) are not compared."""
+    items = iter(items)
+    while batch := list(islice(items, FOLDER_BATCH)):
+        ids = [item.document.doc_id for item in batch if isinstance(item, SourceDocument)]
+        stored = stack.store.stored_origins(scope, ids) if ids else {}
+        for item in batch:
+            origin = stored.get(item.document.doc_id) if isinstance(item, SourceDocument) else None
+            if origin is not None:
+                source, rows = origin
+                if Path(source).is_absolute() and source != item.document.source:
+                    yield Skipped(
+                        item.document.doc_id,
+                        f"the scope's document {item.document.doc_id!r} came from {source}, another file; ingest the "
+                        "folder that holds both, into another scope, or delete it first (`ragent documents delete`)",
+                    )
+                    continue
+                if keep_annotations and not item.annotations:
+                    item.annotations = [AnnotationRow.model_validate(row) for row in rows]
+            yield item
 
 
 def ingest_source(
@@ -68,6 +89,6 @@ def ingest_source(
     if bucket:
         stack.store.require_bucket(bucket)
     items = in_scope(items, scope)
-    if not dataset and annotations is None:
-        items = keeping_stored_annotations(items, stack)
+    if not dataset:
+        items = against_stored(items, stack, scope, keep_annotations=annotations is None)
     return Ingestor(stack).ingest(items, field_specs=specs, total=limit, force=force, progress=progress)

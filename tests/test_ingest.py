@@ -158,6 +158,24 @@ def test_a_folder_ingested_again_without_its_annotations_file_keeps_the_stored_r
     assert rows == [{"notice_period_days": 90}], "an annotations file still replaces the rows"
 
 
+def test_a_file_of_another_folder_with_the_same_name_does_not_replace_the_document(stack, tmp_path):
+    """Ids are paths within the folder given, so `2023/report.txt` and `2024/report.txt` are both "report.txt";
+    ingesting the second folder silently replaced the first folder's document (a probe's data loss)."""
+    older, newer = tmp_path / "2023", tmp_path / "2024"
+    for folder, year in ((older, 2023), (newer, 2024)):
+        folder.mkdir()
+        (folder / "report.txt").write_text(f"Revenue in {year} was {year - 2019} million.")
+    ingest_source(stack, path=older, bucket="generic", progress=False)
+    refused = ingest_source(stack, path=newer, bucket="generic", progress=False)
+    assert (refused.added, refused.updated) == (0, 0)
+    assert [s.path for s in refused.skipped] == ["report.txt"]
+    assert f"came from {(older / 'report.txt').resolve()}, another file" in refused.skipped[0].reason
+    assert "2023" in stack.store.get_document("default", "report.txt")["body"]
+    (older / "report.txt").write_text("Revenue in 2023 was 4.2 million (restated).")
+    again = ingest_source(stack, path=older, bucket="generic", progress=False)
+    assert again.updated == 1, "the file it came from still updates it"
+
+
 def test_force_rebuilds_an_engine_index_from_the_sources(stack, tmp_path):
     folder = _folder(tmp_path, **{"msa.txt": CONTRACT})
     Ingestor(stack).ingest(files.load(folder, bucket="contracts"), progress=False)

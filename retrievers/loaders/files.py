@@ -136,7 +136,7 @@ def _records(folder: Path, skip: set[Path], *, ids_only: bool) -> Iterator[_Reco
             continue
         try:
             for item in reader(file, place):
-                yield item if isinstance(item, Skipped) else (item[0], {**item[1], "source": str(file)})
+                yield item if isinstance(item, Skipped) else (item[0], {**item[1], "source": str(boundary / place)})
         except _Unusable as problem:
             yield Skipped(place, str(problem))
         except OSError as error:
