@@ -40,9 +40,12 @@ def checked_question(question: object) -> str:
         raise InvalidInput("the question must be non-empty text")
     if len(question) > MAX_QUESTION_CHARS:
         raise InvalidInput(f"the question is {len(question)} characters; the limit is {MAX_QUESTION_CHARS}")
-    if (bad := next((i for i, c in enumerate(question) if "\ud800" <= c <= "\udfff"), None)) is not None:
-        # what Python makes of bytes that are not UTF-8 in a command line ("\xff\xfe"); no store can keep it
-        raise InvalidInput(f"the question is not valid Unicode text (bytes that are not UTF-8 at position {bad})")
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as bad:  # lone surrogates: Python's reading of bytes that are not UTF-8 ("\xff\xfe")
+        raise InvalidInput(
+            f"the question is not valid Unicode text (bytes that are not UTF-8 at position {bad.start})"
+        ) from None
     if control := _CONTROL.search(question):
         raise InvalidInput(
             f"the question holds a control character (U+{ord(control.group()):04X} at position {control.start()}); "
