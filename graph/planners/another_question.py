@@ -12,7 +12,7 @@ from graph.decomposition import STRUCTURED_INTENTS, Decomposition, Unmapped
 from graph.planners.phrases import STOPWORDS
 from graph.planners.value_match import normalise
 from graph.planners.vocabulary import BucketWords, Vocabulary, find_mentions
-from graph.planners.words import singular
+from graph.planners.words import counted_noun, plural, singular
 from tools.catalog import Catalog
 
 
@@ -34,7 +34,7 @@ def empty_bucket_named(d: Decomposition, vocabulary: Vocabulary, catalog: Catalo
     lowered = d.question.lower()
     if d.doc_ids or vocabulary.named_buckets(lowered):
         return None
-    noun = _counted_noun(lowered)
+    noun = counted_noun(lowered)
     for name, info in catalog.empty_buckets.items():
         names = [name, name.rstrip("s")]
         said = find_mentions(lowered, names, whole=True) if d.intent in (*STRUCTURED_INTENTS, "lookup") else []
@@ -60,7 +60,7 @@ def bucket_word_as_modifier(d: Decomposition, vocabulary: Vocabulary, catalog: C
         view = vocabulary.buckets[bucket]
         for m in mentions:
             head = re.match(r"\s+([a-z]+)", lowered[m.span[1] :])
-            if m.text.endswith("s") or not head or not _plural(head.group(1)):
+            if m.text.endswith("s") or not head or not plural(head.group(1)):
                 continue
             noun = head.group(1)
             if not vocabulary.named_buckets(noun) and not _names_something(view, f"{m.text} {noun}", noun):
@@ -76,7 +76,7 @@ def unknown_counted(d: Decomposition, vocabulary: Vocabulary, catalog: Catalog) 
     """A count of a noun nothing in the scope names, where no bucket is named ("how many orders did we place in
     2018?"): the bucket closest to the question is not what is counted, so counting its documents under the
     question's other conditions (a year) would answer another question."""
-    noun = _counted_noun(d.question.lower())
+    noun = counted_noun(d.question.lower())
     if d.intent != "count" or d.doc_ids or not noun:
         return None
     if vocabulary.named_buckets(d.question.lower()) or vocabulary.named_buckets(noun):
@@ -109,13 +109,6 @@ def condition_left_out(d: Decomposition, vocabulary: Vocabulary) -> Unmapped | N
     )
 
 
-def _counted_noun(lowered: str) -> str | None:
-    """The word right after "how many" when it is not a stop word: what the question counts ("orders" in "how many
-    orders did we place", nothing in "how many of them")."""
-    said = re.search(r"\bhow many\s+([a-z]+)", lowered)
-    return said.group(1) if said and said.group(1) not in STOPWORDS else None
-
-
 def _names_something(view: BucketWords, *phrases: str) -> bool:
     """Whether one of `phrases` (in the plural or not) is, whole, a word or phrase of the bucket: an alias, a field's
     name or alias ("invoice number", "type"), a word naming the bucket as a whole, or a short-listed value."""
@@ -127,8 +120,3 @@ def _names_something(view: BucketWords, *phrases: str) -> bool:
     }
     known = {normalise(k) for k in known}
     return any({normalise(p), " ".join(map(singular, normalise(p).split()))} & known for p in phrases)
-
-
-def _plural(word: str) -> bool:
-    """Looks like a plural noun ("orders", "printers"), not "address", "status" or "basis"."""
-    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))

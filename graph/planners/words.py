@@ -65,6 +65,14 @@ def counted(question: str) -> list[str]:
     return [w for w in m.group("words").split() if w not in STOPWORDS] if m else []
 
 
+def counted_noun(question: str) -> str | None:
+    """The word right after "how many" when it is a word and not a stop word: what the question counts ("orders" in
+    "how many orders did we place"; nothing in "how many of them" or "how many 2-year NDAs")."""
+    m = _HOW_MANY.search(question.lower())
+    first = re.match(r"[a-z]+", m.group("words")) if m else None
+    return first.group(0) if first and first.group(0) not in STOPWORDS else None
+
+
 def states_a_number_of(text: str, things: list[str]) -> bool:
     """`text` puts a number just before one of `things` (at most two words between: "three internal audits",
     "200 full-time employees"): what a passage must say to answer how many of them there are. The words between
@@ -78,3 +86,8 @@ def states_a_number_of(text: str, things: list[str]) -> bool:
 def singular(word: str) -> str:
     """A plural's singular by its last "s" ("orders" -> "order"), leaving "address" and short words be."""
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def plural(word: str) -> bool:
+    """Looks like a plural noun ("orders", "printers"), not "address", "status" or "basis"."""
+    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
