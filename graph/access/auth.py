@@ -184,15 +184,27 @@ async def run_in_own_scope(ctx: Auth.types.AuthContext, value: Auth.types.on.thr
     return visible(caller)
 
 
+_GRAPH_OF: dict[str, str | None] = {}
+"""The graph of each assistant a run names, read once: clients cannot create or change assistants here (only this
+server's graphs exist), so it never changes, and a run's creation need not read it again."""
+
+
 async def check_input_keys(assistant_id: object, given: dict[str, Any]) -> None:
     """A key the run's graph does not take is refused: LangGraph drops it without a word, so a misspelt option
     ("limitt") or one a graph lacks would run as if it had not been sent (an ingest of every document). The
-    graphs' modules are imported here, not with this module, which `ragent serve` imports for its checks."""
+    graphs' modules are imported here, not with this module, which `ragent serve` imports for its checks. An
+    assistant that does not exist is left to the server, which says so."""
     from graph.documents_graph import DocumentsRequest
     from graph.ingest_graph import IngestRequest
     from graph.state import InputState
 
-    graph = (await loopback().assistants.get(str(assistant_id))).get("graph_id")
+    key = str(assistant_id)
+    if key not in _GRAPH_OF:
+        try:
+            _GRAPH_OF[key] = (await loopback().assistants.get(key)).get("graph_id")
+        except httpx.HTTPStatusError:
+            return
+    graph = _GRAPH_OF[key]
     request = {"agent": InputState, "ingest": IngestRequest, "documents": DocumentsRequest}.get(graph)
     if request is None:
         return
