@@ -7,12 +7,14 @@ import argparse
 import dataclasses
 import json
 import sys
+import time
 import uuid
 from contextlib import closing
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cli.collector import imports_kept_for_the_run
 from cli.output import print_json
 from retrievers.errors import RagentError
 from retrievers.models import DEFAULT_SCOPE, SAMPLE_SCOPE, SearchFilter
@@ -249,19 +251,27 @@ def stats(args: argparse.Namespace) -> None:
             print(f"{name:<8} {engine['engine']}: {engine['chunks']} chunks, {size:.1f} MB on disk")
     if "engines" in report:
         print(f"engines  {report['engines']}")
-    print(_postgres_line(postgres))
+    print(_postgres_line(postgres, settings.postgres_idle_stop_s))
 
 
-def _postgres_line(postgres: dict[str, Any]) -> str:
+def _postgres_line(postgres: dict[str, Any], idle_stop_s: float) -> str:
     if not postgres["embedded"]:
         return "postgres DATABASE_URL (not managed by ragent)"
+    stops = (
+        f"it stops once unused for {idle_stop_s:g} s (RAGENT_POSTGRES_IDLE_STOP_S; `ragent stop` stops it now)"
+        if idle_stop_s
+        else "it stops as its last user exits"
+    )
     if not postgres["running"]:
-        return f"postgres embedded in {postgres['data_dir']}: was not running; this command started and stops it"
+        return f"postgres embedded in {postgres['data_dir']}: was not running; this command started it, and {stops}"
     users = postgres["used_by"]
+    idle = (
+        f", idle: stops in {max(0, round(postgres['stops_at'] - time.time()))} s unless used"
+        if postgres["stops_at"]
+        else ""
+    )
     return f"postgres embedded in {postgres['data_dir']}: running (pid {postgres['pid']}), " + (
-        f"used by {', '.join(users)}; it stops when the last of them exits"
-        if users
-        else "used by no other process; it stops as this command exits"
+        f"used by {', '.join(users)}; {stops}" if users else f"used by no other process{idle}; {stops}"
     )
 
 
@@ -387,10 +397,11 @@ def _start_postgres_early() -> None:
     the shell waits for the slower of the two instead of both."""
     from retrievers.settings import Settings
 
-    if data_dir := Settings.from_env().embedded_postgres_dir:
+    settings = Settings.from_env()
+    if data_dir := settings.embedded_postgres_dir:
         from retrievers.embedded_postgres import start_in_background
 
-        start_in_background(data_dir)
+        start_in_background(data_dir, idle_stop_s=settings.postgres_idle_stop_s)
 
 
 def ask(args: argparse.Namespace) -> None:
@@ -410,7 +421,8 @@ def ask(args: argparse.Namespace) -> None:
         return
     context = _agent_context(args)
     _start_postgres_early()
-    from cli.ask import ask as ask_agent
+    with imports_kept_for_the_run():
+        from cli.ask import ask as ask_agent
 
     ask_agent(args.question, thread=args.thread, explain=args.explain, context=context, as_json=args.json)
 
@@ -432,7 +444,8 @@ def resume(args: argparse.Namespace) -> None:
         resume_thread = partial(remote.resume, args.server, remote.api_key(args.api_key))
     else:
         _start_postgres_early()
-        from cli.ask import resume as resume_thread
+        with imports_kept_for_the_run():
+            from cli.ask import resume as resume_thread
     resume_thread(args.thread, answer, asked_scope=args.scope, explain=args.explain, context=context, as_json=args.json)
 
 

@@ -6,6 +6,7 @@ is printed as one line that says what to do, with exit status 2; nothing is half
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from collections.abc import Sequence
@@ -13,12 +14,20 @@ from collections.abc import Sequence
 import psycopg
 from pydantic import ValidationError
 
+from cli.collector import freeze_before_exit
 from cli.parser import build_parser
 from retrievers.errors import RagentError
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        return run_command(build_parser().parse_args(argv))
+    finally:
+        freeze_before_exit()
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run the parsed command; the exit status, with each error a user can fix said in one line."""
     try:
         args.run(args)
     except RagentError as error:

@@ -346,7 +346,8 @@ def _operations(sub) -> None:
 
     sub.add_parser(
         "stop",
-        help="stop the data folder's embedded Postgres now (it also stops when the last ragent process using it exits)",
+        help="stop the data folder's embedded Postgres now (it also stops by itself once no ragent process has used it "
+        "for RAGENT_POSTGRES_IDLE_STOP_S seconds, 300 by default)",
     ).set_defaults(run=commands.stop)
 
 

@@ -196,4 +196,4 @@ def release_postgres(settings: Settings) -> None:
     stopped by a signal does not run; so `ragent serve` lets it go once the server has exited."""
     data_dir = settings.embedded_postgres_dir
     if data_dir is not None:
-        release_embedded_postgres(data_dir)
+        release_embedded_postgres(data_dir, idle_stop_s=settings.postgres_idle_stop_s)

@@ -130,6 +130,7 @@ def run_variant(out: Path, code: Path, variant: str, documents: int) -> dict:
         "RAGENT_EMBEDDINGS": variant,
         "PYTHONPATH": str(code),
         "RAGENT_SHARED_DATA": str(shared_data_dir()),
+        "RAGENT_POSTGRES_IDLE_STOP_S": "0",  # the folder is deleted after the child: its Postgres stops with it
     }
     command = [sys.executable, "-m", "evals.bench_ingest", "--child", str(home), str(cache), str(documents)]
     started = time.time()
@@ -153,7 +154,9 @@ def quality(out: Path, variant: str) -> dict:
     corpus = shared_data_dir() / scifact.SHARED_FOLDER
     home = out / f"scifact-{variant}"
     shutil.rmtree(home, ignore_errors=True)
-    settings = replace(Settings.from_env(), home=home, cache_dir=home / "cache", embeddings=variant)
+    settings = replace(
+        Settings.from_env(), home=home, cache_dir=home / "cache", embeddings=variant, postgres_idle_stop_s=0
+    )
     stack = open_stack(settings)
     try:
         Ingestor(stack).ingest(scifact.load(corpus), progress=False)

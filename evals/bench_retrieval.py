@@ -52,7 +52,8 @@ def _stack(out: Path, name: str, *, fresh: bool, cache: Path | None = None) -> S
     if fresh and home.exists():
         shutil.rmtree(home)
     settings = Settings.from_env()
-    return open_stack(replace(settings, home=home, cache_dir=cache or settings.cache_dir))
+    # A benchmark's folders may be deleted after it (bench_scale's are): their Postgres stops with it, not once idle.
+    return open_stack(replace(settings, home=home, cache_dir=cache or settings.cache_dir, postgres_idle_stop_s=0))
 
 
 def _doc_ranking(hits) -> list[str]:

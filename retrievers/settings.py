@@ -12,6 +12,20 @@ def _flag(value: str | None, default: bool) -> bool:
     return default if value is None else value.strip().lower() in ("1", "true", "yes", "on")
 
 
+def _seconds(name: str, value: str | None, default: float) -> float:
+    if value is None or not value.strip():
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        from retrievers.errors import RagentError
+
+        raise RagentError(f"{name} must be a number of seconds, 0 or more; it is {value!r}")
+    return seconds
+
+
 @dataclass(frozen=True)
 class Settings:
     """Where data lives and which engines serve it.
@@ -20,6 +34,10 @@ class Settings:
     the Tantivy index, the qdrant-edge shard and CSV exports. It is outside the project on purpose: the LangGraph
     dev server watches the project folder and reloads on every file written there. `DATABASE_URL`,
     `OPENSEARCH_URL` and `QDRANT_URL` each replace one embedded engine with a server.
+
+    `postgres_idle_stop_s` (RAGENT_POSTGRES_IDLE_STOP_S): how long the embedded Postgres stays up once its last
+    user has exited, so that questions asked one after another neither start nor stop it
+    (`retrievers.embedded_postgres_idle`); 0 stops it as the last user exits.
     """
 
     home: Path
@@ -35,6 +53,7 @@ class Settings:
     openai_embedding_model: str = "text-embedding-3-small"
     openai_base_url: str | None = None
     openai_api_key: str | None = None
+    postgres_idle_stop_s: float = 300.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -54,6 +73,9 @@ class Settings:
             openai_embedding_model=env.get("RAGENT_OPENAI_EMBEDDING_MODEL", cls.openai_embedding_model),
             openai_base_url=env.get("OPENAI_BASE_URL") or None,
             openai_api_key=env.get("OPENAI_API_KEY") or None,
+            postgres_idle_stop_s=_seconds(
+                "RAGENT_POSTGRES_IDLE_STOP_S", env.get("RAGENT_POSTGRES_IDLE_STOP_S"), cls.postgres_idle_stop_s
+            ),
         )
 
     @property

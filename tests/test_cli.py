@@ -78,6 +78,13 @@ def test_a_data_folder_that_cannot_be_made_is_a_one_line_error(tmp_path):
     assert f"{tmp_path / 'a-file' / 'home'}: Not a directory; check RAGENT_HOME" in line
 
 
+@pytest.mark.parametrize("value", ["soon", "-1", "inf", "nan"])
+def test_an_idle_stop_that_is_not_a_number_of_seconds_is_a_one_line_error(tmp_path, value):
+    line = _one_line_error(ragent("stats", home=tmp_path, RAGENT_POSTGRES_IDLE_STOP_S=value))
+    assert f"RAGENT_POSTGRES_IDLE_STOP_S must be a number of seconds, 0 or more; it is '{value}'" in line
+    assert not (tmp_path / "postgres").exists(), "refused before anything started"
+
+
 def test_folder_ingest_search_and_catalog_end_to_end(tmp_path):
     folder = tmp_path / "docs"
     folder.mkdir()

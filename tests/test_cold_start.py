@@ -29,20 +29,28 @@ EMBEDDER_MODULES = (
 """The modules of the embedders `make_embedder` makes for `minilm` (the default), `openai` and `adapted:NAME`, and
 of MiniLM's query encoder (SciPy, 0.1 s to import): imported only there."""
 PROBE = """
-import json, sys
+import gc, json, sys
+collections_of_unfrozen_imports = []
+def watch_collections(phase, info):
+    if phase == "start" and "cli.ask" in sys.modules and not gc.get_freeze_count():
+        collections_of_unfrozen_imports.append(info["generation"])
+gc.callbacks.append(watch_collections)
 import retrievers.embedded_postgres as embedded_postgres
 start_in_background = embedded_postgres.start_in_background
-def recording_start(data_dir):
+def recording_start(data_dir, **options):
     print("POSTGRES STARTED " + ("AFTER" if "langgraph" in sys.modules else "BEFORE") + " LANGGRAPH WAS IMPORTED")
-    start_in_background(data_dir)
+    start_in_background(data_dir, **options)
 embedded_postgres.start_in_background = recording_start
 from cli.main import main
 status = main(sys.argv[1:])
+collector = {"collections_of_unfrozen_imports": collections_of_unfrozen_imports, "unfrozen": len(gc.get_objects())}
+print("COLLECTOR " + json.dumps(collector))
 print("LOADED " + json.dumps(sorted(sys.modules)))
 sys.exit(status)
 """
 """`ragent ...` in a fresh interpreter, then the names of every module it imported (the test's hooks: the modules,
-and whether the embedded Postgres began starting before LangGraph was imported)."""
+whether the embedded Postgres began starting before LangGraph was imported, and what the garbage collector did: any
+collection while the agent's imports were not frozen, and how many objects finalisation would still walk)."""
 
 
 def _run_python(env: dict[str, str], *args: str) -> str:
@@ -78,6 +86,9 @@ def test_a_question_answered_from_annotations_makes_no_embedder_and_opens_no_vec
     assert "langgraph" in modules and "psycopg" in modules, "the probe sees what the run imported"
     assert not {m for m in modules if m.split(".")[0] in MODEL_LIBRARIES}, "no model library is imported"
     assert not modules & set(EMBEDDER_MODULES), "no embedder is made"
+    collector = json.loads(answer.split("COLLECTOR ", 1)[1].splitlines()[0])
+    assert collector["collections_of_unfrozen_imports"] == [], "the agent is imported with the collector paused"
+    assert collector["unfrozen"] < 1_000, "at exit, finalisation's collections skip what the process holds"
 
 
 def test_ingesting_and_a_question_that_needs_semantic_search_embed_without_loading_pytorch(tmp_path):

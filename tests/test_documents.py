@@ -16,7 +16,8 @@ import pytest
 from evals.served_agent import ServedAgent
 from retrievers.consistency import check
 from retrievers.documents import delete_documents, finish_pending_deletions
-from retrievers.embedded_postgres import embedded_database_url, start_in_background
+from retrievers.embedded_postgres import alive, embedded_database_url, start_in_background
+from retrievers.embedded_postgres_idle import WATCHER_FILE
 from retrievers.errors import BackendUnavailable
 from retrievers.ingest import Ingestor, IngestReport
 from retrievers.models import AnnotationRow, Document, SearchFilter, SourceDocument
@@ -326,10 +327,47 @@ def test_the_embedded_postgres_stops_with_its_last_user_even_after_a_kill_9(tmp_
     assert _postgres_running(tmp_path), "a process killed with SIGKILL cannot stop it"
 
     stats = ragent("stats", home=tmp_path)
-    assert "running (pid" in stats.stdout and "used by no other process; it stops as this command exits" in stats.stdout
+    assert "running (pid" in stats.stdout
+    assert "used by no other process; it stops as its last user exits" in stats.stdout
     assert not _postgres_running(tmp_path), "the last user stops it, the killed one forgotten"
     assert "was not running" in ragent("stats", home=tmp_path).stdout
     assert "is not running" in ragent("stop", home=tmp_path).stdout
+
+
+def _eventually(condition, what: str, within_s: float = 60.0) -> None:
+    """Wait for something another process does in its own time (a watcher's stop), failing after `within_s`."""
+    deadline = time.monotonic() + within_s
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {within_s} s: {what}"
+        time.sleep(0.2)
+
+
+def test_the_embedded_postgres_stays_up_between_commands_and_stops_once_idle(tmp_path):
+    """The default: a command's exit leaves the server up for the next command, which joins it without a restart;
+    a watcher stops it once no process has used it for RAGENT_POSTGRES_IDLE_STOP_S seconds (the last user's value),
+    and `ragent stop` stops it at once, the watcher then leaving too."""
+    data_dir = tmp_path / "postgres"
+    first = ragent("stats", home=tmp_path, RAGENT_POSTGRES_IDLE_STOP_S="600")
+    assert "was not running; this command started it, and it stops once unused for 600 s" in first.stdout, first.stderr
+    assert _postgres_running(tmp_path), "the server outlives the command that started it"
+    pid = int((data_dir / "postmaster.pid").read_text().split()[0])
+    watcher = int((data_dir / WATCHER_FILE).read_text())
+
+    second = ragent("stats", home=tmp_path, RAGENT_POSTGRES_IDLE_STOP_S="600")
+    assert f"running (pid {pid}), used by no other process, idle: stops in" in second.stdout, "joined, not restarted"
+    assert int((data_dir / WATCHER_FILE).read_text()) == watcher, "one watcher however many commands leave"
+
+    ragent("stats", home=tmp_path, RAGENT_POSTGRES_IDLE_STOP_S="1")
+    _eventually(lambda: not _postgres_running(tmp_path), "the watcher stops the idle server")
+    _eventually(lambda: not (data_dir / WATCHER_FILE).exists(), "the watcher leaves once it has stopped the server")
+
+    ragent("stats", home=tmp_path, RAGENT_POSTGRES_IDLE_STOP_S="600")
+    watcher = int((data_dir / WATCHER_FILE).read_text())
+    stopped = ragent("stop", home=tmp_path)
+    assert stopped.returncode == 0 and "stopped the embedded Postgres" in stopped.stdout, stopped.stderr
+    assert not _postgres_running(tmp_path)
+    _eventually(lambda: not alive(watcher), "the watcher of a server stopped by `ragent stop` exits")
+    assert "was not running" in ragent("stats", home=tmp_path).stdout
 
 
 def test_ragent_stop_stops_a_postgres_left_running(tmp_path):
@@ -363,11 +401,11 @@ def test_a_postgres_start_begun_early_is_joined_and_its_failure_is_the_callers(t
     """`ragent ask` starts the embedded Postgres while it imports the agent; the first caller that needs the server
     waits for that start and gets its URL, or its failure as the usual one-line error."""
     data_dir = tmp_path / "postgres"
-    start_in_background(data_dir)
-    with psycopg.connect(embedded_database_url(data_dir)) as connection:
+    start_in_background(data_dir, idle_stop_s=0)
+    with psycopg.connect(embedded_database_url(data_dir, idle_stop_s=0)) as connection:
         assert connection.execute("SELECT 1").fetchone() == (1,)
     (tmp_path / "a-file").write_text("not a folder")
     unusable = tmp_path / "a-file" / "postgres"
-    start_in_background(unusable)
+    start_in_background(unusable, idle_stop_s=0)
     with pytest.raises(BackendUnavailable, match="did not start .*or set DATABASE_URL"):
-        embedded_database_url(unusable)
+        embedded_database_url(unusable, idle_stop_s=0)

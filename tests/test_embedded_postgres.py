@@ -37,10 +37,10 @@ def _running(url: str) -> dict:
 def test_the_embedded_server_runs_with_them_and_a_second_join_does_not_restart_it(tmp_path):
     shm = shutil.disk_usage("/dev/shm").total if Path("/dev/shm").is_dir() else None
     wanted = {name: pg_size_bytes(value) for name, value in memory_settings(machine_memory(), shm).items()}
-    url = embedded_database_url(tmp_path / "postgres")
+    url = embedded_database_url(tmp_path / "postgres", idle_stop_s=0)
     first = _running(url)
     assert {name: first[name] for name in ("shared_buffers", "work_mem", "maintenance_work_mem")} == {
         name: wanted[name] for name in ("shared_buffers", "work_mem", "maintenance_work_mem")
     }
-    again = _running(embedded_database_url(tmp_path / "postgres"))
+    again = _running(embedded_database_url(tmp_path / "postgres", idle_stop_s=0))
     assert again["started"] == first["started"]  # the settings were there: no restart
