@@ -121,7 +121,8 @@ def annotations(args: argparse.Namespace) -> None:
         print(f"  {row['annotation_id']}  {row['title'][:TITLE_CHARS]!r}")
         print(f"      {json.dumps(row['row'], ensure_ascii=False)}")
     total = rows[0]["total_rows"] if rows else 0
-    print(f"{len(rows)} of {total} row(s)" + ("; a higher --limit shows more" if total > len(rows) else ""))
+    said = f"more than {total:,} (counting stopped there)" if rows and rows[0]["more_rows"] else str(total)
+    print(f"{len(rows)} of {said} row(s)" + ("; a higher --limit shows more" if total > len(rows) else ""))
 
 
 def catalog(args: argparse.Namespace) -> None:

@@ -28,7 +28,8 @@ def print_clarification(payload: dict[str, Any], thread: str, server: str | None
     if payload.get("error"):
         print(f"  {payload['error']}")
     for a in payload["attempts"]:
-        print(f"  tried {a['tool']} on {a['bucket']} ({a['route']}): {a['status']}, {a['total_hits']} hit(s)")
+        more = "more than " if a.get("total_is_lower_bound") else ""  # absent from questions asked before it was
+        print(f"  tried {a['tool']} on {a['bucket']} ({a['route']}): {a['status']}, {more}{a['total_hits']} hit(s)")
     for number, option in enumerate(payload["options"], start=1):
         print(f"  [{number}] {option['label']}")
     on = f" --server {server}" if server else ""
@@ -60,7 +61,7 @@ def print_explanation(values: dict[str, Any]) -> None:
     for e in values.get("evidence", []):
         print(
             f"-- call {e.step} [{e.route}] {e.call.tool} {json.dumps(e.call.arguments)[:160]} "
-            f"-> {e.envelope.status} ({e.envelope.total_hits} hits)"
+            f"-> {e.envelope.status} ({e.envelope.total_said()} hits)"
         )
     if answer := values.get("answer"):
         print(f"-- answer composed by: {answer.composed_by}")

@@ -24,6 +24,8 @@ from pathlib import Path
 
 from retrievers.embedded_postgres import alive, live_users, pg_ctl_stop, postmaster_pid, server_lock
 
+WATCHER_MODULE = "retrievers.embedded_postgres_idle"
+"""This module, which the watcher runs as `__main__` (so not by its `__name__`)."""
 IDLE_FILE = ".idle_since.json"
 WATCHER_FILE = ".idle_watcher.pid"
 WATCHER_LOG = "idle-stop.log"
@@ -63,7 +65,7 @@ def stop_when_idle(data_dir: Path, idle_stop_s: float) -> None:
             return
         with open(data_dir / WATCHER_LOG, "ab") as log:
             watcher = subprocess.Popen(
-                [sys.executable, "-m", __name__, str(data_dir)],
+                [sys.executable, "-m", WATCHER_MODULE, str(data_dir)],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,
@@ -74,12 +76,15 @@ def stop_when_idle(data_dir: Path, idle_stop_s: float) -> None:
 
 
 def _watcher_pid(data_dir: Path) -> int | None:
-    """The running watcher's id (read under the lock), or None when there is none."""
+    """The running watcher's id (read under the lock), or None when there is none: its process has ended (a watcher
+    killed with SIGKILL leaves its file behind), or the id now belongs to another program."""
+    import psutil
+
     try:
         pid = int((data_dir / WATCHER_FILE).read_text())
-    except (OSError, ValueError):
+        return pid if alive(pid) and WATCHER_MODULE in psutil.Process(pid).cmdline() else None
+    except (OSError, ValueError, psutil.Error):
         return None
-    return pid if alive(pid) else None
 
 
 def watch(data_dir: Path) -> None:

@@ -85,6 +85,12 @@ DEFAULT_BUCKETS = {
 MAX_DESCRIPTION_CHARS = 500
 """The longest description a user may give a bucket or field: the shipped ones take at most 120 characters, and every
 description is read into the planner's prompts."""
+MATCHES_COUNTED_UP_TO = 1_000
+"""How many matching rows an annotation search counts before it stops (as a search engine tracks total hits up to
+a bound): past it the total is a lower bound. Counting every one of a common value's 35,000 rows at 1M documents
+read each of them (60-200 ms), for a figure no caller needs beyond "more than can be listed"; an exact count is
+`aggregate`'s. A search ordered by a field reads every match anyway (its page is the top of all of them), so its
+count stays exact; a search with a larger limit (an export) counts up to its limit."""
 MAX_UNIT_CHARS = 20
 
 SCHEMA = """
@@ -924,7 +930,8 @@ class PostgresStore:
         doc_ids: Sequence[str] | None = None,
     ) -> list[dict[str, Any]]:
         """Annotation rows of `bucket` in `scope` on which every predicate holds (of the `doc_ids` documents only,
-        when given), each with its document's title and `total_rows`, the number of matching rows before the limit.
+        when given), each with its document's title, `total_rows`, the number of matching rows before the limit,
+        and `more_rows`, true when the count stopped at `total_rows` (`MATCHES_COUNTED_UP_TO`) and more match.
 
         Rows come by document id, or, with `order_by` (a number or date field), by that field's value (see
         `compile_order`), rows without it last, so that a limit of 1 answers "the biggest" or "the oldest"."""
@@ -932,7 +939,12 @@ class PostgresStore:
             scope, bucket, predicates, kind=kind, limit=limit, order_by=order_by, descending=descending, doc_ids=doc_ids
         )
         with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
-            return cur.execute(query, params).fetchall()
+            rows = cur.execute(query, params).fetchall()
+        counted = None if order_by else max(MATCHES_COUNTED_UP_TO, limit)
+        for row in rows:
+            row["more_rows"] = counted is not None and row["total_rows"] > counted
+            row["total_rows"] = min(row["total_rows"], counted or row["total_rows"])
+        return rows
 
     def search_statement(
         self,
@@ -956,6 +968,11 @@ class PostgresStore:
             sort_key, sort_params = compile_order(order_by, descending, field_types)
         direction = sql.SQL("DESC" if descending else "ASC")
         order = sql.SQL("sort_key {} NULLS LAST, doc_id, annotation_id").format(direction)
+        # Without an order, the matching rows are read up to one past MATCHES_COUNTED_UP_TO (or the limit): a
+        # LIMIT in the set of matches stops the heap scan there; the page is then that set's first by document id.
+        counted, count_params = sql.SQL(""), []
+        if not order_by:
+            counted, count_params = sql.SQL(" LIMIT %s"), [max(MATCHES_COUNTED_UP_TO, limit) + 1]
         # The matching rows are counted and limited before the titles are joined, so that only the rows returned
         # touch the documents table (joining first made the cost follow the corpus, not the matches). The count and
         # the page read one materialized set of the matching rows' keys; the rows themselves (their JSON) are read
@@ -963,15 +980,15 @@ class PostgresStore:
         # the 75,000 rows of a common law at 1M documents).
         query = sql.SQL(
             "WITH matching AS (SELECT a.scope, a.annotation_id, a.doc_id, {sort_key} AS sort_key"
-            " FROM annotations a WHERE {where}),"
+            " FROM annotations a WHERE {where}{counted}),"
             " page AS (SELECT * FROM matching ORDER BY {order} LIMIT %s)"
             " SELECT p.annotation_id, p.doc_id, a.kind, a.row, a.raw, d.title,"
             " (SELECT count(*) FROM matching) AS total_rows"
             " FROM page p JOIN annotations a USING (scope, annotation_id)"
             " JOIN documents d ON d.scope = p.scope AND d.doc_id = p.doc_id"
             " ORDER BY p.sort_key {direction} NULLS LAST, p.doc_id, p.annotation_id"
-        ).format(sort_key=sort_key, where=where, order=order, direction=direction)
-        return query, [*sort_params, *params, limit]
+        ).format(sort_key=sort_key, where=where, counted=counted, order=order, direction=direction)
+        return query, [*sort_params, *params, *count_params, limit]
 
     def aggregate(
         self,

@@ -17,7 +17,9 @@ from langgraph.types import Command
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import DEFAULT_CONTEXT, AgentContext
+from graph.planners import rule_planner
 from graph.services import AgentServices
+from retrievers import postgres_store
 from retrievers.ingest import Ingestor
 from retrievers.loaders import field_specs, sample
 from tests.conftest import fresh_database, make_stack
@@ -147,6 +149,7 @@ def test_an_empty_list_clarifies_no_low_and_never_falls_back_to_passages(agent):
         "bucket": "receipts",
         "status": "no_results",
         "total_hits": 0,
+        "total_is_lower_bound": False,
     }
 
 
@@ -180,6 +183,17 @@ def test_no_low_resumed_by_broaden_and_by_stop(agent):
     assert broadened.routes()[-1] == "long_text" and _cited_in_evidence(broadened)
     stopped = Run(agent, question).resume({"choice": "stop"})
     assert stopped.answer.format == "stopped"
+
+
+def test_an_overload_past_the_counting_bound_says_more_than(agent, monkeypatch):
+    """A list whose search stopped counting (MATCHES_COUNTED_UP_TO, here with pages of 2 rows) asks to narrow
+    it with "more than", not a figure it did not count."""
+    monkeypatch.setattr(postgres_store, "MATCHES_COUNTED_UP_TO", 1)
+    monkeypatch.setattr(rule_planner, "STRUCTURED_ROWS", 2)
+    run = Run(agent, "Which contracts have a notice period of at least 30 days?", AgentContext(max_hits=1))
+    assert run.interrupt["kind"] == "overload"
+    assert run.interrupt["reason"].startswith("more than 2 documents match, more than 1 to list")
+    assert [a["total_is_lower_bound"] for a in run.interrupt["attempts"]] == [True]
 
 
 def test_overload_resumed_by_narrow_export_and_stop(agent, sample_stack):

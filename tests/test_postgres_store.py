@@ -253,6 +253,23 @@ def test_order_by_breaks_ties_by_doc_id_and_counts_every_match(store, receipts):
     assert found[0]["total_rows"] == len(matching)
 
 
+def test_a_search_stops_counting_past_the_bound_unless_ordered_or_its_limit_is_larger(store, receipts, monkeypatch):
+    """Past MATCHES_COUNTED_UP_TO matching rows (3 here, of 6 receipts) the total is a lower bound; the page is still
+    the first rows by document id of those read; an ordered search, or one whose limit is larger, counts every
+    match."""
+    monkeypatch.setattr(postgres_store, "MATCHES_COUNTED_UP_TO", 3)
+    over_5 = [Predicate(field="total", op=">", value=5)]  # 5 of the 6
+    found = store.find_annotations("default", "receipts", over_5, limit=2)
+    assert [(r["total_rows"], r["more_rows"]) for r in found] == [(3, True), (3, True)]
+    assert [r["doc_id"] for r in found] == sorted(r["doc_id"] for r in found)
+    ordered = store.find_annotations("default", "receipts", over_5, order_by="total", limit=2)
+    assert (ordered[0]["total_rows"], ordered[0]["more_rows"]) == (5, False)
+    export = store.find_annotations("default", "receipts", over_5, limit=10)
+    assert len(export) == 5 and (export[0]["total_rows"], export[0]["more_rows"]) == (5, False)
+    few = store.find_annotations("default", "receipts", [Predicate(field="total", op=">", value=50)], limit=1)
+    assert (few[0]["total_rows"], few[0]["more_rows"]) == (2, False), "at or under the bound, the count is exact"
+
+
 @pytest.mark.parametrize(
     "field, message",
     [

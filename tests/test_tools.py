@@ -12,6 +12,7 @@ from collections import Counter
 
 import pytest
 
+from retrievers import postgres_store
 from retrievers.ingest import Ingestor
 from retrievers.loaders import cuad, field_specs, sample, sroie
 from retrievers.models import SourceDocument
@@ -244,6 +245,24 @@ def test_aggregate_counts_groups_and_total(context):
             top_k=50,
         )
         assert matching["total_hits"] == count
+
+
+def test_a_search_past_the_counting_bound_says_its_total_is_a_lower_bound(context, monkeypatch):
+    """The count stops past MATCHES_COUNTED_UP_TO (2 here) or the page size, whichever is larger; the aggregate
+    still counts every row."""
+    monkeypatch.setattr(postgres_store, "MATCHES_COUNTED_UP_TO", 2)
+    every = {"bucket": "receipts", "aggregate": "count", "predicates": {"total": {"op": ">", "value": 0}}}
+    documents = call(context, "annotations_aggregate", **every)["total"]["documents"]
+    assert documents > 3, "the sample holds more receipts than the bound"
+    found = Envelope.model_validate(
+        call(context, "annotations_search", bucket="receipts", predicates=every["predicates"], top_k=1)
+    )
+    assert (found.total_hits, found.total_is_lower_bound, found.total_said()) == (2, True, "more than 2")
+    listed = call(context, "annotations_search", bucket="receipts", predicates=every["predicates"], top_k=50)
+    assert (listed["total_hits"], listed["total_is_lower_bound"]) == (min(documents, 50), documents > 50)
+    one_shop = {"company": {"op": "=", "value": found.rows()[0].row["company"]}}
+    shop = call(context, "annotations_search", bucket="receipts", predicates=one_shop, top_k=50)
+    assert not shop["total_is_lower_bound"] and shop["total_hits"] == len(shop["hits"]), "a few rows: counted"
 
 
 def _sample_rows(bucket: str) -> dict[str, dict]:

@@ -51,7 +51,7 @@ def annotations_search(args: AnnotationsSearchArgs, context: ToolContext) -> Env
         )
         for r in rows
     ]
-    return Envelope(status="ok", hits=hits, total_hits=rows[0]["total_rows"])
+    return Envelope(status="ok", hits=hits, total_hits=rows[0]["total_rows"], total_is_lower_bound=rows[0]["more_rows"])
 
 
 def annotations_aggregate(args: AnnotationsAggregateArgs, context: ToolContext) -> Envelope:

@@ -7,7 +7,8 @@ where it is read; the JSON a model sees is the models' dump, the same keys as be
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Iterable
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -105,15 +106,21 @@ Hit = PassageHit | AnnotationHit | AggregateGroup | DocumentInfoHit | DocumentTe
 class Envelope(BaseModel):
     """`hint` says what to try next (for `no_results`), why (for `invalid_request`, with the allowed values),
     or which source failed (for `unavailable` and `timeout`). `total` is set by annotations_aggregate only:
-    the aggregate over all matching rows, beside the groups in `hits`."""
+    the aggregate over all matching rows, beside the groups in `hits`. `total_is_lower_bound` is set when the search
+    stopped counting matches at `total_hits` and more match (annotations_search: `MATCHES_COUNTED_UP_TO`)."""
 
     status: Status
     hits: list[Hit] = Field(default_factory=list)
     total_hits: int = 0
+    total_is_lower_bound: bool = False
     hint: str | None = None
     retry_after_s: float | None = None
     took_ms: float = 0.0
     total: AggregateTotal | None = None
+
+    def total_said(self) -> str:
+        """`total_hits` as a reader takes it: "more than 1,000" where the search stopped counting."""
+        return matched_total([self]).said
 
     @property
     def failed(self) -> bool:
@@ -143,6 +150,22 @@ class Envelope(BaseModel):
             elif not isinstance(h, AggregateGroup):
                 keys.add((h.doc_id, None, None))
         return keys
+
+
+class MatchedTotal(NamedTuple):
+    """The matches of one or more searches: their sum, and whether it is a lower bound (a search stopped counting)."""
+
+    count: int
+    lower_bound: bool
+
+    @property
+    def said(self) -> str:
+        return f"more than {self.count:,}" if self.lower_bound else str(self.count)
+
+
+def matched_total(envelopes: Iterable[Envelope]) -> MatchedTotal:
+    envelopes = list(envelopes)
+    return MatchedTotal(sum(e.total_hits for e in envelopes), any(e.total_is_lower_bound for e in envelopes))
 
 
 def failure(status: Status, hint: str, retry_after_s: float | None = None) -> Envelope:

@@ -12,6 +12,7 @@ from graph.decomposition import Decomposition
 from graph.markdown import escape
 from graph.schemas import Answer, Citation, Evidence, GradedHit
 from retrievers.fusion import reciprocal_rank_fusion
+from tools.envelope import matched_total
 
 
 def cell(value) -> str:
@@ -67,7 +68,7 @@ def figure(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]
 
 def table(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
     columns = list(dict.fromkeys([*(c.field for c in d.constraints), *d.show_fields]))
-    total = sum(e.envelope.total_hits for e in evidence if e.call.tool == "annotations_search")
+    total = matched_total(e.envelope for e in evidence if e.call.tool == "annotations_search")
     rows = [
         {"doc_id": g.doc_id, "annotation_id": g.annotation_id, **{c: (g.row or {}).get(c) for c in columns}}
         for g in relevant
@@ -75,9 +76,12 @@ def table(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit])
     ]
     if d.order_by:  # a superlative: the rows at the top of the order, out of all that match
         extreme = "largest" if d.order_by.direction == "desc" else "smallest"
-        heading = f"The {extreme} {d.order_by.field} of {total} matching row(s):"
+        heading = f"The {extreme} {d.order_by.field} of {total.said} matching row(s):"
+    elif total.lower_bound:
+        heading = f"{total.said.capitalize()} matching rows (counting stopped there: ask how many for the figure), "
+        heading += f"showing {len(rows)}:"
     else:
-        heading = f"{total} matching row(s)" + (f", showing {len(rows)}" if len(rows) < total else "") + ":"
+        heading = f"{total.count} matching row(s)" + (f", showing {len(rows)}" if len(rows) < total.count else "") + ":"
     lines = [
         heading,
         "",

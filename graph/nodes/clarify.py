@@ -104,6 +104,7 @@ def clarification_payload(
             "bucket": e.call.arguments.get("bucket"),
             "status": e.envelope.status,
             "total_hits": e.envelope.total_hits,
+            "total_is_lower_bound": e.envelope.total_is_lower_bound,
         }
         for e in state.get("evidence", [])
     ]

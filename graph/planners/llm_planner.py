@@ -191,7 +191,7 @@ class LLMPlanner:
         if not evidence:
             return self.rules.review(progress)
         lines = "\n".join(
-            f"- {e.call.tool} {json.dumps(e.call.arguments)[:200]}: {e.envelope.status}, {e.envelope.total_hits} hits"
+            f"- {e.call.tool} {json.dumps(e.call.arguments)[:200]}: {e.envelope.status}, {e.envelope.total_said()} hits"
             for e in evidence
         )
         variables = {

@@ -36,7 +36,7 @@ from graph.schemas import (
 )
 from tools.catalog import Catalog
 from tools.confidence import low_confidence_threshold
-from tools.envelope import AnnotationHit, PassageHit
+from tools.envelope import AnnotationHit, PassageHit, matched_total
 
 STRUCTURED_ROWS = 50
 MAX_SUB_QUERIES = 3
@@ -247,15 +247,15 @@ class RulePlanner:
         failures = sorted({e.call.tool for e in evidence if e.envelope.failed})
         note = f" ({', '.join(failures)} failed)" if failures else ""
         if route.kind == "structured":
-            total = sum(e.envelope.total_hits for e in evidence if e.call.tool == "annotations_search")
-            if total == 0:
+            total = matched_total(e.envelope for e in evidence if e.call.tool == "annotations_search")
+            if total.count == 0:
                 why = self._values_not_held(d) or "no annotation row matches the constraints"
                 return self._too_little(route, left, f"{why}{note}")
-            if d.intent == "list" and total > route.max_hits and not d.order_by:
+            if d.intent == "list" and total.count > route.max_hits and not d.order_by:
                 return Decision(
                     action="clarify",
                     clarify_kind="overload",
-                    reason=f"{total} documents match, more than {route.max_hits} to list",
+                    reason=f"{total.said} documents match, more than {route.max_hits} to list",
                 )
             if d.intent == "lookup" and d.show_fields and not _holds_any(evidence, d.show_fields):
                 asked = ", ".join(d.show_fields)
