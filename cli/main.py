@@ -6,7 +6,6 @@ is printed as one line that says what to do, with exit status 2; nothing is half
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Sequence
@@ -19,15 +18,17 @@ from cli.parser import build_parser
 from retrievers.errors import RagentError
 
 
+def entry_point() -> None:
+    """`ragent` and `python -m cli`: the command, then the process's exit with its status, what it holds frozen
+    first (`cli.collector`; only here, where the process ends, not in `main`, which tests call in their own)."""
+    status = main()
+    freeze_before_exit()
+    sys.exit(status)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        return run_command(build_parser().parse_args(argv))
-    finally:
-        freeze_before_exit()
-
-
-def run_command(args: argparse.Namespace) -> int:
-    """Run the parsed command; the exit status, with each error a user can fix said in one line."""
+    """Run the command `argv` names; its exit status, with each error a user can fix said in one line."""
+    args = build_parser().parse_args(argv)
     try:
         args.run(args)
     except RagentError as error:
@@ -70,4 +71,4 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry_point()

@@ -41,12 +41,15 @@ def recording_start(data_dir, **options):
     print("POSTGRES STARTED " + ("AFTER" if "langgraph" in sys.modules else "BEFORE") + " LANGGRAPH WAS IMPORTED")
     start_in_background(data_dir, **options)
 embedded_postgres.start_in_background = recording_start
-from cli.main import main
-status = main(sys.argv[1:])
-collector = {"collections_of_unfrozen_imports": collections_of_unfrozen_imports, "unfrozen": len(gc.get_objects())}
-print("COLLECTOR " + json.dumps(collector))
-print("LOADED " + json.dumps(sorted(sys.modules)))
-sys.exit(status)
+import atexit
+def report():  # registered first, so run last: after the command's exit status is set and its objects frozen
+    collector = {"collections_of_unfrozen_imports": collections_of_unfrozen_imports, "unfrozen": len(gc.get_objects())}
+    print("COLLECTOR " + json.dumps(collector))
+    print("LOADED " + json.dumps(sorted(sys.modules)))
+atexit.register(report)
+from cli.main import entry_point
+sys.argv[0] = "ragent"
+entry_point()
 """
 """`ragent ...` in a fresh interpreter, then the names of every module it imported (the test's hooks: the modules,
 whether the embedded Postgres began starting before LangGraph was imported, and what the garbage collector did: any
