@@ -120,9 +120,9 @@ def annotations(args: argparse.Namespace) -> None:
     for row in rows:
         print(f"  {row['annotation_id']}  {row['title'][:TITLE_CHARS]!r}")
         print(f"      {json.dumps(row['row'], ensure_ascii=False)}")
-    total = rows[0]["total_rows"] if rows else 0
-    said = f"more than {total:,} (counting stopped there)" if rows and rows[0]["more_rows"] else str(total)
-    print(f"{len(rows)} of {said} row(s)" + ("; a higher --limit shows more" if total > len(rows) else ""))
+    total, more = (rows[0]["total_rows"], rows[0]["more_rows"]) if rows else (0, False)
+    said = f"more than {total:,} (counting stopped there)" if more else str(total)
+    print(f"{len(rows)} of {said} row(s)" + ("; a higher --limit shows more" if more or total > len(rows) else ""))
 
 
 def catalog(args: argparse.Namespace) -> None:

@@ -100,6 +100,7 @@ def _start(data_dir: Path, idle_stop_s: float) -> str:
     try:
         data_dir.parent.mkdir(parents=True, exist_ok=True)
         forget_dead_users(data_dir)
+        _settle_a_copied_or_moved_folder(data_dir)
         server = pgserver.get_server(data_dir, cleanup_mode="stop" if idle_stop_s == 0 else None)
     except Exception as exc:  # pgserver surfaces initdb/pg_ctl failures as several types; mkdir, OSError
         raise BackendUnavailable(
@@ -185,30 +186,87 @@ def live_users(data_dir: Path) -> list[int]:
     return live
 
 
-def pg_ctl_stop(data_dir: Path) -> None:
-    """Stop the server with a fast shutdown (open transactions are rolled back, committed data is safe), as the OS
-    user pgserver runs it as under root, and wait until it has stopped."""
+def pg_ctl_stop(data_dir: Path, mode: str = "fast") -> None:
+    """Stop the server, as the OS user pgserver runs it as under root, and wait until it has stopped: a fast shutdown
+    rolls back open transactions and keeps what was committed; an immediate one skips the shutdown checkpoint (the
+    next start replays the write-ahead log)."""
+    import subprocess
+
     import pgserver
 
     user = "pgserver" if os.geteuid() == 0 else None
-    pgserver.pg_ctl(["-w", "-m", "fast", "-t", str(STOP_TIMEOUT_S), "stop"], pgdata=data_dir, user=user)
+    try:
+        pgserver.pg_ctl(["-w", "-m", mode, "-t", str(STOP_TIMEOUT_S), "stop"], pgdata=data_dir, user=user)
+    except subprocess.CalledProcessError as exc:
+        said = (exc.output or b"").decode(errors="replace").strip().splitlines()
+        raise BackendUnavailable(
+            f"the embedded Postgres in {data_dir} did not stop ({said[-1] if said else exc}); see {data_dir / 'log'}"
+        ) from None
+
+
+def _pid_file(data_dir: Path) -> tuple[int, Path] | None:
+    """The process id and the data folder that `postmaster.pid` records, when it holds them."""
+    try:
+        pid, recorded = (data_dir / "postmaster.pid").read_text().split("\n")[:2]
+        return int(pid), Path(recorded)
+    except (OSError, ValueError):
+        return None
+
+
+def _serves(pid: int, data_dir: Path) -> bool:
+    """Whether the live process `pid` is the Postgres of `data_dir`: Postgres works in its data folder, and the
+    link to a process's working folder follows the folder when it is moved. Where that link cannot be read, the
+    folder `postmaster.pid` records stands for it."""
+    import psutil
+
+    try:
+        return Path(psutil.Process(pid).cwd()) == data_dir.resolve()
+    except psutil.Error:
+        recorded = _pid_file(data_dir)
+        return recorded is not None and recorded[1] == data_dir.resolve()
 
 
 def postmaster_pid(data_dir: Path) -> int | None:
-    try:
-        pid = int((data_dir / "postmaster.pid").read_text().split("\n", 1)[0])
-    except (OSError, ValueError):
-        return None
-    return pid if alive(pid) else None
+    """The id of the Postgres serving `data_dir`, or None when none runs (a `postmaster.pid` naming a process that
+    ended, or another folder's server, is not one)."""
+    recorded = _pid_file(data_dir)
+    return recorded[0] if recorded and alive(recorded[0]) and _serves(recorded[0], data_dir) else None
+
+
+def _settle_a_copied_or_moved_folder(data_dir: Path) -> None:
+    """Before joining the server `postmaster.pid` names, when the file records another folder than this one: the
+    server stays up after its last user (`retrievers.embedded_postgres_idle`), so a user may copy or move the data
+    folder under it.
+
+    - Copied: the file is the original folder's, and its server the original's. pgserver would join that server,
+      and the copy's writes would land in the original. The copied lock files and users are removed, so that this
+      folder starts a server of its own.
+    - Moved: the server is this folder's, but it knows the folder by its old path (its socket, the files it opens
+      by absolute path: left alone it fails at its next checkpoint). It is stopped at once, without the shutdown
+      checkpoint it could not write, to be started here again (the start replays the write-ahead log)."""
+    recorded = _pid_file(data_dir)
+    if recorded is None or recorded[1] == data_dir.resolve() or not alive(recorded[0]):
+        return
+    with server_lock():
+        if _serves(recorded[0], data_dir):
+            pg_ctl_stop(data_dir, mode="immediate")
+        else:
+            (data_dir / "postmaster.pid").unlink(missing_ok=True)
+            _users_list(data_dir).put([])  # the original's
+        # The socket's lock file, when the socket lies in the folder: the original's, or one the moved server could
+        # not remove (it removes it by its old path); Postgres refuses to start beside it.
+        for socket_file in data_dir.glob(".s.PGSQL.*"):
+            socket_file.unlink(missing_ok=True)
 
 
 def embedded_postgres_status(data_dir: Path) -> EmbeddedPostgresStatus:
     """Read from the data folder alone: asking does not start the server."""
-    from retrievers.embedded_postgres_idle import read_idle
+    from retrievers.embedded_postgres_idle import read_idle, watcher_pid
 
     pid = postmaster_pid(data_dir)
     users = [user for user in forget_dead_users(data_dir) if user != os.getpid()] if pid else []
-    idle = read_idle(data_dir) if pid and not users else None
+    # With its watcher gone (killed), no stop is due until this command leaves and starts another.
+    idle = read_idle(data_dir) if pid and not users and watcher_pid(data_dir) else None
     return EmbeddedPostgresStatus(data_dir, pid, users, idle.stops_at if idle else None)
 
 

@@ -61,10 +61,10 @@ def stop_when_idle(data_dir: Path, idle_stop_s: float) -> None:
         if live_users(data_dir) or postmaster_pid(data_dir) is None:
             return
         (data_dir / IDLE_FILE).write_text(json.dumps({"since": time.time(), "stop_after_s": idle_stop_s}))
-        if _watcher_pid(data_dir) is not None:
+        if watcher_pid(data_dir) is not None:
             return
         with open(data_dir / WATCHER_LOG, "ab") as log:
-            watcher = subprocess.Popen(
+            watcher = subprocess.Popen(  # its command line ends with the module and the folder: `watcher_pid`
                 [sys.executable, "-m", WATCHER_MODULE, str(data_dir)],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
@@ -75,14 +75,15 @@ def stop_when_idle(data_dir: Path, idle_stop_s: float) -> None:
         (data_dir / WATCHER_FILE).write_text(str(watcher.pid))
 
 
-def _watcher_pid(data_dir: Path) -> int | None:
+def watcher_pid(data_dir: Path) -> int | None:
     """The running watcher's id (read under the lock), or None when there is none: its process has ended (a watcher
-    killed with SIGKILL leaves its file behind), or the id now belongs to another program."""
+    killed with SIGKILL leaves its file behind), the id now belongs to another program, or the file was copied with
+    the folder and names the original's watcher."""
     import psutil
 
     try:
         pid = int((data_dir / WATCHER_FILE).read_text())
-        return pid if alive(pid) and WATCHER_MODULE in psutil.Process(pid).cmdline() else None
+        return pid if alive(pid) and psutil.Process(pid).cmdline()[-2:] == [WATCHER_MODULE, str(data_dir)] else None
     except (OSError, ValueError, psutil.Error):
         return None
 
@@ -104,7 +105,7 @@ def watch(data_dir: Path) -> None:
             if idle is not None and not live_users(data_dir) and postmaster_pid(data_dir) is not None:
                 pg_ctl_stop(data_dir)
             (data_dir / IDLE_FILE).unlink(missing_ok=True)  # a user still using it records its own idle time
-            if _watcher_pid(data_dir) == os.getpid():
+            if watcher_pid(data_dir) == os.getpid():
                 (data_dir / WATCHER_FILE).unlink()
             return
 

@@ -8,9 +8,10 @@ any engine file, and a process that cannot take it opens none, and says who hold
 The lock is `flock` on an open file: the OS drops it when the process ends, however it ends (`kill -9`
 included), so a crashed owner never leaves the folder locked. The holder writes who it is into the file (pid,
 command, start time, and a server's URL), which is what a refused process reports. A holder that answers one
-question or search (`ragent ask`, `resume`, `search`) is done in seconds, so a process waits for it, up to
-`QUESTION_WAIT_S`, instead of refusing: three questions asked at once are answered one after another. An ingest,
-a check or a server is waited for by no one.
+question or search, or reads the folder's figures or documents (`ragent ask`, `resume`, `search`, `stats`,
+`documents`), is done in seconds, so a process waits for it, up to `QUESTION_WAIT_S`, instead of refusing: three
+questions asked at once, or beside a `ragent stats`, are answered one after another. An ingest, a check or a server
+is waited for by no one.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ SERVER_URL_ENV = "RAGENT_SERVER_URL"
 """Set by `ragent serve` for the server it starts, so that a refused command can point at it."""
 COMMAND_CHARS = 200
 QUESTION_WAIT_S = 60.0
-QUESTION_COMMANDS = ("ask", "resume", "search")
-"""Commands that hold the engines for one question or search: a second process waits for them."""
+QUESTION_COMMANDS = ("ask", "resume", "search", "stats", "documents")
+"""Commands that hold the engines for seconds (one question, search, count or document listing or deletion): a
+second process waits for them."""
 
 
 class EnginesBusy(BackendUnavailable):
@@ -95,7 +97,7 @@ def read_owner(home: Path) -> dict[str, Any]:
 
 
 def _answers_a_question(owner: dict[str, Any]) -> bool:
-    """The holder is a `ragent ask`, `resume` or `search` (not a server, whose questions never end)."""
+    """The holder is one of the `QUESTION_COMMANDS` (not a server, whose questions never end)."""
     words = str(owner.get("command") or "").split()
     return not owner.get("server_url") and len(words) > 1 and words[1] in QUESTION_COMMANDS
 

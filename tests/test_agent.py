@@ -192,7 +192,7 @@ def test_an_overload_past_the_counting_bound_says_more_than(agent, monkeypatch):
     monkeypatch.setattr(rule_planner, "STRUCTURED_ROWS", 2)
     run = Run(agent, "Which contracts have a notice period of at least 30 days?", AgentContext(max_hits=1))
     assert run.interrupt["kind"] == "overload"
-    assert run.interrupt["reason"].startswith("more than 2 documents match, more than 1 to list")
+    assert run.interrupt["reason"].startswith("more than 2 annotation rows match, more than 1 to list")
     assert [a["total_is_lower_bound"] for a in run.interrupt["attempts"]] == [True]
 
 

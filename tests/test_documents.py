@@ -370,6 +370,45 @@ def test_the_embedded_postgres_stays_up_between_commands_and_stops_once_idle(tmp
     assert "was not running" in ragent("stats", home=tmp_path).stdout
 
 
+def _postmaster(home) -> int:
+    return int((home / "postgres" / "postmaster.pid").read_text().split()[0])
+
+
+def test_a_data_folder_copied_or_moved_while_its_postgres_idles_gets_a_server_of_its_own(tmp_path):
+    """The copied folder carries the original's lock file, whose server is alive: the copy must not join it (its
+    writes would land in the original), and `ragent stop` on the copy must not stop the original's. A moved
+    folder's server knows it by its old path: it is replaced by one started where the folder now is."""
+    idle = {"RAGENT_POSTGRES_IDLE_STOP_S": "600"}
+    original, copy, moved = tmp_path / "original", tmp_path / "copy", tmp_path / "moved"
+    for name in ("first", "second"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.txt").write_text(f"The {name} memo of the copied folder.")
+    assert ragent("ingest", str(tmp_path / "first"), "--bucket", "generic", home=original, **idle).returncode == 0
+    subprocess.run(["cp", "-a", str(original), str(copy)], check=True)
+
+    added = ragent("ingest", str(tmp_path / "second"), "--bucket", "generic", home=copy, **idle)
+    assert added.returncode == 0, added.stderr
+    try:
+        assert _postmaster(copy) != _postmaster(original), "the copy runs a server of its own"
+        assert "second" in ragent("documents", "list", home=copy, **idle).stdout
+        assert "second" not in ragent("documents", "list", home=original, **idle).stdout
+        for home in (copy, original):
+            assert "consistent" in ragent("check", home=home, **idle).stdout
+        assert ragent("stop", home=copy).returncode == 0
+        assert _postgres_running(original) and not _postgres_running(copy), "stopping the copy spares the original"
+
+        server = _postmaster(original)
+        original.rename(moved)
+        listed = ragent("documents", "list", home=moved, **idle)
+        assert listed.returncode == 0 and "first" in listed.stdout, listed.stderr
+        assert not alive(server) and _postmaster(moved) != server, "the server of the old path was replaced"
+        assert "consistent" in ragent("check", home=moved, **idle).stdout
+    finally:
+        for home in (copy, original, moved):
+            if home.exists():
+                ragent("stop", home=home)
+
+
 def test_ragent_stop_stops_a_postgres_left_running(tmp_path):
     env = {**os.environ, "RAGENT_HOME": str(tmp_path), "RAGENT_CACHE_DIR": str(tmp_path / "cache")}
     env.pop("DATABASE_URL", None)

@@ -399,7 +399,7 @@ def test_ragent_ask_on_a_server_prints_the_answer_with_its_sources(on_server):
 def test_a_clarification_on_a_server_is_shown_and_resumed_there(on_server):
     status, out, err = ragent("ask", "Which contracts have a notice period of at least 30 days?", "--max-hits", "3")
     assert status == 0, err
-    assert "I need your help (overload): 7 documents match, more than 3 to list." in out
+    assert "I need your help (overload): 7 annotation rows match, more than 3 to list." in out
     thread = re.search(rf"ragent resume (\S+) --server {re.escape(on_server.url)} --answer N", out).group(1)
     first = re.search(r"\[1\] only (\w+) = (.+?) \(", out)
     status, out, err = ragent("resume", thread, "--answer", "1", "--explain")

@@ -172,7 +172,10 @@ print("released", flush=True)
 """
 
 
-@pytest.mark.parametrize(("command", "waits"), [("ask", True), ("search", True), ("ingest", False), ("check", False)])
+@pytest.mark.parametrize(
+    ("command", "waits"),
+    [("ask", True), ("search", True), ("stats", True), ("documents", True), ("ingest", False), ("check", False)],
+)
 def test_a_question_holding_the_engines_is_waited_for_and_anything_else_refused(tmp_path, command, waits):
     holder = subprocess.Popen(
         [sys.executable, "-c", LOCK_HOLDER, str(tmp_path), "ragent", command, "something"],

@@ -255,7 +255,7 @@ class RulePlanner:
                 return Decision(
                     action="clarify",
                     clarify_kind="overload",
-                    reason=f"{total.said} documents match, more than {route.max_hits} to list",
+                    reason=f"{total.said} annotation rows match, more than {route.max_hits} to list",
                 )
             if d.intent == "lookup" and d.show_fields and not _holds_any(evidence, d.show_fields):
                 asked = ", ".join(d.show_fields)
