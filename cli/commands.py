@@ -107,6 +107,7 @@ def search(args: argparse.Namespace) -> None:
 
 def annotations(args: argparse.Namespace) -> None:
     from retrievers.annotation_filters import Predicate
+    from tools.envelope import MatchedTotal
 
     predicates = [
         Predicate(field=f, op=op, value=None if op == "exists" else _parse_value(v)) for f, op, v in args.where
@@ -120,9 +121,10 @@ def annotations(args: argparse.Namespace) -> None:
     for row in rows:
         print(f"  {row['annotation_id']}  {row['title'][:TITLE_CHARS]!r}")
         print(f"      {json.dumps(row['row'], ensure_ascii=False)}")
-    total, more = (rows[0]["total_rows"], rows[0]["more_rows"]) if rows else (0, False)
-    said = f"more than {total:,} (counting stopped there)" if more else str(total)
-    print(f"{len(rows)} of {said} row(s)" + ("; a higher --limit shows more" if more or total > len(rows) else ""))
+    total = MatchedTotal(rows[0]["total_rows"], rows[0]["more_rows"]) if rows else MatchedTotal(0, False)
+    said = f"{total.said} (counting stopped there)" if total.lower_bound else total.said
+    more = total.lower_bound or total.count > len(rows)
+    print(f"{len(rows)} of {said} row(s)" + ("; a higher --limit shows more" if more else ""))
 
 
 def catalog(args: argparse.Namespace) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 from cli.output import print_json, run_record
 from retrievers.errors import RagentError
+from tools.envelope import MatchedTotal
 
 Reply = dict[str, Any]
 
@@ -28,8 +29,9 @@ def print_clarification(payload: dict[str, Any], thread: str, server: str | None
     if payload.get("error"):
         print(f"  {payload['error']}")
     for a in payload["attempts"]:
-        more = "more than " if a.get("total_is_lower_bound") else ""  # absent from questions asked before it was
-        print(f"  tried {a['tool']} on {a['bucket']} ({a['route']}): {a['status']}, {more}{a['total_hits']} hit(s)")
+        # `total_is_lower_bound` is absent from questions asked before it was recorded
+        hits = MatchedTotal(a["total_hits"], a.get("total_is_lower_bound", False)).said
+        print(f"  tried {a['tool']} on {a['bucket']} ({a['route']}): {a['status']}, {hits} hit(s)")
     for number, option in enumerate(payload["options"], start=1):
         print(f"  [{number}] {option['label']}")
     on = f" --server {server}" if server else ""

@@ -129,8 +129,7 @@ def _apply_memory_settings(server, data_dir: Path) -> None:
     if running == pg_size_bytes(wanted["shared_buffers"]):
         return
     with server_lock():
-        users = _users_list(data_dir).get()
-        if [pid for pid in users if alive(pid)] != [os.getpid()]:
+        if live_users(data_dir) != [os.getpid()]:
             return
         try:
             pg_ctl_stop(data_dir)
@@ -213,24 +212,24 @@ def _pid_file(data_dir: Path) -> tuple[int, Path] | None:
         return None
 
 
-def _serves(pid: int, data_dir: Path) -> bool:
-    """Whether the live process `pid` is the Postgres of `data_dir`: Postgres works in its data folder, and the
-    link to a process's working folder follows the folder when it is moved. Where that link cannot be read, the
-    folder `postmaster.pid` records stands for it."""
+def _serves(recorded: tuple[int, Path], data_dir: Path) -> bool:
+    """Whether the live process `postmaster.pid` records (`_pid_file`) is the Postgres of `data_dir`: Postgres works
+    in its data folder, and the link to a process's working folder follows the folder when it is moved. Where that
+    link cannot be read, the folder the file records stands for it."""
     import psutil
 
+    pid, recorded_dir = recorded
     try:
         return Path(psutil.Process(pid).cwd()) == data_dir.resolve()
     except psutil.Error:
-        recorded = _pid_file(data_dir)
-        return recorded is not None and recorded[1] == data_dir.resolve()
+        return recorded_dir == data_dir.resolve()
 
 
 def postmaster_pid(data_dir: Path) -> int | None:
     """The id of the Postgres serving `data_dir`, or None when none runs (a `postmaster.pid` naming a process that
     ended, or another folder's server, is not one)."""
     recorded = _pid_file(data_dir)
-    return recorded[0] if recorded and alive(recorded[0]) and _serves(recorded[0], data_dir) else None
+    return recorded[0] if recorded and alive(recorded[0]) and _serves(recorded, data_dir) else None
 
 
 def _settle_a_copied_or_moved_folder(data_dir: Path) -> None:
@@ -248,7 +247,7 @@ def _settle_a_copied_or_moved_folder(data_dir: Path) -> None:
     if recorded is None or recorded[1] == data_dir.resolve() or not alive(recorded[0]):
         return
     with server_lock():
-        if _serves(recorded[0], data_dir):
+        if _serves(recorded, data_dir):
             pg_ctl_stop(data_dir, mode="immediate")
         else:
             (data_dir / "postmaster.pid").unlink(missing_ok=True)

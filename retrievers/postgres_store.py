@@ -93,6 +93,13 @@ read each of them (60-200 ms), for a figure no caller needs beyond "more than ca
 count stays exact; a search with a larger limit (an export) counts up to its limit."""
 MAX_UNIT_CHARS = 20
 
+
+def _matches_counted_up_to(order_by: str | None, limit: int) -> int | None:
+    """Where a search stops counting its matches (`MATCHES_COUNTED_UP_TO`, or its limit if larger); None for a
+    search ordered by a field, which reads and counts every match."""
+    return None if order_by else max(MATCHES_COUNTED_UP_TO, limit)
+
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS buckets (
     name text PRIMARY KEY,
@@ -940,10 +947,11 @@ class PostgresStore:
         )
         with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             rows = cur.execute(query, params).fetchall()
-        counted = None if order_by else max(MATCHES_COUNTED_UP_TO, limit)
+        counted = _matches_counted_up_to(order_by, limit)
         for row in rows:
             row["more_rows"] = counted is not None and row["total_rows"] > counted
-            row["total_rows"] = min(row["total_rows"], counted or row["total_rows"])
+            if row["more_rows"]:
+                row["total_rows"] = counted
         return rows
 
     def search_statement(
@@ -971,8 +979,8 @@ class PostgresStore:
         # Without an order, the matching rows are read up to one past MATCHES_COUNTED_UP_TO (or the limit): a
         # LIMIT in the set of matches stops the heap scan there; the page is then that set's first by document id.
         counted, count_params = sql.SQL(""), []
-        if not order_by:
-            counted, count_params = sql.SQL(" LIMIT %s"), [max(MATCHES_COUNTED_UP_TO, limit) + 1]
+        if (up_to := _matches_counted_up_to(order_by, limit)) is not None:
+            counted, count_params = sql.SQL(" LIMIT %s"), [up_to + 1]
         # The matching rows are counted and limited before the titles are joined, so that only the rows returned
         # touch the documents table (joining first made the cost follow the corpus, not the matches). The count and
         # the page read one materialized set of the matching rows' keys; the rows themselves (their JSON) are read

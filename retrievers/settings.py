@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from retrievers.errors import RagentError
+
 
 def _flag(value: str | None, default: bool) -> bool:
     return default if value is None else value.strip().lower() in ("1", "true", "yes", "on")
@@ -20,8 +22,6 @@ def _seconds(name: str, value: str | None, default: float) -> float:
     except ValueError:
         seconds = -1.0
     if not 0 <= seconds < float("inf"):
-        from retrievers.errors import RagentError
-
         raise RagentError(f"{name} must be a number of seconds, 0 or more; it is {value!r}")
     return seconds
 
