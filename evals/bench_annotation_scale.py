@@ -18,10 +18,10 @@ hold most rows). Then, in one process:
 Every search has two predicates, every aggregate a group-by with one predicate; predicate values are drawn
 uniformly from the catalog's values, so a common value (Delaware, a big shop) is drawn as often as a rare one.
 Reported: p50/p95 per template and over all calls, rows matched, index build time and size, the peak RSS of
-the benchmark process and of the Postgres processes (VmHWM), the embedded server's memory settings (sized from the
-machine: `retrievers.embedded_postgres_memory.memory_settings`) and the load average before and after each side (the
-machine may be shared, and the timings follow it). The EXPLAIN of each template shows where its rows come from and
-how many pages it touched (BUFFERS). Writes OUT/annotation_scale.json, .md and .png.
+the benchmark process and of the Postgres processes (VmHWM), the embedded server's memory and parallel workers (sized
+from the machine: `retrievers.embedded_postgres_sizing.machine_settings`) and the load average before and after each
+side (the machine may be shared, and the timings follow it). The EXPLAIN of each template shows where its rows come
+from and how many pages it touched (BUFFERS). Writes OUT/annotation_scale.json, .md and .png.
 """
 
 from __future__ import annotations
@@ -271,18 +271,25 @@ def explain(stack: Stack, template: str, arguments: dict) -> str:
         query, params = stack.store.search_statement(
             "default", args.bucket, to_predicates(args.predicates), limit=args.top_k
         )
+        planner = {}
     else:
         args = AnnotationsAggregateArgs.model_validate(arguments)
-        query, params = stack.store.aggregate_statement(
+        query, params, planner = stack.store.aggregate_statement(
             "default", args.bucket, to_predicates(args.predicates), args.aggregate, args.group_by
         )
-    with stack.store.pool.connection() as conn:
+    with stack.store.planned_connection(planner) as conn:
         plan = conn.execute(sql.SQL("EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ") + query, params)
         return "\n".join(line for (line,) in plan)
 
 
 def postgres_settings(stack: Stack) -> dict:
-    names = ("shared_buffers", "work_mem", "effective_cache_size", "maintenance_work_mem")
+    names = (
+        "shared_buffers",
+        "work_mem",
+        "effective_cache_size",
+        "maintenance_work_mem",
+        "max_parallel_workers_per_gather",
+    )
     with stack.store.pool.connection() as conn:
         return {name: conn.execute(sql.SQL("SHOW {}").format(sql.Identifier(name))).fetchone()[0] for name in names}
 

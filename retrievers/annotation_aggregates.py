@@ -10,6 +10,7 @@ date field instead of by the whole date.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -17,6 +18,7 @@ from psycopg import sql
 
 from retrievers.annotation_filters import shown
 from retrievers.errors import InvalidInput
+from retrievers.field_catalog import CatalogField
 
 FUNCTIONS = ("count", "sum", "avg", "min", "max")
 _NUMERIC = ("number", "integer")
@@ -30,6 +32,8 @@ _DATE_PART_CHARS = {"year": 4, "month": 7}
 # 200,000 matching rows). The group keys are compared so too (the same groups); their labels keep the database's
 # collation. Groups of equal value come in no promised order, as before.
 _DOCUMENTS = 'count(DISTINCT a.doc_id COLLATE "C")'
+# Up to this many groups (as the catalog counts them), each group's documents are sorted apart: `planner_settings`.
+FEW_GROUPS = 10_000
 
 
 def parse_aggregate(text: str) -> tuple[str, str | None]:
@@ -78,6 +82,38 @@ def _group(i: int, entry: str, field_types: dict[str, str]) -> tuple[str, sql.Co
         sql.SQL("lower({} #>> '{{}}') COLLATE \"C\"").format(g),
         sql.SQL("mode() WITHIN GROUP (ORDER BY {} #>> '{{}}')").format(g),
     )
+
+
+def planner_settings(group_by: list[str], fields: dict[str, CatalogField]) -> dict[str, str]:
+    """Postgres planner settings for the aggregate's statement (its connection sets them for that statement alone).
+
+    Counting each group's distinct documents needs them sorted. From Postgres 16 the planner sorts all the rows once
+    by (group, document) ("presorted aggregation"); with few groups nearly every comparison then ties on the group
+    and goes on to the document, and one sort by the group with a sort of each group's documents apart (a single
+    key, which the sort abbreviates) is faster: on a million contracts 20-31% for years, months, contract types and
+    5,000 shops, but 9% slower for parties (nearly a group per row), where a sort per group costs more than it
+    saves. So it is turned off when the catalog counts few groups. The rows are the same either way; a stale count
+    costs time only."""
+    estimates = [_groups_estimate(entry, fields) for entry in group_by]
+    if not group_by or None in estimates or math.prod(estimates) > FEW_GROUPS:
+        return {}
+    return {"enable_presorted_aggregate": "off"}
+
+
+def _groups_estimate(entry: str, fields: dict[str, CatalogField]) -> int | None:
+    """How many groups a group_by entry makes, from the catalog: a field's distinct values (and no value); the years
+    (or months) its dates span for a date part. None for a field the catalog does not have."""
+    field, part = parse_group(entry)
+    if field not in fields:
+        return None
+    spec = fields[field]
+    try:
+        years = int(str(spec.max)[:4]) - int(str(spec.min)[:4]) + 1
+    except ValueError:  # not a date, or no dates yet
+        years = None
+    if part and years is not None:
+        return (years if part == "year" else 12 * years) + 1
+    return spec.distinct_count + 1
 
 
 def _each_element(source: sql.Composable, keep: list[str], column: str, name: str) -> sql.Composable:

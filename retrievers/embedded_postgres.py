@@ -8,7 +8,8 @@ leaves that list at exit (atexit). A process killed with SIGKILL never removes i
 for good after any `kill -9`; so ids of processes that no longer exist are forgotten here before a process joins
 (`forget_dead_users`), and the server is stopped again once no live process uses it. `ragent stop` stops it at once.
 
-Its memory follows the machine (`retrievers.embedded_postgres_memory`), applied each time a process starts or joins it.
+Its memory and parallel workers follow the machine (`retrievers.embedded_postgres_sizing`), applied each time a process
+starts or joins it.
 """
 
 from __future__ import annotations
@@ -107,24 +108,24 @@ def _start(data_dir: Path, idle_stop_s: float) -> str:
             f"the embedded Postgres in {data_dir} did not start ({type(exc).__name__}: {exc}); "
             f"see {data_dir / 'log'}, or set DATABASE_URL to use another Postgres"
         ) from None
-    _apply_memory_settings(server, data_dir)
+    _apply_machine_settings(server, data_dir)
     return server.get_uri()
 
 
-def _apply_memory_settings(server, data_dir: Path) -> None:
-    """Write the machine's memory settings (`retrievers.embedded_postgres_memory`) where they differ, and reload.
+def _apply_machine_settings(server, data_dir: Path) -> None:
+    """Write the settings sized from the machine (`retrievers.embedded_postgres_sizing`) where they differ, and reload.
     shared_buffers takes a restart: done here when no other live process uses the server (on its first start, or
     the first after the settings changed); otherwise the new size waits for the server's next start, and the rest
     applies at once."""
     import psycopg
 
-    from retrievers.embedded_postgres_memory import machine_settings, pg_size_bytes, write_settings
+    from retrievers.embedded_postgres_sizing import machine_settings, pg_size_bytes, write_settings
 
     wanted = machine_settings()
     try:
         running = write_settings(server.get_uri(), wanted)
     except psycopg.Error as exc:  # the defaults still work: a server that refuses the settings is not an outage
-        logging.getLogger(__name__).warning("the embedded Postgres kept its memory settings: %s", exc)
+        logging.getLogger(__name__).warning("the embedded Postgres kept its settings: %s", exc)
         return
     if running == pg_size_bytes(wanted["shared_buffers"]):
         return

@@ -13,7 +13,8 @@ catalog is either up to date or marked, whatever is killed when.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any, NamedTuple
 
@@ -24,7 +25,7 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from retrievers.annotation_aggregates import compile_aggregate, parse_aggregate, parse_group
+from retrievers.annotation_aggregates import compile_aggregate, parse_aggregate, parse_group, planner_settings
 from retrievers.annotation_filters import Predicate, compile_order, compile_predicates
 from retrievers.annotation_indexes import ensure_field_indexes, ensure_functions
 from retrievers.errors import BackendUnavailable, InvalidInput
@@ -1011,10 +1012,10 @@ class PostgresStore:
     ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         """Groups (values of the `group_by` entries, documents, value) and the total over all matching rows, of the
         `doc_ids` documents only when given. An entry is a field, or `year(field)` / `month(field)` of a date field."""
-        query, params = self.aggregate_statement(
+        query, params, planner = self.aggregate_statement(
             scope, bucket, predicates, aggregate, group_by, kind=kind, doc_ids=doc_ids
         )
-        with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+        with self.planned_connection(planner) as conn, conn.cursor(row_factory=dict_row) as cur:
             rows = cur.execute(query, params).fetchall()
         (total,) = [r for r in rows if r["total"]]
         groups_out = [
@@ -1038,17 +1039,31 @@ class PostgresStore:
         *,
         kind: str | None = None,
         doc_ids: Sequence[str] | None = None,
-    ) -> tuple[sql.Composable, list[Any]]:
-        """The statement `aggregate` runs (see `compile_aggregate`), with its parameters."""
+    ) -> tuple[sql.Composable, list[Any], dict[str, str]]:
+        """The statement `aggregate` runs (see `compile_aggregate`), with its parameters and the planner settings
+        it runs with (`planned_connection`)."""
         function, field = parse_aggregate(aggregate)
         named = [*predicates, *([Predicate(field=field, op="exists")] if field else [])]
         grouped_fields = [parse_group(entry)[0] for entry in group_by]
         where, where_params = self._annotation_where(
             scope, bucket, named, kind, also_fields=grouped_fields, doc_ids=doc_ids
         )
-        field_types = {f.name: f.type for f in self.field_catalog(scope, bucket)}
+        fields = {f.name: f for f in self.field_catalog(scope, bucket)}
+        field_types = {name: f.type for name, f in fields.items()}
         query, select_params = compile_aggregate(function, field, group_by, field_types, where)
-        return query, [*select_params, *where_params]
+        return query, [*select_params, *where_params], planner_settings(group_by, fields)
+
+    @contextmanager
+    def planned_connection(self, planner: dict[str, str]) -> Iterator[psycopg.Connection]:
+        """A pooled connection in a transaction that runs with the planner settings `planner` (SET LOCAL: they end
+        with it). A setting the server does not have (older than the version that brought it) is left out."""
+        with self.pool.connection() as conn, conn.transaction():
+            if planner:
+                conn.execute(
+                    "SELECT set_config(name, %s::jsonb ->> name, true) FROM pg_settings WHERE name = ANY(%s)",
+                    (Jsonb(planner), list(planner)),
+                )
+            yield conn
 
     def matching_doc_ids(
         self, scope: str, bucket: str, predicates: list[Predicate], *, kind: str | None = None

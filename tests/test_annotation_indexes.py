@@ -8,7 +8,7 @@ import random
 import pytest
 from psycopg import sql
 
-from retrievers import annotation_filters, annotation_indexes
+from retrievers import annotation_aggregates, annotation_filters, annotation_indexes
 from retrievers.annotation_filters import Predicate
 from retrievers.annotation_indexes import bucket_prefix, existing_indexes
 from retrievers.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk, SourceDocument
@@ -304,14 +304,17 @@ def _reference_aggregate(rows: dict, function: str, field: str | None, group: st
     )
 
 
+@pytest.mark.parametrize("few_groups", [annotation_aggregates.FEW_GROUPS, 0], ids=["sorted apart", "presorted"])
 @pytest.mark.parametrize(
     "aggregate", ["count", "sum(notice_period_days)", "avg(notice_period_days)", "max(notice_period_days)"]
 )
-def test_aggregates_unnest_lists_and_count_documents_as_promised(store, odd_bucket, aggregate):
+def test_aggregates_unnest_lists_and_count_documents_as_promised(store, odd_bucket, aggregate, few_groups, monkeypatch):
     """Groups and totals against a Python reference, over rows with lists, empty lists, nulls and missing fields
-    (the elements are read in the select list, where a missing value is one JSON null), the largest value first."""
+    (the elements are read in the select list, where a missing value is one JSON null), the largest value first;
+    with each group's documents sorted apart, and presorted (the plan for many groups: `planner_settings`)."""
     from retrievers.annotation_aggregates import parse_aggregate
 
+    monkeypatch.setattr(annotation_aggregates, "FEW_GROUPS", few_groups)
     function, field = parse_aggregate(aggregate)
     groups, total = store.aggregate("default", "contracts", [], aggregate, ["governing_law"])
     expected_groups, expected_total = _reference_aggregate(odd_bucket, function, field, "governing_law")
@@ -323,3 +326,19 @@ def test_aggregates_unnest_lists_and_count_documents_as_promised(store, odd_buck
     order = [(g["value"] is None, -(g["value"] or 0)) for g in groups]
     assert order == sorted(order)
     assert found["delaware"]["group"]["governing_law"] == "Delaware"  # the most common spelling
+
+
+def _sort_keys(store, group_by: list[str]) -> list[str]:
+    query, params, planner = store.aggregate_statement("default", "contracts", [], "avg(notice_period_days)", group_by)
+    with store.planned_connection(planner) as conn:
+        plan = [line for (line,) in conn.execute(sql.SQL("EXPLAIN ") + query, params)]
+    return [line.split("Sort Key:")[1].strip() for line in plan if "Sort Key:" in line]
+
+
+def test_few_groups_sort_each_groups_documents_apart_and_many_groups_sort_once(store, odd_bucket, monkeypatch):
+    """Groups the catalog counts as few (years, laws) are sorted by the group alone, each group's documents apart;
+    many groups (here: more than a lowered bound) are sorted once by (group, document), Postgres's own plan."""
+    for few in (["year(effective_date)"], ["governing_law"]):
+        assert not [key for key in _sort_keys(store, few) if "doc_id" in key], few
+    monkeypatch.setattr(annotation_aggregates, "FEW_GROUPS", 5)  # six laws
+    assert [key for key in _sort_keys(store, ["governing_law"]) if "doc_id" in key]

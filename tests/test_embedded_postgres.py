@@ -1,5 +1,6 @@
-"""The embedded Postgres's memory follows the machine: the settings for a size of memory, and a started server that
-runs with them (set with ALTER SYSTEM, the shared buffers by a restart when the starting process is its only user)."""
+"""The embedded Postgres's memory and parallel workers follow the machine: the settings for a size of memory and a
+number of cores, and a started server that runs with them (set with ALTER SYSTEM, the shared buffers by a restart when
+the starting process is its only user)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,15 @@ from pathlib import Path
 import psycopg
 
 from retrievers.embedded_postgres import embedded_database_url
-from retrievers.embedded_postgres_memory import GB, MB, machine_memory, memory_settings, pg_size_bytes
+from retrievers.embedded_postgres_sizing import (
+    GB,
+    MB,
+    machine_cores,
+    machine_memory,
+    memory_settings,
+    parallel_settings,
+    pg_size_bytes,
+)
 
 
 def test_memory_settings_follow_the_machine_within_bounds():
@@ -23,6 +32,11 @@ def test_memory_settings_follow_the_machine_within_bounds():
     assert pg_size_bytes(memory_settings(64 * GB, shm_bytes=64 * MB)["work_mem"]) == 16 * MB  # a container's /dev/shm
 
 
+def test_a_query_starts_no_more_workers_than_the_cores_beside_its_leader():
+    workers = {cores: parallel_settings(cores)["max_parallel_workers_per_gather"] for cores in (1, 2, 3, 16)}
+    assert workers == {1: "0", 2: "1", 3: "2", 16: "2"}  # Postgres's default of 2 where the cores allow it
+
+
 def _running(url: str) -> dict:
     with psycopg.connect(url) as conn:
         return {
@@ -31,6 +45,7 @@ def _running(url: str) -> dict:
                 name: conn.execute("SELECT pg_size_bytes(current_setting(%s))", (name,)).fetchone()[0]
                 for name in ("shared_buffers", "work_mem", "maintenance_work_mem")
             },
+            "workers": conn.execute("SHOW max_parallel_workers_per_gather").fetchone()[0],
         }
 
 
@@ -42,5 +57,6 @@ def test_the_embedded_server_runs_with_them_and_a_second_join_does_not_restart_i
     assert {name: first[name] for name in ("shared_buffers", "work_mem", "maintenance_work_mem")} == {
         name: wanted[name] for name in ("shared_buffers", "work_mem", "maintenance_work_mem")
     }
+    assert first["workers"] == parallel_settings(machine_cores())["max_parallel_workers_per_gather"]
     again = _running(embedded_database_url(tmp_path / "postgres", idle_stop_s=0))
     assert again["started"] == first["started"]  # the settings were there: no restart
