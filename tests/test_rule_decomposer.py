@@ -146,6 +146,27 @@ QUESTIONS = [
         lambda r: r.get("expiration_date", "9999") < "2025-01-01",
     ),
     (
+        "Which contracts have a notice period of at least 30 days and at most 90 days?",
+        "list",
+        "contracts",
+        [("notice_period_days", "between", [30, 90])],
+        lambda r: any(30 <= v <= 90 for v in _values(r, "notice_period_days")),
+    ),
+    (
+        "contracts with a notice period over 30 days and under 90 days",
+        "list",
+        "contracts",
+        [("notice_period_days", "between", [31, 89])],  # whole days: the excluded ends move by one
+        lambda r: any(30 < v < 90 for v in _values(r, "notice_period_days")),
+    ),
+    (
+        "contracts signed after 2019 and before 2022",
+        "list",
+        "contracts",
+        [("agreement_date", "between", ["2020-01-01", "2021-12-31"])],
+        lambda r: "2020-01-01" <= r.get("agreement_date", "") <= "2021-12-31",
+    ),
+    (
         "certificates that expire before 2025",
         "list",
         "certificates",
@@ -163,6 +184,21 @@ def test_paraphrased_constraints_select_the_annotated_documents(
     assert (d.intent, d.buckets) == (intent, [bucket])
     assert [(c.field, c.op, c.value) for c in d.constraints] == expected
     assert _selected(stack, d) == _rows(bucket, keep) != set()
+
+
+@pytest.mark.parametrize(
+    "question, why",
+    [
+        ("receipts with a total of more than 20 and less than 100", "ask for 'between 20 and 100'"),
+        ("receipts with a total of at least 200 and at most 100", "no total can be 'at least 200' and 'at most 100'"),
+        ("receipts with a total of at least 20 and more than 50", "'at least 20' and 'more than 50' both bound total"),
+    ],
+)
+def test_two_bounds_that_make_no_one_range_are_asked_about_not_dropped(decomposer, question, why):
+    """A field takes one condition: bounds that cannot be one range (an excluded end on decimals, an empty range,
+    two lower bounds) leave the second unmapped, so the run asks instead of answering with the first alone."""
+    d = decomposer.decompose(question)
+    assert [why in (u.why or "") for u in d.unmapped] == [True], d.unmapped
 
 
 def test_counts_and_sums_name_their_aggregate_and_grouping(decomposer):
@@ -301,6 +337,8 @@ def test_quantities_are_read_with_their_comparison_and_unit(text, expected):
         ("after June 2019", [(">", "2019-06-30")]),
         ("since 2020", [(">=", "2020-01-01")]),
         ("between 2012 and 2014", [("between", ["2012-01-01", "2014-12-31"])]),
+        ("between March 2012 and May 2014", [("between", ["2012-03-01", "2014-05-31"])]),
+        ("after 2015 and before 2020", [(">", "2015-12-31"), ("<", "2020-01-01")]),  # two dates, not one range
         ("on 2021-03-04", [("=", "2021-03-04")]),
     ],
 )

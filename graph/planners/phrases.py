@@ -200,11 +200,14 @@ _MONTHS = {
         start=1,
     )
 }
-_MONTH = r"(?P<month>" + "|".join(_MONTHS) + r"|sept|" + "|".join(m[:3] for m in _MONTHS) + r")\.?"
+_MONTH_NAMES = "|".join(_MONTHS) + r"|sept|" + "|".join(m[:3] for m in _MONTHS)
+_MONTH = rf"(?P<month>{_MONTH_NAMES})\.?"
 _DATE_EXPR = re.compile(
     r"(?P<cmp>before|after|since|until|prior to|by|in|during|from|between|on|as of)?\s*"
     rf"(?:(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})|(?:{_MONTH}\s+)?(?P<year>(?:19|20)\d\d)\b)"
-    rf"(?:\s+(?:and|to|-)\s+(?:(?P<iso2>\d{{4}}-\d{{2}}-\d{{2}})|(?:(?P<month2>[a-z]+)\.?\s+)?(?P<year2>(?:19|20)\d\d)\b))?",
+    # the second end of a range names a month or nothing before its year: "after 2015 and before 2020" is two dates
+    rf"(?:\s+(?:and|to|-)\s+(?:(?P<iso2>\d{{4}}-\d{{2}}-\d{{2}})|(?:(?P<month2>{_MONTH_NAMES})\.?\s+)?"
+    r"(?P<year2>(?:19|20)\d\d)\b))?",
     re.IGNORECASE,
 )
 
@@ -296,11 +299,7 @@ def date_ranges(question: str) -> list[DateRange]:
         try:
             start, end = _period(m.group("iso"), m.group("month"), m.group("year"))
             if m.group("year2") or m.group("iso2"):
-                end = _period(
-                    m.group("iso2"),
-                    m.group("month2") if (m.group("month2") or "").lower()[:3] in {k[:3] for k in _MONTHS} else None,
-                    m.group("year2"),
-                )[1]
+                end = _period(m.group("iso2"), m.group("month2"), m.group("year2"))[1]
         except (ValueError, StopIteration):
             continue
         cmp = (m.group("cmp") or "").lower()

@@ -13,10 +13,12 @@ so the planner asks instead of answering from passages.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
-from datetime import date
+from datetime import date, timedelta
 from itertools import pairwise
+from typing import Any
 
 from graph.decomposition import STRUCTURED_INTENTS, Candidate, Constraint, Decomposition, Unmapped
 from graph.planners.another_question import another_bucket_or_noun, condition_left_out
@@ -89,6 +91,44 @@ FILLER = {
 
 def _spans_overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
+
+
+_LOWER_BOUNDS, _UPPER_BOUNDS = (">", ">="), ("<", "<=")
+_RANGE_OPS = {*_LOWER_BOUNDS, *_UPPER_BOUNDS, "between"}
+
+
+def joined_bounds(first: Constraint, second: Constraint, field_type: str) -> Constraint | str:
+    """A lower and an upper bound the question sets on one field ("at least 3 and at most 4", "after 2015 and before
+    2020") as the one condition a field takes, `between` (its ends included); else why they cannot be one. An
+    excluded end moves to the next whole number or day; on a field of decimals it cannot ("more than 20 and less
+    than 100" would then count a total of exactly 100), and the run asks rather than drop a bound."""
+    lower = next((c for c in (first, second) if c.op in _LOWER_BOUNDS), None)
+    upper = next((c for c in (first, second) if c.op in _UPPER_BOUNDS), None)
+    both = f"{first.source_text!r} and {second.source_text!r}"
+    if lower is None or upper is None:
+        return f"{both} both bound {first.field}; ask with one range ('between X and Y') or one bound"
+    low, high = _included_end(lower, field_type, +1), _included_end(upper, field_type, -1)
+    if low is None or high is None:
+        return (
+            f"{first.field} holds decimals, and a range whose end is excluded cannot be searched as one condition; "
+            f"ask for 'between {lower.value:g} and {upper.value:g}' (both ends included) or for one bound"
+        )
+    if low > high:
+        return f"no {first.field} can be {both}"
+    said = f"{lower.source_text} and {upper.source_text}"
+    return first.model_copy(update={"op": "between", "value": [low, high], "source_text": said})
+
+
+def _included_end(bound: Constraint, field_type: str, step: int) -> Any:
+    """The bound as an included end: itself when its operator includes it, else the next whole number or day past
+    it in the direction `step`; None on a field of decimals, which has no next value."""
+    if bound.op in (">=", "<="):
+        return bound.value
+    if field_type == "integer":
+        return math.floor(bound.value) + 1 if step > 0 else math.ceil(bound.value) - 1
+    if field_type == "date":
+        return (date.fromisoformat(bound.value) + timedelta(days=step)).isoformat()
+    return None
 
 
 class RuleDecomposer:
@@ -295,8 +335,16 @@ class RuleDecomposer:
         found: dict[str, Constraint] = {}
 
         def add(f: CatalogField, op: str, value, span: tuple[int, int], source: str) -> None:
-            found.setdefault(f.name, Constraint(bucket=view.name, field=f.name, op=op, value=value, source_text=source))
             used.append(span)
+            said = Constraint(bucket=view.name, field=f.name, op=op, value=value, source_text=source)
+            before = found.setdefault(f.name, said)
+            if before is said or not {before.op, op} <= _RANGE_OPS:
+                return
+            joined = joined_bounds(before, said, f.type)  # a field takes one condition: one range, or a question
+            if isinstance(joined, Constraint):
+                found[f.name] = joined
+            else:
+                unmapped.append(Unmapped(text=source, why=joined))
 
         self._kinds(view, lowered, mentions, add, used, unmapped)
         self._dates(view, lowered, add, used, unmapped)
