@@ -1,3 +1,3 @@
-from cli.main import entry_point
+from cli.entry import entry_point
 
 entry_point()

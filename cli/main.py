@@ -13,17 +13,9 @@ from collections.abc import Sequence
 import psycopg
 from pydantic import ValidationError
 
-from cli.collector import freeze_before_exit
+from cli.entry import INTERRUPTED
 from cli.parser import build_parser
 from retrievers.errors import RagentError
-
-
-def entry_point() -> None:
-    """`ragent` and `python -m cli`: the command, then the process's exit with its status, what it holds frozen
-    first (`cli.collector`; only here, where the process ends, not in `main`, which tests call in their own)."""
-    status = main()
-    freeze_before_exit()
-    sys.exit(status)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -54,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         after = "; documents already committed stay, the rest can be ingested again" if args.command == "ingest" else ""
         print(f"ragent: interrupted{after}", file=sys.stderr)
-        return 130
+        return INTERRUPTED
     except OSError as error:
         # A file or folder the command needs cannot be made, read or written (the data folder under a file, a
         # read-only folder, a missing mount): the user fixes the path or its permissions, so say which and why.
@@ -68,7 +60,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 2
     return 0
-
-
-if __name__ == "__main__":
-    entry_point()

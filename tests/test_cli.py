@@ -242,3 +242,26 @@ def test_ctrl_c_says_what_was_kept_only_for_an_ingest(monkeypatch, capsys, argv,
     monkeypatch.setattr(commands, argv[0], interrupted)
     assert main(argv) == 130
     assert capsys.readouterr().err.startswith(said)
+
+
+# Ctrl-C while the command's modules load, standing for the signal: the import of psycopg raises KeyboardInterrupt.
+INTERRUPTED_WHILE_LOADING = """
+import builtins, sys
+real_import = builtins.__import__
+def import_interrupted(name, *args, **kwargs):
+    if name == "psycopg":
+        raise KeyboardInterrupt
+    return real_import(name, *args, **kwargs)
+builtins.__import__ = import_interrupted
+from cli.entry import entry_point
+entry_point()
+"""
+
+
+def test_ctrl_c_while_the_command_loads_ends_it_in_one_line_too():
+    """The first 0.3 s of a command are Python importing its modules: Ctrl-C there ends it as during the command,
+    one line and status 130, not an import's traceback."""
+    result = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_WHILE_LOADING, "stats"], capture_output=True, text=True, timeout=120
+    )
+    assert (result.returncode, result.stderr) == (130, "ragent: interrupted\n")

@@ -47,7 +47,7 @@ def report():  # registered first, so run last: after the command's exit status 
     print("COLLECTOR " + json.dumps(collector))
     print("LOADED " + json.dumps(sorted(sys.modules)))
 atexit.register(report)
-from cli.main import entry_point
+from cli.entry import entry_point
 sys.argv[0] = "ragent"
 entry_point()
 """
