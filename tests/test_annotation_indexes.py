@@ -342,3 +342,18 @@ def test_few_groups_sort_each_groups_documents_apart_and_many_groups_sort_once(s
         assert not [key for key in _sort_keys(store, few) if "doc_id" in key], few
     monkeypatch.setattr(annotation_aggregates, "FEW_GROUPS", 5)  # six laws
     assert [key for key in _sort_keys(store, ["governing_law"]) if "doc_id" in key]
+
+
+def test_planner_settings_last_for_their_statement_and_unknown_ones_are_left_out(database_url):
+    """A setting this server lacks (a Postgres older than the one that brought it) is skipped, not an error, and
+    the pooled connection goes back to the next caller with the server's own settings."""
+    from retrievers.postgres_store import PostgresStore
+
+    one_connection = PostgresStore(database_url, max_connections=1)
+    try:
+        with one_connection.planned_connection({"enable_presorted_aggregate": "off", "enable_no_such": "off"}) as conn:
+            assert conn.execute("SHOW enable_presorted_aggregate").fetchone()[0] == "off"
+        with one_connection.pool.connection() as conn:
+            assert conn.execute("SHOW enable_presorted_aggregate").fetchone()[0] == "on"
+    finally:
+        one_connection.close()
