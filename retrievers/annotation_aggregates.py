@@ -104,15 +104,15 @@ def _groups_estimate(entry: str, fields: dict[str, CatalogField]) -> int | None:
     """How many groups a group_by entry makes, from the catalog: a field's distinct values (and no value); the years
     (or months) its dates span for a date part. None for a field the catalog does not have."""
     field, part = parse_group(entry)
-    if field not in fields:
+    spec = fields.get(field)
+    if spec is None:
         return None
-    spec = fields[field]
-    try:
-        years = int(str(spec.max)[:4]) - int(str(spec.min)[:4]) + 1
-    except ValueError:  # not a date, or no dates yet
-        years = None
-    if part and years is not None:
-        return (years if part == "year" else 12 * years) + 1
+    if part:
+        try:
+            years = int(str(spec.max)[:4]) - int(str(spec.min)[:4]) + 1
+            return (years if part == "year" else 12 * years) + 1
+        except ValueError:  # no dates yet: a part has no more values than the dates
+            pass
     return spec.distinct_count + 1
 
 
