@@ -8,7 +8,7 @@ only letters, digits and '_' in them.
 
 from __future__ import annotations
 
-from graph.decomposition import Decomposition
+from graph.decomposition import Constraint, Decomposition
 from graph.markdown import escape
 from graph.schemas import Answer, Citation, Evidence, GradedHit
 from retrievers.fusion import reciprocal_rank_fusion
@@ -21,6 +21,18 @@ def cell(value) -> str:
     if isinstance(value, float) and not value.is_integer():
         value = round(value, 2)
     return escape("; ".join(map(str, value)) if isinstance(value, list) else "" if value is None else str(value))
+
+
+def condition(c: Constraint) -> str:
+    """A constraint as the derivation says it: "total between 10 and 50", "governing_law != New York"."""
+    if c.op == "between" and isinstance(c.value, list) and len(c.value) == 2:
+        return f"{c.field} between {cell(_plain(c.value[0]))} and {cell(_plain(c.value[1]))}"
+    return f"{c.field} {c.op} {cell(_plain(c.value))}"
+
+
+def _plain(value):
+    """A whole number the planner parsed as a float (10.0) as the user wrote it (10)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
 def sentence(text: str) -> str:
@@ -41,7 +53,7 @@ def figure(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]
     (d.unit_field) get one figure per unit and no total, which would add dollars to euros."""
     aggregate = next(e for e in evidence if e.call.tool == "annotations_aggregate" and e.envelope.total)
     total, groups = aggregate.envelope.total, aggregate.envelope.groups()
-    where = " and ".join(f"{c.field} {c.op} {cell(c.value)}" for c in d.constraints)
+    where = " and ".join(condition(c) for c in d.constraints)
     function = aggregate.call.arguments["aggregate"]
     derived = f"{function} over {total.documents} documents of bucket {aggregate.call.arguments['bucket']}" + (
         f" where {where}" if where else ""
