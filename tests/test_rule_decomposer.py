@@ -153,6 +153,13 @@ QUESTIONS = [
         lambda r: any(30 <= v <= 90 for v in _values(r, "notice_period_days")),
     ),
     (
+        "contracts with at least 30 and at most 90 days of notice",
+        "list",
+        "contracts",
+        [("notice_period_days", "between", [30, 90])],
+        lambda r: any(30 <= v <= 90 for v in _values(r, "notice_period_days")),
+    ),
+    (
         "contracts with a notice period over 30 days and under 90 days",
         "list",
         "contracts",
@@ -321,6 +328,8 @@ def test_proper_names_in_running_text():
         ("between 30 and 90 days", [("between", 30.0, 90.0, "day")]),
         ("twenty-five weeks", [("=", 25.0, None, "week")]),
         ("over RM 1,250.50", [(">", 1250.5, None, None)]),
+        ("at least 100 and at most 200 days", [(">=", 100.0, None, "day"), ("<=", 200.0, None, "day")]),  # shared
+        ("at least 3 parties and more than 90 days", [(">=", 3.0, None, None), (">", 90.0, None, "day")]),
         ("in 2018", []),
     ],
 )
@@ -339,6 +348,13 @@ def test_quantities_are_read_with_their_comparison_and_unit(text, expected):
         ("between 2012 and 2014", [("between", ["2012-01-01", "2014-12-31"])]),
         ("between March 2012 and May 2014", [("between", ["2012-03-01", "2014-05-31"])]),
         ("after 2015 and before 2020", [(">", "2015-12-31"), ("<", "2020-01-01")]),  # two dates, not one range
+        ("between 10 June 2017 and 20 June 2017", [("between", ["2017-06-10", "2017-06-20"])]),
+        ("from 1st March 2018 to March 31, 2018", [("between", ["2018-03-01", "2018-03-31"])]),
+        (
+            "no earlier than 1 July 1998 and no later than 31 December 1998",
+            [(">=", "1998-07-01"), ("<=", "1998-12-31")],
+        ),
+        ("on or before Sept. 30, 2019", [("<=", "2019-09-30")]),
         ("on 2021-03-04", [("=", "2021-03-04")]),
     ],
 )

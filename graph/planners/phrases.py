@@ -7,8 +7,9 @@ into an operator and a number of days; every rule is a pattern a user has been s
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
+from itertools import pairwise
 
 _SMALL = [
     "zero",
@@ -173,7 +174,24 @@ def quantities(question: str) -> list[Quantity]:
         if op == "between" and high is None:
             continue
         found.append(Quantity(op=op, value=value, high=high, unit=unit, money=money, span=m.span(), text=m.group(0)))
-    return found
+    return _units_shared(question, found)
+
+
+_JOINED = re.compile(r"\s*(?:,\s*)?(?:and|but|to)\s*", re.IGNORECASE)
+
+
+def _units_shared(question: str, found: list[Quantity]) -> list[Quantity]:
+    """Two bounds joined by "and" share the unit or currency one of them says: "at least 100 and at most 200 days",
+    "over RM 10 but under 20"."""
+    shared = list(found)
+    for i, (a, b) in enumerate(pairwise(found)):
+        if not _JOINED.fullmatch(question[a.span[1] : b.span[0]]):
+            continue
+        if not (a.unit or a.money) and (b.unit or b.money):
+            shared[i] = replace(a, unit=b.unit, money=b.money)
+        elif not (b.unit or b.money) and (a.unit or a.money):
+            shared[i + 1] = replace(b, unit=a.unit, money=a.money)
+    return shared
 
 
 def in_days(quantity: Quantity) -> float | None:
@@ -201,13 +219,29 @@ _MONTHS = {
     )
 }
 _MONTH_NAMES = "|".join(_MONTHS) + r"|sept|" + "|".join(m[:3] for m in _MONTHS)
-_MONTH = rf"(?P<month>{_MONTH_NAMES})\.?"
+
+
+def _one_date(n: int) -> str:
+    """A date as people write it, its parts in groups numbered `n`: 2018-03-01; 1 March 2018, 1st of March, 2018;
+    March 1, 2018; March 2018; 2018. A day needs its month, and both their year."""
+    month = rf"(?P<month{n}>{_MONTH_NAMES})\.?"
+    day = r"\d{1,2}(?:st|nd|rd|th)?"
+    return (
+        rf"(?:(?P<iso{n}>\d{{4}}-\d{{2}}-\d{{2}})"
+        rf"|(?:(?:(?P<day{n}>{day})\s+(?:of\s+)?)?{month}(?:\s+(?P<mday{n}>{day}))?,?\s+)?(?P<year{n}>(?:19|20)\d\d)\b)"
+    )
+
+
+_EARLIEST = ("since", "as of", "no earlier than", "not earlier than", "on or after")
+_LATEST = ("no later than", "not later than", "on or before")
+_BEFORE = ("before", "until", "prior to", "by", "earlier than")
+_AFTER = ("after", "later than")
+_DATE_CMP = "|".join(map(re.escape, sorted((*_EARLIEST, *_LATEST, *_BEFORE, *_AFTER), key=len, reverse=True)))
 _DATE_EXPR = re.compile(
-    r"(?P<cmp>before|after|since|until|prior to|by|in|during|from|between|on|as of)?\s*"
-    rf"(?:(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})|(?:{_MONTH}\s+)?(?P<year>(?:19|20)\d\d)\b)"
-    # the second end of a range names a month or nothing before its year: "after 2015 and before 2020" is two dates
-    rf"(?:\s+(?:and|to|-)\s+(?:(?P<iso2>\d{{4}}-\d{{2}}-\d{{2}})|(?:(?P<month2>{_MONTH_NAMES})\.?\s+)?"
-    r"(?P<year2>(?:19|20)\d\d)\b))?",
+    rf"(?P<cmp>{_DATE_CMP}|in|during|from|between|on)?\s*{_one_date(1)}"
+    # a second date after "and", "to" or "-" ends a range ("between 2012 and 2014", "from 1 March to 31 March 2018"
+    # is not read: the first date needs its year); "after 2015 and before 2020" is two dates
+    rf"(?:\s+(?:and|to|-)\s+{_one_date(2)})?",
     re.IGNORECASE,
 )
 
@@ -279,36 +313,43 @@ def relative_dates(question: str, today: date) -> list[DateRange]:
     return found
 
 
-def _period(iso: str | None, month: str | None, year: str | None) -> tuple[date, date]:
-    if iso:
-        day = date.fromisoformat(iso)
+def _period(m: re.Match, n: int) -> tuple[date, date]:
+    """The first and last day of the `n`-th date of a `_DATE_EXPR` match: a day, a month or a year."""
+    if m.group(f"iso{n}"):
+        day = date.fromisoformat(m.group(f"iso{n}"))
         return day, day
-    y = int(year)
-    if month:
-        m = _MONTHS.get(month.lower()) or next(v for k, v in _MONTHS.items() if k.startswith(month.lower()[:3]))
-        end = date(y + (m == 12), m % 12 + 1, 1).toordinal() - 1
-        return date(y, m, 1), date.fromordinal(end)
-    return date(y, 1, 1), date(y, 12, 31)
+    y, month = int(m.group(f"year{n}")), m.group(f"month{n}")
+    if not month:
+        return date(y, 1, 1), date(y, 12, 31)
+    number = _MONTHS.get(month.lower()) or next(v for k, v in _MONTHS.items() if k.startswith(month.lower()[:3]))
+    if said := m.group(f"day{n}") or m.group(f"mday{n}"):
+        day = date(y, number, int(re.match(r"\d+", said).group()))
+        return day, day
+    last = date(y + (number == 12), number % 12 + 1, 1).toordinal() - 1
+    return date(y, number, 1), date.fromordinal(last)
 
 
 def date_ranges(question: str) -> list[DateRange]:
     """'in 2018' -> between 2018-01-01 and 2018-12-31; 'before March 2019' -> < 2019-03-01;
-    'since 2015' -> >= 2015-01-01."""
+    'since 2015' -> >= 2015-01-01; 'no later than 31 December 1998' -> <= 1998-12-31;
+    'between 10 June 2017 and 20 June 2017' -> between 2017-06-10 and 2017-06-20."""
     found = []
     for m in _DATE_EXPR.finditer(question):
         try:
-            start, end = _period(m.group("iso"), m.group("month"), m.group("year"))
+            start, end = _period(m, 1)
             if m.group("year2") or m.group("iso2"):
-                end = _period(m.group("iso2"), m.group("month2"), m.group("year2"))[1]
-        except (ValueError, StopIteration):
+                end = _period(m, 2)[1]
+        except (ValueError, StopIteration):  # 31 February, or a month no name matches
             continue
         cmp = (m.group("cmp") or "").lower()
-        if cmp in ("before", "until", "prior to", "by"):
+        if cmp in _BEFORE:
             found.append(DateRange("<", start.isoformat(), m.span(), m.group(0)))
-        elif cmp in ("after",):
+        elif cmp in _AFTER:
             found.append(DateRange(">", end.isoformat(), m.span(), m.group(0)))
-        elif cmp in ("since", "as of"):
+        elif cmp in _EARLIEST:
             found.append(DateRange(">=", start.isoformat(), m.span(), m.group(0)))
+        elif cmp in _LATEST:
+            found.append(DateRange("<=", end.isoformat(), m.span(), m.group(0)))
         elif start == end:
             found.append(DateRange("=", start.isoformat(), m.span(), m.group(0)))
         else:
