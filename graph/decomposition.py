@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from retrievers.annotation_filters import Op, Predicate
+from retrievers.annotation_filters import Bounds, Op, Predicate
 
 Intent = Literal["list", "count", "sum", "lookup", "qa", "summarize", "compare"]
 STRUCTURED_INTENTS = ("list", "count", "sum")
@@ -25,10 +25,15 @@ class Constraint(BaseModel):
     field: str
     op: Op
     value: Any = None
+    bounds: Bounds = "[]"
     source_text: str = ""
 
     def predicate(self) -> Predicate:
-        return Predicate(field=self.field, op=self.op, value=self.value)
+        return Predicate(field=self.field, op=self.op, value=self.value, bounds=self.bounds)
+
+    def condition(self) -> dict[str, Any]:
+        """As a tool's predicates take it: {op, value}, and the bounds of a range that excludes an end."""
+        return {"op": self.op, "value": self.value, **({"bounds": self.bounds} if self.bounds != "[]" else {})}
 
 
 class OrderBy(BaseModel):
@@ -96,4 +101,4 @@ class Decomposition(BaseModel):
 
     def predicates(self, bucket: str) -> dict[str, dict[str, Any]]:
         """The constraints of `bucket` in the tools' `{field: {op, value}}` form."""
-        return {c.field: {"op": c.op, "value": c.value} for c in self.constraints if c.bucket == bucket}
+        return {c.field: c.condition() for c in self.constraints if c.bucket == bucket}

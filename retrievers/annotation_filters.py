@@ -20,6 +20,8 @@ from pydantic import BaseModel, ConfigDict
 from retrievers.errors import InvalidInput
 
 Op = Literal["=", "!=", ">", ">=", "<", "<=", "~", "in", "not in", "between", "exists"]
+Bounds = Literal["[]", "[)", "(]", "()"]
+"""Which ends a `between` includes, as Postgres's range constructors say it: "[]" both (the default), "()" neither."""
 OPS_BY_TYPE: dict[str, tuple[str, ...]] = {
     "string": ("=", "!=", "~", "in", "not in", "exists"),
     "number": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "exists"),
@@ -59,6 +61,7 @@ class Predicate(BaseModel):
     field: str
     op: Op
     value: Any = None
+    bounds: Bounds = "[]"
 
 
 def _scalar(field: str, ftype: str, value: Any) -> Any:
@@ -93,19 +96,21 @@ def _scalar(field: str, ftype: str, value: Any) -> Any:
     return str(value)
 
 
-def _element_test(ftype: str, op: str) -> sql.Composable:
+def _element_test(ftype: str, op: str, bounds: str = "[]") -> sql.Composable:
     """SQL that tests one element `x` (a jsonb value) against the parameter(s) that follow."""
+    above = ">=" if bounds[0] == "[" else ">"
+    below = "<=" if bounds[1] == "]" else "<"
     if ftype in ("number", "integer"):
         # a CASE, not `jsonb_typeof(x) = 'number' AND x::numeric ...`: the planner may reorder an AND, and a cast
         # of a boolean or text element then fails the whole statement
         number = "(CASE WHEN jsonb_typeof(x) = 'number' THEN x::numeric END)"
         target = sql.SQL(f"({number} {{}} %s)")
         array_target = sql.SQL(f"({number} = ANY(%s::numeric[]))")
-        between = sql.SQL(f"({number} BETWEEN %s AND %s)")
+        between = sql.SQL(f"({number} {above} %s AND {number} {below} %s)")
     elif ftype == "date":
         target = sql.SQL("((x #>> '{{}}') {} %s)")
         array_target = sql.SQL("((x #>> '{}') = ANY(%s::text[]))")
-        between = sql.SQL("((x #>> '{}') BETWEEN %s AND %s)")
+        between = sql.SQL(f"((x #>> '{{}}') {above} %s AND (x #>> '{{}}') {below} %s)")
     elif ftype == "boolean":
         return sql.SQL("(x = to_jsonb(%s::boolean))")
     else:
@@ -228,7 +233,9 @@ def compile_predicates(
             clauses.append(sql.SQL("(coalesce(jsonb_typeof({} -> %s), 'null') <> 'null')").format(row))
             params.append(p.field)
             continue
-        test = _element_test(ftype, p.op)
+        if p.bounds != "[]" and p.op != "between":
+            raise InvalidInput(f"bounds apply to 'between' only; {p.op!r} on {p.field!r} says its own")
+        test = _element_test(ftype, p.op, p.bounds)
         if p.op in ("in", "not in"):
             if not isinstance(p.value, list) or not p.value:
                 raise InvalidInput(f"operator {p.op!r} on {p.field!r} takes a non-empty list of values")
@@ -253,7 +260,8 @@ def compile_predicates(
             clauses.append(sql.SQL("({} ? %s AND NOT {})").format(row, exists))
             params += [p.field, p.field, *value_params]
             continue
-        exact = index_conditions and is_exact(ftype, p.op, value_params)
+        # an excluded end: the index condition (both ends included) finds a superset, the exact test excludes it
+        exact = index_conditions and p.bounds == "[]" and is_exact(ftype, p.op, value_params)
         indexed = index_conditions and index_condition(
             p.field, ftype, p.op, value_params, row_alias, (exists, [p.field, *value_params]) if exact else None
         )

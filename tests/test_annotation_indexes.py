@@ -11,6 +11,7 @@ from psycopg import sql
 from retrievers import annotation_aggregates, annotation_filters, annotation_indexes
 from retrievers.annotation_filters import Predicate
 from retrievers.annotation_indexes import bucket_prefix, existing_indexes
+from retrievers.errors import InvalidInput
 from retrievers.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk, SourceDocument
 
 DOCUMENTS = 1000
@@ -248,6 +249,38 @@ def test_the_exact_index_conditions_answer_as_the_exact_tests_do(store, odd_buck
         postgres_store, "compile_predicates", partial(annotation_filters.compile_predicates, index_conditions=False)
     )
     assert answers() == indexed
+
+
+@pytest.mark.parametrize("bounds", ["[]", "()", "[)", "(]"])
+@pytest.mark.parametrize("indexed", [True, False], ids=["field indexes", "exact tests alone"])
+def test_a_range_excludes_the_ends_its_bounds_say(store, large_bucket, monkeypatch, bounds, indexed):
+    """`between` with `bounds`: an element on an excluded end does not match (the index condition, which includes
+    both, only finds candidates), with or without the field indexes; a list matches when any element is inside."""
+    from functools import partial
+
+    from retrievers import postgres_store
+
+    monkeypatch.setattr(
+        postgres_store, "compile_predicates", partial(annotation_filters.compile_predicates, index_conditions=indexed)
+    )
+    low, high = 30, 90
+    inside = {
+        "[]": lambda v: low <= v <= high,
+        "()": lambda v: low < v < high,
+        "[)": lambda v: low <= v < high,
+        "(]": lambda v: low < v <= high,
+    }[bounds]
+    predicate = Predicate(field="notice_period_days", op="between", value=[low, high], bounds=bounds)
+    found = {r["doc_id"] for r in store.find_annotations("default", "contracts", [predicate], limit=10_000)}
+    expected = {d for d, row in large_bucket.items() if any(inside(v) for v in row["notice_period_days"])}
+    assert found == expected and expected
+
+
+def test_bounds_apply_to_between_only(store, large_bucket):
+    with pytest.raises(InvalidInput, match="bounds apply to 'between' only"):
+        store.find_annotations(
+            "default", "contracts", [Predicate(field="notice_period_days", op=">", value=3, bounds="()")]
+        )
 
 
 def test_an_exact_condition_is_not_tested_again_per_row(store, large_bucket):

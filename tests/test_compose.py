@@ -231,6 +231,10 @@ def test_a_figure_the_model_gets_wrong_is_the_computed_one_alone(sample_stack):
             "How many receipts have a total of at least 10 and at most 50?",
             "**2**: count over 2 documents of bucket receipts where total between 10 and 50.",
         ),
+        (
+            "How many receipts have a total of more than 23.14 and less than 100?",
+            "**4**: count over 4 documents of bucket receipts where total > 23.14 and < 100.",
+        ),
     ],
 )
 def test_a_computed_figure_is_one_sentence_that_names_only_the_constraints_it_has(sample_stack, question, first_line):

@@ -196,16 +196,24 @@ def test_paraphrased_constraints_select_the_annotated_documents(
 @pytest.mark.parametrize(
     "question, why",
     [
-        ("receipts with a total of more than 20 and less than 100", "ask for 'between 20 and 100'"),
         ("receipts with a total of at least 200 and at most 100", "no total can be 'at least 200' and 'at most 100'"),
         ("receipts with a total of at least 20 and more than 50", "'at least 20' and 'more than 50' both bound total"),
     ],
 )
 def test_two_bounds_that_make_no_one_range_are_asked_about_not_dropped(decomposer, question, why):
-    """A field takes one condition: bounds that cannot be one range (an excluded end on decimals, an empty range,
-    two lower bounds) leave the second unmapped, so the run asks instead of answering with the first alone."""
+    """A field takes one condition: bounds that cannot be one range (an empty range, two lower bounds) leave the
+    second unmapped, so the run asks instead of answering with the first alone."""
     d = decomposer.decompose(question)
     assert [why in (u.why or "") for u in d.unmapped] == [True], d.unmapped
+
+
+def test_excluded_ends_on_amounts_stay_excluded(stack, decomposer):
+    """Amounts have no next value to move an excluded end to: the range keeps it excluded (`bounds`), and the
+    receipt of exactly 23.14 is not "more than 23.14"."""
+    d = decomposer.decompose("receipts with a total of more than 23.14 and less than 100")
+    assert [(c.field, c.op, c.value, c.bounds) for c in d.constraints] == [("total", "between", [23.14, 100.0], "()")]
+    expected = _rows("receipts", lambda r: 23.14 < r.get("total", 0) < 100)
+    assert _selected(stack, d) == expected != set() and "sample-receipt-001" not in expected
 
 
 def test_counts_and_sums_name_their_aggregate_and_grouping(decomposer):

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from retrievers.annotation_filters import Op, Predicate, unstorable
+from retrievers.annotation_filters import Bounds, Op, Predicate, unstorable
 
 TOP_K_DEFAULT = 20
 TOP_K_MAX = 50
@@ -62,18 +62,20 @@ class Filter(Strict):
 
 
 class Condition(Strict):
-    """One condition on an annotation field: {"op": "<", "value": 60}; `between` takes [low, high], `in` a list,
-    `exists` no value."""
+    """One condition on an annotation field: {"op": "<", "value": 60}; `between` takes [low, high] (both ends
+    included, or as `bounds` says: {"op": "between", "value": [10, 20], "bounds": "()"} is more than 10 and less
+    than 20), `in` a list, `exists` no value."""
 
     op: Op
     value: Any = None
+    bounds: Bounds = Field(default="[]", description="Ends a between includes: [] both, () neither, [) or (]")
 
 
 Predicates = dict[Name, Condition]
 
 
 def to_predicates(predicates: Predicates | None) -> list[Predicate]:
-    return [Predicate(field=name, op=c.op, value=c.value) for name, c in (predicates or {}).items()]
+    return [Predicate(field=name, op=c.op, value=c.value, bounds=c.bounds) for name, c in (predicates or {}).items()]
 
 
 class SearchArgs(Strict):

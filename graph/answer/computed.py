@@ -24,9 +24,14 @@ def cell(value) -> str:
 
 
 def condition(c: Constraint) -> str:
-    """A constraint as the derivation says it: "total between 10 and 50", "governing_law != New York"."""
+    """A constraint as the derivation says it: "total between 10 and 50", "total > 10 and < 20", "governing_law !=
+    New York"."""
     if c.op == "between" and isinstance(c.value, list) and len(c.value) == 2:
-        return f"{c.field} between {cell(_plain(c.value[0]))} and {cell(_plain(c.value[1]))}"
+        low, high = (cell(_plain(v)) for v in c.value)
+        if c.bounds == "[]":
+            return f"{c.field} between {low} and {high}"
+        above, below = (">=" if c.bounds[0] == "[" else ">"), ("<=" if c.bounds[1] == "]" else "<")
+        return f"{c.field} {above} {low} and {below} {high}"
     return f"{c.field} {c.op} {cell(_plain(c.value))}"
 
 

@@ -99,24 +99,23 @@ _RANGE_OPS = {*_LOWER_BOUNDS, *_UPPER_BOUNDS, "between"}
 
 def joined_bounds(first: Constraint, second: Constraint, field_type: str) -> Constraint | str:
     """A lower and an upper bound the question sets on one field ("at least 3 and at most 4", "after 2015 and before
-    2020") as the one condition a field takes, `between` (its ends included); else why they cannot be one. An
-    excluded end moves to the next whole number or day; on a field of decimals it cannot ("more than 20 and less
-    than 100" would then count a total of exactly 100), and the run asks rather than drop a bound."""
+    2020", "more than 10 and less than 20") as the one condition a field takes, `between`; else why they cannot be
+    one. An excluded end moves to the next whole number or day, so that the range reads as said ("between 4 and 4");
+    on a field of decimals it stays excluded (`bounds`)."""
     lower = next((c for c in (first, second) if c.op in _LOWER_BOUNDS), None)
     upper = next((c for c in (first, second) if c.op in _UPPER_BOUNDS), None)
     both = f"{first.source_text!r} and {second.source_text!r}"
     if lower is None or upper is None:
         return f"{both} both bound {first.field}; ask with one range ('between X and Y') or one bound"
     low, high = _included_end(lower, field_type, +1), _included_end(upper, field_type, -1)
-    if low is None or high is None:
-        return (
-            f"{first.field} holds decimals, and a range whose end is excluded cannot be searched as one condition; "
-            f"ask for 'between {lower.value:g} and {upper.value:g}' (both ends included) or for one bound"
-        )
-    if low > high:
+    bounds = "[]"
+    if low is None or high is None:  # decimals: no next value to move an excluded end to
+        low, high = lower.value, upper.value
+        bounds = ("[" if lower.op == ">=" else "(") + ("]" if upper.op == "<=" else ")")
+    if low > high or (low == high and bounds != "[]"):
         return f"no {first.field} can be {both}"
     said = f"{lower.source_text} and {upper.source_text}"
-    return first.model_copy(update={"op": "between", "value": [low, high], "source_text": said})
+    return first.model_copy(update={"op": "between", "value": [low, high], "bounds": bounds, "source_text": said})
 
 
 def _included_end(bound: Constraint, field_type: str, step: int) -> Any:
@@ -661,7 +660,7 @@ class RuleDecomposer:
         leave policy" is about policies), else every document of the scope, the question's own buckets first; a
         search that fails says nothing, so its words are not absent. The thing is in none of them ("bitcoin",
         "parental leave", a password), so the passages closest to it would answer another question."""
-        filters = {b: {c.field: {"op": c.op, "value": c.value} for c in constraints if c.bucket == b} for b in buckets}
+        filters = {b: {c.field: c.condition() for c in constraints if c.bucket == b} for b in buckets}
         if not any(filters.values()):
             filters = dict.fromkeys([*buckets, *(b for b in self.vocabulary.buckets if b not in buckets)])
         searched = {b: f for b, f in filters.items() if f is None or f}
