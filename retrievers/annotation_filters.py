@@ -234,7 +234,9 @@ def compile_predicates(
             params.append(p.field)
             continue
         if p.bounds != "[]" and p.op != "between":
-            raise InvalidInput(f"bounds apply to 'between' only; {p.op!r} on {p.field!r} says its own")
+            raise InvalidInput(
+                f"bounds apply to 'between' only; {p.op!r} on {p.field!r} already says whether its end is included"
+            )
         test = _element_test(ftype, p.op, p.bounds)
         if p.op in ("in", "not in"):
             if not isinstance(p.value, list) or not p.value:

@@ -100,8 +100,8 @@ _RANGE_OPS = {*_LOWER_BOUNDS, *_UPPER_BOUNDS, "between"}
 def joined_bounds(first: Constraint, second: Constraint, field_type: str) -> Constraint | str:
     """A lower and an upper bound the question sets on one field ("at least 3 and at most 4", "after 2015 and before
     2020", "more than 10 and less than 20") as the one condition a field takes, `between`; else why they cannot be
-    one. An excluded end moves to the next whole number or day, so that the range reads as said ("between 4 and 4");
-    on a field of decimals it stays excluded (`bounds`)."""
+    one. An excluded end of a whole-number or date field moves in to the next value ("more than 3 and less than 6"
+    is between 4 and 5); a field of decimals has no next value, and its end stays excluded (`bounds`)."""
     lower = next((c for c in (first, second) if c.op in _LOWER_BOUNDS), None)
     upper = next((c for c in (first, second) if c.op in _UPPER_BOUNDS), None)
     both = f"{first.source_text!r} and {second.source_text!r}"
