@@ -363,6 +363,10 @@ def test_quantities_are_read_with_their_comparison_and_unit(text, expected):
             [(">=", "1998-07-01"), ("<=", "1998-12-31")],
         ),
         ("on or before Sept. 30, 2019", [("<=", "2019-09-30")]),
+        ("from 1 March to 31 March 2018", [("between", ["2018-03-01", "2018-03-31"])]),  # the year of the second end
+        ("between June 10 and June 20, 2017", [("between", ["2017-06-10", "2017-06-20"])]),
+        ("from December to January 2019", [("between", ["2018-12-01", "2019-01-31"])]),
+        ("receipts from March", []),  # no year at all: the month is asked about (`of which year?`)
         ("on 2021-03-04", [("=", "2021-03-04")]),
     ],
 )

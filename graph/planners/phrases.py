@@ -223,12 +223,14 @@ _MONTH_NAMES = "|".join(_MONTHS) + r"|sept|" + "|".join(m[:3] for m in _MONTHS)
 
 def _one_date(n: int) -> str:
     """A date as people write it, its parts in groups numbered `n`: 2018-03-01; 1 March 2018, 1st of March, 2018;
-    March 1, 2018; March 2018; 2018. A day needs its month, and both their year."""
+    March 1, 2018; March 2018; 2018; and without its year, 1 March or March, which only the first end of a range
+    takes from the second ("from 1 March to 31 March 2018", `date_ranges`)."""
     month = rf"(?P<month{n}>{_MONTH_NAMES})\.?"
     day = r"\d{1,2}(?:st|nd|rd|th)?"
     return (
         rf"(?:(?P<iso{n}>\d{{4}}-\d{{2}}-\d{{2}})"
-        rf"|(?:(?:(?P<day{n}>{day})\s+(?:of\s+)?)?{month}(?:\s+(?P<mday{n}>{day}))?,?\s+)?(?P<year{n}>(?:19|20)\d\d)\b)"
+        rf"|(?:(?P<day{n}>{day})\s+(?:of\s+)?)?{month}(?:\s+(?P<mday{n}>{day})\b)?(?:,?\s+(?P<year{n}>(?:19|20)\d\d)\b)?"
+        rf"|(?P<alone{n}>(?:19|20)\d\d)\b)"
     )
 
 
@@ -313,12 +315,16 @@ def relative_dates(question: str, today: date) -> list[DateRange]:
     return found
 
 
-def _period(m: re.Match, n: int) -> tuple[date, date]:
-    """The first and last day of the `n`-th date of a `_DATE_EXPR` match: a day, a month or a year."""
+def _period(m: re.Match, n: int, year: str | None = None) -> tuple[date, date]:
+    """The first and last day of the `n`-th date of a `_DATE_EXPR` match: a day, a month or a year; `year` for a
+    date that does not say its own. ValueError for a date that is none (31 February, no year at all)."""
     if m.group(f"iso{n}"):
         day = date.fromisoformat(m.group(f"iso{n}"))
         return day, day
-    y, month = int(m.group(f"year{n}")), m.group(f"month{n}")
+    said = m.group(f"year{n}") or m.group(f"alone{n}") or year
+    if said is None:
+        raise ValueError("a date without its year")
+    y, month = int(said), m.group(f"month{n}")
     if not month:
         return date(y, 1, 1), date(y, 12, 31)
     number = _MONTHS.get(month.lower()) or next(v for k, v in _MONTHS.items() if k.startswith(month.lower()[:3]))
@@ -329,6 +335,18 @@ def _period(m: re.Match, n: int) -> tuple[date, date]:
     return date(y, number, 1), date.fromordinal(last)
 
 
+def _range(m: re.Match) -> tuple[date, date]:
+    """The first and last day a `_DATE_EXPR` match covers. A first end without its year takes the second's, a year
+    earlier when it would otherwise come after it ("from December to January 2019")."""
+    if not (m.group("year2") or m.group("alone2") or m.group("iso2")):
+        return _period(m, 1)
+    end = _period(m, 2)[1]
+    start = _period(m, 1, str(end.year))[0]
+    if start > end and not (m.group("year1") or m.group("alone1") or m.group("iso1")):
+        start = _period(m, 1, str(end.year - 1))[0]
+    return start, end
+
+
 def date_ranges(question: str) -> list[DateRange]:
     """'in 2018' -> between 2018-01-01 and 2018-12-31; 'before March 2019' -> < 2019-03-01;
     'since 2015' -> >= 2015-01-01; 'no later than 31 December 1998' -> <= 1998-12-31;
@@ -336,10 +354,8 @@ def date_ranges(question: str) -> list[DateRange]:
     found = []
     for m in _DATE_EXPR.finditer(question):
         try:
-            start, end = _period(m, 1)
-            if m.group("year2") or m.group("iso2"):
-                end = _period(m, 2)[1]
-        except (ValueError, StopIteration):  # 31 February, or a month no name matches
+            start, end = _range(m)
+        except (ValueError, StopIteration):  # 31 February, a month without a year, or a month no name matches
             continue
         cmp = (m.group("cmp") or "").lower()
         if cmp in _BEFORE:
