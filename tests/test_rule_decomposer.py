@@ -207,6 +207,12 @@ def test_two_bounds_that_make_no_one_range_are_asked_about_not_dropped(decompose
     assert [why in (u.why or "") for u in d.unmapped] == [True], d.unmapped
 
 
+def test_a_range_whose_second_end_has_no_year_is_asked_about(decomposer):
+    """The second end takes no year from the first ("may" after "and" is as often a verb): its month is unmapped."""
+    d = decomposer.decompose("How many receipts are from 1 March 2018 to 31 March?")
+    assert "march (of which year?)" in [u.text for u in d.unmapped]
+
+
 def test_excluded_ends_on_amounts_stay_excluded(stack, decomposer):
     """Amounts have no next value to move an excluded end to: the range keeps it excluded (`bounds`), and the
     receipt of exactly 23.14 is not "more than 23.14"."""
@@ -367,6 +373,7 @@ def test_quantities_are_read_with_their_comparison_and_unit(text, expected):
         ("between June 10 and June 20, 2017", [("between", ["2017-06-10", "2017-06-20"])]),
         ("from December to January 2019", [("between", ["2018-12-01", "2019-01-31"])]),
         ("receipts from March", []),  # no year at all: the month is asked about (`of which year?`)
+        ("signed after 2015 and may expire", [(">", "2015-12-31")]),  # the second end says its year
         ("on 2021-03-04", [("=", "2021-03-04")]),
     ],
 )

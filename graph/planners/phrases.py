@@ -221,15 +221,17 @@ _MONTHS = {
 _MONTH_NAMES = "|".join(_MONTHS) + r"|sept|" + "|".join(m[:3] for m in _MONTHS)
 
 
-def _one_date(n: int) -> str:
+def _one_date(n: int, *, year_optional: bool = False) -> str:
     """A date as people write it, its parts in groups numbered `n`: 2018-03-01; 1 March 2018, 1st of March, 2018;
-    March 1, 2018; March 2018; 2018; and without its year, 1 March or March, which only the first end of a range
-    takes from the second ("from 1 March to 31 March 2018", `date_ranges`)."""
+    March 1, 2018; March 2018; 2018. With `year_optional`, also 1 March or March, for the first end of a range, which
+    takes the second's year ("from 1 March to 31 March 2018", `_range`). The second end always says its year: "after
+    2015 and may expire" is no range ending in May."""
     month = rf"(?P<month{n}>{_MONTH_NAMES})\.?"
     day = r"\d{1,2}(?:st|nd|rd|th)?"
+    year = rf"(?:,?\s+(?P<year{n}>(?:19|20)\d\d)\b)" + ("?" if year_optional else "")
     return (
         rf"(?:(?P<iso{n}>\d{{4}}-\d{{2}}-\d{{2}})"
-        rf"|(?:(?P<day{n}>{day})\s+(?:of\s+)?)?{month}(?:\s+(?P<mday{n}>{day})\b)?(?:,?\s+(?P<year{n}>(?:19|20)\d\d)\b)?"
+        rf"|(?:(?P<day{n}>{day})\s+(?:of\s+)?)?{month}(?:\s+(?P<mday{n}>{day})\b)?{year}"
         rf"|(?P<alone{n}>(?:19|20)\d\d)\b)"
     )
 
@@ -240,9 +242,9 @@ _BEFORE = ("before", "until", "prior to", "by", "earlier than")
 _AFTER = ("after", "later than")
 _DATE_CMP = "|".join(map(re.escape, sorted((*_EARLIEST, *_LATEST, *_BEFORE, *_AFTER), key=len, reverse=True)))
 _DATE_EXPR = re.compile(
-    rf"(?P<cmp>{_DATE_CMP}|in|during|from|between|on)?\s*{_one_date(1)}"
-    # a second date after "and", "to" or "-" ends a range ("between 2012 and 2014", "from 1 March to 31 March 2018"
-    # is not read: the first date needs its year); "after 2015 and before 2020" is two dates
+    rf"(?P<cmp>{_DATE_CMP}|in|during|from|between|on)?\s*{_one_date(1, year_optional=True)}"
+    # a second date after "and", "to" or "-" ends a range ("between 2012 and 2014", "from 1 March to 31 March 2018");
+    # "after 2015 and before 2020" is two dates
     rf"(?:\s+(?:and|to|-)\s+{_one_date(2)})?",
     re.IGNORECASE,
 )
