@@ -232,6 +232,11 @@ def test_a_figure_the_model_gets_wrong_is_the_computed_one_alone(sample_stack):
             "**2**: count over 2 documents of bucket receipts where total between 10 and 50.",
         ),
         (
+            "How many contracts are not under New York law?",
+            "**8**: count over 8 documents of bucket contracts where governing_law != New York (documents with no "
+            "governing_law recorded are not counted).",
+        ),
+        (
             "How many receipts have a total of more than 23.14 and less than 100?",
             "**4**: count over 4 documents of bucket receipts where total > 23.14 and < 100.",
         ),

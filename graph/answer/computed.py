@@ -63,6 +63,10 @@ def figure(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]
     derived = f"{function} over {total.documents} documents of bucket {aggregate.call.arguments['bucket']}" + (
         f" where {where}" if where else ""
     )
+    # "not under New York law" cannot count a contract whose law no row records: say so rather than let it pass
+    unrecorded = sorted({c.field for c in d.constraints if c.op in ("!=", "not in")})
+    if unrecorded:
+        derived += f" (documents with no {' or '.join(unrecorded)} recorded are not counted)"
     value = total.value if isinstance(total.value, (int, float)) else None
     per_unit = bool(d.unit_field and groups and len({str(g.group.get(d.unit_field)) for g in groups}) > 1)
     if groups and d.limit == 1:
