@@ -244,6 +244,15 @@ def test_counts_and_sums_name_their_aggregate_and_grouping(decomposer):
     )
 
 
+def test_what_is_the_oldest_document_names_it_and_what_is_the_latest_date_gives_it(decomposer):
+    """ "What is the oldest contract?" asks for the contract (the row at the top of the order); "what is the latest
+    agreement date?" names a field, and asks for its value."""
+    oldest = decomposer.decompose("What is the oldest contract?")
+    assert (oldest.intent, oldest.order_by.direction, oldest.limit) == ("list", "asc", 1)
+    latest = decomposer.decompose("What is the latest agreement date?")
+    assert (latest.intent, latest.aggregate) == ("sum", "max(agreement_date)")
+
+
 def test_a_name_becomes_the_values_the_catalog_holds_for_it(decomposer):
     d = decomposer.decompose("Which agreements with Kestrel Analytics have exclusivity?")
     assert {(c.field, c.op, str(c.value)) for c in d.constraints} == {

@@ -72,7 +72,8 @@ _LIST = re.compile(r"^(?:which|list|show|find|give me|get|any|are there any)\b|\
 _LOOKUP = re.compile(
     r"^(?:what(?:'s| is| was| are)? (?:the|its)|what \w+ is|when|who(?:'s)?|where|how much (?:is|was) the)\b"
 )
-_VALUE_ASKED = re.compile(r"\bhow (?:much|long|big)\b|\bwhat(?:'s| is| was) the\b|\bin days\b|\bvalue\b")
+_VALUE_ASKED = re.compile(r"\bhow (?:much|long|big)\b|\bin days\b|\bvalue\b")
+_WHAT_IS_THE = re.compile(r"\bwhat(?:'s| is| was) the\b")
 
 
 @dataclass(frozen=True)
@@ -198,8 +199,11 @@ def _extreme(lowered: str, view: BucketWords) -> Reading | None:
     target = _extreme_field(lowered, view, about)
     if target is None:
         return None
-    named = bool(view.field_mentions(lowered, target)) and target.type != "date"
-    if not lowered.startswith("which") and (_VALUE_ASKED.search(lowered) or named):
+    mentioned = bool(view.field_mentions(lowered, target))
+    named = mentioned and target.type != "date"
+    # "what is the latest expiration date" asks for a date, "what is the oldest NDA" for the NDA
+    value_asked = _VALUE_ASKED.search(lowered) or (mentioned and _WHAT_IS_THE.search(lowered))
+    if not lowered.startswith("which") and (value_asked or named):
         function = "max" if direction == "desc" else "min"
         return Reading("sum", [m.span()], f"{function}({target.name})")
     return Reading("list", [m.span()], order_by=OrderBy(field=target.name, direction=direction), limit=1)
