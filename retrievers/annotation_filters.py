@@ -22,6 +22,18 @@ from retrievers.errors import InvalidInput
 Op = Literal["=", "!=", ">", ">=", "<", "<=", "~", "in", "not in", "between", "exists"]
 Bounds = Literal["[]", "[)", "(]", "()"]
 """Which ends a `between` includes, as Postgres's range constructors say it: "[]" both (the default), "()" neither."""
+
+
+def bound_operators(bounds: str) -> tuple[str, str]:
+    """The comparisons a `between` with `bounds` makes of its low and its high end: "[)" -> (">=", "<")."""
+    return (">=" if bounds[0] == "[" else ">"), ("<=" if bounds[1] == "]" else "<")
+
+
+def bounds_of(above: str, below: str) -> str:
+    """The `bounds` of a range whose ends are compared by `above` and `below` (">", "<=" -> "(]")."""
+    return ("[" if above == ">=" else "(") + ("]" if below == "<=" else ")")
+
+
 OPS_BY_TYPE: dict[str, tuple[str, ...]] = {
     "string": ("=", "!=", "~", "in", "not in", "exists"),
     "number": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "exists"),
@@ -98,8 +110,7 @@ def _scalar(field: str, ftype: str, value: Any) -> Any:
 
 def _element_test(ftype: str, op: str, bounds: str = "[]") -> sql.Composable:
     """SQL that tests one element `x` (a jsonb value) against the parameter(s) that follow."""
-    above = ">=" if bounds[0] == "[" else ">"
-    below = "<=" if bounds[1] == "]" else "<"
+    above, below = bound_operators(bounds)
     if ftype in ("number", "integer"):
         # a CASE, not `jsonb_typeof(x) = 'number' AND x::numeric ...`: the planner may reorder an AND, and a cast
         # of a boolean or text element then fails the whole statement

@@ -11,6 +11,7 @@ from __future__ import annotations
 from graph.decomposition import Constraint, Decomposition
 from graph.markdown import escape
 from graph.schemas import Answer, Citation, Evidence, GradedHit
+from retrievers.annotation_filters import bound_operators
 from retrievers.fusion import reciprocal_rank_fusion
 from tools.envelope import matched_total
 
@@ -30,7 +31,7 @@ def condition(c: Constraint) -> str:
         low, high = (cell(_plain(v)) for v in c.value)
         if c.bounds == "[]":
             return f"{c.field} between {low} and {high}"
-        above, below = (">=" if c.bounds[0] == "[" else ">"), ("<=" if c.bounds[1] == "]" else "<")
+        above, below = bound_operators(c.bounds)
         return f"{c.field} {above} {low} and {below} {high}"
     return f"{c.field} {c.op} {cell(_plain(c.value))}"
 

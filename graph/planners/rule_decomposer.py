@@ -38,6 +38,7 @@ from graph.planners.phrases import (
 from graph.planners.value_match import QUALITY, normalise
 from graph.planners.vocabulary import BucketWords, Mention, Vocabulary, find_mentions
 from graph.planners.words import FLAG_STEM_CHARS, STEM_CHARS, singular, stem
+from retrievers.annotation_filters import bounds_of
 from retrievers.field_catalog import CatalogField
 from tools.catalog import Catalog
 
@@ -111,7 +112,7 @@ def joined_bounds(first: Constraint, second: Constraint, field_type: str) -> Con
     bounds = "[]"
     if low is None or high is None:  # decimals: no next value to move an excluded end to
         low, high = lower.value, upper.value
-        bounds = ("[" if lower.op == ">=" else "(") + ("]" if upper.op == "<=" else ")")
+        bounds = bounds_of(lower.op, upper.op)
     if low > high or (low == high and bounds != "[]"):
         return f"no {first.field} can be {both}"
     said = f"{lower.source_text} and {upper.source_text}"
