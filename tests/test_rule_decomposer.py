@@ -213,6 +213,30 @@ def test_a_range_whose_second_end_has_no_year_is_asked_about(decomposer):
     assert "march (of which year?)" in [u.text for u in d.unmapped]
 
 
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("How many receipts have a total of at least X and at most Y?", ["at least x", "at most y"]),
+        ("How many receipts have a total of at least 10 and at most ??", ["at most"]),
+    ],
+)
+def test_a_comparison_with_nothing_to_compare_is_asked_about(decomposer, question, said):
+    """'at most ??' bounds nothing the planner can read: unmapped, so the count is not made without it."""
+    assert [u.text for u in decomposer.decompose(question).unmapped] == said
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("receipts with a total greater than or equal to 30", ("total", ">=", 30.0)),
+        ("receipts with a total less than or equal to 50", ("total", "<=", 50.0)),
+        ("receipts that cost from RM30 to RM50", ("total", "between", [30.0, 50.0])),
+    ],
+)
+def test_or_equal_to_and_from_to_are_bounds(decomposer, question, expected):
+    assert [(c.field, c.op, c.value) for c in decomposer.decompose(question).constraints] == [expected]
+
+
 def test_excluded_ends_on_amounts_stay_excluded(stack, decomposer):
     """Amounts have no next value to move an excluded end to: the range keeps it excluded (`bounds`), and the
     receipt of exactly 23.14 is not "more than 23.14"."""

@@ -48,9 +48,42 @@ _CURRENCY = r"(?P<cur{n}>\$|€|£|rm|usd|eur|gbp|myr)?"
 COMPARATORS: dict[str, str] = {
     phrase: op
     for op, phrases in (
-        ("between", ["between"]),
-        (">=", ["at least", "no less than", "not less than", "minimum of", "a minimum of", "no fewer than"]),
-        ("<=", ["at most", "no more than", "not more than", "up to", "maximum of", "a maximum of", "not exceeding"]),
+        ("between", ["between", "from"]),
+        (
+            ">=",
+            [
+                "at least",
+                "no less than",
+                "not less than",
+                "minimum of",
+                "a minimum of",
+                "no fewer than",
+                "greater than or equal to",
+                "more than or equal to",
+                "greater or equal to",
+                "equal to or greater than",
+                "equal to or more than",
+            ],
+        ),
+        (
+            "<=",
+            [
+                "at most",
+                "no more than",
+                "not more than",
+                "up to",
+                "maximum of",
+                "a maximum of",
+                "not exceeding",
+                "less than or equal to",
+                "fewer than or equal to",
+                "smaller than or equal to",
+                "lower than or equal to",
+                "less or equal to",
+                "equal to or less than",
+                "equal to or lower than",
+            ],
+        ),
         (
             ">",
             [
@@ -107,7 +140,7 @@ _QUANTITY = re.compile(
     + r")(?:\s*\(\d[\d,.]*\))?\s*(?:-\s*)?"
     + _UNIT.format(n=1)
     + "?"
-    + r"(?:\s*\band\s+"
+    + r"(?:\s*\b(?P<join>and|to)\s+"
     + _CURRENCY.format(n=2)
     + r"\s*(?P<num2>"
     + _NUMBER
@@ -169,6 +202,8 @@ def quantities(question: str) -> list[Quantity]:
         if value is None:
             continue
         op = COMPARATORS.get((m.group("cmp") or "").lower(), "=")
+        if op == "=" and high is not None and m.group("join").lower() == "to":  # "30 to 50 days" is a range
+            op = "between"
         if m.group("suffix"):
             op = _SUFFIX_OPS[m.group("suffix").lower()]
         if op == "between" and high is None:
@@ -236,8 +271,8 @@ def _one_date(n: int, *, year_optional: bool = False) -> str:
     )
 
 
-_EARLIEST = ("since", "as of", "no earlier than", "not earlier than", "on or after")
-_LATEST = ("no later than", "not later than", "on or before")
+_EARLIEST = ("since", "as of", "no earlier than", "not earlier than", "on or after", "later than or equal to")
+_LATEST = ("no later than", "not later than", "on or before", "earlier than or equal to")
 _BEFORE = ("before", "until", "prior to", "by", "earlier than")
 _AFTER = ("after", "later than")
 _DATE_CMP = "|".join(map(re.escape, sorted((*_EARLIEST, *_LATEST, *_BEFORE, *_AFTER), key=len, reverse=True)))

@@ -94,6 +94,10 @@ def _spans_overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
+_COMPARISON_WORDS = re.compile(
+    r"\b(?:at least|at most|(?:no |not )?(?:more|less|fewer|greater) than|a (?:minimum|maximum) of)\b"
+)
+"""Comparisons that only bound a number or a date (not "over" or "under", which also say "under New York law")."""
 _LOWER_BOUNDS, _UPPER_BOUNDS = (">", ">="), ("<", "<=")
 _RANGE_OPS = {*_LOWER_BOUNDS, *_UPPER_BOUNDS, "between"}
 
@@ -349,6 +353,7 @@ class RuleDecomposer:
         self._kinds(view, lowered, mentions, add, used, unmapped)
         self._dates(view, lowered, add, used, unmapped)
         self._quantities(view, lowered, add, used, unmapped)
+        self._dangling_comparisons(lowered, unmapped)
         self._currencies(view, text, add, used, unmapped)
         self._flags(view, lowered, add, used)
         self._values(view, text, lowered, add, used)
@@ -496,6 +501,20 @@ class RuleDecomposer:
             value = [low, round(q.high * scale, 2)] if q.op == "between" else low
             add(target, q.op, value, q.span, q.text)
             self._measured_in(view, target, lowered, q.span, add, used, unmapped)
+
+    def _dangling_comparisons(self, lowered: str, unmapped: list[Unmapped]) -> None:
+        """A comparison with no number or date this planner can read after it ("at least X", "at most ??", "less
+        than half") bounds nothing, and the figure would silently count without it: unmapped, so the run asks."""
+        read = [q.span for q in quantities(lowered)]
+        read += [d.span for d in (*date_ranges(lowered), *relative_dates(lowered, self.today))]
+        for m in _COMPARISON_WORDS.finditer(lowered):
+            if not any(_spans_overlap(m.span(), span) for span in read):
+                after = re.match(r"\s*[^\s?.,;]*", lowered[m.end() :]).group()
+                unmapped.append(
+                    Unmapped(
+                        text=(m.group() + after).strip(), why="no number or date this can compare with is read after it"
+                    )
+                )
 
     def _measured_in(self, view: BucketWords, target: CatalogField, lowered: str, span, add, used, unmapped) -> None:
         """The unit said after a number ("above 20 V", "20 volts"), as a constraint on the field that records the
