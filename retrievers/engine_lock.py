@@ -31,6 +31,10 @@ SERVER_URL_ENV = "RAGENT_SERVER_URL"
 """Set by `ragent serve` for the server it starts, so that a refused command can point at it."""
 COMMAND_CHARS = 200
 QUESTION_WAIT_S = 60.0
+OWNER_UNWRITTEN_WAIT_S = 2.0
+"""How long a lock whose file names no owner is waited for, whatever the caller's wait: a holder writes who it is
+just after taking the lock and empties the file just before giving it back, so an empty file is a moment, not a
+state, and who holds the lock is read again."""
 QUESTION_COMMANDS = ("ask", "resume", "search", "stats", "documents")
 """Commands that hold the engines for seconds (one question, search, count or document listing or deletion): a
 second process waits for them."""
@@ -64,14 +68,15 @@ class EngineLock:
         """Take the lock; while its holder answers a question, wait for it (up to `wait_s`), else refuse."""
         self.home.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + wait_s
+        started = time.monotonic()
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                owner = read_owner(self.home)
-                if not _answers_a_question(owner) or time.monotonic() > deadline:
+                owner, waited = read_owner(self.home), time.monotonic() - started
+                unwritten = not owner and waited <= max(wait_s, OWNER_UNWRITTEN_WAIT_S)
+                if not unwritten and (not _answers_a_question(owner) or waited > wait_s):
                     os.close(fd)
                     raise EnginesBusy(self.home, owner) from None
                 time.sleep(0.05)

@@ -65,15 +65,24 @@ def test_an_unknown_embeddings_setting_lists_the_minilm_variants(tmp_path):
         make_embedder(_settings(tmp_path, "minilm-int4"))
 
 
-def test_bfloat16_vectors_agree_with_float32_but_are_computed_in_bfloat16(minilm_float32):
+def test_bfloat16_vectors_agree_with_float32_and_rank_alike(minilm_float32):
+    """What a user of the bfloat16 variant gets on any processor: the same vectors within 0.999, the same ranking."""
     bfloat16 = MiniLMEmbedder(precision="bfloat16")
     fast, exact = np.array(bfloat16.embed_documents(SENTENCES)), np.array(minilm_float32.embed_documents(SENTENCES))
-    cosines = np.sum(fast * exact, axis=1)
-    assert cosines.min() >= 0.999
-    # Bit-identical vectors would mean the matrix products ran in float32: the fast path was not taken.
-    assert not np.array_equal(fast, exact)
-    # The ranking a user sees is the same: each sentence is nearest to itself in the other variant.
+    assert np.sum(fast * exact, axis=1).min() >= 0.999
+    # Each sentence is nearest to itself in the other variant.
     assert list(np.argmax(fast @ exact.T, axis=1)) == list(range(len(SENTENCES)))
+
+
+@pytest.mark.skipif(
+    not native_bfloat16(), reason="no amx_bf16 or avx512_bf16 in /proc/cpuinfo: OpenVINO computes in float32 here"
+)
+def test_bfloat16_vectors_are_computed_in_bfloat16_where_the_processor_has_it(minilm_float32):
+    """Where the processor multiplies bfloat16 natively, the fast path is taken: bit-identical vectors would mean
+    the matrix products ran in float32. Elsewhere OpenVINO runs the same graph in float32 (which is what the user
+    wants there: emulated bfloat16 is slower), so the vectors may be identical."""
+    fast = np.array(MiniLMEmbedder(precision="bfloat16").embed_documents(SENTENCES))
+    assert not np.array_equal(fast, np.array(minilm_float32.embed_documents(SENTENCES)))
 
 
 @pytest.fixture(scope="module")

@@ -199,3 +199,48 @@ def test_a_question_holding_the_engines_is_waited_for_and_anything_else_refused(
     finally:
         holder.kill()
         holder.wait()
+
+
+@pytest.mark.parametrize(("command", "waits"), [("ask", True), ("ingest", False)])
+def test_a_holder_that_has_not_yet_written_who_it_is_is_read_again(tmp_path, monkeypatch, command, waits):
+    """The moment between a holder taking the lock and writing its name (or emptying the file and giving the lock
+    back) is no refusal of an unknown process: the waiter reads the owner again until it is written, then waits
+    for a question or names the command it refuses for."""
+    from retrievers import engine_lock
+
+    holder = EngineLock(tmp_path)
+    fd = os.open(holder.path, os.O_RDWR | os.O_CREAT, 0o644)
+    engine_lock.fcntl.flock(fd, engine_lock.fcntl.LOCK_EX)  # taken, nothing written yet
+    reads, read_empty_twice = [], threading.Event()
+
+    def read_owner(home):
+        reads.append(owner := engine_lock.read_owner.__wrapped__(home))
+        if sum(not o for o in reads) >= 2:
+            read_empty_twice.set()
+        return owner
+
+    read_owner.__wrapped__ = engine_lock.read_owner
+    monkeypatch.setattr(engine_lock, "read_owner", read_owner)
+    outcome: dict = {}
+
+    def wait_for_it():
+        try:
+            outcome["lock"] = EngineLock(tmp_path).acquire(wait_s=60)
+        except EnginesBusy as e:
+            outcome["refused"] = str(e)
+
+    waiter = threading.Thread(target=wait_for_it)
+    waiter.start()
+    assert read_empty_twice.wait(30), "the waiter never read the empty owner"
+    assert not outcome, f"decided before the owner was written: {outcome}"
+    os.pwrite(fd, json.dumps({"pid": 4242, "command": f"ragent {command} something"}).encode(), 0)
+    if waits:
+        os.ftruncate(fd, 0)  # giving it back, as `release` does: the file is empty again for a moment
+        engine_lock.fcntl.flock(fd, engine_lock.fcntl.LOCK_UN)
+    waiter.join(30)
+    os.close(fd)
+    if waits:
+        assert "lock" in outcome, outcome
+        outcome["lock"].release()
+    else:
+        assert outcome["refused"].startswith(f"the search engines in {tmp_path} are in use by process 4242 (ragent ")
