@@ -23,12 +23,15 @@ default the eval folder for that combination, ingested on first use).
 from __future__ import annotations
 
 import json
+import os
 import time
 from importlib import import_module
 from pathlib import Path
 
 from evals.eval_corpus import eval_home, ingest_datasets, open_eval_stack
 from evals.question_eval import load_questions
+from retrievers.minilm_embedder import NATIVE_BFLOAT16_FLAGS
+from retrievers.settings import Settings
 
 DEV_QUESTIONS = Path(__file__).resolve().parent / "questions" / "dev.jsonl"
 
@@ -43,6 +46,38 @@ def corpus_home(home: Path | None) -> Path:
     finally:
         stack.close()
     return home
+
+
+def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict:
+    """The processor every figure of the run comes from, and the embedder variant it gets, with why: the same code
+    is several times faster where the CPU multiplies bfloat16 natively, so a figure means little without both."""
+    text = cpuinfo.read_text(encoding="utf-8") if cpuinfo.exists() else ""
+    fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+    fields = {k.strip(): v.strip() for k, v in fields.items()}
+    flags = set(fields.get("flags", "").split())
+    native = sorted(NATIVE_BFLOAT16_FLAGS & flags)
+    setting = Settings.from_env().embeddings
+    if setting != "minilm":
+        variant, why = setting, "set by RAGENT_EMBEDDINGS"
+    elif native:  # what `default_precision` chooses, read from the same flags
+        variant, why = "minilm bfloat16", f"the CPU lists {', '.join(native)}: bfloat16 in hardware"
+    else:
+        variant = "minilm float32"
+        why = f"the CPU lists none of {', '.join(sorted(NATIVE_BFLOAT16_FLAGS))}: bfloat16 would be emulated, slower"
+    return {
+        "processor": fields.get("model name", "unknown"),
+        "cores": len(os.sched_getaffinity(0)),
+        "vector_flags": sorted(f for f in flags if f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "amx_tile")),
+        "embedder": variant,
+        "why": why,
+    }
+
+
+def machine_markdown(m: dict) -> str:
+    return (
+        f"Processor: {m['processor']}, {m['cores']} cores usable, {', '.join(m['vector_flags']) or 'no AVX2'}. "
+        f"Embedder: {m['embedder']} ({m['why']})."
+    )
 
 
 def run(out: Path, *, sections: list[str], home: Path | None, scale_sizes: list[int]) -> str:
@@ -62,7 +97,8 @@ def run(out: Path, *, sections: list[str], home: Path | None, scale_sizes: list[
         "server": ("bench_server", lambda m: m.run(out)),
         "cold": ("bench_cold", lambda m: m.run(out)),
     }
-    reports, parts = {}, [f"# ragent bench ({time.strftime('%Y-%m-%d')})"]
+    reports: dict = {"machine": machine()}
+    parts = [f"# ragent bench ({time.strftime('%Y-%m-%d')})", machine_markdown(reports["machine"])]
     for name in sections:
         started = time.monotonic()
         module, measure = runners[name]

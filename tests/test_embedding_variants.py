@@ -206,3 +206,24 @@ def test_a_call_of_a_few_texts_is_split_among_openvinos_streams():
     vectors = encoder.encode(texts)
     assert len(batches) == len(queue) and sum(batches) == len(texts), "one batch for each stream"
     assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4), "every row was filled"
+
+
+@pytest.mark.parametrize(
+    ("flags", "variant", "why"),
+    [
+        ("fpu avx2 avx512f amx_bf16 amx_tile", "minilm bfloat16", "the CPU lists amx_bf16: bfloat16 in hardware"),
+        ("fpu avx2 fma", "minilm float32", "none of amx_bf16, avx512_bf16: bfloat16 would be emulated"),
+    ],
+)
+def test_bench_reports_the_processor_and_the_variant_it_chose_and_why(tmp_path, monkeypatch, flags, variant, why):
+    from evals import bench
+
+    monkeypatch.delenv("RAGENT_EMBEDDINGS", raising=False)
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(f"processor\t: 0\nmodel name\t: Some EPYC\nflags\t\t: {flags}\n")
+    report = bench.machine(cpuinfo)
+    assert (report["processor"], report["embedder"]) == ("Some EPYC", variant) and why in report["why"]
+    assert bench.machine_markdown(report).startswith("Processor: Some EPYC, ")
+    assert bench.machine()["embedder"] == f"minilm {default_precision()}", "the same choice as the embedder's own"
+    monkeypatch.setenv("RAGENT_EMBEDDINGS", "minilm-float32")
+    assert bench.machine(cpuinfo)["why"] == "set by RAGENT_EMBEDDINGS"
