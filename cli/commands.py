@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from cli.collector import imports_kept_for_the_run
 from cli.output import print_json
-from retrievers.errors import RagentError
-from retrievers.models import DEFAULT_SCOPE, SAMPLE_SCOPE, SearchFilter
+from core.errors import RagentError
+from core.models import SearchFilter
+from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE
 
 if TYPE_CHECKING:
     from retrievers.field_catalog import Vocabulary
@@ -53,14 +54,15 @@ def _opened():
 def _store():
     """Postgres alone, which many processes share safely: the commands that read only documents, annotations and
     catalogs work beside a running server or ingest, and touch no engine file."""
-    from retrievers.settings import Settings
+    from core.settings import Settings
     from retrievers.stack import make_store
 
     return closing(make_store(Settings.from_env()))
 
 
 def ingest(args: argparse.Namespace) -> None:
-    from retrievers.sources import dataset_scope, ingest_source
+    from core.scope import dataset_scope
+    from retrievers.sources import ingest_source
 
     with _opened() as stack:
         report = ingest_source(
@@ -221,8 +223,8 @@ def buckets(args: argparse.Namespace) -> None:
 def stats(args: argparse.Namespace) -> None:
     """The store's counts always; the engines' when this process may open them, else who holds them; and whether the
     embedded Postgres was running before this command started it (read first, since reading the counts starts it)."""
+    from core.settings import Settings
     from retrievers.engine_lock import EnginesBusy
-    from retrievers.settings import Settings
 
     settings = Settings.from_env()
     data_dir = settings.embedded_postgres_dir
@@ -279,8 +281,8 @@ def _postgres_line(postgres: dict[str, Any], idle_stop_s: float) -> str:
 
 
 def stop(args: argparse.Namespace) -> None:
+    from core.settings import Settings
     from retrievers.embedded_postgres import stop_embedded_postgres
-    from retrievers.settings import Settings
 
     data_dir = Settings.from_env().embedded_postgres_dir
     if data_dir is None:
@@ -398,7 +400,7 @@ def _agent_context(args: argparse.Namespace):
 def _start_postgres_early() -> None:
     """Start the embedded Postgres while the agent's modules are imported (`start_in_background`): a question from
     the shell waits for the slower of the two instead of both."""
-    from retrievers.settings import Settings
+    from core.settings import Settings
 
     settings = Settings.from_env()
     if data_dir := settings.embedded_postgres_dir:
@@ -512,8 +514,8 @@ def serve(args: argparse.Namespace) -> None:
 
 
 def _key_ring():
+    from core.settings import Settings
     from graph.access.keys import KeyRing
-    from retrievers.settings import Settings
 
     return KeyRing(Settings.from_env().home)
 

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from cli.entry import INTERRUPTED
 from cli.parser import build_parser
-from retrievers.errors import RagentError
+from core.errors import RagentError
 
 
 def main(argv: Sequence[str] | None = None) -> int:

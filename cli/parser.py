@@ -8,13 +8,14 @@ import os
 from functools import partial
 
 from cli import commands
+from core.errors import InvalidInput
+from core.models import FIELD_ROLES
+from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE, checked_scope
 from evals.adapt_embedder import EPOCHS as ADAPT_EPOCHS
 from evals.adapt_embedder import HARD_NEGATIVES as ADAPT_HARD_NEGATIVES
 from evals.adapt_embedder import LEARNING_RATE as ADAPT_LEARNING_RATE
 from graph.context import AgentContext
-from retrievers.errors import InvalidInput
 from retrievers.loaders import DATASETS
-from retrievers.models import DEFAULT_SCOPE, FIELD_ROLES, SAMPLE_SCOPE, checked_scope
 
 SEARCH_TOP_K, SEARCH_TOP_K_MAX = 10, 1000
 ANNOTATION_ROWS, ANNOTATION_ROWS_MAX = 50, 10_000

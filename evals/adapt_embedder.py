@@ -27,10 +27,10 @@ import shutil
 import time
 from pathlib import Path
 
+from core.errors import InvalidInput
+from core.settings import Settings
 from retrievers.embedding_models import ADAPTED_MINILM_PREFIX
-from retrievers.errors import InvalidInput
 from retrievers.loaders.common import read_jsonl
-from retrievers.settings import Settings
 
 EPOCHS = 3
 LEARNING_RATE = 5e-5
@@ -103,7 +103,8 @@ def _hard_negative_pools(
     for it, less the judged relevant ones and near-duplicates of them, best first."""
     import tempfile
 
-    from retrievers.models import DEFAULT_SCOPE, IndexedChunk, SearchFilter
+    from core.models import IndexedChunk, SearchFilter
+    from core.scope import DEFAULT_SCOPE
     from retrievers.tantivy_index import TantivyKeywordIndex
 
     first, last = HARD_NEGATIVE_RANKS

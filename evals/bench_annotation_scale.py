@@ -41,10 +41,10 @@ from typing import Any
 
 from psycopg import sql
 
+from core.settings import Settings
 from evals.bench_tools import time_tool
 from evals.plots import write_plot
 from retrievers import annotation_indexes
-from retrievers.settings import Settings
 from retrievers.stack import Stack, open_stack
 from tools.arguments import AnnotationsAggregateArgs, AnnotationsSearchArgs, to_predicates
 from tools.context import ToolContext

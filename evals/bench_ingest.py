@@ -37,12 +37,12 @@ from pathlib import Path
 
 import numpy as np
 
+from core.settings import Settings
 from evals.bench_retrieval import bench_quality
 from evals.exported_revision import PROJECT, exported_revision
 from evals.plots import write_plot
 from retrievers.ingest import STAGES, Ingestor, embedding_text
 from retrievers.loaders import scifact, shared_data_dir
-from retrievers.settings import Settings
 from retrievers.stack import open_stack
 
 BEFORE, AFTER = "minilm-float32", "minilm"

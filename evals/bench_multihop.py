@@ -31,6 +31,7 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
+from core.scope import DEFAULT_SCOPE
 from evals.beir_data import load_qrels, load_queries
 from evals.eval_corpus import eval_services
 from evals.metrics import percentile
@@ -40,7 +41,6 @@ from graph.context import AgentContext
 from graph.services import AgentServices
 from retrievers.loaders import shared_data_dir
 from retrievers.loaders.hotpotqa import BUCKET, SHARED_FOLDER
-from retrievers.models import DEFAULT_SCOPE
 
 BASELINE_TOOLS = ("fused_search", "search_semantic")
 BASELINE_TOP_K = 20

@@ -18,12 +18,12 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
+from core.errors import InvalidInput
+from core.scope import DEFAULT_SCOPE, dataset_scope
 from graph.access.tenancy import request_scope
 from graph.services import AgentServices
-from retrievers.errors import InvalidInput
 from retrievers.loaders import shared_data_dir
-from retrievers.models import DEFAULT_SCOPE
-from retrievers.sources import dataset_scope, ingest_source
+from retrievers.sources import ingest_source
 
 
 class IngestRequest(TypedDict):

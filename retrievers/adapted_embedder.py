@@ -26,7 +26,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from safetensors import safe_open
 from tokenizers import Tokenizer
 
-from retrievers.errors import InvalidInput
+from core.errors import InvalidInput
 from retrievers.minilm_openvino import MiniLMDocumentEncoder
 from retrievers.minilm_query_encoder import MiniLMQueryEncoder
 

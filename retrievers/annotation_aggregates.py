@@ -16,8 +16,8 @@ from typing import Any
 
 from psycopg import sql
 
+from core.errors import InvalidInput
 from retrievers.annotation_filters import shown
-from retrievers.errors import InvalidInput
 from retrievers.field_catalog import CatalogField
 
 FUNCTIONS = ("count", "sum", "avg", "min", "max")

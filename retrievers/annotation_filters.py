@@ -17,7 +17,7 @@ from typing import Any, Literal
 from psycopg import sql
 from pydantic import BaseModel, ConfigDict
 
-from retrievers.errors import InvalidInput
+from core.errors import InvalidInput
 
 Op = Literal["=", "!=", ">", ">=", "<", "<=", "~", "in", "not in", "between", "exists"]
 Bounds = Literal["[]", "[)", "(]", "()"]

@@ -7,7 +7,7 @@ chunks. Offsets point into the original body, so a snippet can always be located
 
 from __future__ import annotations
 
-from retrievers.models import Chunk
+from core.models import Chunk
 
 
 def chunk_spans(body: str, spans: list[tuple[int, int]], window: int, overlap: int) -> list[Chunk]:

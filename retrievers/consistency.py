@@ -34,9 +34,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
+from core.models import IndexedChunk
 from retrievers.documents import finish_pending_deletions
 from retrievers.ingest import embedding_text
-from retrievers.models import IndexedChunk
 from retrievers.protocols import KeywordIndex, VectorIndex
 from retrievers.stack import Stack
 

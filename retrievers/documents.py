@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from retrievers.errors import InvalidInput
-from retrievers.models import MAX_DOC_ID_CHARS
+from core.errors import InvalidInput
+from core.models import MAX_DOC_ID_CHARS
 from retrievers.protocols import DocumentStore
 from retrievers.stack import Stack
 

@@ -22,7 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from retrievers.errors import BackendUnavailable, RagentError
+from core.errors import BackendUnavailable, RagentError
 
 USERS_FILE = ".handle_pids.json"
 """pgserver's list of the processes using the server (see the module docstring)."""

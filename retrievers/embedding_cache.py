@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from retrievers.errors import IndexUnreadable
+from core.errors import IndexUnreadable
 from retrievers.protocols import Embedder, ForwardingEmbedder
 
 _LOOKUP_BATCH = 500

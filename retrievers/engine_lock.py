@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from retrievers.errors import BackendUnavailable
+from core.errors import BackendUnavailable
 
 LOCK_NAME = "engines.lock"
 SERVER_URL_ENV = "RAGENT_SERVER_URL"

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from retrievers.models import FieldRole, FieldSpec, clean_aliases
+from core.models import FieldRole, FieldSpec, clean_aliases
 
 LOW_CARDINALITY = 40
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

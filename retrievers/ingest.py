@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 
 from tqdm import tqdm
 
+from core.models import Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
 from retrievers.chunking import chunk_spans
 from retrievers.documents import finish_pending_deletions
 from retrievers.loaders.files import Skipped
-from retrievers.models import Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
 from retrievers.stack import Stack
 
 CHUNK_OVERLAP_TOKENS = 32

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import openai
 from langchain_openai import OpenAIEmbeddings
 
-from retrievers.errors import BackendUnavailable, RateLimited
+from core.errors import BackendUnavailable, RateLimited
 
 _WORD = re.compile(r"\S+")
 DEFAULT_RETRY_AFTER_S = 5.0

@@ -19,8 +19,8 @@ from opensearchpy.exceptions import ConnectionError as ConnectionFailed
 from opensearchpy.exceptions import ConnectionTimeout, RequestError, TransportError
 from opensearchpy.helpers import BulkIndexError
 
-from retrievers.errors import BackendUnavailable, InvalidInput, RagentError
-from retrievers.models import EngineHit, IndexedChunk, SearchFilter, scoped_doc_key
+from core.errors import BackendUnavailable, InvalidInput, RagentError
+from core.models import EngineHit, IndexedChunk, SearchFilter, scoped_doc_key
 
 DEFAULT_INDEX = "ragent-chunks"
 # Chunk ids per request when enumerating (search_after pages) or deleting by id.

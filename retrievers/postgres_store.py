@@ -25,20 +25,12 @@ from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
 
+from core.errors import BackendUnavailable, InvalidInput
+from core.models import BUCKET_NAME_RE, FIELD_ROLES, Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
 from retrievers.annotation_aggregates import compile_aggregate, parse_aggregate, parse_group, planner_settings
 from retrievers.annotation_filters import Predicate, compile_order, compile_predicates
 from retrievers.annotation_indexes import ensure_field_indexes, ensure_functions
-from retrievers.errors import BackendUnavailable, InvalidInput
 from retrievers.field_catalog import CatalogField, Vocabulary, build_field
-from retrievers.models import (
-    BUCKET_NAME_RE,
-    FIELD_ROLES,
-    Chunk,
-    FieldSpec,
-    IndexedChunk,
-    SourceDocument,
-    timestamp,
-)
 
 
 class BucketDefault(NamedTuple):

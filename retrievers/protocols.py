@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from core.models import Chunk, EngineHit, FieldSpec, IndexedChunk, SearchFilter, SourceDocument
 from retrievers.annotation_filters import Predicate
 from retrievers.field_catalog import CatalogField, Vocabulary
-from retrievers.models import Chunk, EngineHit, FieldSpec, IndexedChunk, SearchFilter, SourceDocument
 
 
 @runtime_checkable

@@ -26,9 +26,9 @@ from typing import Any
 
 import qdrant_edge as qe
 
+from core.errors import BackendUnavailable, IndexUnreadable
+from core.models import EngineHit, IndexedChunk, SearchFilter, scoped_doc_key
 from retrievers.disk_usage import disk_usage
-from retrievers.errors import BackendUnavailable, IndexUnreadable
-from retrievers.models import EngineHit, IndexedChunk, SearchFilter, scoped_doc_key
 from retrievers.qdrant_payload import (
     ID_PAGE,
     PAYLOAD_INTEGER_FIELDS,

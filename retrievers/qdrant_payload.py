@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from core.errors import EmbeddingModelMismatch
+from core.models import IndexedChunk, SearchFilter, scoped_doc_key
 from retrievers.embedding_models import embeddings_setting
-from retrievers.errors import EmbeddingModelMismatch
-from retrievers.models import IndexedChunk, SearchFilter, scoped_doc_key
 
 PAYLOAD_KEYWORD_FIELDS = ("doc_id", "doc_key", "scope", "bucket", "author", "tags", "content_hash")
 PAYLOAD_INTEGER_FIELDS = ("created_ts",)

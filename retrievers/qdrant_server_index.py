@@ -14,8 +14,8 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 
-from retrievers.errors import BackendUnavailable
-from retrievers.models import EngineHit, IndexedChunk, SearchFilter, scoped_doc_key
+from core.errors import BackendUnavailable
+from core.models import EngineHit, IndexedChunk, SearchFilter, scoped_doc_key
 from retrievers.qdrant_payload import (
     ID_PAGE,
     PAYLOAD_INTEGER_FIELDS,

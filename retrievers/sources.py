@@ -8,18 +8,14 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from pathlib import Path
 
+from core.errors import InvalidInput
+from core.models import AnnotationRow, FieldSpec, SourceDocument
+from core.scope import DEFAULT_SCOPE
 from retrievers import loaders
-from retrievers.errors import InvalidInput
 from retrievers.ingest import Ingestor, IngestReport
 from retrievers.loaders import files
 from retrievers.loaders.files import Skipped
-from retrievers.models import DEFAULT_SCOPE, SAMPLE_SCOPE, AnnotationRow, FieldSpec, SourceDocument
 from retrievers.stack import Stack
-
-
-def dataset_scope(dataset: str | None) -> str:
-    """The scope documents go to when none is named: the sample corpus's own, else `default`."""
-    return SAMPLE_SCOPE if dataset == "sample" else DEFAULT_SCOPE
 
 
 def in_scope(items: Iterable[SourceDocument | Skipped], scope: str) -> Iterator[SourceDocument | Skipped]:

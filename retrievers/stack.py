@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from core.errors import InvalidInput
+from core.settings import Settings
 from retrievers.deferred import DeferredEmbedder, DeferredVectors
 from retrievers.embedding_cache import CachedEmbedder
 from retrievers.engine_lock import EngineLock
-from retrievers.errors import InvalidInput
 from retrievers.postgres_store import PostgresStore
 from retrievers.protocols import DocumentStore, Embedder, KeywordIndex, VectorIndex
-from retrievers.settings import Settings
 
 
 @dataclass

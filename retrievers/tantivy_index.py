@@ -18,9 +18,9 @@ from typing import Any
 
 import tantivy
 
+from core.errors import BackendUnavailable, IndexUnreadable
+from core.models import EngineHit, IndexedChunk, SearchFilter, scoped_doc_key
 from retrievers.disk_usage import disk_usage
-from retrievers.errors import BackendUnavailable, IndexUnreadable
-from retrievers.models import EngineHit, IndexedChunk, SearchFilter, scoped_doc_key
 
 ANALYZER = "en_bm25"
 _WRITER_HEAP_BYTES = 64_000_000

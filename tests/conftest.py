@@ -123,10 +123,10 @@ def minilm():
 
 def make_stack(database_url: str, folder: Path, embedder):
     """The embedded stack on `database_url`, with engine folders and an embedding cache under `folder`."""
+    from core.settings import Settings
     from retrievers.embedding_cache import CachedEmbedder
     from retrievers.postgres_store import PostgresStore
     from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
-    from retrievers.settings import Settings
     from retrievers.stack import Stack
     from retrievers.tantivy_index import TantivyKeywordIndex
 

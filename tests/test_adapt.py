@@ -12,15 +12,15 @@ import numpy as np
 import pytest
 
 from cli.parser import build_parser
+from core.errors import EmbeddingModelMismatch, InvalidInput
+from core.settings import Settings
 from evals import adapt_embedder
 from evals.adapt_embedder import BATCH_SIZE, adapt, training_examples, training_pairs
 from evals.adapt_heldout import HELD_OUT_SPLIT, split
 from evals.beir_data import load_qrels
 from retrievers.adapted_embedder import AdaptedEmbedder, adapted_folder, minilm_layout
-from retrievers.errors import EmbeddingModelMismatch, InvalidInput
 from retrievers.minilm_embedder import load_sentence_transformer
 from retrievers.qdrant_payload import check_model_signature, model_signature
-from retrievers.settings import Settings
 from retrievers.stack import make_embedder
 from tests.conftest import shared_dataset
 

@@ -8,11 +8,11 @@ import random
 import pytest
 from psycopg import sql
 
+from core.errors import InvalidInput
+from core.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk, SourceDocument
 from retrievers import annotation_aggregates, annotation_filters, annotation_indexes
 from retrievers.annotation_filters import Predicate
 from retrievers.annotation_indexes import bucket_prefix, existing_indexes
-from retrievers.errors import InvalidInput
-from retrievers.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk, SourceDocument
 
 DOCUMENTS = 1000
 LAWS = ["Delaware", "New York", "California", "Texas", "England and Wales", "Ontario"]

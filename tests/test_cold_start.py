@@ -13,10 +13,10 @@ import sys
 
 import pytest
 
+from core.errors import EmbeddingModelMismatch
+from core.models import SearchFilter
 from graph.planners import currencies
 from retrievers.deferred import DeferredEmbedder, DeferredVectors
-from retrievers.errors import EmbeddingModelMismatch
-from retrievers.models import SearchFilter
 from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
 
 MODEL_LIBRARIES = ("torch", "sentence_transformers", "transformers", "onnxruntime", "openai", "langchain_openai")

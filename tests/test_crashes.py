@@ -15,9 +15,9 @@ from contextlib import contextmanager
 import psycopg
 import pytest
 
+from core.models import AnnotationRow, Document, SearchFilter, SourceDocument
 from retrievers.consistency import MISSING, UNKNOWN, check
 from retrievers.ingest import Ingestor, embedding_text
-from retrievers.models import AnnotationRow, Document, SearchFilter, SourceDocument
 from retrievers.search import Retriever
 from tests.conftest import make_stack
 from tests.test_cli import ragent

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from core.errors import EmbeddingModelMismatch, InvalidInput
+from core.settings import Settings
 from retrievers.embedding_cache import CachedEmbedder
 from retrievers.embedding_models import MINILM, embeddings_setting
-from retrievers.errors import EmbeddingModelMismatch, InvalidInput
 from retrievers.minilm_embedder import MiniLMEmbedder, default_precision, native_bfloat16
 from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
-from retrievers.settings import Settings
 from retrievers.stack import make_embedder
 
 SENTENCES = [

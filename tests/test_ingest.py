@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from retrievers.errors import InvalidInput
+from core.errors import InvalidInput
+from core.models import SearchFilter
 from retrievers.ingest import STAGES, Ingestor
 from retrievers.loaders import files
-from retrievers.models import SearchFilter
 from retrievers.search import Retriever
 from retrievers.sources import ingest_source
 

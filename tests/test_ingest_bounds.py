@@ -13,13 +13,8 @@ import psycopg
 import pytest
 from pydantic import ValidationError
 
-from graph.ingest_graph import build_ingest
-from retrievers import loaders
-from retrievers.annotation_filters import Predicate
-from retrievers.consistency import STALE_CATALOG, check
-from retrievers.errors import InvalidInput
-from retrievers.ingest import SKIPPED_SHOWN, Ingestor
-from retrievers.models import (
+from core.errors import InvalidInput
+from core.models import (
     MAX_FIELD_NAME_CHARS,
     MAX_ROW_BYTES,
     MAX_ROW_FIELDS,
@@ -30,6 +25,11 @@ from retrievers.models import (
     IndexedChunk,
     SourceDocument,
 )
+from graph.ingest_graph import build_ingest
+from retrievers import loaders
+from retrievers.annotation_filters import Predicate
+from retrievers.consistency import STALE_CATALOG, check
+from retrievers.ingest import SKIPPED_SHOWN, Ingestor
 from retrievers.postgres_store import _MARK_STALE
 from retrievers.sources import ingest_source
 from tests.conftest import make_stack, shared_dataset

@@ -8,8 +8,8 @@ import time
 import pytest
 from opensearchpy import OpenSearch
 
-from retrievers.errors import BackendUnavailable, InvalidInput
-from retrievers.models import SearchFilter
+from core.errors import BackendUnavailable, InvalidInput
+from core.models import SearchFilter
 from retrievers.opensearch_index import OpenSearchKeywordIndex
 from tests.conformance.corpus import make_chunks
 

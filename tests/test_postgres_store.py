@@ -8,10 +8,10 @@ import time
 import psycopg
 import pytest
 
+from core.errors import BackendUnavailable, InvalidInput
+from core.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk, SourceDocument
 from retrievers import postgres_store
 from retrievers.annotation_filters import Predicate
-from retrievers.errors import BackendUnavailable, InvalidInput
-from retrievers.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk, SourceDocument
 from retrievers.postgres_store import PostgresStore
 from tests.conftest import fresh_database
 

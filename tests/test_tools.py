@@ -12,10 +12,10 @@ from collections import Counter
 
 import pytest
 
+from core.models import SourceDocument
 from retrievers import postgres_store
 from retrievers.ingest import Ingestor
 from retrievers.loaders import cuad, field_specs, sample, sroie
-from retrievers.models import SourceDocument
 from retrievers.normalize import parse_amount, parse_date
 from tests.conftest import SHARED_DATA, fresh_database, make_stack
 from tools.context import ToolContext, ToolLimits
@@ -733,7 +733,7 @@ def test_rate_limit_answers_with_when_to_retry(context):
 
 
 def test_a_rate_limited_backend_becomes_a_rate_limited_envelope(context):
-    from retrievers.errors import RateLimited
+    from core.errors import RateLimited
     from tools.arguments import DocumentMetadataArgs
     from tools.guard import run_tool
 

@@ -27,7 +27,7 @@ OWNER = """
 import json, sys
 from retrievers.ingest import Ingestor
 from retrievers.loaders import field_specs, sample
-from retrievers.models import Document, SourceDocument
+from core.models import Document, SourceDocument
 from retrievers.stack import open_stack
 
 stack = open_stack()

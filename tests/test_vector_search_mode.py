@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrievers.models import IndexedChunk, SearchFilter
+from core.models import IndexedChunk, SearchFilter
+from core.settings import Settings
 from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
-from retrievers.settings import Settings
 
 DIM = 16
 POINTS = 1200

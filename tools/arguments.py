@@ -37,7 +37,7 @@ def _storable(value: str) -> str:
 
 Text = Annotated[str, AfterValidator(_storable)]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=NAME_CHARS_MAX), AfterValidator(_storable)]
-"""A bucket or field name: bucket names have at most 40 characters and field names 63 (retrievers.models)."""
+"""A bucket or field name: bucket names have at most 40 characters and field names 63 (core.models)."""
 DocId = Annotated[str, StringConstraints(min_length=1, max_length=DOC_ID_CHARS_MAX), AfterValidator(_storable)]
 GroupKey = Annotated[
     str, StringConstraints(min_length=1, max_length=NAME_CHARS_MAX + len("month()")), AfterValidator(_storable)

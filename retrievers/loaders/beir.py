@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 
+from core.models import Document, SourceDocument
 from retrievers.loaders.common import read_jsonl, require_file
-from retrievers.models import Document, SourceDocument
 
 
 def load_corpus(path: Path, *, bucket: str, tag: str, limit: int | None = None) -> Iterator[SourceDocument]:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from retrievers.errors import RagentError
+from core.errors import RagentError
 
 
 def _flag(value: str | None, default: bool) -> bool:

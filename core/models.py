@@ -18,12 +18,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from retrievers.errors import InvalidInput
+from core.scope import DEFAULT_SCOPE, SCOPE_RE
 
-DEFAULT_SCOPE = "default"
-SAMPLE_SCOPE = "sample"
-"""Where the sample corpus goes unless a scope is named (`ragent demo`, `ragent serve`, `ragent ingest --dataset
-sample`), so that a user's own documents in `default` never mix with it."""
 BUCKET_NAME_PATTERN = r"^[a-z][a-z0-9_]{1,39}$"
 BUCKET_NAME_RE = re.compile(BUCKET_NAME_PATTERN)
 MAX_DOC_ID_CHARS = 200
@@ -38,16 +34,6 @@ MAX_ROW_BYTES = 64 * 1024
 """The most bytes of JSON one annotation row (or its `raw`) may take, for the same reason. The largest real one (a
 CUAD row, clause excerpts as values) takes 2.7 KB; whole passages belong in the document's text, which is chunked."""
 FIELD_NAME_RE = re.compile(rf"^[A-Za-z][A-Za-z0-9_]{{0,{MAX_FIELD_NAME_CHARS - 1}}}$")
-SCOPE_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")
-SCOPE_RULE = "letters, digits, '_.:-', up to 64 characters"
-
-
-def checked_scope(value: object) -> str:
-    """A scope as a client, a command line or a file gives it (any JSON value): a name SCOPE_RE accepts, else
-    InvalidInput naming the rule."""
-    if not isinstance(value, str) or not SCOPE_RE.match(value):
-        raise InvalidInput(f"scope {value!r} is not valid ({SCOPE_RULE})")
-    return value
 
 
 FieldType = Literal["string", "number", "integer", "boolean", "date"]
