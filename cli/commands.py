@@ -21,7 +21,7 @@ from core.models import SearchFilter
 from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE
 
 if TYPE_CHECKING:
-    from retrievers.field_catalog import Vocabulary
+    from retrievers.postgres.field_catalog import Vocabulary
 
 SNIPPET_CHARS = 160
 BODY_PREVIEW_CHARS = 600
@@ -62,7 +62,7 @@ def _store():
 
 def ingest(args: argparse.Namespace) -> None:
     from core.scope import dataset_scope
-    from retrievers.sources import ingest_source
+    from retrievers.ingestion.sources import ingest_source
 
     with _opened() as stack:
         report = ingest_source(
@@ -108,7 +108,7 @@ def search(args: argparse.Namespace) -> None:
 
 
 def annotations(args: argparse.Namespace) -> None:
-    from retrievers.annotation_filters import Predicate
+    from retrievers.postgres.annotation_filters import Predicate
     from tools.envelope import MatchedTotal
 
     predicates = [
@@ -224,14 +224,14 @@ def stats(args: argparse.Namespace) -> None:
     """The store's counts always; the engines' when this process may open them, else who holds them; and whether the
     embedded Postgres was running before this command started it (read first, since reading the counts starts it)."""
     from core.settings import Settings
-    from retrievers.engine_lock import EnginesBusy
+    from retrievers.engines.lock import EnginesBusy
 
     settings = Settings.from_env()
     data_dir = settings.embedded_postgres_dir
     if data_dir is None:
         postgres: dict[str, Any] = {"embedded": False}
     else:
-        from retrievers.embedded_postgres import embedded_postgres_status
+        from retrievers.postgres.embedded.server import embedded_postgres_status
 
         postgres = embedded_postgres_status(data_dir).as_json()
     try:
@@ -282,7 +282,7 @@ def _postgres_line(postgres: dict[str, Any], idle_stop_s: float) -> str:
 
 def stop(args: argparse.Namespace) -> None:
     from core.settings import Settings
-    from retrievers.embedded_postgres import stop_embedded_postgres
+    from retrievers.postgres.embedded.server import stop_embedded_postgres
 
     data_dir = Settings.from_env().embedded_postgres_dir
     if data_dir is None:
@@ -318,7 +318,7 @@ def documents_list(args: argparse.Namespace) -> None:
 
 
 def documents_show(args: argparse.Namespace) -> None:
-    from retrievers.documents import show_document
+    from retrievers.ingestion.documents import show_document
 
     with _store() as store:
         record = show_document(store, args.scope, args.doc_id)
@@ -339,7 +339,7 @@ def documents_show(args: argparse.Namespace) -> None:
 
 
 def documents_delete(args: argparse.Namespace) -> None:
-    from retrievers.documents import delete_documents
+    from retrievers.ingestion.documents import delete_documents
 
     if args.bucket and not args.doc_ids and not args.yes:
         question = f"delete every document of bucket {args.bucket!r} in scope {args.scope!r}? [y/N] "
@@ -360,7 +360,7 @@ def documents_delete(args: argparse.Namespace) -> None:
 
 def check(args: argparse.Namespace) -> None:
     """Exit status 1 when the stores disagree and were not repaired, so that scripts and cron can alert on it."""
-    from retrievers.consistency import check as check_stores
+    from retrievers.ingestion.consistency import check as check_stores
 
     with _opened() as stack:
         report = check_stores(stack, repair=args.repair, scope=args.scope)
@@ -374,7 +374,7 @@ def demo(args: argparse.Namespace) -> None:
     from cli.printing import option_reply
     from evals.demo_questions import DEMO_QUESTIONS
     from graph.context import AgentContext
-    from retrievers.sources import ingest_source
+    from retrievers.ingestion.sources import ingest_source
 
     def first_option(payload: dict) -> dict:
         print(f"(the demo answers: {payload['options'][0]['label']})")
@@ -404,7 +404,7 @@ def _start_postgres_early() -> None:
 
     settings = Settings.from_env()
     if data_dir := settings.embedded_postgres_dir:
-        from retrievers.embedded_postgres import start_in_background
+        from retrievers.postgres.embedded.server import start_in_background
 
         start_in_background(data_dir, idle_stop_s=settings.postgres_idle_stop_s)
 

@@ -37,7 +37,7 @@ class Settings:
 
     `postgres_idle_stop_s` (RAGENT_POSTGRES_IDLE_STOP_S): how long the embedded Postgres stays up once its last
     user has exited, so that questions asked one after another neither start nor stop it
-    (`retrievers.embedded_postgres_idle`); 0 stops it as the last user exits.
+    (`retrievers.postgres.embedded.idle`); 0 stops it as the last user exits.
     """
 
     home: Path

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from core.errors import InvalidInput
 from core.settings import Settings
-from retrievers.embedding_models import ADAPTED_MINILM_PREFIX
+from retrievers.engines.embedders.model_names import ADAPTED_MINILM_PREFIX
 from retrievers.loaders.common import read_jsonl
 
 EPOCHS = 3
@@ -105,7 +105,7 @@ def _hard_negative_pools(
 
     from core.models import IndexedChunk, SearchFilter
     from core.scope import DEFAULT_SCOPE
-    from retrievers.tantivy_index import TantivyKeywordIndex
+    from retrievers.engines.keyword.tantivy_index import TantivyKeywordIndex
 
     first, last = HARD_NEGATIVE_RANKS
     with tempfile.TemporaryDirectory(prefix="ragent-adapt-") as tmp:
@@ -181,8 +181,8 @@ def adapt(
 
     # Here rather than with the module: every CLI process imports it for the parser's defaults, and the adapted
     # embedder brings the MiniLM encoders (SciPy, tokenizers) with it.
-    from retrievers.adapted_embedder import MODEL_FILE, adapted_folder
-    from retrievers.minilm_embedder import load_sentence_transformer
+    from retrievers.engines.embedders.adapted import MODEL_FILE, adapted_folder
+    from retrievers.engines.embedders.minilm import load_sentence_transformer
 
     target = adapted_folder(Settings.from_env().cache_dir, name)
     examples = training_examples(folder, split, hard_negatives)

@@ -67,7 +67,7 @@ def score(folder: Path, home: Path, *, split_name: str = HELD_OUT_SPLIT, weights
     from core.models import SearchFilter
     from core.settings import Settings
     from retrievers.fusion import weighted_fusion
-    from retrievers.ingest import Ingestor
+    from retrievers.ingestion.pipeline import Ingestor
     from retrievers.loaders.beir import load_corpus
     from retrievers.search import FUSION_DEPTH
     from retrievers.stack import open_stack

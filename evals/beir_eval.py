@@ -25,7 +25,7 @@ from evals.eval_corpus import eval_services
 from evals.metrics import ndcg_at_k, recall_at_k
 from evals.question_eval import langsmith_evaluate, summarise, write_report
 from graph.services import AgentServices
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders.beir import load_corpus
 from retrievers.search import Retriever
 

@@ -38,7 +38,7 @@ from evals.served_agent import ServedAgent
 from graph.builder import compile_agent
 from graph.checkpointing import CONNECTION_OPTIONS, SERDE
 from graph.context import AgentContext
-from retrievers.sources import ingest_source
+from retrievers.ingestion.sources import ingest_source
 
 QUESTIONS = [(q, AgentContext(**settings)) for q, settings in DEMO_QUESTIONS]
 STOP = {"choice": "stop"}

@@ -32,10 +32,10 @@ from core.models import AnnotationRow, Chunk, Document, IndexedChunk, SearchFilt
 from core.settings import Settings
 from evals.beir_data import load_qrels, load_queries
 from evals.metrics import ndcg_at_k, percentile, recall_at_k
-from retrievers.annotation_filters import Predicate
 from retrievers.fusion import KEYWORD_WEIGHT
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import scifact, shared_data_dir
+from retrievers.postgres.annotation_filters import Predicate
 from retrievers.search import Retriever
 from retrievers.stack import Stack, open_stack
 

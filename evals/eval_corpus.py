@@ -17,7 +17,7 @@ from core.errors import InvalidInput
 from core.settings import Settings
 from graph.services import AgentServices
 from retrievers import loaders
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.stack import Stack, open_stack
 
 

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from core.models import Chunk, EngineHit, FieldSpec, IndexedChunk, SearchFilter, SourceDocument
-from retrievers.annotation_filters import Predicate
-from retrievers.field_catalog import CatalogField, Vocabulary
+from retrievers.postgres.annotation_filters import Predicate
+from retrievers.postgres.field_catalog import CatalogField, Vocabulary
 
 
 @runtime_checkable
@@ -33,7 +33,7 @@ class Embedder(Protocol):
 class ForwardingEmbedder:
     """An embedder in front of another (`inner`): its name, dimension, window, tokens and vectors are the inner
     one's, each asked when needed (so a deferred embedder is made only then); a wrapper overrides what it changes
-    (`retrievers.embedding_cache`, `retrievers.deferred`)."""
+    (`retrievers.engines.embedders.cache`, `retrievers.engines.deferred`)."""
 
     inner: Embedder
 

@@ -19,9 +19,9 @@ from graph.checkpointing import SERDE
 from graph.context import DEFAULT_CONTEXT, AgentContext
 from graph.planners import rule_planner
 from graph.services import AgentServices
-from retrievers import postgres_store
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
+from retrievers.postgres import store as postgres_store
 from tests.conftest import fresh_database, make_stack
 from tests.test_cli import ragent
 
@@ -313,7 +313,7 @@ def test_a_clarification_is_explained_and_answered_by_the_number_it_lists(tmp_pa
 def test_on_real_receipts_and_contracts_answers_match_the_labels(postgres_url, minilm, tmp_path):
     """A count, a sum and a list over SROIE and CUAD labels, asked in words, answered from the annotations."""
     from retrievers.loaders import cuad, sroie
-    from retrievers.normalize import parse_amount
+    from retrievers.loaders.normalize import parse_amount
     from tests.conftest import SHARED_DATA, shared_dataset
 
     shared_dataset("sroie")

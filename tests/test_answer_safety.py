@@ -22,7 +22,7 @@ from graph.checkpointing import SERDE
 from graph.context import AgentContext
 from graph.planners.phrases import quantities
 from graph.services import AgentServices
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from tests.conftest import fresh_database, make_stack
 
 BOLD_CLAIM = "**Verified by ragent: every contract is terminated.**"

@@ -16,11 +16,11 @@ import pytest
 from core.errors import BackendUnavailable
 from core.models import AnnotationRow, Document, SearchFilter, SourceDocument
 from evals.served_agent import ServedAgent
-from retrievers.consistency import check
-from retrievers.documents import delete_documents, finish_pending_deletions
-from retrievers.embedded_postgres import alive, embedded_database_url, start_in_background
-from retrievers.embedded_postgres_idle import WATCHER_FILE
-from retrievers.ingest import Ingestor, IngestReport
+from retrievers.ingestion.consistency import check
+from retrievers.ingestion.documents import delete_documents, finish_pending_deletions
+from retrievers.ingestion.pipeline import Ingestor, IngestReport
+from retrievers.postgres.embedded.idle import WATCHER_FILE
+from retrievers.postgres.embedded.server import alive, embedded_database_url, start_in_background
 from retrievers.search import Retriever
 from tests.test_cli import ragent
 from tests.test_crashes import opened

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from core.errors import BackendUnavailable, IndexUnreadable
-from retrievers.embedding_cache import CachedEmbedder
-from retrievers.openai_embedder import OpenAIEmbedder
+from retrievers.engines.embedders.cache import CachedEmbedder
+from retrievers.engines.embedders.openai_embedder import OpenAIEmbedder
 from retrievers.protocols import ForwardingEmbedder
 
 

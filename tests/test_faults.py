@@ -30,7 +30,7 @@ from graph.builder import compile_agent
 from graph.checkpointing import CONNECTION_OPTIONS, SERDE
 from graph.context import DEFAULT_CONTEXT, AgentContext
 from graph.services import AgentServices
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
 from tests.conftest import fresh_database, make_stack
 

@@ -8,10 +8,10 @@ import pytest
 
 from core.errors import InvalidInput
 from core.models import SearchFilter
-from retrievers.ingest import STAGES, Ingestor
+from retrievers.ingestion.pipeline import STAGES, Ingestor
+from retrievers.ingestion.sources import ingest_source
 from retrievers.loaders import files
 from retrievers.search import Retriever
-from retrievers.sources import ingest_source
 
 CONTRACT = (
     "MASTER SERVICES AGREEMENT between Northwind Traders LLC and Contoso Ltd. "

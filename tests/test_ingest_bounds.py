@@ -27,11 +27,11 @@ from core.models import (
 )
 from graph.ingest_graph import build_ingest
 from retrievers import loaders
-from retrievers.annotation_filters import Predicate
-from retrievers.consistency import STALE_CATALOG, check
-from retrievers.ingest import SKIPPED_SHOWN, Ingestor
-from retrievers.postgres_store import _MARK_STALE
-from retrievers.sources import ingest_source
+from retrievers.ingestion.consistency import STALE_CATALOG, check
+from retrievers.ingestion.pipeline import SKIPPED_SHOWN, Ingestor
+from retrievers.ingestion.sources import ingest_source
+from retrievers.postgres.annotation_filters import Predicate
+from retrievers.postgres.store import _MARK_STALE
 from tests.conftest import make_stack, shared_dataset
 from tests.test_cli import ragent
 from tests.test_crashes import SAMPLE_INGEST, kill_ingest_after_first_commit

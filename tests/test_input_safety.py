@@ -20,7 +20,7 @@ from graph.decomposition import Decomposition
 from graph.export import export_csv
 from graph.ingest_graph import build_ingest
 from graph.services import AgentServices
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import CHECKOUT_SHARED_DATA, files
 from retrievers.loaders.common import MAX_JSON_DEPTH
 from retrievers.loaders.files import Skipped

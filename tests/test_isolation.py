@@ -21,7 +21,7 @@ from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
 from graph.services import AgentServices
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
 from tests.conftest import fresh_database, make_stack
 from tests.test_llm_planner import DELAWARE, ScriptedModel, structured

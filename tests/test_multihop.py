@@ -17,7 +17,7 @@ from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
 from graph.services import AgentServices
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from tests.conftest import fresh_database, make_stack
 
 PAGES = {

@@ -10,7 +10,7 @@ from opensearchpy import OpenSearch
 
 from core.errors import BackendUnavailable, InvalidInput
 from core.models import SearchFilter
-from retrievers.opensearch_index import OpenSearchKeywordIndex
+from retrievers.engines.keyword.opensearch_index import OpenSearchKeywordIndex
 from tests.conformance.corpus import make_chunks
 
 KEYWORD_FIELDS = ("chunk_id", "doc_id", "doc_key", "scope", "bucket", "author", "tags", "content_hash")

@@ -10,9 +10,9 @@ import pytest
 
 from core.errors import BackendUnavailable, InvalidInput
 from core.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk, SourceDocument
-from retrievers import postgres_store
-from retrievers.annotation_filters import Predicate
-from retrievers.postgres_store import PostgresStore
+from retrievers.postgres import store as postgres_store
+from retrievers.postgres.annotation_filters import Predicate
+from retrievers.postgres.store import PostgresStore
 from tests.conftest import fresh_database
 
 

@@ -28,7 +28,7 @@ from langgraph_sdk import get_sync_client
 from core.models import SourceDocument
 from core.settings import Settings
 from evals.served_agent import ServedAgent
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
 from retrievers.stack import open_stack
 from tests.conftest import fresh_database

@@ -13,10 +13,10 @@ from collections import Counter
 import pytest
 
 from core.models import SourceDocument
-from retrievers import postgres_store
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import cuad, field_specs, sample, sroie
-from retrievers.normalize import parse_amount, parse_date
+from retrievers.loaders.normalize import parse_amount, parse_date
+from retrievers.postgres import store as postgres_store
 from tests.conftest import SHARED_DATA, fresh_database, make_stack
 from tools.context import ToolContext, ToolLimits
 from tools.envelope import AggregateGroup, Envelope
@@ -747,7 +747,7 @@ def test_a_rate_limited_backend_becomes_a_rate_limited_envelope(context):
 def test_an_unreachable_postgres_is_unavailable_not_a_crash(context, database_url):
     from dataclasses import replace
 
-    from retrievers.postgres_store import PostgresStore
+    from retrievers.postgres.store import PostgresStore
 
     closed = PostgresStore(database_url)
     closed.close()

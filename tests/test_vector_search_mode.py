@@ -7,7 +7,7 @@ import numpy as np
 
 from core.models import IndexedChunk, SearchFilter
 from core.settings import Settings
-from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
+from retrievers.engines.vector.qdrant_edge_index import QdrantEdgeVectorIndex
 
 DIM = 16
 POINTS = 1200

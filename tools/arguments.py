@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from retrievers.annotation_filters import Bounds, Op, Predicate, unstorable
+from retrievers.postgres.annotation_filters import Bounds, Op, Predicate, unstorable
 
 TOP_K_DEFAULT = 20
 TOP_K_MAX = 50

@@ -18,7 +18,7 @@ from psycopg_pool import PoolClosed, PoolTimeout
 from pydantic import BaseModel, ValidationError
 
 from core.errors import BackendUnavailable, EmbeddingModelMismatch, IndexUnreadable, InvalidInput, RateLimited
-from retrievers.annotation_filters import shown
+from retrievers.postgres.annotation_filters import shown
 from tools.context import EngineTimeout, ToolContext
 from tools.envelope import Envelope, failure
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from core.errors import InvalidInput
 from core.models import SearchFilter
-from retrievers.annotation_filters import shown
+from retrievers.postgres.annotation_filters import shown
 from retrievers.search import Retriever, SearchHit
 from tools.arguments import (
     FusedSearchArgs,

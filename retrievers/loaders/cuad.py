@@ -14,7 +14,7 @@ from typing import Any
 
 from core.models import AnnotationRow, Document, FieldSpec, SourceDocument
 from retrievers.loaders.common import RowBuilder, read_jsonl, require_file, snake_case, source_document
-from retrievers.normalize import (
+from retrievers.loaders.normalize import (
     is_perpetual,
     parse_date,
     parse_durations,

@@ -13,7 +13,7 @@ from typing import Any
 
 from core.models import Document, FieldSpec, SourceDocument
 from retrievers.loaders.common import RowBuilder, read_jsonl, require_file, source_document
-from retrievers.normalize import parse_amount, parse_date
+from retrievers.loaders.normalize import parse_amount, parse_date
 
 BUCKET = "receipts"
 SHARED_FOLDER = "sroie"

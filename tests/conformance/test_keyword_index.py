@@ -120,7 +120,7 @@ def test_enumeration_and_deletion_page_through_thousands_of_chunks(keyword_index
 
 def test_a_busy_tantivy_writer_is_waited_for_then_reported(tmp_path, monkeypatch):
     from core.errors import BackendUnavailable
-    from retrievers import tantivy_index
+    from retrievers.engines.keyword import tantivy_index
 
     first = tantivy_index.TantivyKeywordIndex(tmp_path / "kw")
     held = first._index.writer(64_000_000, 1)

@@ -124,12 +124,12 @@ def test_an_index_open_in_another_process_is_reported_not_called_corrupt(tmp_pat
     import sys
 
     from core.errors import BackendUnavailable
-    from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
+    from retrievers.engines.vector.qdrant_edge_index import QdrantEdgeVectorIndex
 
     holder = QdrantEdgeVectorIndex(tmp_path / "edge")
     holder.ensure_model("test-model", DIM)
     probe = (
-        "from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex\n"
+        "from retrievers.engines.vector.qdrant_edge_index import QdrantEdgeVectorIndex\n"
         f"QdrantEdgeVectorIndex(r'{tmp_path / 'edge'}').ensure_model('test-model', {DIM})\n"
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)

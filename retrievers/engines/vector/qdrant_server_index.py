@@ -16,7 +16,7 @@ from qdrant_client import QdrantClient, models
 
 from core.errors import BackendUnavailable
 from core.models import EngineHit, IndexedChunk, SearchFilter, scoped_doc_key
-from retrievers.qdrant_payload import (
+from retrievers.engines.vector.qdrant_payload import (
     ID_PAGE,
     PAYLOAD_INTEGER_FIELDS,
     PAYLOAD_KEYWORD_FIELDS,

@@ -12,7 +12,7 @@ from core.errors import InvalidInput
 from core.models import AnnotationRow, FieldSpec, SourceDocument
 from core.scope import DEFAULT_SCOPE
 from retrievers import loaders
-from retrievers.ingest import Ingestor, IngestReport
+from retrievers.ingestion.pipeline import Ingestor, IngestReport
 from retrievers.loaders import files
 from retrievers.loaders.files import Skipped
 from retrievers.stack import Stack

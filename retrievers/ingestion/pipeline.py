@@ -11,7 +11,7 @@ Order of writes for each batch, and why:
 5. The engines drop the chunks of older versions of the documents that changed.
 A crash between 3 and 4 leaves unreachable chunks in the engines, which the next ingest of the same content
 overwrites; a crash between 4 and 5, or a new document whose source changed before the next ingest, leaves
-them for good. `ragent check --repair` (retrievers.consistency) finds and deletes them.
+them for good. `ragent check --repair` (retrievers.ingestion.consistency) finds and deletes them.
 
 The field catalog is derived from all the rows of a bucket, which costs too much to redo in every commit (half a
 second at 20,000 receipts), so each commit only marks its bucket's catalog stale, in its own transaction, and the
@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from tqdm import tqdm
 
 from core.models import Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
-from retrievers.chunking import chunk_spans
-from retrievers.documents import finish_pending_deletions
+from retrievers.ingestion.chunking import chunk_spans
+from retrievers.ingestion.documents import finish_pending_deletions
 from retrievers.loaders.files import Skipped
 from retrievers.stack import Stack
 

@@ -1,7 +1,7 @@
 """Do Postgres, the keyword index and the vector index agree? `check` says, and with `repair` makes them agree.
 
-Postgres is the commit point of ingestion (see `retrievers.ingest`), so it is the truth each engine is compared
-with, chunk id by chunk id:
+Postgres is the commit point of ingestion (see `retrievers.ingestion.pipeline`), so it is the truth each engine is
+compared with, chunk id by chunk id:
 - a chunk Postgres committed that an engine lacks (a lost or restored-from-backup index, a failed write) is
   re-indexed from Postgres: the stored chunk text and document fields are exactly what ingestion gave the
   keyword engine, and the vector engine gets the embedding of the same text, from the on-disk cache when it
@@ -15,9 +15,9 @@ with, chunk id by chunk id:
   is not what its rows give (an ingest killed before it refreshed the catalog, so that a predicate on a field the
   rows hold is refused as unknown) has its catalog recomputed from the rows.
 
-Deletes a process left part-way (`retrievers.documents`: committed in Postgres, not yet dropped by the engines) are
-finished first, with or without `repair`: they are committed work being completed, like ingestion's next run
-completing a killed one, not drift.
+Deletes a process left part-way (`retrievers.ingestion.documents`: committed in Postgres, not yet dropped by the
+engines) are finished first, with or without `repair`: they are committed work being completed, like ingestion's
+next run completing a killed one, not drift.
 
 Every store's chunk ids are held in memory as sets (about 120 bytes an id, so some 400 MB for 1M chunks across
 the three stores), and enumerating an engine costs one pass over it (see each adapter's `chunk_ids`).
@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from core.models import IndexedChunk
-from retrievers.documents import finish_pending_deletions
-from retrievers.ingest import embedding_text
+from retrievers.ingestion.documents import finish_pending_deletions
+from retrievers.ingestion.pipeline import embedding_text
 from retrievers.protocols import KeywordIndex, VectorIndex
 from retrievers.stack import Stack
 

@@ -1,6 +1,6 @@
 """Document management across the three stores: list, show and delete documents of a scope.
 
-A delete is crash-safe the way ingestion is (see `retrievers.ingest`), with Postgres as the commit point:
+A delete is crash-safe the way ingestion is (see `retrievers.ingestion.pipeline`), with Postgres as the commit point:
 1. One Postgres transaction deletes the documents (their chunks and annotation rows go with them through the
    foreign keys), marks their buckets' catalogs stale and records each document's chunk ids in
    `pending_deletions`. From this commit on, the documents are gone for every reader: hits are hydrated from

@@ -17,8 +17,8 @@ from typing import Any
 from psycopg import sql
 
 from core.errors import InvalidInput
-from retrievers.annotation_filters import shown
-from retrievers.field_catalog import CatalogField
+from retrievers.postgres.annotation_filters import shown
+from retrievers.postgres.field_catalog import CatalogField
 
 FUNCTIONS = ("count", "sum", "avg", "min", "max")
 _NUMERIC = ("number", "integer")

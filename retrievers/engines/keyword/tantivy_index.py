@@ -20,7 +20,7 @@ import tantivy
 
 from core.errors import BackendUnavailable, IndexUnreadable
 from core.models import EngineHit, IndexedChunk, SearchFilter, scoped_doc_key
-from retrievers.disk_usage import disk_usage
+from retrievers.engines.disk_usage import disk_usage
 
 ANALYZER = "en_bm25"
 _WRITER_HEAP_BYTES = 64_000_000

@@ -9,7 +9,7 @@ server has been idle long enough and stops it, under pgserver's lock, unless a p
 process's own exit records a new idle time, which the same watcher waits for, or starts a new watcher if this one
 has gone. `ragent stop` stops the server at once as before, and the watcher then finds nothing to stop.
 
-    python -m retrievers.embedded_postgres_idle DATA_DIR    # the watcher; started by `stop_when_idle`
+    python -m retrievers.postgres.embedded.idle DATA_DIR    # the watcher; started by `stop_when_idle`
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from retrievers.embedded_postgres import alive, live_users, pg_ctl_stop, postmaster_pid, server_lock
+from retrievers.postgres.embedded.server import alive, live_users, pg_ctl_stop, postmaster_pid, server_lock
 
-WATCHER_MODULE = "retrievers.embedded_postgres_idle"
+WATCHER_MODULE = "retrievers.postgres.embedded.idle"
 """This module, which the watcher runs as `__main__` (so not by its `__name__`)."""
 IDLE_FILE = ".idle_since.json"
 WATCHER_FILE = ".idle_watcher.pid"

@@ -27,8 +27,8 @@ from safetensors import safe_open
 from tokenizers import Tokenizer
 
 from core.errors import InvalidInput
-from retrievers.minilm_openvino import MiniLMDocumentEncoder
-from retrievers.minilm_query_encoder import MiniLMQueryEncoder
+from retrievers.engines.embedders.minilm_openvino import MiniLMDocumentEncoder
+from retrievers.engines.embedders.minilm_query_encoder import MiniLMQueryEncoder
 
 ADAPTED_PREFIX = "adapted:"
 MODEL_FILE = "ragent-model.json"
@@ -101,7 +101,7 @@ class AdaptedEmbedder:
     def _loaded(self):
         with self._load_lock:
             if self._model is None:
-                from retrievers.minilm_embedder import load_sentence_transformer
+                from retrievers.engines.embedders.minilm import load_sentence_transformer
 
                 self._model = load_sentence_transformer(self.folder)
             return self._model

