@@ -237,7 +237,7 @@ def test_the_exact_index_conditions_answer_as_the_exact_tests_do(store, odd_buck
     answer of the exact JSON tests alone, on rows made to part them if they could."""
     from functools import partial
 
-    from retrievers.postgres import store as postgres_store
+    from retrievers.postgres import annotations as postgres_annotations
 
     def answers() -> list:
         return [store.find_annotations("default", "contracts", p, limit=10_000) for p in EXACT_SEARCHES]
@@ -246,7 +246,9 @@ def test_the_exact_index_conditions_answer_as_the_exact_tests_do(store, odd_buck
     assert all(indexed)
     assert {"odd0", "odd2"} <= {r["doc_id"] for r in indexed[0]}  # other spellings, a list with a null
     monkeypatch.setattr(
-        postgres_store, "compile_predicates", partial(annotation_filters.compile_predicates, index_conditions=False)
+        postgres_annotations,
+        "compile_predicates",
+        partial(annotation_filters.compile_predicates, index_conditions=False),
     )
     assert answers() == indexed
 
@@ -258,10 +260,12 @@ def test_a_range_excludes_the_ends_its_bounds_say(store, large_bucket, monkeypat
     both, only finds candidates), with or without the field indexes; a list matches when any element is inside."""
     from functools import partial
 
-    from retrievers.postgres import store as postgres_store
+    from retrievers.postgres import annotations as postgres_annotations
 
     monkeypatch.setattr(
-        postgres_store, "compile_predicates", partial(annotation_filters.compile_predicates, index_conditions=indexed)
+        postgres_annotations,
+        "compile_predicates",
+        partial(annotation_filters.compile_predicates, index_conditions=indexed),
     )
     low, high = 30, 90
     inside = {

@@ -34,7 +34,7 @@ from retrievers.loaders import sample
 from retrievers.postgres.annotation_aggregates import FUNCTIONS
 from retrievers.postgres.annotation_filters import OPS_BY_TYPE, Op
 from retrievers.postgres.field_catalog import CatalogField, build_field
-from retrievers.postgres.store import DEFAULT_BUCKETS
+from retrievers.postgres.schema import DEFAULT_BUCKETS
 from tools.arguments import Condition, Filter
 from tools.context import ToolContext
 from tools.envelope import Envelope, Status

@@ -16,7 +16,7 @@ from core.models import SourceDocument
 from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import cuad, field_specs, sample, sroie
 from retrievers.loaders.normalize import parse_amount, parse_date
-from retrievers.postgres import store as postgres_store
+from retrievers.postgres import annotations as postgres_annotations
 from tests.conftest import SHARED_DATA, fresh_database, make_stack
 from tools.context import ToolContext, ToolLimits
 from tools.envelope import AggregateGroup, Envelope
@@ -250,7 +250,7 @@ def test_aggregate_counts_groups_and_total(context):
 def test_a_search_past_the_counting_bound_says_its_total_is_a_lower_bound(context, monkeypatch):
     """The count stops past MATCHES_COUNTED_UP_TO (2 here) or the page size, whichever is larger; the aggregate
     still counts every row."""
-    monkeypatch.setattr(postgres_store, "MATCHES_COUNTED_UP_TO", 2)
+    monkeypatch.setattr(postgres_annotations, "MATCHES_COUNTED_UP_TO", 2)
     every = {"bucket": "receipts", "aggregate": "count", "predicates": {"total": {"op": ">", "value": 0}}}
     documents = call(context, "annotations_aggregate", **every)["total"]["documents"]
     assert documents > 3, "the sample holds more receipts than the bound"

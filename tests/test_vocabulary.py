@@ -14,7 +14,8 @@ from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
 from retrievers.loaders.sample import contracts as sample_contracts
 from retrievers.postgres.field_catalog import CatalogField
-from retrievers.postgres.store import DEFAULT_BUCKETS, PostgresStore
+from retrievers.postgres.schema import DEFAULT_BUCKETS
+from retrievers.postgres.store import PostgresStore
 from tools.catalog import Catalog
 from tools.context import ToolContext
 
