@@ -20,7 +20,8 @@ from retrievers.ingestion.consistency import check
 from retrievers.ingestion.documents import delete_documents, finish_pending_deletions
 from retrievers.ingestion.pipeline import Ingestor, IngestReport
 from retrievers.postgres.embedded.idle import WATCHER_FILE
-from retrievers.postgres.embedded.server import alive, embedded_database_url, start_in_background
+from retrievers.postgres.embedded.process import alive
+from retrievers.postgres.embedded.server import embedded_database_url, start_in_background
 from retrievers.search import Retriever
 from tests.test_cli import ragent
 from tests.test_crashes import opened

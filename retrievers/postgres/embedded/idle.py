@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from retrievers.postgres.embedded.server import alive, live_users, pg_ctl_stop, postmaster_pid, server_lock
+from retrievers.postgres.embedded.process import alive, live_users, pg_ctl_stop, postmaster_pid, server_lock
 
 WATCHER_MODULE = "retrievers.postgres.embedded.idle"
 """This module, which the watcher runs as `__main__` (so not by its `__name__`)."""

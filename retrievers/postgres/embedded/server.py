@@ -23,10 +23,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.errors import BackendUnavailable, RagentError
-
-USERS_FILE = ".handle_pids.json"
-"""pgserver's list of the processes using the server (see the module docstring)."""
-STOP_TIMEOUT_S = 60
+from retrievers.postgres.embedded.process import (
+    alive,
+    describe_process,
+    forget_dead_users,
+    live_users,
+    pg_ctl_stop,
+    pid_file,
+    postmaster_pid,
+    prepare_runtime,
+    server_lock,
+    serves,
+    users_list,
+)
 
 
 @dataclass(frozen=True)
@@ -52,14 +61,6 @@ class EmbeddedPostgresStatus:
             "used_by": [describe_process(pid) for pid in self.users],
             "stops_at": self.stops_at,
         }
-
-
-def _prepare_runtime() -> None:
-    os.environ.setdefault("XDG_RUNTIME_DIR", str(Path("/tmp") / f"runtime-{os.getuid()}"))
-    runtime_dir = Path(os.environ["XDG_RUNTIME_DIR"])
-    runtime_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    runtime_dir.chmod(0o700)
-    logging.getLogger("pgserver").setLevel(logging.WARNING)
 
 
 _starting: dict[Path, Future[str]] = {}
@@ -90,7 +91,7 @@ def embedded_database_url(data_dir: Path, *, idle_stop_s: float) -> str:
 
 
 def _start(data_dir: Path, idle_stop_s: float) -> str:
-    _prepare_runtime()
+    prepare_runtime()
     import pgserver
 
     if idle_stop_s > 0:
@@ -142,97 +143,6 @@ def _apply_machine_settings(server, data_dir: Path) -> None:
             ) from None
 
 
-def _users_list(data_dir: Path):
-    _prepare_runtime()
-    from pgserver.utils import DiskList
-
-    return DiskList(data_dir / USERS_FILE)
-
-
-def server_lock():
-    """pgserver's own inter-process lock around its list of users: held while the list is read and rewritten, as
-    pgserver holds it while a process joins or leaves."""
-    _prepare_runtime()
-    from pgserver import PostgresServer
-
-    return PostgresServer._lock
-
-
-def alive(pid: int) -> bool:
-    import psutil
-
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
-
-
-def forget_dead_users(data_dir: Path) -> list[int]:
-    """Drop the ids of processes that no longer exist from the server's list of users; returns the live ones."""
-    if not (data_dir / USERS_FILE).exists():
-        return []
-    with server_lock():
-        return live_users(data_dir)
-
-
-def live_users(data_dir: Path) -> list[int]:
-    """`forget_dead_users` for a caller that holds the server's lock already (pgserver's lock is not re-entrant:
-    taking it again and releasing it would release the caller's hold)."""
-    users = _users_list(data_dir)
-    listed = users.get()
-    live = [pid for pid in listed if alive(pid)]
-    if live != listed:
-        users.put(live)
-    return live
-
-
-def pg_ctl_stop(data_dir: Path, mode: str = "fast") -> None:
-    """Stop the server, as the OS user pgserver runs it as under root, and wait until it has stopped: a fast shutdown
-    rolls back open transactions and keeps what was committed; an immediate one skips the shutdown checkpoint (the
-    next start replays the write-ahead log)."""
-    import subprocess
-
-    import pgserver
-
-    user = "pgserver" if os.geteuid() == 0 else None
-    try:
-        pgserver.pg_ctl(["-w", "-m", mode, "-t", str(STOP_TIMEOUT_S), "stop"], pgdata=data_dir, user=user)
-    except subprocess.CalledProcessError as exc:
-        said = (exc.output or b"").decode(errors="replace").strip().splitlines()
-        raise BackendUnavailable(
-            f"the embedded Postgres in {data_dir} did not stop ({said[-1] if said else exc}); see {data_dir / 'log'}"
-        ) from None
-
-
-def _pid_file(data_dir: Path) -> tuple[int, Path] | None:
-    """The process id and the data folder that `postmaster.pid` records, when it holds them."""
-    try:
-        pid, recorded = (data_dir / "postmaster.pid").read_text().split("\n")[:2]
-        return int(pid), Path(recorded)
-    except (OSError, ValueError):
-        return None
-
-
-def _serves(recorded: tuple[int, Path], data_dir: Path) -> bool:
-    """Whether the live process `postmaster.pid` records (`_pid_file`) is the Postgres of `data_dir`: Postgres works
-    in its data folder, and the link to a process's working folder follows the folder when it is moved. Where that
-    link cannot be read, the folder the file records stands for it."""
-    import psutil
-
-    pid, recorded_dir = recorded
-    try:
-        return Path(psutil.Process(pid).cwd()) == data_dir.resolve()
-    except psutil.Error:
-        return recorded_dir == data_dir.resolve()
-
-
-def postmaster_pid(data_dir: Path) -> int | None:
-    """The id of the Postgres serving `data_dir`, or None when none runs (a `postmaster.pid` naming a process that
-    ended, or another folder's server, is not one)."""
-    recorded = _pid_file(data_dir)
-    return recorded[0] if recorded and alive(recorded[0]) and _serves(recorded, data_dir) else None
-
-
 def _settle_a_copied_or_moved_folder(data_dir: Path) -> None:
     """Before joining the server `postmaster.pid` names, when the file records another folder than this one: the
     server stays up after its last user (`retrievers.postgres.embedded.idle`), so a user may copy or move the data
@@ -244,15 +154,15 @@ def _settle_a_copied_or_moved_folder(data_dir: Path) -> None:
     - Moved: the server is this folder's, but it knows the folder by its old path (its socket, the files it opens
       by absolute path: left alone it fails at its next checkpoint). It is stopped at once, without the shutdown
       checkpoint it could not write, to be started here again (the start replays the write-ahead log)."""
-    recorded = _pid_file(data_dir)
+    recorded = pid_file(data_dir)
     if recorded is None or recorded[1] == data_dir.resolve() or not alive(recorded[0]):
         return
     with server_lock():
-        if _serves(recorded, data_dir):
+        if serves(recorded, data_dir):
             pg_ctl_stop(data_dir, mode="immediate")
         else:
             (data_dir / "postmaster.pid").unlink(missing_ok=True)
-            _users_list(data_dir).put([])  # the original's
+            users_list(data_dir).put([])  # the original's
         # The socket's lock file, when the socket lies in the folder: the original's, or one the moved server could
         # not remove (it removes it by its old path); Postgres refuses to start beside it.
         for socket_file in data_dir.glob(".s.PGSQL.*"):
@@ -268,16 +178,6 @@ def embedded_postgres_status(data_dir: Path) -> EmbeddedPostgresStatus:
     # With its watcher gone (killed), no stop is due until this command leaves and starts another.
     idle = read_idle(data_dir) if pid and not users and watcher_pid(data_dir) else None
     return EmbeddedPostgresStatus(data_dir, pid, users, idle.stops_at if idle else None)
-
-
-def describe_process(pid: int) -> str:
-    """A process as `ragent stop` and `ragent stats` name it: its id and command line."""
-    import psutil
-
-    try:
-        return f"{pid} ({' '.join(' '.join(psutil.Process(pid).cmdline()).split())[:120]})"
-    except psutil.Error:
-        return str(pid)
 
 
 def release_embedded_postgres(data_dir: Path, *, idle_stop_s: float) -> None:
@@ -306,5 +206,5 @@ def stop_embedded_postgres(data_dir: Path) -> EmbeddedPostgresStatus:
                 "stop those first (it stops by itself once the last of them has exited)"
             )
         pg_ctl_stop(data_dir)
-        _users_list(data_dir).put([])
+        users_list(data_dir).put([])
     return EmbeddedPostgresStatus(data_dir, pid)
