@@ -372,8 +372,8 @@ def check(args: argparse.Namespace) -> None:
 def demo(args: argparse.Namespace) -> None:
     from cli.ask import agent_session, settle
     from cli.printing import option_reply
-    from evals.demo_questions import DEMO_QUESTIONS
     from graph.context import AgentContext
+    from graph.demo_questions import DEMO_QUESTIONS
     from retrievers.ingestion.sources import ingest_source
 
     def first_option(payload: dict) -> dict:
@@ -474,7 +474,7 @@ def evaluate(args: argparse.Namespace) -> None:
 
 
 def adapt(args: argparse.Namespace) -> None:
-    from evals.adapt_embedder import adapt as fine_tune
+    from retrievers.engines.embedders.adaptation import adapt as fine_tune
 
     folder = Path(args.beir)
     name = args.name or folder.resolve().name.lower()

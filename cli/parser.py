@@ -11,10 +11,10 @@ from cli import commands
 from core.errors import InvalidInput
 from core.models import FIELD_ROLES
 from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE, checked_scope
-from evals.adapt_embedder import EPOCHS as ADAPT_EPOCHS
-from evals.adapt_embedder import HARD_NEGATIVES as ADAPT_HARD_NEGATIVES
-from evals.adapt_embedder import LEARNING_RATE as ADAPT_LEARNING_RATE
 from graph.context import AgentContext
+from retrievers.engines.embedders.adaptation import EPOCHS as ADAPT_EPOCHS
+from retrievers.engines.embedders.adaptation import HARD_NEGATIVES as ADAPT_HARD_NEGATIVES
+from retrievers.engines.embedders.adaptation import LEARNING_RATE as ADAPT_LEARNING_RATE
 from retrievers.loaders import DATASETS
 
 SEARCH_TOP_K, SEARCH_TOP_K_MAX = 10, 1000

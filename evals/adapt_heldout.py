@@ -27,8 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from core.errors import InvalidInput
-from evals.beir_data import load_qrels, load_queries
 from evals.metrics import ndcg_at_k, recall_at_k
+from retrievers.loaders.beir import load_qrels, load_queries
 
 HELD_OUT_FRACTION = 0.2
 SEED = 0

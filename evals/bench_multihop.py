@@ -32,7 +32,6 @@ from typing import Any
 from langgraph.checkpoint.memory import InMemorySaver
 
 from core.scope import DEFAULT_SCOPE
-from evals.beir_data import load_qrels, load_queries
 from evals.eval_corpus import eval_services
 from evals.metrics import percentile
 from graph.builder import compile_agent
@@ -40,6 +39,7 @@ from graph.checkpointing import SERDE
 from graph.context import AgentContext
 from graph.services import AgentServices
 from retrievers.loaders import shared_data_dir
+from retrievers.loaders.beir import load_qrels, load_queries
 from retrievers.loaders.hotpotqa import BUCKET, SHARED_FOLDER
 
 BASELINE_TOOLS = ("fused_search", "search_semantic")

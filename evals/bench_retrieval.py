@@ -30,11 +30,11 @@ import qdrant_edge as qe
 
 from core.models import AnnotationRow, Chunk, Document, IndexedChunk, SearchFilter, SourceDocument
 from core.settings import Settings
-from evals.beir_data import load_qrels, load_queries
 from evals.metrics import ndcg_at_k, percentile, recall_at_k
 from retrievers.fusion import KEYWORD_WEIGHT
 from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import scifact, shared_data_dir
+from retrievers.loaders.beir import load_qrels, load_queries
 from retrievers.postgres.annotation_filters import Predicate
 from retrievers.search import Retriever
 from retrievers.stack import Stack, open_stack

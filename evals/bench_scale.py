@@ -47,13 +47,13 @@ from pathlib import Path
 from typing import Any
 
 from core.settings import Settings
-from evals.beir_data import load_qrels, load_queries
 from evals.bench_retrieval import SCIFACT_SPLIT, _stack, build_scale_corpus
 from evals.bench_retrieval import sizes as engine_sizes
 from evals.bench_tools import time_tool
 from retrievers.engines.disk_usage import disk_usage
 from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import scifact, shared_data_dir
+from retrievers.loaders.beir import load_qrels, load_queries
 from retrievers.stack import Stack
 from tools.context import ToolContext
 from tools.registry import TOOLS

@@ -20,9 +20,9 @@ import numpy as np
 
 from core.models import SearchFilter
 from core.settings import Settings
-from evals.beir_data import load_qrels, load_queries
 from evals.metrics import percentile
 from retrievers.loaders import shared_data_dir
+from retrievers.loaders.beir import load_qrels, load_queries
 from retrievers.stack import open_stack
 
 SETS = (("scifact", "train"), ("hotpotqa", "dev"))

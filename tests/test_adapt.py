@@ -14,13 +14,13 @@ import pytest
 from cli.parser import build_parser
 from core.errors import EmbeddingModelMismatch, InvalidInput
 from core.settings import Settings
-from evals import adapt_embedder
-from evals.adapt_embedder import BATCH_SIZE, adapt, training_examples, training_pairs
 from evals.adapt_heldout import HELD_OUT_SPLIT, split
-from evals.beir_data import load_qrels
+from retrievers.engines.embedders import adaptation as adapt_embedder
+from retrievers.engines.embedders.adaptation import BATCH_SIZE, adapt, training_examples, training_pairs
 from retrievers.engines.embedders.adapted import AdaptedEmbedder, adapted_folder, minilm_layout
 from retrievers.engines.embedders.minilm import load_sentence_transformer
 from retrievers.engines.vector.qdrant_payload import check_model_signature, model_signature
+from retrievers.loaders.beir import load_qrels
 from retrievers.stack import make_embedder
 from tests.conftest import shared_dataset
 

@@ -1,7 +1,7 @@
 """A MiniLM fine-tuned on one corpus by `ragent adapt`, loaded from its folder (`RAGENT_EMBEDDINGS=adapted:NAME`).
 
-The folder is a sentence-transformers model saved by `evals.adapt_embedder`, plus `ragent-model.json`, which
-names it. That name (`ragent/all-MiniLM-L6-v2-adapted-NAME`) is what the vector index records and what keys the
+The folder is a sentence-transformers model saved by `adaptation` (beside this module), plus `ragent-model.json`,
+which names it. That name (`ragent/all-MiniLM-L6-v2-adapted-NAME`) is what the vector index records and what keys the
 embedding cache, so the adapted vectors never mix with the base model's: a data folder built with one model
 refuses the other. The tokenizer is the base model's (fine-tuning changes weights only), so chunks are the same.
 

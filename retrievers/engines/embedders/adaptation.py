@@ -60,7 +60,7 @@ def training_examples(
     "title\\ntext"; `hard_negatives` of them a pair, drawn (seeded) from the query's keyword-ranked candidates."""
     # Imported here: every CLI process imports this module for its EPOCHS (the parser's default), and the BEIR
     # readers bring the document loaders with them.
-    from evals.beir_data import load_qrels, load_queries
+    from retrievers.loaders.beir import load_qrels, load_queries
 
     for required in (folder / "corpus.jsonl", folder / "queries.jsonl", folder / "qrels" / f"{split}.tsv"):
         if not required.is_file():
