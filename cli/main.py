@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import psycopg
 from pydantic import ValidationError
 
-from cli.entry import INTERRUPTED
+from cli.exit_status import INTERRUPTED
 from cli.parser import build_parser
 from core.errors import RagentError
 

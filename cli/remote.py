@@ -20,7 +20,7 @@ import httpx
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
-from cli.parser import API_KEY_ENV, SERVER_ENV
+from cli.environment import API_KEY_ENV, SERVER_ENV
 from cli.printing import chosen, show_until_settled, terminal_choice
 from core.errors import BackendUnavailable, InvalidInput, RagentError, ServerRefused
 from core.settings import Settings
