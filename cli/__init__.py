@@ -1,2 +1,2 @@
-"""The `ragent` command: above every other package (it imports evals, graph, tools and retrievers; nothing imports
-it)."""
+"""The `ragent` command: above every other package (it imports graph, evals for its `eval` and `bench` commands, tools,
+retrievers and core; nothing imports it)."""

@@ -15,13 +15,13 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
 from cli.printing import chosen, show_until_settled, terminal_choice
+from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE
 from graph.access.tenancy import check_thread_scope
 from graph.builder import compile_agent
 from graph.checkpointing import postgres_checkpointer
 from graph.context import AgentContext
 from graph.nodes.decompose import checked_question
 from graph.services import AgentServices
-from retrievers.models import DEFAULT_SCOPE, SAMPLE_SCOPE
 
 
 @contextmanager

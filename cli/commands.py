@@ -9,18 +9,16 @@ import json
 import sys
 import time
 import uuid
-from contextlib import closing
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from cli.collector import imports_kept_for_the_run
 from cli.output import print_json
-from retrievers.errors import RagentError
-from retrievers.models import DEFAULT_SCOPE, SAMPLE_SCOPE, SearchFilter
-
-if TYPE_CHECKING:
-    from retrievers.field_catalog import Vocabulary
+from cli.stores import opened_stack, opened_store
+from core.errors import RagentError
+from core.models import SearchFilter
+from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE
 
 SNIPPET_CHARS = 160
 BODY_PREVIEW_CHARS = 600
@@ -42,27 +40,11 @@ def _parse_value(text: str) -> Any:
         return text
 
 
-def _opened():
-    """Every engine, under the data folder's engine lock (EnginesBusy, naming the owner, when another process has
-    it)."""
-    from retrievers.stack import open_stack
-
-    return closing(open_stack())
-
-
-def _store():
-    """Postgres alone, which many processes share safely: the commands that read only documents, annotations and
-    catalogs work beside a running server or ingest, and touch no engine file."""
-    from retrievers.settings import Settings
-    from retrievers.stack import make_store
-
-    return closing(make_store(Settings.from_env()))
-
-
 def ingest(args: argparse.Namespace) -> None:
-    from retrievers.sources import dataset_scope, ingest_source
+    from core.scope import dataset_scope
+    from retrievers.ingestion.sources import ingest_source
 
-    with _opened() as stack:
+    with opened_stack() as stack:
         report = ingest_source(
             stack,
             path=Path(args.path) if args.path else None,
@@ -88,7 +70,7 @@ def search(args: argparse.Namespace) -> None:
         created_after=args.created_after,
         created_before=args.created_before,
     )
-    with _opened() as stack:
+    with opened_stack() as stack:
         if args.bucket:
             stack.store.require_bucket(args.bucket)  # an unknown bucket holds nothing, which is not "no results"
         hits = getattr(Retriever(stack), args.mode)(args.query, filters, args.top_k)
@@ -106,13 +88,13 @@ def search(args: argparse.Namespace) -> None:
 
 
 def annotations(args: argparse.Namespace) -> None:
-    from retrievers.annotation_filters import Predicate
+    from retrievers.postgres.annotation_filters import Predicate
     from tools.envelope import MatchedTotal
 
     predicates = [
         Predicate(field=f, op=op, value=None if op == "exists" else _parse_value(v)) for f, op, v in args.where
     ]
-    with _store() as store:
+    with opened_store() as store:
         store.require_bucket(args.bucket)
         rows = store.find_annotations(args.scope, args.bucket, predicates, limit=args.limit)
     if args.json:
@@ -127,116 +109,25 @@ def annotations(args: argparse.Namespace) -> None:
     print(f"{len(rows)} of {said} row(s)" + ("; a higher --limit shows more" if more else ""))
 
 
-def catalog(args: argparse.Namespace) -> None:
-    """`ragent catalog BUCKET` shows the bucket and its fields; `ragent catalog describe BUCKET [FIELD] ...` first
-    records the user's words for one of them, then shows it as the planner now reads it."""
-    edits = {
-        "aliases": args.aliases,
-        "remove_aliases": args.remove_aliases,
-        "description": args.description,
-        "role": args.role,
-        "unit": args.unit,
-        "unit_field": args.unit_field,
-    }
-    describing = args.target[0] == "describe" and len(args.target) > 1
-    bucket, *field = args.target[1:] if describing else args.target
-    if len(field) > (1 if describing else 0):
-        raise RagentError("use `ragent catalog BUCKET` or `ragent catalog describe BUCKET [FIELD] --aliases ...`")
-    if not describing and any(value not in (None, []) for value in edits.values()):
-        raise RagentError(f"--aliases, --role and the like describe: `ragent catalog describe {bucket} [FIELD] ...`")
-    with _store() as store:
-        store.require_bucket(bucket)
-        if describing:
-            store.describe(bucket, *field, **edits)
-        fields = [f for f in store.field_catalog(args.scope, bucket) if not field or f.name == field[0]]
-        description, aliases = store.buckets()[bucket], store.bucket_aliases()[bucket]
-        said = store.vocabulary(bucket, field[0]) if field and not fields else None
-    if args.json:
-        print_json(
-            {
-                "bucket": bucket,
-                "scope": args.scope,
-                "description": description,
-                "aliases": aliases,
-                "fields": [f.model_dump(mode="json") for f in fields],
-                **({"said": said.model_dump(mode="json")} if said else {}),
-            }
-        )
-        return
-    if not field:
-        _print_bucket(bucket, description, aliases)
-    elif said:
-        print(f"  {field[0]}: no document of scope {args.scope!r} has it; your words are kept: {_said(said)}")
-    for f in fields:
-        shown = f.values if f.values is not None else f.examples
-        span = f"  range {f.min} .. {f.max}" if f.min is not None else ""
-        vocabulary = "".join(
-            f"  {name}={getattr(f, name)}" for name in ("role", "unit", "unit_field") if getattr(f, name)
-        )
-        print(
-            f"  {f.kind}.{f.name}: {f.type}{'[]' if f.multi else ''}{vocabulary}  in {f.doc_count} docs{span}"
-            f"  e.g. {shown[:8]}"
-        )
-        if f.aliases:
-            print(f"      aliases: {', '.join(f.aliases)}")
-
-
-def _print_bucket(name: str, description: str, aliases: list[str]) -> None:
-    print(f"  {name}: {description}")
-    if aliases:
-        print(f"      aliases: {', '.join(aliases)}")
-
-
-def _said(vocabulary: Vocabulary) -> str:
-    """The user's own words about a field, for a field no document in the scope has yet."""
-    parts = {
-        "aliases": ", ".join(vocabulary.aliases),
-        "without": ", ".join(vocabulary.removed_aliases),
-        "description": vocabulary.description,
-        "role": vocabulary.role,
-        "unit": vocabulary.unit,
-        "unit_field": vocabulary.unit_field,
-    }
-    return "; ".join(f"{name} {value}" for name, value in parts.items() if value) or "none"
-
-
-def buckets(args: argparse.Namespace) -> None:
-    if args.action == "add" and not args.name:
-        raise RagentError("name the bucket: `ragent buckets add NAME --description TEXT [--aliases A,B]`")
-    if args.action != "add" and args.aliases:
-        raise RagentError(
-            "--aliases goes with `ragent buckets add NAME`; for a bucket that exists, use "
-            "`ragent catalog describe NAME --aliases A,B`"
-        )
-    with _store() as store:
-        if args.action == "add":
-            store.add_bucket(args.name, args.description)
-            if args.aliases:
-                store.describe(args.name, aliases=args.aliases)
-        aliases = store.bucket_aliases()
-        for name, description in store.buckets().items():
-            _print_bucket(name, description, aliases.get(name, []))
-
-
 def stats(args: argparse.Namespace) -> None:
     """The store's counts always; the engines' when this process may open them, else who holds them; and whether the
     embedded Postgres was running before this command started it (read first, since reading the counts starts it)."""
-    from retrievers.engine_lock import EnginesBusy
-    from retrievers.settings import Settings
+    from core.settings import Settings
+    from retrievers.engines.lock import EnginesBusy
 
     settings = Settings.from_env()
     data_dir = settings.embedded_postgres_dir
     if data_dir is None:
         postgres: dict[str, Any] = {"embedded": False}
     else:
-        from retrievers.embedded_postgres import embedded_postgres_status
+        from retrievers.postgres.embedded.server import embedded_postgres_status
 
         postgres = embedded_postgres_status(data_dir).as_json()
     try:
-        with _opened() as stack:
+        with opened_stack() as stack:
             report = {"store": stack.store.counts(), "keyword": stack.keyword.stats(), "vectors": stack.vectors.stats()}
     except EnginesBusy as busy:
-        with _store() as store:
+        with opened_store() as store:
             report = {"store": store.counts(), "engines": str(busy)}
     report["postgres"] = postgres
     if args.json:
@@ -279,8 +170,8 @@ def _postgres_line(postgres: dict[str, Any], idle_stop_s: float) -> str:
 
 
 def stop(args: argparse.Namespace) -> None:
-    from retrievers.embedded_postgres import stop_embedded_postgres
-    from retrievers.settings import Settings
+    from core.settings import Settings
+    from retrievers.postgres.embedded.server import stop_embedded_postgres
 
     data_dir = Settings.from_env().embedded_postgres_dir
     if data_dir is None:
@@ -294,7 +185,7 @@ def stop(args: argparse.Namespace) -> None:
 
 
 def documents_list(args: argparse.Namespace) -> None:
-    with _store() as store:
+    with opened_store() as store:
         if args.bucket:
             store.require_bucket(args.bucket)
         rows, total = store.list_documents(args.scope, args.bucket, limit=args.limit, offset=args.offset)
@@ -316,9 +207,9 @@ def documents_list(args: argparse.Namespace) -> None:
 
 
 def documents_show(args: argparse.Namespace) -> None:
-    from retrievers.documents import show_document
+    from retrievers.ingestion.documents import show_document
 
-    with _store() as store:
+    with opened_store() as store:
         record = show_document(store, args.scope, args.doc_id)
     if args.json:
         print_json(record)
@@ -337,7 +228,7 @@ def documents_show(args: argparse.Namespace) -> None:
 
 
 def documents_delete(args: argparse.Namespace) -> None:
-    from retrievers.documents import delete_documents
+    from retrievers.ingestion.documents import delete_documents
 
     if args.bucket and not args.doc_ids and not args.yes:
         question = f"delete every document of bucket {args.bucket!r} in scope {args.scope!r}? [y/N] "
@@ -346,7 +237,7 @@ def documents_delete(args: argparse.Namespace) -> None:
         if input(question).strip().lower() not in ("y", "yes"):
             print("nothing deleted")
             return
-    with _opened() as stack:
+    with opened_stack() as stack:
         report = delete_documents(stack, args.scope, args.doc_ids, bucket=args.bucket)
     if args.json:
         print_json(report.as_json())
@@ -358,9 +249,9 @@ def documents_delete(args: argparse.Namespace) -> None:
 
 def check(args: argparse.Namespace) -> None:
     """Exit status 1 when the stores disagree and were not repaired, so that scripts and cron can alert on it."""
-    from retrievers.consistency import check as check_stores
+    from retrievers.ingestion.consistency import check as check_stores
 
-    with _opened() as stack:
+    with opened_stack() as stack:
         report = check_stores(stack, repair=args.repair, scope=args.scope)
     print(report.table())
     if not report.consistent:
@@ -370,9 +261,9 @@ def check(args: argparse.Namespace) -> None:
 def demo(args: argparse.Namespace) -> None:
     from cli.ask import agent_session, settle
     from cli.printing import option_reply
-    from evals.demo_questions import DEMO_QUESTIONS
     from graph.context import AgentContext
-    from retrievers.sources import ingest_source
+    from graph.demo_questions import DEMO_QUESTIONS
+    from retrievers.ingestion.sources import ingest_source
 
     def first_option(payload: dict) -> dict:
         print(f"(the demo answers: {payload['options'][0]['label']})")
@@ -398,11 +289,11 @@ def _agent_context(args: argparse.Namespace):
 def _start_postgres_early() -> None:
     """Start the embedded Postgres while the agent's modules are imported (`start_in_background`): a question from
     the shell waits for the slower of the two instead of both."""
-    from retrievers.settings import Settings
+    from core.settings import Settings
 
     settings = Settings.from_env()
     if data_dir := settings.embedded_postgres_dir:
-        from retrievers.embedded_postgres import start_in_background
+        from retrievers.postgres.embedded.server import start_in_background
 
         start_in_background(data_dir, idle_stop_s=settings.postgres_idle_stop_s)
 
@@ -472,7 +363,7 @@ def evaluate(args: argparse.Namespace) -> None:
 
 
 def adapt(args: argparse.Namespace) -> None:
-    from evals.adapt_embedder import adapt as fine_tune
+    from retrievers.engines.embedders.adaptation import adapt as fine_tune
 
     folder = Path(args.beir)
     name = args.name or folder.resolve().name.lower()
@@ -512,8 +403,8 @@ def serve(args: argparse.Namespace) -> None:
 
 
 def _key_ring():
+    from core.settings import Settings
     from graph.access.keys import KeyRing
-    from retrievers.settings import Settings
 
     return KeyRing(Settings.from_env().home)
 

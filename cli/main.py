@@ -13,9 +13,9 @@ from collections.abc import Sequence
 import psycopg
 from pydantic import ValidationError
 
-from cli.entry import INTERRUPTED
+from cli.exit_status import INTERRUPTED
 from cli.parser import build_parser
-from retrievers.errors import RagentError
+from core.errors import RagentError
 
 
 def main(argv: Sequence[str] | None = None) -> int:

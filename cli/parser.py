@@ -7,14 +7,16 @@ import argparse
 import os
 from functools import partial
 
-from cli import commands
-from evals.adapt_embedder import EPOCHS as ADAPT_EPOCHS
-from evals.adapt_embedder import HARD_NEGATIVES as ADAPT_HARD_NEGATIVES
-from evals.adapt_embedder import LEARNING_RATE as ADAPT_LEARNING_RATE
+from cli import catalog_commands, commands
+from cli.environment import API_KEY_ENV, SERVER_ENV
+from core.errors import InvalidInput
+from core.models import FIELD_ROLES
+from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE, checked_scope
 from graph.context import AgentContext
-from retrievers.errors import InvalidInput
+from retrievers.engines.embedders.adaptation import EPOCHS as ADAPT_EPOCHS
+from retrievers.engines.embedders.adaptation import HARD_NEGATIVES as ADAPT_HARD_NEGATIVES
+from retrievers.engines.embedders.adaptation import LEARNING_RATE as ADAPT_LEARNING_RATE
 from retrievers.loaders import DATASETS
-from retrievers.models import DEFAULT_SCOPE, FIELD_ROLES, SAMPLE_SCOPE, checked_scope
 
 SEARCH_TOP_K, SEARCH_TOP_K_MAX = 10, 1000
 ANNOTATION_ROWS, ANNOTATION_ROWS_MAX = 50, 10_000
@@ -35,7 +37,6 @@ BENCH_SECTIONS = (
 )
 BENCH_SCALE_SIZES = [10_000, 100_000, 1_000_000]
 EVAL_OUT, BENCH_OUT = "eval-out", "bench-out"
-SERVER_ENV, API_KEY_ENV = "RAGENT_SERVER", "RAGENT_API_KEY"
 
 AGENT_DEFAULTS = AgentContext()
 
@@ -204,14 +205,14 @@ def _catalog_and_buckets(sub) -> None:
     words.add_argument("--unit", help="the field's fixed unit: days, percent, a currency code")
     words.add_argument("--unit-field", help="the field holding this field's unit, e.g. currency")
     _json(p)
-    p.set_defaults(run=commands.catalog)
+    p.set_defaults(run=catalog_commands.catalog)
 
     p = sub.add_parser("buckets", help="list buckets, or add one")
     p.add_argument("action", nargs="?", choices=["list", "add"], default="list")
     p.add_argument("name", nargs="?")
     p.add_argument("--description", default="")
     p.add_argument("--aliases", type=word_list, default=[], help='words users say for the bucket, e.g. "recipe,dish"')
-    p.set_defaults(run=commands.buckets)
+    p.set_defaults(run=catalog_commands.buckets)
 
 
 def _agent(sub) -> None:

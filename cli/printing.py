@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.output import print_json, run_record
-from retrievers.errors import RagentError
+from core.errors import RagentError
 from tools.envelope import MatchedTotal
 
 Reply = dict[str, Any]

@@ -20,14 +20,14 @@ import httpx
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
-from cli.parser import API_KEY_ENV, SERVER_ENV
+from cli.environment import API_KEY_ENV, SERVER_ENV
 from cli.printing import chosen, show_until_settled, terminal_choice
+from core.errors import BackendUnavailable, InvalidInput, RagentError, ServerRefused
+from core.settings import Settings
 from graph.access.keys import LOCAL_KEY_FILE
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
 from graph.schemas import Answer, Decision, Evidence
-from retrievers.errors import BackendUnavailable, InvalidInput, RagentError, ServerRefused
-from retrievers.settings import Settings
 
 GRAPH = "agent"
 TIMEOUT_S = 300

@@ -26,14 +26,14 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from core.errors import BackendUnavailable, InvalidInput
+from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE
+from core.settings import Settings
 from graph.access.auth import LOOPBACK_HOSTS, NO_AUTH_ENV
 from graph.access.keys import KEYS_ENV, LOCAL_KEY_FILE, KeyRing, ensure_local_key
 from graph.access.tenancy import SERVED_SCOPE_ENV
-from retrievers.embedded_postgres import release_embedded_postgres
-from retrievers.engine_lock import SERVER_URL_ENV, EngineLock
-from retrievers.errors import BackendUnavailable, InvalidInput
-from retrievers.models import DEFAULT_SCOPE, SAMPLE_SCOPE
-from retrievers.settings import Settings
+from retrievers.engines.lock import SERVER_URL_ENV, EngineLock
+from retrievers.postgres.embedded.server import release_embedded_postgres
 from retrievers.stack import uses_embedded_engines
 
 PROJECT_FOLDER = Path(__file__).resolve().parents[1]
@@ -54,7 +54,7 @@ def free_port(host: str) -> int:
 
 
 def ingest_sample_corpus() -> None:
-    from retrievers.sources import ingest_source
+    from retrievers.ingestion.sources import ingest_source
     from retrievers.stack import open_stack
 
     stack = open_stack()

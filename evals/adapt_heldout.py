@@ -26,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.beir_data import load_qrels, load_queries
+from core.errors import InvalidInput
 from evals.metrics import ndcg_at_k, recall_at_k
-from retrievers.errors import InvalidInput
+from retrievers.loaders.beir import load_qrels, load_queries
 
 HELD_OUT_FRACTION = 0.2
 SEED = 0
@@ -64,12 +64,12 @@ def split(source: Path, out: Path, *, fraction: float = HELD_OUT_FRACTION, seed:
 
 def score(folder: Path, home: Path, *, split_name: str = HELD_OUT_SPLIT, weights=KEYWORD_WEIGHTS) -> dict:
     """nDCG@10 and recall@100 of keyword, semantic and weighted fused search (one row per keyword weight)."""
+    from core.models import SearchFilter
+    from core.settings import Settings
     from retrievers.fusion import weighted_fusion
-    from retrievers.ingest import Ingestor
+    from retrievers.ingestion.pipeline import Ingestor
     from retrievers.loaders.beir import load_corpus
-    from retrievers.models import SearchFilter
     from retrievers.search import FUSION_DEPTH
-    from retrievers.settings import Settings
     from retrievers.stack import open_stack
 
     qrels = load_qrels(folder, split_name)

@@ -26,6 +26,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 from langsmith.run_helpers import get_tracing_context, tracing_context
 
+from core.models import EngineHit
 from evals.evaluators import numbers_in
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
@@ -33,7 +34,6 @@ from graph.context import DEFAULT_CONTEXT, AgentContext
 from graph.schemas import Evidence
 from graph.services import AgentServices
 from retrievers.fusion import KEYWORD_WEIGHT, reciprocal_rank_fusion, weighted_fusion
-from retrievers.models import EngineHit
 from tools.envelope import Envelope
 
 EVIDENCE_TEXT_CHARS = 6000

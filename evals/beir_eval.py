@@ -16,18 +16,17 @@ from typing import Any
 
 from langsmith.schemas import Example
 
+from core.errors import InvalidInput
+from core.models import SearchFilter
+from core.settings import Settings
 from evals.agent_target import AgentTarget
-from evals.beir_data import load_qrels, load_queries
 from evals.eval_corpus import eval_services
 from evals.metrics import ndcg_at_k, recall_at_k
 from evals.question_eval import langsmith_evaluate, summarise, write_report
 from graph.services import AgentServices
-from retrievers.errors import InvalidInput
-from retrievers.ingest import Ingestor
-from retrievers.loaders.beir import load_corpus
-from retrievers.models import SearchFilter
+from retrievers.ingestion.pipeline import Ingestor
+from retrievers.loaders.beir import load_corpus, load_qrels, load_queries
 from retrievers.search import Retriever
-from retrievers.settings import Settings
 
 BUCKET = "generic"
 SEARCH_DEPTH = 300

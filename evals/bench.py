@@ -28,10 +28,10 @@ import time
 from importlib import import_module
 from pathlib import Path
 
+from core.settings import Settings
 from evals.eval_corpus import eval_home, ingest_datasets, open_eval_stack
 from evals.question_eval import load_questions
-from retrievers.minilm_embedder import NATIVE_BFLOAT16_FLAGS
-from retrievers.settings import Settings
+from retrievers.engines.embedders.minilm import NATIVE_BFLOAT16_FLAGS
 
 DEV_QUESTIONS = Path(__file__).resolve().parent / "questions" / "dev.jsonl"
 

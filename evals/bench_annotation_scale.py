@@ -19,7 +19,7 @@ Every search has two predicates, every aggregate a group-by with one predicate; 
 uniformly from the catalog's values, so a common value (Delaware, a big shop) is drawn as often as a rare one.
 Reported: p50/p95 per template and over all calls, rows matched, index build time and size, the peak RSS of
 the benchmark process and of the Postgres processes (VmHWM), the embedded server's memory and parallel workers (sized
-from the machine: `retrievers.embedded_postgres_sizing.machine_settings`) and the load average before and after each
+from the machine: `retrievers.postgres.embedded.sizing.machine_settings`) and the load average before and after each
 side (the machine may be shared, and the timings follow it). The EXPLAIN of each template shows where its rows come
 from and how many pages it touched (BUFFERS). Writes OUT/annotation_scale.json, .md and .png.
 """
@@ -41,10 +41,10 @@ from typing import Any
 
 from psycopg import sql
 
+from core.settings import Settings
 from evals.bench_tools import time_tool
 from evals.plots import write_plot
-from retrievers import annotation_indexes
-from retrievers.settings import Settings
+from retrievers.postgres import annotation_indexes
 from retrievers.stack import Stack, open_stack
 from tools.arguments import AnnotationsAggregateArgs, AnnotationsSearchArgs, to_predicates
 from tools.context import ToolContext
@@ -379,7 +379,7 @@ def run(out: Path, documents: int = 1_000_000) -> dict:
         print("after", json.dumps(report["after"]), flush=True)
     finally:
         stack.close()
-    import pgserver  # imported by retrievers.embedded_postgres when the stack opened
+    import pgserver  # imported by retrievers.postgres.embedded.server when the stack opened
 
     pgserver.get_server(home / "postgres").cleanup()
     shutil.rmtree(home)

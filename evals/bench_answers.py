@@ -35,7 +35,6 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from evals.beir_data import load_qrels, load_queries
 from evals.eval_corpus import eval_services
 from evals.metrics import percentile
 from graph.answer.computed import best_passages
@@ -46,6 +45,7 @@ from graph.context import AgentContext
 from graph.markdown import escape
 from graph.state import current_evidence
 from retrievers.loaders import shared_data_dir
+from retrievers.loaders.beir import load_qrels, load_queries
 
 PASSAGES = 5
 SCIFACT_SPLITS = {"dev": "train", "test": "test"}

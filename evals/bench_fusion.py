@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 from evals.bench_retrieval import _stack, bench_quality, quality_rows
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import scifact, shared_data_dir
 
 

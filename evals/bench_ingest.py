@@ -37,12 +37,12 @@ from pathlib import Path
 
 import numpy as np
 
+from core.settings import Settings
 from evals.bench_retrieval import bench_quality
 from evals.exported_revision import PROJECT, exported_revision
 from evals.plots import write_plot
-from retrievers.ingest import STAGES, Ingestor, embedding_text
+from retrievers.ingestion.pipeline import STAGES, Ingestor, embedding_text
 from retrievers.loaders import scifact, shared_data_dir
-from retrievers.settings import Settings
 from retrievers.stack import open_stack
 
 BEFORE, AFTER = "minilm-float32", "minilm"
@@ -92,7 +92,7 @@ def gemm_flops_per_s() -> dict[str, float]:
 def ingest_child(home: Path, cache: Path, documents: int) -> dict:
     """Run in the child process: the ingest `ragent ingest --dataset cuad --limit N` runs, then the statistics of
     the chunks it embedded (after the clock has stopped)."""
-    from retrievers.sources import ingest_source
+    from retrievers.ingestion.sources import ingest_source
 
     settings = replace(Settings.from_env(), home=home, cache_dir=cache)
     stack = open_stack(settings)

@@ -50,13 +50,14 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.retrievers import BaseRetriever
 from langchain_qdrant import QdrantVectorStore
 
-from evals.beir_data import load_qrels, load_queries
+from core.models import SearchFilter
+from core.scope import DEFAULT_SCOPE
 from evals.bench_retrieval import SCIFACT_SPLIT, _all_points, _doc_ranking, _stack
 from evals.metrics import ndcg_at_k, percentile, recall_at_k
-from retrievers.embedding_cache import CachedEmbedder
-from retrievers.ingest import Ingestor
+from retrievers.engines.embedders.cache import CachedEmbedder
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import scifact, shared_data_dir
-from retrievers.models import DEFAULT_SCOPE, SearchFilter
+from retrievers.loaders.beir import load_qrels, load_queries
 from retrievers.search import Retriever
 from retrievers.stack import Stack
 

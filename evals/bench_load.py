@@ -31,14 +31,14 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.types import Command
 from psycopg_pool import ConnectionPool
 
-from evals.demo_questions import DEMO_QUESTIONS
 from evals.eval_corpus import eval_services
 from evals.metrics import percentile
 from evals.served_agent import ServedAgent
 from graph.builder import compile_agent
 from graph.checkpointing import CONNECTION_OPTIONS, SERDE
 from graph.context import AgentContext
-from retrievers.sources import ingest_source
+from graph.demo_questions import DEMO_QUESTIONS
+from retrievers.ingestion.sources import ingest_source
 
 QUESTIONS = [(q, AgentContext(**settings)) for q, settings in DEMO_QUESTIONS]
 STOP = {"choice": "stop"}

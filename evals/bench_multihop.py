@@ -31,7 +31,7 @@ from typing import Any
 
 from langgraph.checkpoint.memory import InMemorySaver
 
-from evals.beir_data import load_qrels, load_queries
+from core.scope import DEFAULT_SCOPE
 from evals.eval_corpus import eval_services
 from evals.metrics import percentile
 from graph.builder import compile_agent
@@ -39,8 +39,8 @@ from graph.checkpointing import SERDE
 from graph.context import AgentContext
 from graph.services import AgentServices
 from retrievers.loaders import shared_data_dir
+from retrievers.loaders.beir import load_qrels, load_queries
 from retrievers.loaders.hotpotqa import BUCKET, SHARED_FOLDER
-from retrievers.models import DEFAULT_SCOPE
 
 BASELINE_TOOLS = ("fused_search", "search_semantic")
 BASELINE_TOP_K = 20

@@ -17,10 +17,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from core.models import SearchFilter
 from evals.eval_corpus import eval_services, ingest_datasets
 from evals.evaluators import CODE_EVALUATORS, numbers_in
 from evals.question_eval import evaluate_questions, examples, langsmith_evaluate, load_questions, metric_means
-from retrievers.models import SearchFilter
 from retrievers.search import Retriever
 from retrievers.stack import Stack
 

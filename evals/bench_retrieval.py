@@ -28,15 +28,15 @@ from pathlib import Path
 import numpy as np
 import qdrant_edge as qe
 
-from evals.beir_data import load_qrels, load_queries
+from core.models import AnnotationRow, Chunk, Document, IndexedChunk, SearchFilter, SourceDocument
+from core.settings import Settings
 from evals.metrics import ndcg_at_k, percentile, recall_at_k
-from retrievers.annotation_filters import Predicate
 from retrievers.fusion import KEYWORD_WEIGHT
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import scifact, shared_data_dir
-from retrievers.models import AnnotationRow, Chunk, Document, IndexedChunk, SearchFilter, SourceDocument
+from retrievers.loaders.beir import load_qrels, load_queries
+from retrievers.postgres.annotation_filters import Predicate
 from retrievers.search import Retriever
-from retrievers.settings import Settings
 from retrievers.stack import Stack, open_stack
 
 SCIFACT_SPLIT = "train"

@@ -46,14 +46,14 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
-from evals.beir_data import load_qrels, load_queries
+from core.settings import Settings
 from evals.bench_retrieval import SCIFACT_SPLIT, _stack, build_scale_corpus
 from evals.bench_retrieval import sizes as engine_sizes
 from evals.bench_tools import time_tool
-from retrievers.disk_usage import disk_usage
-from retrievers.ingest import Ingestor
+from retrievers.engines.disk_usage import disk_usage
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import scifact, shared_data_dir
-from retrievers.settings import Settings
+from retrievers.loaders.beir import load_qrels, load_queries
 from retrievers.stack import Stack
 from tools.context import ToolContext
 from tools.registry import TOOLS
@@ -101,7 +101,7 @@ def _close(stack: Stack) -> None:
     """Close the engines and stop the stack's embedded Postgres, which would otherwise run until the process
     exits, holding files in a folder that is about to be deleted."""
     stack.close()
-    import pgserver  # imported by retrievers.embedded_postgres when the stack opened
+    import pgserver  # imported by retrievers.postgres.embedded.server when the stack opened
 
     pgserver.get_server(stack.settings.home / "postgres").cleanup()
 

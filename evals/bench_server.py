@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evals.demo_questions import DEMO_QUESTIONS
 from evals.metrics import percentile
 from evals.plots import write_plot
 from evals.served_agent import ServedAgent
+from graph.demo_questions import DEMO_QUESTIONS
 from graph.langgraph_dev import WAKEUP_ENV
 
 CONCURRENT_THREADS = 20

@@ -22,10 +22,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from core.settings import Settings
 from evals.metrics import percentile
 from retrievers.loaders import shared_data_dir
 from retrievers.loaders.common import read_jsonl
-from retrievers.settings import Settings
 from retrievers.stack import open_stack
 from tools.context import ToolContext
 from tools.registry import call_tool

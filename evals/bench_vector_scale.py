@@ -32,12 +32,12 @@ from pathlib import Path
 import numpy as np
 import qdrant_edge as qe
 
+from core.models import IndexedChunk, SearchFilter
 from evals.bench_retrieval import _all_points, _stack
 from evals.bench_scale import _claims, _close, prepare_source
 from evals.metrics import percentile
 from evals.plots import write_plot
-from retrievers.models import IndexedChunk, SearchFilter
-from retrievers.qdrant_edge_index import HNSW_EF, HNSW_THRESHOLD, QdrantEdgeVectorIndex, edge_filter
+from retrievers.engines.vector.qdrant_edge_index import HNSW_EF, HNSW_THRESHOLD, QdrantEdgeVectorIndex, edge_filter
 
 BUCKETS = ("invoices", "contracts", "generic")
 SCOPES = ("default", "tenant_b")

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.beir_data import load_qrels, load_queries
+from core.models import SearchFilter
+from core.settings import Settings
 from evals.metrics import percentile
 from retrievers.loaders import shared_data_dir
-from retrievers.models import SearchFilter
-from retrievers.settings import Settings
+from retrievers.loaders.beir import load_qrels, load_queries
 from retrievers.stack import open_stack
 
 SETS = (("scifact", "train"), ("hotpotqa", "dev"))

@@ -13,11 +13,11 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
+from core.errors import InvalidInput
+from core.settings import Settings
 from graph.services import AgentServices
 from retrievers import loaders
-from retrievers.errors import InvalidInput
-from retrievers.ingest import Ingestor
-from retrievers.settings import Settings
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.stack import Stack, open_stack
 
 

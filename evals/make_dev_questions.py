@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from evals.beir_data import load_qrels, load_queries
 from retrievers.loaders import cuad, invoices, kleister_nda, sample, shared_data_dir, sroie
+from retrievers.loaders.beir import load_qrels, load_queries
 
 QUESTIONS = Path(__file__).resolve().parent / "questions"
 MAX_LISTED = 50

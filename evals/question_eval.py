@@ -34,13 +34,13 @@ from langsmith import Client, evaluate
 from langsmith.schemas import Example
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from core.errors import InvalidInput
 from evals.agent_target import AgentTarget
 from evals.eval_corpus import check_datasets, eval_home, eval_services, ingest_datasets
 from evals.evaluators import CODE_EVALUATORS, model_judges
 from evals.metrics import percentile
 from graph.context import DEFAULT_CONTEXT, AgentContext
 from graph.services import AgentServices
-from retrievers.errors import InvalidInput
 
 KINDS = ("list", "count", "sum", "lookup", "qa", "clarify")
 EXPECTED_KEY = {

@@ -22,8 +22,8 @@ from psycopg.errors import UntranslatableCharacter
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
-from retrievers.errors import InvalidInput
-from retrievers.settings import Settings
+from core.errors import InvalidInput
+from core.settings import Settings
 from retrievers.stack import database_url
 
 STATE_TYPES = [("graph.decomposition", name) for name in ("Decomposition", "Constraint")] + [

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import ConfigDict, Field
 from pydantic.dataclasses import dataclass
 
-from retrievers.models import SCOPE_RE
+from core.scope import SCOPE_RE
 from tools.arguments import TOP_K_MAX
 
 HARD_MAX_TOOL_CALLS = 24

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from retrievers.annotation_filters import Bounds, Op, Predicate
+from retrievers.postgres.annotation_filters import Bounds, Op, Predicate
 
 Intent = Literal["list", "count", "sum", "lookup", "qa", "summarize", "compare"]
 STRUCTURED_INTENTS = ("list", "count", "sum")

@@ -14,10 +14,10 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
+from core.errors import InvalidInput
 from graph.access.tenancy import request_scope
 from graph.services import AgentServices
-from retrievers.documents import checked_doc_ids, delete_documents, show_document
-from retrievers.errors import InvalidInput
+from retrievers.ingestion.documents import checked_doc_ids, delete_documents, show_document
 
 ACTIONS = ("list", "show", "delete")
 LISTED, LISTED_MAX = 50, 10_000

@@ -19,8 +19,8 @@ import psycopg
 from langgraph.runtime import get_runtime
 from psycopg_pool import PoolClosed, PoolTimeout
 
+from core.errors import BackendUnavailable
 from graph.access.tenancy import checked_run_scope
-from retrievers.errors import BackendUnavailable
 from tools.context import EngineTimeout
 
 POSTGRES_FAILURES = (psycopg.OperationalError, PoolTimeout, PoolClosed, EngineTimeout)

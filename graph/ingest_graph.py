@@ -18,12 +18,12 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
+from core.errors import InvalidInput
+from core.scope import DEFAULT_SCOPE, dataset_scope
 from graph.access.tenancy import request_scope
 from graph.services import AgentServices
-from retrievers.errors import InvalidInput
+from retrievers.ingestion.sources import ingest_source
 from retrievers.loaders import shared_data_dir
-from retrievers.models import DEFAULT_SCOPE
-from retrievers.sources import dataset_scope, ingest_source
 
 
 class IngestRequest(TypedDict):
@@ -43,7 +43,7 @@ class IngestResult(TypedDict, total=False):
     unchanged: int
     chunks: int
     annotation_rows: int
-    skipped: list[dict[str, str]]  # the first retrievers.ingest.SKIPPED_SHOWN, with reasons
+    skipped: list[dict[str, str]]  # the first retrievers.ingestion.pipeline.SKIPPED_SHOWN, with reasons
     skipped_total: int
 
 

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from retrievers.annotation_filters import Op
+from retrievers.postgres.annotation_filters import Op
 from tools.envelope import Envelope
 
 RouteKind = Literal["structured", "hybrid", "long_text"]

@@ -14,7 +14,7 @@ from graph.builder import build_agent
 from graph.documents_graph import build_documents
 from graph.ingest_graph import build_ingest
 from graph.services import AgentServices
-from retrievers.engine_lock import SERVER_URL_ENV
+from retrievers.engines.lock import SERVER_URL_ENV
 
 services = AgentServices.from_env()
 agent = build_agent(services).compile()

@@ -19,14 +19,14 @@ from datetime import date
 
 from langchain_core.language_models import BaseChatModel
 
+from core.errors import InvalidInput
+from core.settings import Settings
 from graph.context import AgentContext
 from graph.planners.base import Planner
 from graph.planners.chat_breaker import ChatBreaker
 from graph.planners.llm_planner import LLMPlanner
 from graph.planners.rule_decomposer import RuleDecomposer
 from graph.planners.rule_planner import RulePlanner
-from retrievers.errors import InvalidInput
-from retrievers.settings import Settings
 from retrievers.stack import Stack, open_stack
 from tools.catalog import Catalog
 from tools.context import ToolLimits

@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Hashable, Sequence
 from typing import Literal
 
-from retrievers.models import EngineHit
+from core.models import EngineHit
 
 RRF_K = 60
 KEYWORD_WEIGHT = 0.6

@@ -1,7 +1,8 @@
 """The small protocols every engine adapter implements; one conformance suite per protocol tests them all.
 
-Adapters live one per file beside this one. The ingestion pipeline and the search service depend on these
-protocols only, so a new engine is one new file plus one line in the conformance parametrisation.
+Adapters live one per file in `retrievers.engines` and `retrievers.postgres`. The ingestion pipeline and the search
+service depend on these protocols only, so a new engine is one new file plus one line in the conformance
+parametrisation.
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from retrievers.annotation_filters import Predicate
-from retrievers.field_catalog import CatalogField, Vocabulary
-from retrievers.models import Chunk, EngineHit, FieldSpec, IndexedChunk, SearchFilter, SourceDocument
+from core.models import Chunk, EngineHit, FieldSpec, IndexedChunk, SearchFilter, SourceDocument
+from retrievers.postgres.annotation_filters import Predicate
+from retrievers.postgres.field_catalog import CatalogField, Vocabulary
 
 
 @runtime_checkable
@@ -33,7 +34,7 @@ class Embedder(Protocol):
 class ForwardingEmbedder:
     """An embedder in front of another (`inner`): its name, dimension, window, tokens and vectors are the inner
     one's, each asked when needed (so a deferred embedder is made only then); a wrapper overrides what it changes
-    (`retrievers.embedding_cache`, `retrievers.deferred`)."""
+    (`retrievers.engines.embedders.cache`, `retrievers.engines.deferred`)."""
 
     inner: Embedder
 
@@ -119,46 +120,13 @@ class VectorIndex(Protocol):
 
 
 @runtime_checkable
-class DocumentStore(Protocol):
-    """Documents, chunks, annotation rows, buckets and field catalogs: the commit point of ingestion.
-
-    One adapter today (Postgres, embedded or by `DATABASE_URL`); the ingestion pipeline and the search
-    service use only these methods.
-    """
-
-    def buckets(self) -> dict[str, str]: ...
-
-    def bucket_aliases(self) -> dict[str, list[str]]:
-        """Each bucket's aliases: the shipped ones with the user's words laid over them."""
-
-    def add_bucket(self, name: str, description: str) -> None: ...
-
-    def vocabulary(self, bucket: str, field: str = "") -> Vocabulary:
-        """What users said about a bucket (field '') or one of its fields."""
-
-    def describe(
-        self,
-        bucket: str,
-        field: str = "",
-        *,
-        aliases: Sequence[str] = (),
-        remove_aliases: Sequence[str] = (),
-        description: str | None = None,
-        role: str | None = None,
-        unit: str | None = None,
-        unit_field: str | None = None,
-    ) -> Vocabulary:
-        """Record a user's words for a bucket or field; kept over re-ingests, read over the catalog at once."""
+class DocumentRecords(Protocol):
+    """Documents with their chunks and annotation rows, written and read document by document: the commit point of
+    ingestion, and what the engines are checked against."""
 
     def bucket_document_counts(self, scope: str) -> dict[str, int]: ...
 
-    def require_bucket(self, name: str) -> None:
-        """Raise `InvalidInput` naming the known buckets when `name` is not one of them."""
-
     def content_hashes(self, scope: str, doc_ids: Sequence[str]) -> dict[str, str]: ...
-
-    def catalog_version(self, scope: str) -> tuple:
-        """Changes whenever the documents, field catalogs, vocabulary or buckets of `scope` may have."""
 
     def document_buckets(self, scope: str, doc_ids: Sequence[str]) -> dict[str, str]:
         """The bucket of each of `doc_ids` that is a document of `scope`."""
@@ -216,6 +184,45 @@ class DocumentStore(Protocol):
     def delete_rows_without_document(self, scope: str | None = None) -> dict[str, int]:
         """Delete the rows `rows_without_document` counts; returns how many went, by table."""
 
+    def counts(self, scope: str | None = None) -> dict[str, int]: ...
+
+    def bytes_on_disk(self) -> int: ...
+
+
+@runtime_checkable
+class Catalog(Protocol):
+    """Buckets, the users' vocabulary and the field catalogs: what a planner reads of a scope."""
+
+    def buckets(self) -> dict[str, str]: ...
+
+    def bucket_aliases(self) -> dict[str, list[str]]:
+        """Each bucket's aliases: the shipped ones with the user's words laid over them."""
+
+    def add_bucket(self, name: str, description: str) -> None: ...
+
+    def vocabulary(self, bucket: str, field: str = "") -> Vocabulary:
+        """What users said about a bucket (field '') or one of its fields."""
+
+    def describe(
+        self,
+        bucket: str,
+        field: str = "",
+        *,
+        aliases: Sequence[str] = (),
+        remove_aliases: Sequence[str] = (),
+        description: str | None = None,
+        role: str | None = None,
+        unit: str | None = None,
+        unit_field: str | None = None,
+    ) -> Vocabulary:
+        """Record a user's words for a bucket or field; kept over re-ingests, read over the catalog at once."""
+
+    def require_bucket(self, name: str) -> None:
+        """Raise `InvalidInput` naming the known buckets when `name` is not one of them."""
+
+    def catalog_version(self, scope: str) -> tuple:
+        """Changes whenever the documents, field catalogs, vocabulary or buckets of `scope` may have."""
+
     def record_field_specs(self, bucket: str, specs: Sequence[FieldSpec]) -> None: ...
 
     def refresh_catalog(self, scope: str, bucket: str) -> list[CatalogField]: ...
@@ -230,6 +237,11 @@ class DocumentStore(Protocol):
 
     def catalogs_out_of_date(self, scope: str | None = None) -> list[tuple[str, str]]:
         """(scope, bucket) pairs whose stored catalog is not what their rows give now."""
+
+
+@runtime_checkable
+class AnnotationQueries(Catalog, Protocol):
+    """Queries over annotation rows, typed by the bucket's field catalog (so a part of the store that has one)."""
 
     def field_values(self, scope: str, bucket: str, field: str, limit: int = 5000) -> list[tuple[str, int]]: ...
 
@@ -262,8 +274,13 @@ class DocumentStore(Protocol):
         doc_ids: Sequence[str] | None = None,
     ) -> tuple[list[dict[str, Any]], dict[str, Any]]: ...
 
-    def counts(self, scope: str | None = None) -> dict[str, int]: ...
 
-    def bytes_on_disk(self) -> int: ...
+@runtime_checkable
+class DocumentStore(DocumentRecords, AnnotationQueries, Protocol):
+    """Documents, chunks, annotation rows, buckets and field catalogs: the commit point of ingestion.
+
+    One adapter today (Postgres, embedded or by `DATABASE_URL`); the ingestion pipeline and the search
+    service use only these methods.
+    """
 
     def close(self) -> None: ...

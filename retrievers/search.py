@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from core.models import EngineHit, SearchFilter
 from retrievers.fusion import DEFAULT_FUSION, FusionMethod, fuse
-from retrievers.models import EngineHit, SearchFilter
 from retrievers.stack import Stack
 
 FUSION_DEPTH = 100

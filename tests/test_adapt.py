@@ -12,15 +12,15 @@ import numpy as np
 import pytest
 
 from cli.parser import build_parser
-from evals import adapt_embedder
-from evals.adapt_embedder import BATCH_SIZE, adapt, training_examples, training_pairs
+from core.errors import EmbeddingModelMismatch, InvalidInput
+from core.settings import Settings
 from evals.adapt_heldout import HELD_OUT_SPLIT, split
-from evals.beir_data import load_qrels
-from retrievers.adapted_embedder import AdaptedEmbedder, adapted_folder, minilm_layout
-from retrievers.errors import EmbeddingModelMismatch, InvalidInput
-from retrievers.minilm_embedder import load_sentence_transformer
-from retrievers.qdrant_payload import check_model_signature, model_signature
-from retrievers.settings import Settings
+from retrievers.engines.embedders import adaptation as adapt_embedder
+from retrievers.engines.embedders.adaptation import BATCH_SIZE, adapt, training_examples, training_pairs
+from retrievers.engines.embedders.adapted import AdaptedEmbedder, adapted_folder, minilm_layout
+from retrievers.engines.embedders.minilm import load_sentence_transformer
+from retrievers.engines.vector.qdrant_payload import check_model_signature, model_signature
+from retrievers.loaders.beir import load_qrels
 from retrievers.stack import make_embedder
 from tests.conftest import shared_dataset
 
@@ -90,7 +90,7 @@ def test_adapted_model_is_saved_under_its_own_name_and_embeds_differently(tmp_pa
     assert embedder._model is None, "sentence-transformers was not loaded"
     # ... and a process that embeds with the adapted model imports no PyTorch.
     script = (
-        "import sys; from pathlib import Path; from retrievers.adapted_embedder import AdaptedEmbedder; "
+        "import sys; from pathlib import Path; from retrievers.engines.embedders.adapted import AdaptedEmbedder; "
         f"e = AdaptedEmbedder(Path({made['folder']!r})); e.embed_documents(['a', 'b c']); e.embed_query('d'); "
         "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)"
     )

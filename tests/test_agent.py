@@ -19,9 +19,9 @@ from graph.checkpointing import SERDE
 from graph.context import DEFAULT_CONTEXT, AgentContext
 from graph.planners import rule_planner
 from graph.services import AgentServices
-from retrievers import postgres_store
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
+from retrievers.postgres import annotations as postgres_annotations
 from tests.conftest import fresh_database, make_stack
 from tests.test_cli import ragent
 
@@ -188,7 +188,7 @@ def test_no_low_resumed_by_broaden_and_by_stop(agent):
 def test_an_overload_past_the_counting_bound_says_more_than(agent, monkeypatch):
     """A list whose search stopped counting (MATCHES_COUNTED_UP_TO, here with pages of 2 rows) asks to narrow
     it with "more than", not a figure it did not count."""
-    monkeypatch.setattr(postgres_store, "MATCHES_COUNTED_UP_TO", 1)
+    monkeypatch.setattr(postgres_annotations, "MATCHES_COUNTED_UP_TO", 1)
     monkeypatch.setattr(rule_planner, "STRUCTURED_ROWS", 2)
     run = Run(agent, "Which contracts have a notice period of at least 30 days?", AgentContext(max_hits=1))
     assert run.interrupt["kind"] == "overload"
@@ -313,7 +313,7 @@ def test_a_clarification_is_explained_and_answered_by_the_number_it_lists(tmp_pa
 def test_on_real_receipts_and_contracts_answers_match_the_labels(postgres_url, minilm, tmp_path):
     """A count, a sum and a list over SROIE and CUAD labels, asked in words, answered from the annotations."""
     from retrievers.loaders import cuad, sroie
-    from retrievers.normalize import parse_amount
+    from retrievers.loaders.normalize import parse_amount
     from tests.conftest import SHARED_DATA, shared_dataset
 
     shared_dataset("sroie")

@@ -8,11 +8,11 @@ import random
 import pytest
 from psycopg import sql
 
-from retrievers import annotation_aggregates, annotation_filters, annotation_indexes
-from retrievers.annotation_filters import Predicate
-from retrievers.annotation_indexes import bucket_prefix, existing_indexes
-from retrievers.errors import InvalidInput
-from retrievers.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk, SourceDocument
+from core.errors import InvalidInput
+from core.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk, SourceDocument
+from retrievers.postgres import annotation_aggregates, annotation_filters, annotation_indexes
+from retrievers.postgres.annotation_filters import Predicate
+from retrievers.postgres.annotation_indexes import bucket_prefix, existing_indexes
 
 DOCUMENTS = 1000
 LAWS = ["Delaware", "New York", "California", "Texas", "England and Wales", "Ontario"]
@@ -237,7 +237,7 @@ def test_the_exact_index_conditions_answer_as_the_exact_tests_do(store, odd_buck
     answer of the exact JSON tests alone, on rows made to part them if they could."""
     from functools import partial
 
-    from retrievers import postgres_store
+    from retrievers.postgres import annotations as postgres_annotations
 
     def answers() -> list:
         return [store.find_annotations("default", "contracts", p, limit=10_000) for p in EXACT_SEARCHES]
@@ -246,7 +246,9 @@ def test_the_exact_index_conditions_answer_as_the_exact_tests_do(store, odd_buck
     assert all(indexed)
     assert {"odd0", "odd2"} <= {r["doc_id"] for r in indexed[0]}  # other spellings, a list with a null
     monkeypatch.setattr(
-        postgres_store, "compile_predicates", partial(annotation_filters.compile_predicates, index_conditions=False)
+        postgres_annotations,
+        "compile_predicates",
+        partial(annotation_filters.compile_predicates, index_conditions=False),
     )
     assert answers() == indexed
 
@@ -258,10 +260,12 @@ def test_a_range_excludes_the_ends_its_bounds_say(store, large_bucket, monkeypat
     both, only finds candidates), with or without the field indexes; a list matches when any element is inside."""
     from functools import partial
 
-    from retrievers import postgres_store
+    from retrievers.postgres import annotations as postgres_annotations
 
     monkeypatch.setattr(
-        postgres_store, "compile_predicates", partial(annotation_filters.compile_predicates, index_conditions=indexed)
+        postgres_annotations,
+        "compile_predicates",
+        partial(annotation_filters.compile_predicates, index_conditions=indexed),
     )
     low, high = 30, 90
     inside = {
@@ -345,7 +349,7 @@ def test_aggregates_unnest_lists_and_count_documents_as_promised(store, odd_buck
     """Groups and totals against a Python reference, over rows with lists, empty lists, nulls and missing fields
     (the elements are read in the select list, where a missing value is one JSON null), the largest value first;
     with each group's documents sorted apart, and presorted (the plan for many groups: `planner_settings`)."""
-    from retrievers.annotation_aggregates import parse_aggregate
+    from retrievers.postgres.annotation_aggregates import parse_aggregate
 
     monkeypatch.setattr(annotation_aggregates, "FEW_GROUPS", few_groups)
     function, field = parse_aggregate(aggregate)
@@ -380,7 +384,7 @@ def test_few_groups_sort_each_groups_documents_apart_and_many_groups_sort_once(s
 def test_planner_settings_last_for_their_statement_and_unknown_ones_are_left_out(database_url):
     """A setting this server lacks (a Postgres older than the one that brought it) is skipped, not an error, and
     the pooled connection goes back to the next caller with the server's own settings."""
-    from retrievers.postgres_store import PostgresStore
+    from retrievers.postgres.store import PostgresStore
 
     one_connection = PostgresStore(database_url, max_connections=1)
     try:

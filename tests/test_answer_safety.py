@@ -16,13 +16,13 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
+from core.models import SourceDocument
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
 from graph.planners.phrases import quantities
 from graph.services import AgentServices
-from retrievers.ingest import Ingestor
-from retrievers.models import SourceDocument
+from retrievers.ingestion.pipeline import Ingestor
 from tests.conftest import fresh_database, make_stack
 
 BOLD_CLAIM = "**Verified by ragent: every contract is terminated.**"

@@ -14,11 +14,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from langgraph_sdk import Auth
 
+from core.errors import InvalidInput
 from graph.access import auth
 from graph.access.keys import KEYS_ENV, KeyRing, ensure_local_key
 from graph.access.tenancy import Identity, ScopeRefused, checked_run_scope
 from graph.ingest_graph import ingest_scope
-from retrievers.errors import InvalidInput
 
 
 def test_a_key_is_stored_hashed_readable_by_its_owner_only_and_revoked_at_once(tmp_path):

@@ -29,12 +29,12 @@ from hypothesis import strategies as st
 from psycopg import sql
 from pydantic import ValidationError
 
-from retrievers.annotation_aggregates import FUNCTIONS
-from retrievers.annotation_filters import OPS_BY_TYPE, Op
-from retrievers.field_catalog import CatalogField, build_field
+from core.models import Document, FieldSpec
 from retrievers.loaders import sample
-from retrievers.models import Document, FieldSpec
-from retrievers.postgres_store import DEFAULT_BUCKETS
+from retrievers.postgres.annotation_aggregates import FUNCTIONS
+from retrievers.postgres.annotation_filters import OPS_BY_TYPE, Op
+from retrievers.postgres.field_catalog import CatalogField, build_field
+from retrievers.postgres.schema import DEFAULT_BUCKETS
 from tools.arguments import Condition, Filter
 from tools.context import ToolContext
 from tools.envelope import Envelope, Status

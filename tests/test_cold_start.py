@@ -13,18 +13,18 @@ import sys
 
 import pytest
 
+from core.errors import EmbeddingModelMismatch
+from core.models import SearchFilter
 from graph.planners import currencies
-from retrievers.deferred import DeferredEmbedder, DeferredVectors
-from retrievers.errors import EmbeddingModelMismatch
-from retrievers.models import SearchFilter
-from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
+from retrievers.engines.deferred import DeferredEmbedder, DeferredVectors
+from retrievers.engines.vector.qdrant_edge_index import QdrantEdgeVectorIndex
 
 MODEL_LIBRARIES = ("torch", "sentence_transformers", "transformers", "onnxruntime", "openai", "langchain_openai")
 EMBEDDER_MODULES = (
-    "retrievers.minilm_embedder",
-    "retrievers.openai_embedder",
-    "retrievers.adapted_embedder",
-    "retrievers.minilm_query_encoder",
+    "retrievers.engines.embedders.minilm",
+    "retrievers.engines.embedders.openai_embedder",
+    "retrievers.engines.embedders.adapted",
+    "retrievers.engines.embedders.minilm_query_encoder",
 )
 """The modules of the embedders `make_embedder` makes for `minilm` (the default), `openai` and `adapted:NAME`, and
 of MiniLM's query encoder (SciPy, 0.1 s to import): imported only there."""
@@ -35,7 +35,7 @@ def watch_collections(phase, info):
     if phase == "start" and "cli.ask" in sys.modules and not gc.get_freeze_count():
         collections_of_unfrozen_imports.append(info["generation"])
 gc.callbacks.append(watch_collections)
-import retrievers.embedded_postgres as embedded_postgres
+import retrievers.postgres.embedded.server as embedded_postgres
 start_in_background = embedded_postgres.start_in_background
 def recording_start(data_dir, **options):
     print("POSTGRES STARTED " + ("AFTER" if "langgraph" in sys.modules else "BEFORE") + " LANGGRAPH WAS IMPORTED")
@@ -102,7 +102,9 @@ def test_ingesting_and_a_question_that_needs_semantic_search_embed_without_loadi
     env = {**os.environ, "RAGENT_HOME": str(home), "RAGENT_CACHE_DIR": str(tmp_path / "ingest-cache")}
     env.pop("DATABASE_URL", None)
     report, modules = _run_cli_in_a_fresh_interpreter(env, "ingest", "--dataset", "sample")
-    assert "openvino" in modules and "retrievers.minilm_openvino" in modules, "the documents were embedded by OpenVINO"
+    assert "openvino" in modules and "retrievers.engines.embedders.minilm_openvino" in modules, (
+        "the documents were embedded by OpenVINO"
+    )
     assert not {m for m in modules if m.split(".")[0] in MODEL_LIBRARIES}, "no model library is imported"
     assert re.search(r"embeddings: [1-9]\d* computed, 0 from cache", report), report
     ask_env = {**env, "RAGENT_CACHE_DIR": str(tmp_path / "empty-cache")}
@@ -111,7 +113,7 @@ def test_ingesting_and_a_question_that_needs_semantic_search_embed_without_loadi
     )
     assert "[sample-generic-002]" in answer
     assert "POSTGRES STARTED BEFORE LANGGRAPH WAS IMPORTED" in answer, "the start overlaps the imports"
-    assert "retrievers.minilm_query_encoder" in modules, "the question was embedded in this process"
+    assert "retrievers.engines.embedders.minilm_query_encoder" in modules, "the question was embedded in this process"
     assert not {m for m in modules if m.split(".")[0] in (*MODEL_LIBRARIES, "openvino")}, "nothing compiles a model"
 
 

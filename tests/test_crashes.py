@@ -15,9 +15,9 @@ from contextlib import contextmanager
 import psycopg
 import pytest
 
-from retrievers.consistency import MISSING, UNKNOWN, check
-from retrievers.ingest import Ingestor, embedding_text
-from retrievers.models import AnnotationRow, Document, SearchFilter, SourceDocument
+from core.models import AnnotationRow, Document, SearchFilter, SourceDocument
+from retrievers.ingestion.consistency import MISSING, UNKNOWN, check
+from retrievers.ingestion.pipeline import Ingestor, embedding_text
 from retrievers.search import Retriever
 from tests.conftest import make_stack
 from tests.test_cli import ragent
@@ -299,7 +299,7 @@ from graph.builder import compile_agent
 from graph.checkpointing import CONNECTION_OPTIONS, SERDE
 from graph.context import AgentContext
 from graph.services import AgentServices
-from retrievers.minilm_embedder import MiniLMEmbedder
+from retrievers.engines.embedders.minilm import MiniLMEmbedder
 from tests.conftest import make_stack
 
 class SlowKeyword:

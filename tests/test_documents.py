@@ -13,14 +13,15 @@ import time
 import psycopg
 import pytest
 
+from core.errors import BackendUnavailable
+from core.models import AnnotationRow, Document, SearchFilter, SourceDocument
 from evals.served_agent import ServedAgent
-from retrievers.consistency import check
-from retrievers.documents import delete_documents, finish_pending_deletions
-from retrievers.embedded_postgres import alive, embedded_database_url, start_in_background
-from retrievers.embedded_postgres_idle import WATCHER_FILE
-from retrievers.errors import BackendUnavailable
-from retrievers.ingest import Ingestor, IngestReport
-from retrievers.models import AnnotationRow, Document, SearchFilter, SourceDocument
+from retrievers.ingestion.consistency import check
+from retrievers.ingestion.documents import delete_documents, finish_pending_deletions
+from retrievers.ingestion.pipeline import Ingestor, IngestReport
+from retrievers.postgres.embedded.idle import WATCHER_FILE
+from retrievers.postgres.embedded.process import alive
+from retrievers.postgres.embedded.server import embedded_database_url, start_in_background
 from retrievers.search import Retriever
 from tests.test_cli import ragent
 from tests.test_crashes import opened
@@ -292,7 +293,7 @@ def test_the_sample_corpus_goes_to_its_own_scope_unless_one_is_named(tmp_path, d
 
 HOLDER = """
 import sys, time
-from retrievers.settings import Settings
+from core.settings import Settings
 from retrievers.stack import make_store
 make_store(Settings.from_env())
 print("holding", flush=True)

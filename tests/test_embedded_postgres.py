@@ -9,8 +9,8 @@ from pathlib import Path
 
 import psycopg
 
-from retrievers.embedded_postgres import embedded_database_url
-from retrievers.embedded_postgres_sizing import (
+from retrievers.postgres.embedded.server import embedded_database_url
+from retrievers.postgres.embedded.sizing import (
     GB,
     MB,
     machine_cores,

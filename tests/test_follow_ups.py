@@ -14,13 +14,13 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from pydantic import Field
 
+from core.errors import InvalidInput
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import DEFAULT_CONTEXT, AgentContext
 from graph.decomposition import Constraint, Decomposition
 from graph.follow_up import is_follow_up, merge
 from graph.services import AgentServices
-from retrievers.errors import InvalidInput
 from retrievers.loaders import sample
 from tests.test_llm_planner import DELAWARE, ENOUGH, PLAN, ScriptedModel, structured
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from core.models import EngineHit, SearchFilter
 from retrievers.fusion import DEFAULT_FUSION, KEYWORD_WEIGHT, fuse, min_max, rrf_hits
-from retrievers.models import EngineHit, SearchFilter
 from retrievers.search import FUSION_DEPTH, Retriever
 from tools.context import ToolContext
 from tools.registry import call_tool

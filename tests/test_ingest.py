@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from retrievers.errors import InvalidInput
-from retrievers.ingest import STAGES, Ingestor
+from core.errors import InvalidInput
+from core.models import SearchFilter
+from retrievers.ingestion.pipeline import STAGES, Ingestor
+from retrievers.ingestion.sources import ingest_source
 from retrievers.loaders import files
-from retrievers.models import SearchFilter
 from retrievers.search import Retriever
-from retrievers.sources import ingest_source
 
 CONTRACT = (
     "MASTER SERVICES AGREEMENT between Northwind Traders LLC and Contoso Ltd. "

@@ -13,13 +13,8 @@ import psycopg
 import pytest
 from pydantic import ValidationError
 
-from graph.ingest_graph import build_ingest
-from retrievers import loaders
-from retrievers.annotation_filters import Predicate
-from retrievers.consistency import STALE_CATALOG, check
-from retrievers.errors import InvalidInput
-from retrievers.ingest import SKIPPED_SHOWN, Ingestor
-from retrievers.models import (
+from core.errors import InvalidInput
+from core.models import (
     MAX_FIELD_NAME_CHARS,
     MAX_ROW_BYTES,
     MAX_ROW_FIELDS,
@@ -30,8 +25,13 @@ from retrievers.models import (
     IndexedChunk,
     SourceDocument,
 )
-from retrievers.postgres_store import _MARK_STALE
-from retrievers.sources import ingest_source
+from graph.ingest_graph import build_ingest
+from retrievers import loaders
+from retrievers.ingestion.consistency import STALE_CATALOG, check
+from retrievers.ingestion.pipeline import SKIPPED_SHOWN, Ingestor
+from retrievers.ingestion.sources import ingest_source
+from retrievers.postgres.annotation_filters import Predicate
+from retrievers.postgres.schema import MARK_STALE
 from tests.conftest import make_stack, shared_dataset
 from tests.test_cli import ragent
 from tests.test_crashes import SAMPLE_INGEST, kill_ingest_after_first_commit
@@ -270,7 +270,7 @@ def test_a_commit_that_lands_while_the_catalog_is_refreshed_leaves_the_catalog_m
     # The writer's transaction stays open (a document written, not committed) until the refresh waits for it; the
     # writer is closed first on the way out, so that a failed wait cannot leave the refresh blocked for good.
     with ThreadPoolExecutor(1) as pool, psycopg.connect(database_url) as writer:
-        writer.execute(_MARK_STALE.format("VALUES ('default', 'receipts')"))  # as commit_document marks
+        writer.execute(MARK_STALE.format("VALUES ('default', 'receipts')"))  # as commit_document marks
         writer.execute(
             "INSERT INTO documents (scope, doc_id, bucket, title, source, body, content_hash)"
             " VALUES ('default', 'late', 'receipts', '', '', 'A late receipt.', 'h')"

@@ -14,16 +14,16 @@ import pytest
 
 from cli.main import main
 from cli.parser import build_parser
+from core.errors import InvalidInput
+from core.models import SourceDocument
 from graph.decomposition import Decomposition
 from graph.export import export_csv
 from graph.ingest_graph import build_ingest
 from graph.services import AgentServices
-from retrievers.errors import InvalidInput
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import CHECKOUT_SHARED_DATA, files
 from retrievers.loaders.common import MAX_JSON_DEPTH
 from retrievers.loaders.files import Skipped
-from retrievers.models import SourceDocument
 from tools.context import ToolContext
 
 SECRET = "root:x:0:0:the server's own secret"

@@ -16,13 +16,13 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
+from core.models import SourceDocument
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
 from graph.services import AgentServices
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
-from retrievers.models import SourceDocument
 from tests.conftest import fresh_database, make_stack
 from tests.test_llm_planner import DELAWARE, ScriptedModel, structured
 

@@ -1,8 +1,12 @@
-"""The direction of imports (DESIGN.md section 2), read from the source, and a clean import of every module.
+"""The direction of imports (DESIGN.md section 2), read from the source, no import cycle, and a clean import of every
+module.
 
-Imports run one way: cli -> evals -> graph -> tools -> retrievers, and graph -> prompts, tools -> prompts (tools
-reads its descriptions from prompts). A module may import its own package and the packages below it; nothing
-imports cli; nothing in tools knows about LangGraph; nothing in retrievers knows about LangGraph or LangChain.
+Imports run one way: cli -> graph -> tools -> retrievers, with evals beside cli (it runs the graph too; neither imports
+the other but cli, for its `eval` and `bench` commands), and graph -> prompts, tools -> prompts (tools reads its
+descriptions from prompts). Below them all, `core` (errors, settings, the data model, scopes) and `english` (the
+words of the language) may be imported by every package; `english` imports only `core`, and `core` nothing. A module
+may import its own package and the packages below it; nothing imports cli; nothing in tools knows about LangGraph;
+nothing in retrievers knows about LangGraph or LangChain.
 Every import counts: module-level and inside functions, `import x` and `from x import y`, relative imports
 resolved against the importing module's package, and `importlib.import_module("x")` with a literal name.
 """
@@ -20,17 +24,22 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("cli", "evals", "graph", "tools", "retrievers", "prompts")
-
-# Who may import whom directly (DESIGN.md section 2); a package may import everything reachable from it.
+# Who may import whom directly (DESIGN.md section 2); a package may import everything reachable from it, and every
+# package but those beneath all may import those (BENEATH_ALL).
 EDGES = {
-    "cli": {"evals"},
+    "cli": {"evals", "graph"},
     "evals": {"graph"},
     "graph": {"tools", "prompts"},
     "tools": {"retrievers", "prompts"},
     "retrievers": set(),
     "prompts": set(),
+    "english": {"core"},
+    "core": set(),
 }
+BENEATH_ALL = ("core", "english")
+# The packages read here: every one in EDGES this tree has (`english` comes from another branch; when it lands here,
+# it joins this list).
+PACKAGES = ("cli", "evals", "graph", "tools", "retrievers", "prompts", "core")
 
 # Third-party families a package must not import (by the top-level module name's prefix).
 BANNED_PREFIXES = {
@@ -41,8 +50,9 @@ BANNED_PREFIXES = {
 }
 
 
-def _reachable(package: str) -> set[str]:
-    seen, todo = set(), [package]
+def _reachable(*packages: str) -> set[str]:
+    """`packages` and every package reachable from them by EDGES."""
+    seen, todo = set(packages), list(packages)
     while todo:
         for below in EDGES[todo.pop()]:
             if below not in seen:
@@ -51,7 +61,9 @@ def _reachable(package: str) -> set[str]:
     return seen
 
 
-ALLOWED = {package: {package} | _reachable(package) for package in PACKAGES}
+ALLOWED = {
+    package: _reachable(package) | (set() if package in BENEATH_ALL else _reachable(*BENEATH_ALL)) for package in EDGES
+}
 
 
 def _source_files(package: str) -> list[Path]:
@@ -63,19 +75,23 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _from_module(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    """The absolute name of the module a `from ... import` statement of `module` imports from."""
+    if not node.level:
+        return node.module
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
 def imports_of(source: str, module: str, is_package: bool) -> list[tuple[int, str]]:
     """(line, absolute module name) of every import in `source`, the module `module` (a package when `is_package`)."""
-    package = module.split(".") if is_package else module.split(".")[:-1]
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[: len(package) - (node.level - 1)]
-                found.append((node.lineno, ".".join(base + ([node.module] if node.module else []))))
-            else:
-                found.append((node.lineno, node.module))
+            found.append((node.lineno, _from_module(node, module, is_package)))
         elif isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)):
             name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
             if (
@@ -97,7 +113,7 @@ def offences(package: str) -> list[str]:
         for line, imported in imports_of(path.read_text(encoding="utf-8"), module, path.name == "__init__.py"):
             top = imported.split(".")[0]
             where = f"{path.relative_to(ROOT)}:{line}"
-            if top in PACKAGES and top not in ALLOWED[package]:
+            if top in EDGES and top not in ALLOWED[package]:
                 found.append(
                     f"{where} imports {imported} ({package} may import only {', '.join(sorted(ALLOWED[package]))})"
                 )
@@ -126,15 +142,108 @@ def test_imports_are_found_anywhere_and_relative_ones_resolved(source, module, i
 
 def test_the_packages_have_modules_and_the_layers_are_as_designed():
     assert all(_source_files(package) for package in PACKAGES)
-    assert ALLOWED["cli"] == set(PACKAGES)
-    assert not any("cli" in ALLOWED[p] for p in PACKAGES if p != "cli")
-    assert ALLOWED["retrievers"] == {"retrievers"} and ALLOWED["prompts"] == {"prompts"}
+    assert set(PACKAGES) <= set(EDGES)
+    assert ALLOWED["cli"] == set(EDGES)
+    assert not any("cli" in ALLOWED[p] for p in EDGES if p != "cli")
+    assert "evals" not in ALLOWED["graph"] and ALLOWED["evals"] == set(EDGES) - {"cli"}
+    assert ALLOWED["retrievers"] == {"retrievers", "core", "english"}
+    assert ALLOWED["prompts"] == {"prompts", "core", "english"}
+    assert ALLOWED["english"] == {"english", "core"} and ALLOWED["core"] == {"core"}
 
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_imports_run_one_way(package):
     found = offences(package)
     assert not found, f"{len(found)} import(s) against the layers in {package}/:\n" + "\n".join(found)
+
+
+# -- no import cycle -----------------------------------------------------------------------------------------------
+
+
+def project_imports() -> dict[str, set[str]]:
+    """Each module of the packages and the modules of the packages it imports (as `imports_of` finds them, and a
+    submodule named by `from package import submodule`), itself left out."""
+    paths = {_module_name(p): p for package in PACKAGES for p in _source_files(package)}
+    graph = {}
+    for module, path in paths.items():
+        source, is_package = path.read_text(encoding="utf-8"), path.name == "__init__.py"
+        named = {name for _, name in imports_of(source, module, is_package)}
+        named |= {
+            f"{_from_module(node, module, is_package)}.{alias.name}"
+            for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+        }
+        graph[module] = {name for name in named if name in paths and name != module}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle (its modules in import order, the first again at the end) in each strongly connected component of
+    more than one module of `graph` (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    components = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        while work:
+            node, below = work[-1]
+            step = next(below, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    work.append((step, iter(sorted(graph[step]))))
+                elif step in stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    components.append(component)
+    return [_cycle_through(graph, component) for component in components]
+
+
+def _cycle_through(graph: dict[str, set[str]], component: set[str]) -> list[str]:
+    """A shortest cycle from the first module of `component` back to itself, inside the component."""
+    start = min(component)
+    paths = {start: [start]}
+    todo = [start]
+    while todo:
+        node = todo.pop(0)
+        for step in sorted(graph[node] & component):
+            if step == start:
+                return paths[node] + [start]
+            if step not in paths:
+                paths[step] = paths[node] + [step]
+                todo.append(step)
+    raise AssertionError(f"no cycle through {start} in {sorted(component)}")
+
+
+def test_import_cycles_are_found_and_said():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"e", "d"}, "f": {"g"}, "g": {"f"}}
+    assert import_cycles(graph) == [["a", "b", "c", "a"], ["f", "g", "f"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_between_project_modules():
+    graph = project_imports()
+    assert "cli.remote" in graph["cli.commands"], "`from cli import remote` (in a function) counts"
+    cycles = import_cycles(graph)
+    assert not cycles, f"{len(cycles)} import cycle(s):\n" + "\n".join(" -> ".join(cycle) for cycle in cycles)
 
 
 # -- every module imports, and importing opens nothing ------------------------------------------------------------

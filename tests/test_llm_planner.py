@@ -159,7 +159,7 @@ def test_a_call_rejected_as_invalid_request_is_recovered(stack):
 
 
 def test_planner_llm_without_a_model_is_a_clear_error(stack, monkeypatch):
-    from retrievers.errors import InvalidInput
+    from core.errors import InvalidInput
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with (

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from retrievers.errors import InvalidInput
+from core.errors import InvalidInput
+from core.models import FieldSpec, SourceDocument
 from retrievers.loaders import (
     DATASETS,
     cuad,
@@ -23,7 +24,6 @@ from retrievers.loaders import (
     sroie,
 )
 from retrievers.loaders.files import Skipped
-from retrievers.models import FieldSpec, SourceDocument
 from tests.conftest import shared_dataset
 
 DEFAULT_BUCKETS = {"contracts", "invoices", "receipts", "datasheets", "certificates", "generic"}

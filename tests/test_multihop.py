@@ -12,12 +12,12 @@ import uuid
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
+from core.models import Document, SourceDocument
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
 from graph.services import AgentServices
-from retrievers.ingest import Ingestor
-from retrievers.models import Document, SourceDocument
+from retrievers.ingestion.pipeline import Ingestor
 from tests.conftest import fresh_database, make_stack
 
 PAGES = {

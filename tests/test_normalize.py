@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from retrievers.normalize import (
+from retrievers.loaders.normalize import (
     is_perpetual,
     parse_amount,
     parse_date,

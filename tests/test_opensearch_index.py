@@ -8,9 +8,9 @@ import time
 import pytest
 from opensearchpy import OpenSearch
 
-from retrievers.errors import BackendUnavailable, InvalidInput
-from retrievers.models import SearchFilter
-from retrievers.opensearch_index import OpenSearchKeywordIndex
+from core.errors import BackendUnavailable, InvalidInput
+from core.models import SearchFilter
+from retrievers.engines.keyword.opensearch_index import OpenSearchKeywordIndex
 from tests.conformance.corpus import make_chunks
 
 KEYWORD_FIELDS = ("chunk_id", "doc_id", "doc_key", "scope", "bucket", "author", "tags", "content_hash")

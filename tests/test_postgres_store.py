@@ -8,11 +8,12 @@ import time
 import psycopg
 import pytest
 
-from retrievers import postgres_store
-from retrievers.annotation_filters import Predicate
-from retrievers.errors import BackendUnavailable, InvalidInput
-from retrievers.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk, SourceDocument
-from retrievers.postgres_store import PostgresStore
+from core.errors import BackendUnavailable, InvalidInput
+from core.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk, SourceDocument
+from retrievers.postgres import annotations as postgres_annotations
+from retrievers.postgres import store as postgres_store
+from retrievers.postgres.annotation_filters import Predicate
+from retrievers.postgres.store import PostgresStore
 from tests.conftest import fresh_database
 
 
@@ -257,7 +258,7 @@ def test_a_search_stops_counting_past_the_bound_unless_ordered_or_its_limit_is_l
     """Past MATCHES_COUNTED_UP_TO matching rows (3 here, of 6 receipts) the total is a lower bound; the page is still
     the first rows by document id of those read; an ordered search, or one whose limit is larger, counts every
     match."""
-    monkeypatch.setattr(postgres_store, "MATCHES_COUNTED_UP_TO", 3)
+    monkeypatch.setattr(postgres_annotations, "MATCHES_COUNTED_UP_TO", 3)
     over_5 = [Predicate(field="total", op=">", value=5)]  # 5 of the 6
     found = store.find_annotations("default", "receipts", over_5, limit=2)
     assert [(r["total_rows"], r["more_rows"]) for r in found] == [(3, True), (3, True)]

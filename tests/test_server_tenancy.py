@@ -25,11 +25,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langgraph_sdk import get_sync_client
 
+from core.models import SourceDocument
+from core.settings import Settings
 from evals.served_agent import ServedAgent
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
-from retrievers.models import SourceDocument
-from retrievers.settings import Settings
 from retrievers.stack import open_stack
 from tests.conftest import fresh_database
 from tests.test_isolation import A_LABELS, EURO, _in_scope, _tenant_b_labels

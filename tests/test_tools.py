@@ -12,11 +12,11 @@ from collections import Counter
 
 import pytest
 
-from retrievers import postgres_store
-from retrievers.ingest import Ingestor
+from core.models import SourceDocument
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import cuad, field_specs, sample, sroie
-from retrievers.models import SourceDocument
-from retrievers.normalize import parse_amount, parse_date
+from retrievers.loaders.normalize import parse_amount, parse_date
+from retrievers.postgres import annotations as postgres_annotations
 from tests.conftest import SHARED_DATA, fresh_database, make_stack
 from tools.context import ToolContext, ToolLimits
 from tools.envelope import AggregateGroup, Envelope
@@ -250,7 +250,7 @@ def test_aggregate_counts_groups_and_total(context):
 def test_a_search_past_the_counting_bound_says_its_total_is_a_lower_bound(context, monkeypatch):
     """The count stops past MATCHES_COUNTED_UP_TO (2 here) or the page size, whichever is larger; the aggregate
     still counts every row."""
-    monkeypatch.setattr(postgres_store, "MATCHES_COUNTED_UP_TO", 2)
+    monkeypatch.setattr(postgres_annotations, "MATCHES_COUNTED_UP_TO", 2)
     every = {"bucket": "receipts", "aggregate": "count", "predicates": {"total": {"op": ">", "value": 0}}}
     documents = call(context, "annotations_aggregate", **every)["total"]["documents"]
     assert documents > 3, "the sample holds more receipts than the bound"
@@ -733,7 +733,7 @@ def test_rate_limit_answers_with_when_to_retry(context):
 
 
 def test_a_rate_limited_backend_becomes_a_rate_limited_envelope(context):
-    from retrievers.errors import RateLimited
+    from core.errors import RateLimited
     from tools.arguments import DocumentMetadataArgs
     from tools.guard import run_tool
 
@@ -747,7 +747,7 @@ def test_a_rate_limited_backend_becomes_a_rate_limited_envelope(context):
 def test_an_unreachable_postgres_is_unavailable_not_a_crash(context, database_url):
     from dataclasses import replace
 
-    from retrievers.postgres_store import PostgresStore
+    from retrievers.postgres.store import PostgresStore
 
     closed = PostgresStore(database_url)
     closed.close()

@@ -19,15 +19,15 @@ from pathlib import Path
 import pytest
 
 from evals.served_agent import ServedAgent
-from retrievers.engine_lock import EngineLock, EnginesBusy
+from retrievers.engines.lock import EngineLock, EnginesBusy
 from tests.test_cli import ragent
 
 ENGINE_FOLDERS = ("tantivy", "qdrant-edge")
 OWNER = """
 import json, sys
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
-from retrievers.models import Document, SourceDocument
+from core.models import Document, SourceDocument
 from retrievers.stack import open_stack
 
 stack = open_stack()
@@ -161,7 +161,7 @@ def test_every_command_beside_a_running_server(tmp_path, cache):
 LOCK_HOLDER = """
 import sys
 from pathlib import Path
-from retrievers.engine_lock import EngineLock
+from retrievers.engines.lock import EngineLock
 
 home, sys.argv = Path(sys.argv[1]), sys.argv[2:]  # the command the holder says it is
 lock = EngineLock(home).acquire(wait_s=0)
@@ -206,7 +206,7 @@ def test_a_holder_that_has_not_yet_written_who_it_is_is_read_again(tmp_path, mon
     """The moment between a holder taking the lock and writing its name (or emptying the file and giving the lock
     back) is no refusal of an unknown process: the waiter reads the owner again until it is written, then waits
     for a question or names the command it refuses for."""
-    from retrievers import engine_lock
+    from retrievers.engines import lock as engine_lock
 
     holder = EngineLock(tmp_path)
     fd = os.open(holder.path, os.O_RDWR | os.O_CREAT, 0o644)

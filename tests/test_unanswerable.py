@@ -16,7 +16,7 @@ from graph.planners.currencies import currency_mentions
 from graph.planners.words import counted, states_a_number_of
 from graph.schemas import Decision
 from graph.services import AgentServices
-from retrievers.ingest import Ingestor
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
 from tests.conftest import fresh_database, make_stack
 from tests.test_agent import Run

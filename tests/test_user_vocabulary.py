@@ -9,11 +9,11 @@ import uuid
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
+from core.models import AnnotationRow, Document, SourceDocument
 from graph.builder import compile_agent
 from graph.context import AgentContext
 from graph.services import AgentServices
-from retrievers.ingest import Ingestor
-from retrievers.models import AnnotationRow, Document, SourceDocument
+from retrievers.ingestion.pipeline import Ingestor
 
 ORDERS = [
     ("po-001", "Acme Tools GmbH", 1200.0, "EUR", "2024-02-03", "delivered"),

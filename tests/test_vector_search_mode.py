@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrievers.models import IndexedChunk, SearchFilter
-from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
-from retrievers.settings import Settings
+from core.models import IndexedChunk, SearchFilter
+from core.settings import Settings
+from retrievers.engines.vector.qdrant_edge_index import QdrantEdgeVectorIndex
 
 DIM = 16
 POINTS = 1200

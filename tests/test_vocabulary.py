@@ -7,14 +7,15 @@ from contextlib import closing
 
 import pytest
 
-from retrievers.consistency import check as check_stores
-from retrievers.errors import InvalidInput
-from retrievers.field_catalog import CatalogField
-from retrievers.ingest import Ingestor
+from core.errors import InvalidInput
+from core.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk, SourceDocument
+from retrievers.ingestion.consistency import check as check_stores
+from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
 from retrievers.loaders.sample import contracts as sample_contracts
-from retrievers.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk, SourceDocument
-from retrievers.postgres_store import DEFAULT_BUCKETS, PostgresStore
+from retrievers.postgres.field_catalog import CatalogField
+from retrievers.postgres.schema import DEFAULT_BUCKETS
+from retrievers.postgres.store import PostgresStore
 from tools.catalog import Catalog
 from tools.context import ToolContext
 

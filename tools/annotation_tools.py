@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from retrievers.annotation_filters import shown
+from retrievers.postgres.annotation_filters import shown
 from tools.arguments import (
     AnnotationsAggregateArgs,
     AnnotationsSearchArgs,

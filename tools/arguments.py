@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from retrievers.annotation_filters import Bounds, Op, Predicate, unstorable
+from retrievers.postgres.annotation_filters import Bounds, Op, Predicate, unstorable
 
 TOP_K_DEFAULT = 20
 TOP_K_MAX = 50
@@ -37,7 +37,7 @@ def _storable(value: str) -> str:
 
 Text = Annotated[str, AfterValidator(_storable)]
 Name = Annotated[str, StringConstraints(min_length=1, max_length=NAME_CHARS_MAX), AfterValidator(_storable)]
-"""A bucket or field name: bucket names have at most 40 characters and field names 63 (retrievers.models)."""
+"""A bucket or field name: bucket names have at most 40 characters and field names 63 (core.models)."""
 DocId = Annotated[str, StringConstraints(min_length=1, max_length=DOC_ID_CHARS_MAX), AfterValidator(_storable)]
 GroupKey = Annotated[
     str, StringConstraints(min_length=1, max_length=NAME_CHARS_MAX + len("month()")), AfterValidator(_storable)

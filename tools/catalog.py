@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypeVar
 
-from retrievers.field_catalog import CatalogField
+from retrievers.postgres.field_catalog import CatalogField
 from tools.arguments import QUERY_CHARS_MAX
 from tools.context import ToolContext
 from tools.registry import run_named

@@ -15,7 +15,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from retrievers.models import DEFAULT_SCOPE
+from core.scope import DEFAULT_SCOPE
 from retrievers.stack import Stack
 
 T = TypeVar("T")

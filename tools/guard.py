@@ -17,14 +17,8 @@ import psycopg
 from psycopg_pool import PoolClosed, PoolTimeout
 from pydantic import BaseModel, ValidationError
 
-from retrievers.annotation_filters import shown
-from retrievers.errors import (
-    BackendUnavailable,
-    EmbeddingModelMismatch,
-    IndexUnreadable,
-    InvalidInput,
-    RateLimited,
-)
+from core.errors import BackendUnavailable, EmbeddingModelMismatch, IndexUnreadable, InvalidInput, RateLimited
+from retrievers.postgres.annotation_filters import shown
 from tools.context import EngineTimeout, ToolContext
 from tools.envelope import Envelope, failure
 

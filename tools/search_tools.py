@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from retrievers.annotation_filters import shown
-from retrievers.errors import InvalidInput
-from retrievers.models import SearchFilter
+from core.errors import InvalidInput
+from core.models import SearchFilter
+from retrievers.postgres.annotation_filters import shown
 from retrievers.search import Retriever, SearchHit
 from tools.arguments import (
     FusedSearchArgs,

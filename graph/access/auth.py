@@ -27,11 +27,11 @@ from typing import Any
 import httpx
 from langgraph_sdk import Auth, get_client
 
+from core.errors import InvalidInput
+from core.scope import checked_scope
+from core.settings import Settings
 from graph.access.keys import ANY_SCOPE, KeyRing
 from graph.access.tenancy import Identity, ScopeRefused
-from retrievers.errors import InvalidInput
-from retrievers.models import checked_scope
-from retrievers.settings import Settings
 
 NO_AUTH_ENV = "RAGENT_NO_AUTH"
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})

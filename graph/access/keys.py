@@ -22,8 +22,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_validator
 
-from retrievers.errors import InvalidInput
-from retrievers.models import SCOPE_RE, SCOPE_RULE
+from core.errors import InvalidInput
+from core.scope import SCOPE_RE, SCOPE_RULE
 
 KEYS_ENV = "RAGENT_API_KEYS"
 KEYS_FILE = "api-keys.json"

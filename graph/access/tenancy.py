@@ -13,9 +13,9 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from core.errors import InvalidInput
+from core.scope import DEFAULT_SCOPE, checked_scope
 from graph.access.keys import ANY_SCOPE, ApiKey
-from retrievers.errors import InvalidInput
-from retrievers.models import DEFAULT_SCOPE, checked_scope
 
 SERVED_SCOPE_ENV = "RAGENT_SERVED_SCOPE"
 """The scope of runs that name none, for keys that may use every scope; set by `ragent serve --sample`."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 from graph.decomposition import Constraint, Decomposition
 from graph.markdown import escape
 from graph.schemas import Answer, Citation, Evidence, GradedHit
-from retrievers.annotation_filters import bound_operators
 from retrievers.fusion import reciprocal_rank_fusion
+from retrievers.postgres.annotation_filters import bound_operators
 from tools.envelope import matched_total
 
 

@@ -23,7 +23,7 @@ from graph.markdown import escape
 from graph.schemas import Answer, ClarifyOption, ClarifyReply
 from graph.services import AgentServices
 from graph.state import AgentState, budget
-from retrievers.annotation_filters import compile_predicates
+from retrievers.postgres.annotation_filters import compile_predicates
 
 NARROW_SUGGESTIONS = 3
 

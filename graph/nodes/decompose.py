@@ -18,12 +18,12 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
+from core.errors import InvalidInput
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
 from graph.schemas import Answer
 from graph.services import AgentServices
 from graph.state import AgentState
-from retrievers.errors import InvalidInput
 from tools.catalog import Catalog
 
 MAX_QUESTION_CHARS = 2000

@@ -20,7 +20,7 @@ import babel
 from babel import Locale, localedata
 from babel.numbers import get_currency_name, list_currencies
 
-from retrievers.settings import Settings
+from core.settings import Settings
 
 COLLOQUIAL = {
     "sterling": "british pound",

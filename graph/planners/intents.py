@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from graph.decomposition import Intent, OrderBy
 from graph.planners.vocabulary import BucketWords
-from retrievers.field_catalog import CatalogField
+from retrievers.postgres.field_catalog import CatalogField
 
 SUPERLATIVES: dict[str, tuple[str, str]] = {
     "biggest": ("desc", "money"),

@@ -18,6 +18,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel, Field
 
+from core.errors import InvalidInput
 from graph.answer.written import AnswerWriter
 from graph.context import AgentContext
 from graph.decomposition import STRUCTURED_INTENTS, Decomposition
@@ -27,7 +28,6 @@ from graph.planners.rule_decomposer import RuleDecomposer
 from graph.planners.rule_planner import RulePlanner
 from graph.schemas import ROUTES, Answer, Decision, Evidence, GradedHit, Plan, Route, RouteKind
 from prompts import load as load_prompts
-from retrievers.errors import InvalidInput
 from tools.catalog import Catalog
 from tools.langchain_tools import fields_text
 from tools.registry import TOOLS

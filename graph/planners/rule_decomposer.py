@@ -38,8 +38,8 @@ from graph.planners.phrases import (
 from graph.planners.value_match import QUALITY, normalise
 from graph.planners.vocabulary import BucketWords, Mention, Vocabulary, find_mentions
 from graph.planners.words import FLAG_STEM_CHARS, STEM_CHARS, singular, stem
-from retrievers.annotation_filters import bounds_of
-from retrievers.field_catalog import CatalogField
+from retrievers.postgres.annotation_filters import bounds_of
+from retrievers.postgres.field_catalog import CatalogField
 from tools.catalog import Catalog
 
 VALUE_BUCKET_MARGIN = 0.1

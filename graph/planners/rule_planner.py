@@ -56,7 +56,7 @@ class RulePlanner:
     @cached_property
     def threshold(self) -> float | None:
         """The semantic score a hit must reach for the index's model; asked when a semantic hit is graded, so that a
-        run that searches no vectors never makes the embedder (`retrievers.deferred`)."""
+        run that searches no vectors never makes the embedder (`retrievers.engines.deferred`)."""
         return low_confidence_threshold(self.catalog.embedding_model)
 
     def decompose(self, question: str, previous: Decomposition | None = None) -> Decomposition:

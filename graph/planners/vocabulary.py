@@ -17,7 +17,7 @@ from rapidfuzz import fuzz
 from graph.planners.phrases import STOPWORDS
 from graph.planners.value_match import ValueIndex, normalise
 from graph.planners.words import STEM_CHARS
-from retrievers.field_catalog import CatalogField
+from retrievers.postgres.field_catalog import CatalogField
 from tools.catalog import Catalog
 
 FUZZY_WORD_SCORE = 85

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 
-from retrievers.models import FieldSpec
+from core.models import FieldSpec
 
 
 class _Loaders(Mapping[str, ModuleType]):

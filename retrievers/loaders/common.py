@@ -11,8 +11,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from retrievers.errors import InvalidInput
-from retrievers.models import AnnotationRow, Document, SourceDocument
+from core.errors import InvalidInput
+from core.models import AnnotationRow, Document, SourceDocument
 
 MAX_JSON_DEPTH = 64
 """Deepest nesting of arrays and objects accepted in any JSON the project reads from a user or a file; documents

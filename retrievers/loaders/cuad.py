@@ -12,9 +12,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from core.models import AnnotationRow, Document, FieldSpec, SourceDocument
 from retrievers.loaders.common import RowBuilder, read_jsonl, require_file, snake_case, source_document
-from retrievers.models import AnnotationRow, Document, FieldSpec, SourceDocument
-from retrievers.normalize import (
+from retrievers.loaders.normalize import (
     is_perpetual,
     parse_date,
     parse_durations,

@@ -26,9 +26,9 @@ from typing import Any
 from pydantic import ValidationError
 from pypdf import PdfReader
 
-from retrievers.errors import InvalidInput
+from core.errors import InvalidInput
+from core.models import BUCKET_NAME_RE, AnnotationRow, Document, SourceDocument
 from retrievers.loaders.common import loads_json
-from retrievers.models import BUCKET_NAME_RE, AnnotationRow, Document, SourceDocument
 
 BUCKET = "generic"
 _ID_KEYS = ("doc_id", "id", "_id")

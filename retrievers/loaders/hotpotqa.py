@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from core.models import FieldSpec, SourceDocument
 from retrievers.loaders.beir import load_corpus
-from retrievers.models import FieldSpec, SourceDocument
 
 BUCKET = "generic"
 SHARED_FOLDER = "hotpotqa"

@@ -12,9 +12,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from core.models import AnnotationRow, Document, FieldSpec, SourceDocument
 from retrievers.loaders.common import RowBuilder, read_jsonl, require_file, source_document
-from retrievers.models import AnnotationRow, Document, FieldSpec, SourceDocument
-from retrievers.normalize import parse_amount, parse_date
+from retrievers.loaders.normalize import parse_amount, parse_date
 
 BUCKET = "invoices"
 SHARED_FOLDER = "invoice2data_samples"

@@ -15,10 +15,10 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from core.models import AnnotationRow, Document, FieldSpec, SourceDocument
 from retrievers.loaders.common import RowBuilder, read_jsonl, require_file, source_document
 from retrievers.loaders.cuad import FIELDS as CUAD_FIELDS
-from retrievers.models import AnnotationRow, Document, FieldSpec, SourceDocument
-from retrievers.normalize import parse_date, parse_duration
+from retrievers.loaders.normalize import parse_date, parse_duration
 
 BUCKET = "contracts"
 SHARED_FOLDER = "kleister_nda"

@@ -11,9 +11,9 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from core.models import Document, FieldSpec, SourceDocument
 from retrievers.loaders.common import RowBuilder, read_jsonl, require_file, source_document
-from retrievers.models import Document, FieldSpec, SourceDocument
-from retrievers.normalize import parse_amount, parse_date
+from retrievers.loaders.normalize import parse_amount, parse_date
 
 BUCKET = "receipts"
 SHARED_FOLDER = "sroie"

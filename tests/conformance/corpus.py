@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from retrievers.models import IndexedChunk, SearchFilter
+from core.models import IndexedChunk, SearchFilter
 
 _TEXTS = [
     "This agreement is governed by the laws of the State of Delaware.",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from retrievers.embedding_cache import CachedEmbedder
+from retrievers.engines.embedders.cache import CachedEmbedder
 from retrievers.protocols import Embedder
 
 TEXTS = ["The supplier ships within thirty days.", "", "Receipt total RM 12.30", "ünïcödé — 数据 🚀"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrievers.models import IndexedChunk, SearchFilter
+from core.models import IndexedChunk, SearchFilter
 from tests.conformance.corpus import FILTERS, bulk_chunks, make_chunks, matches_filter
 
 
@@ -119,8 +119,8 @@ def test_enumeration_and_deletion_page_through_thousands_of_chunks(keyword_index
 
 
 def test_a_busy_tantivy_writer_is_waited_for_then_reported(tmp_path, monkeypatch):
-    from retrievers import tantivy_index
-    from retrievers.errors import BackendUnavailable
+    from core.errors import BackendUnavailable
+    from retrievers.engines.keyword import tantivy_index
 
     first = tantivy_index.TantivyKeywordIndex(tmp_path / "kw")
     held = first._index.writer(64_000_000, 1)

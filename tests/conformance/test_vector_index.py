@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from retrievers.errors import EmbeddingModelMismatch
-from retrievers.models import IndexedChunk, SearchFilter
+from core.errors import EmbeddingModelMismatch
+from core.models import IndexedChunk, SearchFilter
 from tests.conformance.corpus import FILTERS, bulk_chunks, make_chunks, matches_filter
 
 DIM = 16
@@ -123,13 +123,13 @@ def test_an_index_open_in_another_process_is_reported_not_called_corrupt(tmp_pat
     import subprocess
     import sys
 
-    from retrievers.errors import BackendUnavailable
-    from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex
+    from core.errors import BackendUnavailable
+    from retrievers.engines.vector.qdrant_edge_index import QdrantEdgeVectorIndex
 
     holder = QdrantEdgeVectorIndex(tmp_path / "edge")
     holder.ensure_model("test-model", DIM)
     probe = (
-        "from retrievers.qdrant_edge_index import QdrantEdgeVectorIndex\n"
+        "from retrievers.engines.vector.qdrant_edge_index import QdrantEdgeVectorIndex\n"
         f"QdrantEdgeVectorIndex(r'{tmp_path / 'edge'}').ensure_model('test-model', {DIM})\n"
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from itertools import chain, islice, zip_longest
 from pathlib import Path
 
+from core.models import FieldSpec, SourceDocument
 from retrievers.loaders.sample import certificates, contracts, datasheets, generic, invoices, receipts
-from retrievers.models import FieldSpec, SourceDocument
 
 _BUCKET_MODULES = (contracts, invoices, receipts, datasheets, certificates, generic)
 BUCKETS = tuple(module.BUCKET for module in _BUCKET_MODULES)

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
 
+from core.models import AnnotationRow, Document, FieldSpec, SourceDocument
 from retrievers.loaders.common import RowBuilder, source_document
 from retrievers.loaders.sample.companies import COMPANIES
-from retrievers.models import AnnotationRow, Document, FieldSpec, SourceDocument
 
 BUCKET = "certificates"
 FIELDS = [

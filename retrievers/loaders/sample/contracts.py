@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from core.models import AnnotationRow, Document, SourceDocument
 from retrievers.loaders.common import RowBuilder, source_document
 from retrievers.loaders.cuad import FIELDS as CUAD_FIELDS
+from retrievers.loaders.normalize import parse_date, parse_durations
 from retrievers.loaders.sample.companies import COMPANIES, Company
-from retrievers.models import AnnotationRow, Document, SourceDocument
-from retrievers.normalize import parse_date, parse_durations
 
 BUCKET = "contracts"
 _CLAUSE_FLAGS = (

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date
 
+from core.models import Document, FieldSpec, SourceDocument
 from retrievers.loaders.common import RowBuilder, source_document
-from retrievers.models import Document, FieldSpec, SourceDocument
 
 BUCKET = "generic"
 FIELDS = [

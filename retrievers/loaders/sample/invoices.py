@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from core.models import AnnotationRow, Document, FieldSpec, SourceDocument
 from retrievers.loaders.common import RowBuilder, source_document
 from retrievers.loaders.invoices import FIELDS as INVOICE_FIELDS
 from retrievers.loaders.sample.companies import COMPANIES, Company
-from retrievers.models import AnnotationRow, Document, FieldSpec, SourceDocument
 
 BUCKET = "invoices"
 _LINE_FIELDS = ("line_number", "code", "description", "quantity", "unit_price", "subtotal")

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from core.models import Document, SourceDocument
 from retrievers.loaders.common import RowBuilder, source_document
+from retrievers.loaders.normalize import parse_amount, parse_date
 from retrievers.loaders.sroie import FIELDS
-from retrievers.models import Document, SourceDocument
-from retrievers.normalize import parse_amount, parse_date
 
 BUCKET = "receipts"
 __all__ = ["BUCKET", "FIELDS", "documents"]

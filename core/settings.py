@@ -1,0 +1,84 @@
+"""Runtime settings from the environment: the embedded defaults unless a production backend is named."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.errors import RagentError
+
+
+def _flag(value: str | None, default: bool) -> bool:
+    return default if value is None else value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _seconds(name: str, value: str | None, default: float) -> float:
+    if value is None or not value.strip():
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise RagentError(f"{name} must be a number of seconds, 0 or more; it is {value!r}")
+    return seconds
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where data lives and which engines serve it.
+
+    `home` (RAGENT_HOME, by default the user's data folder, ~/.local/share/ragent) holds the embedded Postgres,
+    the Tantivy index, the qdrant-edge shard and CSV exports. It is outside the project on purpose: the LangGraph
+    dev server watches the project folder and reloads on every file written there. `DATABASE_URL`,
+    `OPENSEARCH_URL` and `QDRANT_URL` each replace one embedded engine with a server.
+
+    `postgres_idle_stop_s` (RAGENT_POSTGRES_IDLE_STOP_S): how long the embedded Postgres stays up once its last
+    user has exited, so that questions asked one after another neither start nor stop it
+    (`retrievers.postgres.embedded.idle`); 0 stops it as the last user exits.
+    """
+
+    home: Path
+    cache_dir: Path
+    database_url: str | None = None
+    opensearch_url: str | None = None
+    opensearch_index: str = "ragent-chunks"
+    qdrant_url: str | None = None
+    qdrant_api_key: str | None = None
+    qdrant_collection: str = "ragent_chunks"
+    exact_vector_search: bool = False
+    embeddings: str = "minilm"
+    openai_embedding_model: str = "text-embedding-3-small"
+    openai_base_url: str | None = None
+    openai_api_key: str | None = None
+    postgres_idle_stop_s: float = 300.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
+        home = Path(env.get("RAGENT_HOME", Path(env.get("XDG_DATA_HOME", Path.home() / ".local" / "share")) / "ragent"))
+        cache = Path(env.get("RAGENT_CACHE_DIR", Path(env.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ragent"))
+        return cls(
+            home=home.expanduser().resolve(),
+            cache_dir=cache.expanduser().resolve(),
+            database_url=env.get("DATABASE_URL") or None,
+            opensearch_url=env.get("OPENSEARCH_URL") or None,
+            opensearch_index=env.get("OPENSEARCH_INDEX", cls.opensearch_index),
+            qdrant_url=env.get("QDRANT_URL") or None,
+            qdrant_api_key=env.get("QDRANT_API_KEY") or None,
+            qdrant_collection=env.get("QDRANT_COLLECTION", cls.qdrant_collection),
+            exact_vector_search=_flag(env.get("RAGENT_EXACT_VECTOR_SEARCH"), False),
+            embeddings=env.get("RAGENT_EMBEDDINGS", "minilm"),
+            openai_embedding_model=env.get("RAGENT_OPENAI_EMBEDDING_MODEL", cls.openai_embedding_model),
+            openai_base_url=env.get("OPENAI_BASE_URL") or None,
+            openai_api_key=env.get("OPENAI_API_KEY") or None,
+            postgres_idle_stop_s=_seconds(
+                "RAGENT_POSTGRES_IDLE_STOP_S", env.get("RAGENT_POSTGRES_IDLE_STOP_S"), cls.postgres_idle_stop_s
+            ),
+        )
+
+    @property
+    def embedded_postgres_dir(self) -> Path | None:
+        """The embedded Postgres's data folder, or None when `DATABASE_URL` names another Postgres."""
+        return None if self.database_url else self.home / "postgres"

@@ -1,0 +1,109 @@
+"""An on-disk embedding cache keyed by (model, text hash), wrapped around any `Embedder`.
+
+Query vectors are kept apart from document vectors (their key names the model followed by " query"): an embedder
+may compute them by another path (MiniLM's queries skip PyTorch), and each call returns what the embedder itself
+would.
+
+MiniLM encodes only 20 to 100 passages a second on these machines, so re-ingesting a corpus or running a
+benchmark twice must not embed the same text again. SQLite (standard library) is the store: one file,
+safe across processes, and a primary-key lookup per batch. Vectors are float32 bytes through the standard library's
+`array`, so that a process that only asks the cache (a repeated query) does not import numpy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from core.errors import IndexUnreadable
+from retrievers.protocols import Embedder, ForwardingEmbedder
+
+_LOOKUP_BATCH = 500
+
+
+def _text_hash(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+class CachedEmbedder(ForwardingEmbedder):
+    """Delegates to `inner` for texts the cache has not seen; counts hits and misses for reports."""
+
+    def __init__(self, inner: Embedder, path: Path):
+        self.inner = inner
+        self.hits = 0
+        self.misses = 0
+        self._path = path
+        self._lock = threading.Lock()
+        with self._usable():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, check_same_thread=False, timeout=60)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS embeddings (model TEXT NOT NULL, text_hash BLOB NOT NULL,"
+                " vector BLOB NOT NULL, PRIMARY KEY (model, text_hash)) WITHOUT ROWID"
+            )
+            self._db.commit()
+
+    @contextmanager
+    def _usable(self) -> Iterator[None]:
+        """A cache file SQLite cannot read or write (damaged in its header or only in pages a later read reaches,
+        or under a folder that cannot be made) is a one-line error saying what to do."""
+        try:
+            yield
+        except (OSError, sqlite3.Error) as exc:
+            raise IndexUnreadable(
+                f"the embedding cache {self._path} cannot be used ({exc}); it holds only vectors that can be "
+                "computed again: delete it, or set RAGENT_CACHE_DIR to a folder this process can write"
+            ) from None
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._cached([text], f"{self.model_name} query", lambda texts: [self.inner.embed_query(texts[0])])[0]
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return self._cached(texts, self.model_name, self.inner.embed_documents)
+
+    def _cached(
+        self, texts: Sequence[str], key: str, embed: Callable[[list[str]], list[list[float]]]
+    ) -> list[list[float]]:
+        hashes = [_text_hash(t) for t in texts]
+        found = self._lookup(key, set(hashes))
+        missing = list({h: t for h, t in zip(hashes, texts, strict=True) if h not in found}.items())
+        if missing:
+            vectors = embed([t for _, t in missing])
+            fresh = {h: array("f", v) for (h, _), v in zip(missing, vectors, strict=True)}
+            self._store(key, fresh)
+            found.update(fresh)
+        self.hits += len(texts) - len(missing)
+        self.misses += len(missing)
+        return [found[h].tolist() for h in hashes]
+
+    def _lookup(self, key: str, hashes: set[bytes]) -> dict[bytes, array]:
+        wanted = list(hashes)
+        found: dict[bytes, array] = {}
+        with self._lock, self._usable():
+            for start in range(0, len(wanted), _LOOKUP_BATCH):
+                batch = wanted[start : start + _LOOKUP_BATCH]
+                rows = self._db.execute(
+                    "SELECT text_hash, vector FROM embeddings WHERE model = ? "
+                    f"AND text_hash IN ({','.join('?' * len(batch))})",
+                    [key, *batch],
+                )
+                found.update((h, array("f", v)) for h, v in rows)
+        return found
+
+    def _store(self, key: str, vectors: dict[bytes, array]) -> None:
+        with self._lock, self._usable():
+            self._db.executemany(
+                "INSERT OR REPLACE INTO embeddings (model, text_hash, vector) VALUES (?, ?, ?)",
+                [(key, h, v.tobytes()) for h, v in vectors.items()],
+            )
+            self._db.commit()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

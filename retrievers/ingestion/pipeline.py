@@ -1,0 +1,253 @@
+"""The ingestion pipeline: loader output in, every engine written, one commit per document.
+
+Order of writes for each batch, and why:
+1. Unchanged documents (same content hash in Postgres) are skipped, so re-ingesting costs nothing.
+2. Chunks are embedded for the whole batch at once (the model is fastest on full batches; the cache makes
+   repeated text free).
+3. The keyword and vector engines receive the new version's chunks under new chunk ids. They are not
+   visible yet: hits are hydrated from Postgres, which does not know these ids.
+4. Postgres commits each document (row, chunks, annotations) in its own transaction: the document flips
+   to its new version atomically, and a crash before this point leaves the previous version intact.
+5. The engines drop the chunks of older versions of the documents that changed.
+A crash between 3 and 4 leaves unreachable chunks in the engines, which the next ingest of the same content
+overwrites; a crash between 4 and 5, or a new document whose source changed before the next ingest, leaves
+them for good. `ragent check --repair` (retrievers.ingestion.consistency) finds and deletes them.
+
+The field catalog is derived from all the rows of a bucket, which costs too much to redo in every commit (half a
+second at 20,000 receipts), so each commit only marks its bucket's catalog stale, in its own transaction, and the
+run ends by refreshing the stale catalogs of its scopes: also when it fails part-way, and also when it finds every
+document unchanged, which is how a run after a killed one brings the catalog level with the rows it committed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+
+from tqdm import tqdm
+
+from core.models import Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
+from retrievers.ingestion.chunking import chunk_spans
+from retrievers.ingestion.documents import finish_pending_deletions
+from retrievers.loaders.files import Skipped
+from retrievers.stack import Stack
+
+CHUNK_OVERLAP_TOKENS = 32
+TITLE_TOKEN_BUDGET = 32
+BATCH_DOCUMENTS = 16
+STAGES = ("tokenising", "embedding", "postgres", "keyword index", "vector index")
+"""Where an ingest's time goes, as `IngestReport.stage_seconds` counts it: tokenising and chunking the bodies,
+embedding the chunks, Postgres (content hashes, document commits, catalogs), and writing each index."""
+SKIPPED_SHOWN = 20
+"""How many skipped files and records a report lists with their reasons; the rest are counted. A folder can hold a
+million unusable records (a .jsonl of `{}` lines): listing each one made a 200 MB server response and a million-line
+summary, while the first few reasons already say what is wrong."""
+
+
+@dataclass
+class IngestReport:
+    """What one ingest run did; printed as the run's summary."""
+
+    added: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    chunks: int = 0
+    annotation_rows: int = 0
+    skipped: list[Skipped] = field(default_factory=list)  # the first SKIPPED_SHOWN of them
+    skipped_total: int = 0
+    seconds: float = 0.0
+    embeddings_computed: int = 0
+    embeddings_cached: int = 0
+    stage_seconds: Counter[str] = field(default_factory=Counter)
+    """Seconds spent in each stage (STAGES); the rest of `seconds` is reading the sources and the loop itself."""
+
+    @contextmanager
+    def timed(self, stage: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.stage_seconds[stage] += time.perf_counter() - started
+
+    def stage_shares(self) -> dict[str, float]:
+        """Each stage's share of the run's seconds, and `other` for the rest, in the order of STAGES."""
+        shares = {stage: self.stage_seconds[stage] / self.seconds for stage in STAGES} if self.seconds else {}
+        return {**shares, "other": 1 - sum(shares.values())} if shares else {}
+
+    @property
+    def documents(self) -> int:
+        return self.added + self.updated + self.unchanged
+
+    def skip(self, item: Skipped) -> None:
+        """Count a skipped file or record; keep its reason only while fewer than SKIPPED_SHOWN are kept."""
+        self.skipped_total += 1
+        if len(self.skipped) < SKIPPED_SHOWN:
+            self.skipped.append(item)
+
+    def summary(self) -> str:
+        lines = [
+            f"documents: {self.documents} ({self.added} added, {self.updated} updated, {self.unchanged} unchanged)",
+            f"chunks: {self.chunks}   annotation rows: {self.annotation_rows}",
+            f"embeddings: {self.embeddings_computed} computed, {self.embeddings_cached} from cache",
+            f"skipped files: {self.skipped_total}",
+            *(f"  {s.path}: {s.reason}" for s in self.skipped),
+            *(
+                [f"  ... and {self.skipped_total - len(self.skipped)} more (only the first {SKIPPED_SHOWN} are listed)"]
+                if self.skipped_total > len(self.skipped)
+                else []
+            ),
+            f"seconds: {self.seconds:.1f}"
+            + (f"   ({self.chunks / self.seconds:.1f} chunks/s)" if self.seconds and self.chunks else ""),
+        ]
+        if self.chunks:
+            lines.append("time: " + ", ".join(f"{stage} {share:.0%}" for stage, share in self.stage_shares().items()))
+        return "\n".join(lines)
+
+
+def embedding_text(chunk: IndexedChunk) -> str:
+    """What the embedder sees of a chunk: the document title, then the chunk text (chunks are windowed short by the
+    title's tokens for this). Re-indexing a chunk must embed exactly this, or it would miss the embedding cache."""
+    return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
+
+
+def _batches(
+    items: Iterable[SourceDocument | Skipped], report: IngestReport, size: int
+) -> Iterator[list[SourceDocument]]:
+    batch: list[SourceDocument] = []
+    for item in items:
+        if isinstance(item, Skipped):
+            report.skip(item)
+            continue
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+class Ingestor:
+    """Writes loader output into the stack's engines; see the module docstring for the order of writes."""
+
+    def __init__(self, stack: Stack):
+        self.stack = stack
+
+    def ingest(
+        self,
+        items: Iterable[SourceDocument | Skipped],
+        *,
+        field_specs: Mapping[str, Sequence[FieldSpec]] | None = None,
+        total: int | None = None,
+        progress: bool | None = None,
+        force: bool = False,
+    ) -> IngestReport:
+        """Ingest every document; `field_specs` declares annotation fields by bucket; `progress=None` shows a bar only
+        on a terminal; `force` rewrites unchanged documents too (to rebuild an engine's index from the sources)."""
+        report = IngestReport()
+        started = time.perf_counter()
+        hits_before, misses_before = self.stack.embedder.hits, self.stack.embedder.misses
+        finish_pending_deletions(self.stack)  # a delete left part-way drops its chunks before any are written again
+        for bucket, specs in (field_specs or {}).items():
+            self.stack.store.record_field_specs(bucket, specs)
+        scopes: set[str] = set()
+        try:
+            with tqdm(
+                total=total, unit="doc", desc="ingest", disable=None if progress is None else not progress
+            ) as bar:
+                for batch in _batches(items, report, BATCH_DOCUMENTS):
+                    scopes |= {source.document.scope for source in batch}
+                    self._ingest_batch(batch, report, force)
+                    bar.update(len(batch))
+        except BaseException:
+            # The error that stopped the run is the one to report; a catalog this cannot refresh stays marked stale
+            # for the next ingest or `ragent check --repair`.
+            with suppress(Exception):
+                self._refresh_stale_catalogs(scopes)
+            raise
+        with report.timed("postgres"):
+            self._refresh_stale_catalogs(scopes)
+        with report.timed("vector index"):
+            self.stack.vectors.optimize()
+        report.embeddings_cached = self.stack.embedder.hits - hits_before
+        report.embeddings_computed = self.stack.embedder.misses - misses_before
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _refresh_stale_catalogs(self, scopes: set[str]) -> None:
+        for scope in sorted(scopes):
+            self.stack.store.refresh_stale_catalogs(scope)
+
+    def _ingest_batch(self, batch: list[SourceDocument], report: IngestReport, force: bool) -> None:
+        """Write the batch's new and changed documents."""
+        stack = self.stack
+        hashes = [s.content_hash() for s in batch]
+        current: dict[tuple[str, str], str] = {}
+        with report.timed("postgres"):
+            for bucket in {s.document.bucket for s in batch}:
+                stack.store.require_bucket(bucket)
+            for scope in {s.document.scope for s in batch}:
+                ids = [s.document.doc_id for s in batch if s.document.scope == scope]
+                current.update(((scope, d), h) for d, h in stack.store.content_hashes(scope, ids).items())
+        pending = []
+        for source, content_hash in zip(batch, hashes, strict=True):
+            key = (source.document.scope, source.document.doc_id)
+            if current.get(key) == content_hash and not force:
+                report.unchanged += 1
+            else:
+                pending.append((source, content_hash, key in current))
+        if not pending:
+            return
+        with report.timed("tokenising"):
+            planned = [
+                (source, content_hash, existed, self._chunk(source, content_hash))
+                for source, content_hash, existed in pending
+            ]
+        indexed = [ic for *_, (_, chunk_list) in planned for ic in chunk_list]
+        with report.timed("embedding"):
+            vectors = stack.embedder.embed_documents([embedding_text(ic) for ic in indexed])
+        with report.timed("keyword index"):
+            stack.keyword.upsert(indexed)
+        with report.timed("vector index"):
+            stack.vectors.upsert(indexed, vectors)
+        for source, content_hash, existed, (chunks, chunk_list) in planned:
+            with report.timed("postgres"):
+                stack.store.commit_document(source, content_hash, chunks, [ic.chunk_id for ic in chunk_list])
+            report.chunks += len(chunks)
+            report.annotation_rows += len(source.annotations)
+            if existed:
+                report.updated += 1
+                doc = source.document
+                with report.timed("keyword index"):
+                    stack.keyword.delete_document(doc.scope, doc.doc_id, keep_hash=content_hash)
+                with report.timed("vector index"):
+                    stack.vectors.delete_document(doc.scope, doc.doc_id, keep_hash=content_hash)
+            else:
+                report.added += 1
+
+    def _chunk(self, source: SourceDocument, content_hash: str) -> tuple[list[Chunk], list[IndexedChunk]]:
+        doc = source.document
+        embedder = self.stack.embedder
+        title_tokens = min(len(embedder.token_spans(doc.title)), TITLE_TOKEN_BUDGET) if doc.title else 0
+        chunks = chunk_spans(
+            doc.body, embedder.token_spans(doc.body), embedder.window_tokens - title_tokens, CHUNK_OVERLAP_TOKENS
+        )
+        indexed = [
+            IndexedChunk(
+                chunk_id=IndexedChunk.make_id(doc.scope, doc.doc_id, content_hash, c.ordinal),
+                doc_id=doc.doc_id,
+                scope=doc.scope,
+                bucket=doc.bucket,
+                content_hash=content_hash,
+                ordinal=c.ordinal,
+                title=doc.title,
+                text=c.text,
+                author=doc.author,
+                tags=list(doc.tags),
+                created_ts=timestamp(doc.created_at),
+            )
+            for c in chunks
+        ]
+        return chunks, indexed

@@ -1,0 +1,90 @@
+"""What to ingest, as both `ragent ingest` and the server's ingestion graph ask for it: a folder of the user's
+files with its bucket (and an optional annotations file), or a named dataset from the shared data folder, in a
+scope."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import islice
+from pathlib import Path
+
+from core.errors import InvalidInput
+from core.models import AnnotationRow, FieldSpec, SourceDocument
+from core.scope import DEFAULT_SCOPE
+from retrievers import loaders
+from retrievers.ingestion.pipeline import Ingestor, IngestReport
+from retrievers.loaders import files
+from retrievers.loaders.files import Skipped
+from retrievers.stack import Stack
+
+
+def in_scope(items: Iterable[SourceDocument | Skipped], scope: str) -> Iterator[SourceDocument | Skipped]:
+    for item in items:
+        if scope != DEFAULT_SCOPE and isinstance(item, SourceDocument):
+            item.document = item.document.model_copy(update={"scope": scope})
+        yield item
+
+
+FOLDER_BATCH = 500
+"""Documents of a folder ingest compared with what the scope stores in one statement."""
+
+
+def against_stored(
+    items: Iterable[SourceDocument | Skipped], stack: Stack, scope: str, *, keep_annotations: bool
+) -> Iterator[SourceDocument | Skipped]:
+    """A folder's documents, compared with the documents of the same ids the scope already holds:
+    - one ingested from another file (ids are paths within the folder given: `report.pdf` of `2023/` and of
+      `2024/`) is not replaced: the file is skipped, saying which file the document came from;
+    - with `keep_annotations` (no annotations file given), a document that brings no rows of its own keeps the rows
+      stored for it: re-ingesting a folder to add a file once deleted every label of the others.
+    Sources recorded as relative paths (before they were made absolute) are not compared."""
+    items = iter(items)
+    while batch := list(islice(items, FOLDER_BATCH)):
+        ids = [item.document.doc_id for item in batch if isinstance(item, SourceDocument)]
+        stored = stack.store.stored_origins(scope, ids) if ids else {}
+        for item in batch:
+            origin = stored.get(item.document.doc_id) if isinstance(item, SourceDocument) else None
+            if origin is not None:
+                source, rows = origin
+                if Path(source).is_absolute() and source != item.document.source:
+                    yield Skipped(
+                        item.document.doc_id,
+                        f"the scope's document {item.document.doc_id!r} came from {source}, another file; ingest the "
+                        "folder that holds both, into another scope, or delete it first (`ragent documents delete`)",
+                    )
+                    continue
+                if keep_annotations and not item.annotations:
+                    item.annotations = [AnnotationRow.model_validate(row) for row in rows]
+            yield item
+
+
+def ingest_source(
+    stack: Stack,
+    *,
+    path: Path | None = None,
+    bucket: str | None = None,
+    annotations: Path | None = None,
+    dataset: str | None = None,
+    limit: int | None = None,
+    scope: str = DEFAULT_SCOPE,
+    force: bool = False,
+    progress: bool | None = None,
+) -> IngestReport:
+    specs: Mapping[str, Sequence[FieldSpec]] | None = None
+    if dataset:
+        if dataset not in loaders.DATASETS:
+            raise InvalidInput(f"dataset {dataset!r} is unknown; use one of {', '.join(sorted(loaders.DATASETS))}")
+        items = loaders.DATASETS[dataset].load(path or loaders.dataset_path(dataset), limit=limit)
+        specs = loaders.field_specs(dataset)
+    elif path and bucket:
+        items = files.load(path, bucket=bucket, annotations_file=annotations, limit=limit)
+    else:
+        raise InvalidInput(
+            "give a folder and its bucket (`ragent ingest PATH --bucket NAME`) or a dataset (`--dataset NAME`)"
+        )
+    if bucket:
+        stack.store.require_bucket(bucket)
+    items = in_scope(items, scope)
+    if not dataset:
+        items = against_stored(items, stack, scope, keep_annotations=annotations is None)
+    return Ingestor(stack).ingest(items, field_specs=specs, total=limit, force=force, progress=progress)
