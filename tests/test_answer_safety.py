@@ -16,10 +16,10 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
+from english.quantities import quantities
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
-from graph.planners.phrases import quantities
 from graph.services import AgentServices
 from retrievers.ingest import Ingestor
 from retrievers.models import SourceDocument

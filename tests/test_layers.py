@@ -1,7 +1,9 @@
 """The direction of imports (DESIGN.md section 2), read from the source, and a clean import of every module.
 
 Imports run one way: cli -> evals -> graph -> tools -> retrievers, and graph -> prompts, tools -> prompts (tools
-reads its descriptions from prompts). A module may import its own package and the packages below it; nothing
+reads its descriptions from prompts). `english` (the language itself: number words, dates, currencies, value
+matching) is the floor below them all: every package may import it, and it imports no package of the project.
+A module may import its own package and the packages below it; nothing
 imports cli; nothing in tools knows about LangGraph; nothing in retrievers knows about LangGraph or LangChain.
 Every import counts: module-level and inside functions, `import x` and `from x import y`, relative imports
 resolved against the importing module's package, and `importlib.import_module("x")` with a literal name.
@@ -20,7 +22,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("cli", "evals", "graph", "tools", "retrievers", "prompts")
+PACKAGES = ("cli", "evals", "graph", "tools", "retrievers", "prompts", "english")
 
 # Who may import whom directly (DESIGN.md section 2); a package may import everything reachable from it.
 EDGES = {
@@ -28,9 +30,12 @@ EDGES = {
     "evals": {"graph"},
     "graph": {"tools", "prompts"},
     "tools": {"retrievers", "prompts"},
-    "retrievers": set(),
-    "prompts": set(),
+    "retrievers": {"english"},
+    "prompts": {"english"},
+    "english": set(),
 }
+FLOOR = "english"
+"""The package every other may import (it is reachable from each of them through the edges above)."""
 
 # Third-party families a package must not import (by the top-level module name's prefix).
 BANNED_PREFIXES = {
@@ -128,7 +133,9 @@ def test_the_packages_have_modules_and_the_layers_are_as_designed():
     assert all(_source_files(package) for package in PACKAGES)
     assert ALLOWED["cli"] == set(PACKAGES)
     assert not any("cli" in ALLOWED[p] for p in PACKAGES if p != "cli")
-    assert ALLOWED["retrievers"] == {"retrievers"} and ALLOWED["prompts"] == {"prompts"}
+    assert ALLOWED["retrievers"] == {"retrievers", FLOOR} and ALLOWED["prompts"] == {"prompts", FLOOR}
+    assert ALLOWED[FLOOR] == {FLOOR}, "english imports nothing of the project"
+    assert all(FLOOR in ALLOWED[p] for p in PACKAGES), "every package may import english"
 
 
 @pytest.mark.parametrize("package", PACKAGES)

@@ -10,7 +10,10 @@ from contextlib import closing
 
 import pytest
 
-from graph.planners.phrases import date_ranges, parse_number, proper_names, quantities
+from english.dates import date_ranges
+from english.names import proper_names
+from english.numbers import parse_number
+from english.quantities import quantities
 from graph.planners.rule_decomposer import RuleDecomposer
 from retrievers.loaders import sample
 from tools.context import ToolContext

@@ -8,12 +8,12 @@ from __future__ import annotations
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
+from english.currencies import currency_mentions
+from english.words import counted, states_a_number_of
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.decomposition import Decomposition
 from graph.nodes.clarify import clarification_payload
-from graph.planners.currencies import currency_mentions
-from graph.planners.words import counted, states_a_number_of
 from graph.schemas import Decision
 from graph.services import AgentServices
 from retrievers.ingest import Ingestor

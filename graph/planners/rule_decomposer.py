@@ -20,24 +20,17 @@ from datetime import date, timedelta
 from itertools import pairwise
 from typing import Any
 
+from english.currencies import CurrencyMention, currency_mentions, currency_words
+from english.dates import DateRange, date_ranges, relative_dates
+from english.lexicon import DEMONYMS, NEGATIONS, STOPWORDS
+from english.names import proper_names
+from english.quantities import in_days, quantities
+from english.value_match import QUALITY, normalise
+from english.words import FLAG_STEM_CHARS, STEM_CHARS, singular, stem
 from graph.decomposition import STRUCTURED_INTENTS, Candidate, Constraint, Decomposition, Unmapped
 from graph.planners.another_question import another_bucket_or_noun, condition_left_out
-from graph.planners.currencies import CurrencyMention, currency_mentions, currency_words
 from graph.planners.intents import Reading, read_intent
-from graph.planners.phrases import (
-    DEMONYMS,
-    NEGATIONS,
-    STOPWORDS,
-    DateRange,
-    date_ranges,
-    in_days,
-    proper_names,
-    quantities,
-    relative_dates,
-)
-from graph.planners.value_match import QUALITY, normalise
 from graph.planners.vocabulary import BucketWords, Mention, Vocabulary, find_mentions
-from graph.planners.words import FLAG_STEM_CHARS, STEM_CHARS, singular, stem
 from retrievers.annotation_filters import bounds_of
 from retrievers.field_catalog import CatalogField
 from tools.catalog import Catalog

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from english.lexicon import FILLER
+from english.names import proper_names
+from english.words import counted, has_phrase, holds, states_a_number_of, stem, stems
 from graph.answer.computed import figure, table
 from graph.answer.extractive import extractive_answer
 from graph.context import AgentContext
@@ -21,9 +24,7 @@ from graph.decomposition import STRUCTURED_INTENTS, Decomposition
 from graph.follow_up import is_follow_up, merge
 from graph.planners.base import Budget, Progress, Stream
 from graph.planners.pages import Lead, around, linked_pages, named_pages, page_titles, passage_hits
-from graph.planners.phrases import proper_names
-from graph.planners.rule_decomposer import FILLER, RuleDecomposer
-from graph.planners.words import counted, has_phrase, holds, states_a_number_of, stem, stems
+from graph.planners.rule_decomposer import RuleDecomposer
 from graph.schemas import (
     Answer,
     Decision,
