@@ -63,9 +63,10 @@ class RulePlanner:
     def decompose(self, question: str, previous: Decomposition | None = None) -> Decomposition:
         """A follow-up ("which of those...") is read within the previous turn's buckets and merged into its reading;
         any other question is read on its own."""
+        reads = self.context.max_catalog_reads
         if previous is None or not is_follow_up(question):
-            return self.decomposer.decompose(question)
-        return merge(previous, self.decomposer.decompose(question, within=previous.buckets))
+            return self.decomposer.decompose(question, max_reads=reads)
+        return merge(previous, self.decomposer.decompose(question, within=previous.buckets, max_reads=reads))
 
     def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
         """A figure or a list: structured only. A lookup of fields of named documents: structured, then the text of

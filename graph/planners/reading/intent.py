@@ -9,7 +9,7 @@ money, "longest" about a duration, "oldest" about a date).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from english.intents import (
     AVERAGE,
@@ -31,6 +31,7 @@ from english.intents import (
     WHICH_MOST,
 )
 from graph.decomposition import Intent, OrderBy
+from graph.planners.reading.question import Question
 from graph.planners.vocabulary import BucketWords
 from retrievers.field_catalog import CatalogField
 
@@ -195,3 +196,30 @@ def _extreme_field(lowered: str, view: BucketWords, about: str) -> CatalogField 
     return (
         fitting[0] if about == "duration" and fitting else max(fitting, key=lambda f: f.doc_count) if fitting else None
     )
+
+
+QUESTION_START = re.compile(
+    r"^(?:what|which|why|how|who|whom|when|where|does|do|did|is|are|was|were|can|could|should)\b"
+)
+
+
+def read(question: Question, views: list[BucketWords], doc_ids: dict[str, str]) -> Reading:
+    """What the words ask for (`read_intent`), then what the documents and buckets they name say of it, in this
+    order: a question naming documents by id looks them up (unless it asks for their text); one that says nothing
+    looks up a value when it opens with a field ("VAT number on the Free invoice?"), or lists when it names a bucket
+    without asking ("starbucks receipts"). Still None when the words say nothing at all: the constraints decide
+    (`rule_decomposer`: a list when there are some, a question for text if not)."""
+    lowered = question.lowered
+    reading = read_intent(lowered, views)
+    if doc_ids and reading.intent not in ("qa", "summarize"):
+        return Reading("lookup")
+    if reading.intent is None and opens_with_a_field(lowered, views):
+        return replace(reading, intent="lookup")
+    if reading.intent is None and question.mentions and not QUESTION_START.match(lowered):
+        return replace(reading, intent="list")
+    return reading
+
+
+def opens_with_a_field(lowered: str, views: list[BucketWords]) -> bool:
+    """Whether the question starts by naming a field of a document ("VAT number on ...", "effective date of ...")."""
+    return any(m.span[0] == 0 for view in views for f in view.fields for m in view.field_mentions(lowered, f))
