@@ -24,22 +24,20 @@ SUFFIX_OPS: dict[str, str] = dict(table("comparisons")["after_number"])
 _COMPARATOR = "|".join(sorted(map(re.escape, COMPARATORS), key=len, reverse=True))
 _UNIT = r"(?P<unit{n}>days?|weeks?|months?|years?|yrs?)"
 _CURRENCY = r"(?P<cur{n}>\$|€|£|rm|usd|eur|gbp|myr)?"
+
+
+def _amount(n: int, hyphen: bool) -> str:
+    """A number (group `num<n>`) with its currency before it and its unit after it ("RM 50", "sixty (60) days",
+    "two-year" when `hyphen`)."""
+    unit_joint = r"(?:-\s*)?" if hyphen else ""
+    return rf"{_CURRENCY.format(n=n)}\s*(?P<num{n}>{NUMBER})(?:\s*\(\d[\d,.]*\))?\s*{unit_joint}{_UNIT.format(n=n)}?"
+
+
 _QUANTITY = re.compile(
     rf"(?:\b(?P<cmp>{_COMPARATOR})\s+)?"
     + r"(?<!\w)"  # a number inside a word (f99999, covid19, often) is part of a name, not a quantity
-    + _CURRENCY.format(n=1)
-    + r"\s*(?P<num1>"
-    + NUMBER
-    + r")(?:\s*\(\d[\d,.]*\))?\s*(?:-\s*)?"
-    + _UNIT.format(n=1)
-    + "?"
-    + r"(?:\s*\b(?P<join>and|to)\s+"
-    + _CURRENCY.format(n=2)
-    + r"\s*(?P<num2>"
-    + NUMBER
-    + r")(?:\s*\(\d[\d,.]*\))?\s*"
-    + _UNIT.format(n=2)
-    + "?)?"
+    + _amount(1, hyphen=True)
+    + rf"(?:\s*\b(?P<join>and|to)\s+{_amount(2, hyphen=False)})?"
     + rf"(?:\s*\b(?P<suffix>{'|'.join(SUFFIX_OPS)}))?"
     + r"(?!\w)",  # nor is one a word goes on from (5k, 3x, 10_days)
     re.IGNORECASE,
