@@ -100,7 +100,7 @@ def test_the_llm_planner_grounds_the_models_decomposition():
         "buckets": ["contracts"],
         "constraints": [{"bucket": "contracts", "field": "governing_law", "op": "==", "value": "New York law"}],
     }
-    model = ScriptedModel(messages=iter([structured("ModelReading", said)]))
+    model = ScriptedModel(messages=iter([structured("Decomposition", said)]))
     planner = LLMPlanner(AgentContext(planner="llm"), CATALOG, model, ChatBreaker(), RULES)
     d = planner.decompose(said["question"])
     assert [(c.field, c.op, c.value) for c in d.constraints] == [("governing_law", "=", "New York")]

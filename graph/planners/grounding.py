@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any, get_args
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 from pydantic.json_schema import SkipJsonSchema
 
 from english.currencies import currency_mentions
@@ -52,15 +52,21 @@ class SaidConstraint(BaseModel):
     source_text: str = ""
 
 
-class ModelReading(Decomposition):
-    """A model's decomposition before grounding: its conditions as `SaidConstraint`s or plain words ("governed by New
-    York law"), which `ground_reading` turns into constraints on catalog fields or unmapped words."""
-
-    constraints: list[SaidConstraint | str] = Field(  # type: ignore[assignment]
-        default_factory=list,
-        description="Conditions on catalog fields ({bucket, field, op, value}), or a condition in words",
-    )
-    catalog_reads: SkipJsonSchema[list[CatalogRead]] = Field(default_factory=list, exclude=True)
+ModelReading = create_model(
+    "Decomposition",  # the name the model's tool has always had
+    __base__=Decomposition,
+    __module__=__name__,
+    __doc__="""A model's decomposition before grounding: its conditions as `SaidConstraint`s or plain words ("governed
+    by New York law"), which `ground_reading` turns into constraints on catalog fields or unmapped words.""",
+    constraints=(
+        list[SaidConstraint | str],
+        Field(
+            default_factory=list,
+            description="Conditions on catalog fields ({bucket, field, op, value}), or a condition in words",
+        ),
+    ),
+    catalog_reads=(SkipJsonSchema[list[CatalogRead]], Field(default_factory=list, exclude=True)),
+)
 
 
 Again = Callable[[Decomposition], Decomposition | None]
