@@ -82,8 +82,8 @@ def test_a_condition_in_words_no_field_records_is_unmapped():
 def test_the_rules_reading_is_already_grounded():
     """Grounding changes nothing of a reading the rules made: their constraints are in the catalog's terms."""
     for question in ("usd invoices over 5000", "contracts governed by English law", "receipts from 2023"):
-        d = RULES.read(question, None)
-        assert ground(d, RULES.vocabulary) == d
+        read = RULES.read(question, None)
+        assert ground(read.decomposition, RULES.vocabulary, understood=read.understood) == read.decomposition
 
 
 def test_the_checks_that_make_the_run_ask_apply_to_a_models_reading_too():
@@ -128,3 +128,75 @@ def test_past_the_budget_a_read_is_not_made_and_its_answer_is_unknown():
     assert len(catalog.reads) == made + 1, "only one read was made"
     assert capped.reads_unmade == len(capped.catalog_reads) - 1 >= 1
     assert {r.answer for r in capped.catalog_reads[1:]} == {"unknown"}
+
+
+# -- the checks against the question's words, for a model's reading as for the rules' ------------------------------
+
+
+def _checked(question: str, intent: str, buckets: list[str], constraints: list, **fields) -> Decomposition:
+    reading = ModelReading(question=question, intent=intent, buckets=buckets, constraints=constraints, **fields)
+    d = ground_reading(reading, RULES.vocabulary, RULES.read_conditions)
+    return ground(d, RULES.vocabulary, today=RULES.today)
+
+
+def test_a_name_no_document_holds_left_out_of_a_models_conditions_is_unmapped():
+    d = _checked("How many receipts from Blue Kettle Bakery?", "count", ["receipts"], [], aggregate="count")
+    assert [u.text for u in d.unmapped] == ["Blue Kettle Bakery"]
+    assert ("company", "Blue Kettle Cafe") in {(c.field, c.value) for c in d.unmapped[0].nearest}, "nearest shops"
+
+
+def test_a_word_no_document_holds_in_a_models_question_for_text_is_unmapped():
+    d = _checked("Which invoices were paid in bitcoin?", "qa", ["invoices"], [])
+    assert [u.text for u in d.unmapped] == ["bitcoin"] and "no document holds this word" in d.unmapped[0].why
+
+
+def test_a_comparison_with_nothing_after_it_in_a_models_question_is_unmapped():
+    d = _checked("How many receipts have a total of at least?", "count", ["receipts"], [], aggregate="count")
+    assert [(u.text, u.why) for u in d.unmapped] == [
+        ("at least", "no number or date this can compare with is read after it")
+    ]
+
+
+def test_a_month_without_its_year_is_unmapped_even_when_the_model_chose_a_year():
+    """The sample's contracts were signed over several years: "in March" says none of them. ("May" is no month
+    word: English reads it as the verb, "either party may terminate".)"""
+    assert len({signed[:4] for signed in _dates("contracts", "agreement_date")}) > 1
+    guessed = {"bucket": "contracts", "field": "agreement_date", "op": "between",
+               "value": ["2024-03-01", "2024-03-31"], "source_text": "in March"}  # fmt: skip
+    for said in ([guessed], []):
+        d = _checked("Which contracts were signed in March?", "list", ["contracts"], said)
+        assert [u.text for u in d.unmapped] == ["march (of which year?)"], said
+
+
+def _dates(bucket: str, field: str) -> list[str]:
+    return [str(row[field]) for _, _, rows in CATALOG._documents[bucket] for _, row in rows if row.get(field)]
+
+
+def test_a_unit_no_field_of_the_bucket_is_in_is_unmapped_for_a_model_and_for_the_rules():
+    said = {"bucket": "receipts", "field": "total", "op": ">", "value": 5, "source_text": "over 5 volts"}
+    d = _checked("Which receipts are over 5 volts?", "list", ["receipts"], [said])
+    assert [(u.text, u.why) for u in d.unmapped] == [("volts", "no total of receipts is recorded in volts")]
+    ruled = RULES.decompose("Which receipts are over 5 volts?")
+    assert [(u.text, u.why) for u in ruled.unmapped] == [("volts", "no total of receipts is recorded in volts")]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        {"bucket": "datasheets", "field": "max", "op": "<", "value": "500 mV"},
+        {"bucket": "datasheets", "field": "max", "op": "<", "value": 500, "source_text": "below 500 mV"},
+    ],
+)
+def test_a_datasheet_quantity_is_grounded_with_the_unit_its_rows_record(said):
+    """500 mV is not 500 V: the number's unit is a condition on the field its rows record it in."""
+    d = _checked("Which datasheets have a maximum below 500 mV?", "list", ["datasheets"], [said])
+    assert [(c.field, c.op, c.value) for c in d.constraints] == [("max", "<", 500), ("unit", "=", "mV")]
+    assert d.unmapped == []
+
+
+def test_a_unit_no_row_of_a_datasheet_is_in_is_unmapped_for_a_model():
+    said = {"bucket": "datasheets", "field": "max", "op": ">", "value": "3 hertz"}
+    d = _checked("Which datasheets have a maximum above 3 hertz?", "list", ["datasheets"], [said])
+    assert d.constraints == [] and [u.why.split(" (")[0] for u in d.unmapped] == [
+        "no max of datasheets is recorded in hertz"
+    ]

@@ -3,9 +3,12 @@ what could not be mapped.
 
 `ground` takes a `Decomposition` and returns it with every constraint in the catalog's terms (a field of its bucket,
 an operator the tools take, values the field holds: "New York law" is the governing law "New York", "US dollars"
-the currency "USD", "60 days" on a field of days is 60; a condition given as words is read as a question's
-conditions are), and with the checks that make the run ask instead of answering another question: a bucket of
-documents the scope lacks, a bucket word qualifying another noun, a counted noun no bucket holds
+the currency "USD", "60 days" on a field of days is 60, "20 V" on a datasheet's max is 20 with the unit "V"; a
+condition given as words is read as a question's conditions are), and with every check that makes the run ask
+instead of answering another question. Against the question's words, for what the reading understood
+(`reading.left`): a month without its year, a unit no row is in, a comparison with nothing to compare, a name no
+document holds, a word no document holds in a question for text, a sum with no amount. Against the catalog: a
+bucket of documents the scope lacks, a bucket word qualifying another noun, a counted noun no bucket holds
 (`another_question`), a condition no field records. The rules' constraints are already in the catalog's terms, so
 for them only the checks do anything; a model's reading is grounded the same way (`LLMPlanner.decompose`).
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import date
 from typing import Any, get_args
 
 from pydantic import BaseModel, Field, create_model
@@ -27,6 +31,9 @@ from english.quantities import in_days, quantities
 from english.value_match import normalise
 from graph.decomposition import Candidate, CatalogRead, Constraint, Decomposition, Unmapped
 from graph.planners.another_question import another_bucket_or_noun, condition_left_out
+from graph.planners.reading import left
+from graph.planners.reading.quantities import UnitSaid, measured_in
+from graph.planners.reading.understood import Read, Understood, of_model
 from graph.planners.vocabulary import BucketWords, Vocabulary
 from retrievers.annotation_filters import Bounds, Op
 from retrievers.field_catalog import CatalogField
@@ -69,23 +76,65 @@ ModelReading = create_model(
 )
 
 
-Again = Callable[[Decomposition], Decomposition | None]
+Again = Callable[[Decomposition], Read | None]
 ReadConditions = Callable[[str, str], tuple[list[Constraint], list[Unmapped]]]
 
 
-def ground(d: Decomposition, vocabulary: Vocabulary, *, within: list[str] | None = None, again: Again | None = None):
-    """`d` in the catalog's terms, or with what cannot be used in `unmapped` (the run then asks). `again`: a second
-    reading to take instead when the first is of the wrong bucket (the rules read the question again in the bucket
-    holding its names); `within`: the buckets of the conversation a follow-up stays in (a follow-up's conditions
-    are the previous turn's too, so none is left out)."""
-    d = ground_constraints(d, vocabulary)
+def ground(
+    d: Decomposition,
+    vocabulary: Vocabulary,
+    *,
+    understood: Understood | None = None,
+    within: list[str] | None = None,
+    again: Again | None = None,
+    today: date | None = None,
+) -> Decomposition:
+    """`d` in the catalog's terms, or with what cannot be used in `unmapped` (the run then asks), in steps: its
+    constraints grounded (`ground_constraints`), with the units their numbers are said in (`units`); the checks
+    against the question's words (`reading.left`); a reading of another bucket's documents than the question is
+    about (`another_bucket_or_noun`); a second reading to take instead (`again`: the rules read the question again
+    in the bucket holding its names), grounded and checked the same way; a condition left out of a figure over a
+    whole bucket. `understood`: which words of the question the reading took (the rules say it; a model's reading
+    is laid on the question's words, `understood.of_model`, relative dates read on `today`); `within`: the buckets
+    of the conversation a follow-up stays in (a follow-up's conditions are the previous turn's too, so none is left
+    out)."""
+    d = checked(d, vocabulary, understood or of_model(d, vocabulary, today or date.today()))
     if absent := another_bucket_or_noun(d, vocabulary, vocabulary.catalog):
         return d.model_copy(update={"unmapped": [absent]})
     if again is not None and (second := again(d)):
-        d = ground_constraints(second, vocabulary)
+        d = checked(second.decomposition, vocabulary, second.understood)
     if not d.unmapped and not within and (left_out := condition_left_out(d, vocabulary)):
         return d.model_copy(update={"unmapped": [left_out]})
     return d
+
+
+def checked(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> Decomposition:
+    """`d` grounded (`ground_constraints`, `units`) and checked against the question's words (`left.unmapped`)."""
+    d = units(ground_constraints(d, vocabulary), vocabulary, understood)
+    if found := left.unmapped(d, vocabulary, understood):
+        return d.model_copy(update={"unmapped": [*d.unmapped, *found]})
+    return d
+
+
+def units(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> Decomposition:
+    """A unit the question says after a number a constraint compares with ("above 20 V"), as a constraint on the
+    field recording that number's unit, where no constraint is on it yet (the rules read it themselves; a model may
+    leave it in its words): 400 mV is not above 20 V. A unit no row is in is left to `left.units`."""
+    added: list[Constraint] = []
+    for c in d.constraints:
+        view = vocabulary.buckets.get(c.bucket)
+        f = view.get(c.field) if view is not None else None
+        if f is None or f.type not in ("integer", "number") or not c.source_text:
+            continue
+        said = c.source_text.lower()
+        for q in understood.question.quantities:
+            if q.text in said or said in q.text:
+                unit = measured_in(view, f, understood.question.lowered, q.span[1])
+                taken = {(k.bucket, k.field) for k in (*d.constraints, *added)}
+                if unit is not None and unit.unit is not None and (c.bucket, unit.field.name) not in taken:
+                    added.append(Constraint(bucket=c.bucket, field=unit.field.name, op="=", value=unit.unit,
+                                            source_text=unit.word))  # fmt: skip
+    return d.model_copy(update={"constraints": [*d.constraints, *added]}) if added else d
 
 
 def ground_reading(reading: ModelReading, vocabulary: Vocabulary, read: ReadConditions) -> Decomposition:
@@ -123,7 +172,26 @@ def _grounded_all(said: list, vocabulary: Vocabulary) -> tuple[list[Constraint],
     for c in said:
         grounded = _grounded(c, vocabulary)
         (constraints if isinstance(grounded, Constraint) else unmapped).append(grounded)
+        unit = _unit_in_value(c, vocabulary) if isinstance(grounded, Constraint) else None
+        if unit is not None and all((k.bucket, k.field) != (c.bucket, unit.field.name) for k in constraints):
+            constraints.append(
+                Constraint(bucket=c.bucket, field=unit.field.name, op="=", value=unit.unit, source_text=unit.word)
+            )
     return constraints, unmapped
+
+
+_NUMBER_THEN = re.compile(r"\s*[-+]?\d[\d,]*(?:\.\d+)?(?=\s*[a-zA-Z%])")
+"""A number with words after it ("20 V", "500 mV"), as a model may give a value."""
+
+
+def _unit_in_value(c: Constraint | SaidConstraint, vocabulary: Vocabulary) -> UnitSaid | None:
+    """The unit a model's value says after its number ("20 V"), as the value its field's unit field holds."""
+    view = vocabulary.buckets[c.bucket]
+    f = view.get(c.field)
+    value = c.value[0] if isinstance(c.value, list) and c.value else c.value
+    m = _NUMBER_THEN.match(value) if isinstance(value, str) and f.type in ("integer", "number") else None
+    unit = measured_in(view, f, value.lower(), m.end()) if m else None
+    return unit if unit is not None and unit.unit is not None else None
 
 
 def _grounded(c: Constraint | SaidConstraint, vocabulary: Vocabulary) -> Constraint | Unmapped:
@@ -174,7 +242,7 @@ def _value(view: BucketWords, f: CatalogField, value: Any) -> list[Any] | Unmapp
             return [text.lower() in _TRUE]
         return Unmapped(text=text, why=f"{f.name} is yes or no")
     if f.type in ("integer", "number"):
-        return _number(f, value, text)
+        return _number(view, f, value, text)
     if f.type == "date":
         if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
             return [text]
@@ -185,7 +253,7 @@ def _value(view: BucketWords, f: CatalogField, value: Any) -> list[Any] | Unmapp
     return _text_value(view, f, text)
 
 
-def _number(f: CatalogField, value: Any, text: str) -> list[Any] | Unmapped:
+def _number(view: BucketWords, f: CatalogField, value: Any, text: str) -> list[Any] | Unmapped:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return [value]
     said = quantities(f"= {text}") or quantities(text)
@@ -194,6 +262,11 @@ def _number(f: CatalogField, value: Any, text: str) -> list[Any] | Unmapped:
         days = f.unit == "days" or f.name.endswith("_days")
         return [round(in_days(q), 2) if q.unit and days else q.value]
     number = parse_number(text)
+    if number is None and (m := _NUMBER_THEN.match(text)):  # "20 V": the number, in a unit its rows may be in
+        unit = measured_in(view, f, text.lower(), m.end())
+        if unit is not None and unit.why:
+            return Unmapped(text=text, why=unit.why)
+        number = parse_number(m.group(0)) if unit is not None else None
     return [number] if number is not None else Unmapped(text=text, why=f"{f.name} takes a number")
 
 

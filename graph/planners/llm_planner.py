@@ -114,7 +114,7 @@ class LLMPlanner:
         follow_up = previous is not None and bool(said.follow_up_of)
         decomposer = self.rules.decomposer
         d = ground_reading(said, decomposer.vocabulary, decomposer.read_conditions)
-        d = ground(d, decomposer.vocabulary, within=previous.buckets if follow_up else None)
+        d = ground(d, decomposer.vocabulary, within=previous.buckets if follow_up else None, today=decomposer.today)
         return d.model_copy(update={"follow_up_of": previous.question if follow_up else None})
 
     def _check_decomposition(self, d: ModelReading) -> None:

@@ -9,20 +9,18 @@ The question is read by small readers (`graph.planners.reading`), in the order `
 claims the spans of the question it took (`Claims`), so that a reader later in the order does not read them again.
 Order matters where two readers could take the same words, and is chosen so: kinds before dates before quantities
 (a bucket word, then "in 2018", then "more than 2000 days"), currencies before flags before values (a currency's
-word or a yes/no field's word names no value). The reading is then grounded in the catalog (`grounding.ground`),
-as a model's is.
+word or a yes/no field's word names no value). The reading, with the words it understood, is then grounded in the
+catalog (`grounding.ground`), as a model's is, and checked there against the question's words.
 
-A word that looks like a condition but maps to nothing (a shop no receipt names, a currency no invoice is in) is
-kept in `unmapped` with the nearest values the catalog holds: a count, sum or list cannot be computed without it,
-so the planner asks instead of answering from passages.
+A word that looks like a condition but maps to nothing (a shop no receipt names, a currency no invoice is in, a
+month without its year) is kept in `unmapped` with the nearest values the catalog holds: a count, sum or list
+cannot be computed without it, so the planner asks instead of answering from passages.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import date
 
-from english.lexicon import AMOUNT_SLOT, NAME_SLOT
 from graph.context import MAX_CATALOG_READS
 from graph.decomposition import STRUCTURED_INTENTS, Constraint, Decomposition, Unmapped
 from graph.planners.catalog_reads import RecordedCatalog, recorded
@@ -35,20 +33,20 @@ from graph.planners.reading import (
     flags,
     intent,
     kinds,
-    leftovers,
+    left,
     quantities,
     shape,
     values,
 )
 from graph.planners.reading.claims import BucketConstraints, Claims, Found, Said
 from graph.planners.reading.question import Question
+from graph.planners.reading.understood import Read, Understood
 from graph.planners.vocabulary import BucketWords, Vocabulary
 
 CONDITION_READERS = (
     kinds.read,
     dates.read,
     quantities.read,
-    quantities.dangling,
     currencies.read,
     flags.read,
     values.read,
@@ -67,99 +65,60 @@ class RuleDecomposer:
     def decompose(
         self, question: str, within: list[str] | None = None, max_reads: int = MAX_CATALOG_READS
     ) -> Decomposition:
-        """`within`: the buckets a follow-up question stays in unless its words name another. A reading that would
-        answer another question than the one asked (another bucket's documents, a condition left out) is returned
-        with what could not be used as `unmapped`, so that the run asks. The reads of the index's content it makes
-        (at most `max_reads`) come with it."""
+        """`within`: the buckets a follow-up question stays in unless its words name another. The reading is
+        grounded (`grounding.ground`): one that would answer another question than the one asked (another bucket's
+        documents, a condition left out, words read that name nothing) is returned with what could not be used as
+        `unmapped`, so that the run asks; when another bucket holds the names left, the question is read again
+        there. A question for text that names a bucket is searched in the closest bucket too. The reads of the
+        index's content it makes (at most `max_reads` searches) come with it."""
         with recorded(max_reads) as log:
-            d = self.read(question, within)
-            d = ground(
-                d,
-                self.vocabulary,
-                within=within,
-                again=lambda first: (
-                    (other := buckets.bucket_instead(first, self.vocabulary))
-                    and self.read(question, within, forced=other)
-                ),
-            )
+            readings = [self.read(question, within)]
+
+            def again(first: Decomposition) -> Read | None:
+                other = buckets.bucket_instead(first, self.vocabulary)
+                if other:
+                    readings.append(self.read(question, within, forced=other))
+                    return readings[-1]
+                return None
+
+            d = ground(readings[0].decomposition, self.vocabulary, understood=readings[0].understood,
+                       within=within, again=again)  # fmt: skip
+            d = buckets.searched_too(d, readings[-1].understood, self.vocabulary)
         return d.model_copy(update={"catalog_reads": log.reads})
 
-    def read(self, asked: str, within: list[str] | None, forced: str | None = None) -> Decomposition:
-        """One reading: document ids, buckets (`forced` when another bucket holds the unmapped names), intent,
-        conditions per bucket, what is left unmapped, and what the answer shows."""
+    def read(self, asked: str, within: list[str] | None, forced: str | None = None) -> Read:
+        """One reading, in steps: the documents named by id; the buckets (`forced` when another bucket holds the
+        names left); what the words ask for; each bucket's conditions; the intent the words left open; what the
+        answer shows. With it, which words it understood, for grounding's checks."""
         question = Question.of(asked, self.today, self.vocabulary.bucket_words)
-        text, lowered = question.text, question.lowered
         claims = Claims()
         doc_ids = buckets.doc_ids(question, self.vocabulary, claims)
-        names, question.mentions = (
-            ([forced], []) if forced else buckets.buckets(question, self.vocabulary, within, doc_ids)
-        )
+        names = [forced] if forced else buckets.named(question, self.vocabulary, within, doc_ids)
         views = [self.vocabulary.buckets[b] for b in names]
         reading = intent.read(question, views, doc_ids)
         claims.claim(*reading.spans)
+        constraints, unmapped = self.conditions_in(question, views, claims)
+        understood = Understood.of(question, claims)
+
+        def words_left() -> bool:  # what grounding will find a list cannot be computed without (`left`)
+            return bool(unmapped or left.unreadable(understood, views, constraints, "list", self.vocabulary))
+
+        reading = intent.settled(reading, question, constraints, understood.spans, words_left)
+        if reading.intent not in STRUCTURED_INTENTS or doc_ids:
+            unmapped = []  # a question for text, or about documents named by id: nothing left to compute without
+        d = shape.decomposition(question, reading, names, views, constraints, claims.spans, understood.spans, doc_ids)
+        return Read(d.model_copy(update={"unmapped": unmapped}), understood)
+
+    @classmethod
+    def conditions_in(
+        cls, question: Question, views: list[BucketWords], claims: Claims
+    ) -> tuple[list[Constraint], list[Unmapped]]:
+        """Each bucket's conditions (`conditions`), in the buckets' order, with what could not be mapped."""
         unmapped: list[Unmapped] = []
         constraints: list[Constraint] = []
         for view in views:
-            constraints += self.conditions(question, view, claims, unmapped)
-        # the intent the words left open: a list when there are conditions, else a question for text
-        intent_ = reading.intent or ("list" if constraints else "qa")
-        understood = claims.spans + question.mention_spans
-        if intent_ in STRUCTURED_INTENTS and not doc_ids:
-            value_spans = [
-                s
-                for s in claims.spans
-                if any(c.source_text and text[s[0] : s[1]] in c.source_text for c in constraints)
-            ]
-            unmapped += leftovers.names_left(
-                text,
-                lowered,
-                understood,
-                views,
-                self.vocabulary,
-                question.mention_spans,
-                value_spans,
-                NAME_SLOT | (AMOUNT_SLOT if intent_ == "sum" else set()),
-            )
-            about_text = not (constraints or reading.order_by or reading.group_by) and leftovers.content(
-                lowered, understood
-            )
-            documents_asked = (
-                intent_ == "count" and question.mentions or intent_ == "list" and unmapped and question.mentions
-            )
-            if about_text and intent_ in ("list", "count") and not documents_asked:
-                # "which came out later, X or Y", "which magazine started first, X or Y", "over how many centuries
-                # were the tombs built?", a claim that says "count": no bucket, value, order or grouping named, so
-                # words to search for, not a list or a count of documents
-                intent_, unmapped = "qa", []
-        else:
-            unmapped = []
-        if intent_ not in STRUCTURED_INTENTS and not doc_ids:
-            fields = set().union(*(view.field_words_all for view in views))
-            asked_words = [w for w in leftovers.asked_about(lowered, understood) if w not in fields]
-            unmapped = leftovers.absent(asked_words, names, constraints, self.vocabulary)
-        reading = replace(reading, intent=intent_)
-        if intent_ == "sum" and not reading.measure:
-            unmapped.append(Unmapped(text=f"an amount to add up in {', '.join(names)}"))
-        if intent_ in ("qa", "summarize") and question.mentions and not (constraints or doc_ids):
-            names = buckets.with_closest(text, self.vocabulary, names)
-        show = shape.shown_fields(views, lowered, claims.spans, {c.field for c in constraints}, reading)
-        aggregate, group_by, unit_field = shape.aggregate(reading, views, constraints)
-        return Decomposition(
-            question=text,
-            intent=intent_,
-            buckets=names,
-            constraints=constraints,
-            topic_terms=leftovers.topic_terms(lowered, understood),
-            sub_queries=shape.sub_queries(text, intent_),
-            aggregate=aggregate,
-            group_by=group_by,
-            unit_field=unit_field,
-            order_by=reading.order_by,
-            limit=reading.limit,
-            show_fields=show if intent_ in ("list", "lookup") else [],
-            doc_ids=sorted(doc_ids),
-            unmapped=unmapped,
-        )
+            constraints += cls.conditions(question, view, claims, unmapped)
+        return constraints, unmapped
 
     @staticmethod
     def conditions(question: Question, view: BucketWords, claims: Claims, unmapped: list[Unmapped]) -> list[Constraint]:
@@ -169,15 +128,17 @@ class RuleDecomposer:
         for reader in CONDITION_READERS:
             found: list[Found] = reader(question, view, claims)
             for item in found:
-                left = said.add(item) if isinstance(item, Said) else item
-                if left is not None:
-                    unmapped.append(left)
+                left_over = said.add(item) if isinstance(item, Said) else item
+                if left_over is not None:
+                    unmapped.append(left_over)
         return said.constraints()
 
     def read_conditions(self, text: str, bucket: str) -> tuple[list[Constraint], list[Unmapped]]:
-        """The conditions a phrase says in one bucket ("governed by New York law"), read as a question's are: how a
-        model's condition given as words is grounded."""
+        """The conditions a phrase says in one bucket ("governed by New York law"), read as a question's are, with
+        the words read that no field takes (`left.unread`): how a model's condition given as words is grounded."""
         question = Question.of(text, self.today, self.vocabulary.bucket_words)
+        view = self.vocabulary.buckets[bucket]
+        claims = Claims()
         unmapped: list[Unmapped] = []
-        found = self.conditions(question, self.vocabulary.buckets[bucket], Claims(), unmapped)
-        return found, unmapped
+        found = self.conditions(question, view, claims, unmapped)
+        return found, [*unmapped, *left.unread(Understood.of(question, claims), [view], found)]

@@ -11,6 +11,7 @@ from english.value_match import normalise
 from graph.decomposition import Decomposition
 from graph.planners.reading.claims import Claims
 from graph.planners.reading.question import Question
+from graph.planners.reading.understood import Understood
 from graph.planners.vocabulary import BucketWords, Mention, Vocabulary, find_mentions
 
 VALUE_BUCKET_MARGIN = 0.1
@@ -28,6 +29,12 @@ def doc_ids(question: Question, vocabulary: Vocabulary, claims: Claims) -> dict[
     found = vocabulary.catalog.documents(list(candidates))
     claims.claim(*(candidates[doc_id] for doc_id in found))
     return found
+
+
+def named(question: Question, vocabulary: Vocabulary, within: list[str] | None, doc_ids: dict[str, str]) -> list[str]:
+    """The buckets the question is about (`buckets`); where its words name them is kept in `question.mentions`."""
+    names, question.mentions = buckets(question, vocabulary, within, doc_ids)
+    return names
 
 
 def buckets(
@@ -54,6 +61,14 @@ def buckets(
         return by_values, []
     every = vocabulary.buckets
     return [closest or ("generic" if "generic" in every else next(iter(every)))], []
+
+
+def searched_too(d: Decomposition, understood: Understood, vocabulary: Vocabulary) -> Decomposition:
+    """A question for text that names a bucket, with no condition or document, searched in the closest bucket too
+    (`with_closest`)."""
+    if d.intent not in ("qa", "summarize") or not understood.bucket_spans or d.constraints or d.doc_ids:
+        return d
+    return d.model_copy(update={"buckets": with_closest(d.question, vocabulary, d.buckets)})
 
 
 def with_closest(text: str, vocabulary: Vocabulary, buckets: list[str]) -> list[str]:

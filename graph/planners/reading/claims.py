@@ -29,9 +29,16 @@ class Claims:
     words and `claim`s what it read; nothing else changes the list."""
 
     spans: list[Span] = field(default_factory=list)
+    set_aside: list[Span] = field(default_factory=list)
+    """Claimed spans whose words say something no field can take (a month without its year, a unit no row is in):
+    no later reader reads them, and grounding reports them (`reading.left`)."""
 
     def claim(self, *spans: Span) -> None:
         self.spans.extend(spans)
+
+    def put_aside(self, span: Span) -> None:
+        self.claim(span)
+        self.set_aside.append(span)
 
     def taken(self, span: Span) -> bool:
         return any(overlap(span, s) for s in self.spans)

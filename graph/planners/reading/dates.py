@@ -1,10 +1,9 @@
 """Dates: absolute and relative ranges the question states, each on the date field its words name (nearest to the
-date first, else the most common one); a month said without its year is asked about."""
+date first, else the most common one); a month said without its year is set aside, for grounding to ask about."""
 
 from __future__ import annotations
 
 from english.dates import MONTH_WORD, DateRange
-from graph.decomposition import Unmapped
 from graph.planners.reading.claims import Claims, Found, overlap, say
 from graph.planners.reading.question import Question
 from graph.planners.vocabulary import BucketWords, Mention
@@ -16,22 +15,36 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
     if not date_fields:
         return []
     lowered = question.lowered
+    found: list[Found] = []
+    for d in stated(question):
+        if not claims.taken(d.span):
+            found.append(say(claims, _date_field(view, date_fields, lowered, d), d.op, d.value, d.span, d.text))
+    for span in bare_months(question, claims):
+        claims.put_aside(span)  # a month needs a year
+    return found
+
+
+def stated(question: Question) -> list[DateRange]:
+    """The date ranges the question states: relative ones, then absolute ones no relative one or quantity with a
+    unit covers ("more than 2000 days" is no year)."""
     ranges = list(question.relative_dates)
-    measured = [q.span for q in question.quantities if q.unit or q.money]  # "more than 2000 days" is no year
+    measured = [q.span for q in question.quantities if q.unit or q.money]
     ranges += [
         d
         for d in question.dates
         if not any(overlap(d.span, r.span) for r in ranges) and not any(overlap(d.span, q) for q in measured)
     ]
-    found: list[Found] = []
-    for d in ranges:
-        if not claims.taken(d.span):
-            found.append(say(claims, _date_field(view, date_fields, lowered, d), d.op, d.value, d.span, d.text))
-    for m in MONTH_WORD.finditer(lowered):
-        if not any(overlap(m.span(), r.span) for r in ranges) and not claims.taken(m.span()):
-            found.append(Unmapped(text=f"{m.group(0)} (of which year?)"))  # a month needs a year
-            claims.claim(m.span())
-    return found
+    return ranges
+
+
+def bare_months(question: Question, claims: Claims) -> list[tuple[int, int]]:
+    """Months named without a year ("in March"): in no stated range, and in no span another reading took."""
+    ranges = stated(question)
+    return [
+        m.span()
+        for m in MONTH_WORD.finditer(question.lowered)
+        if not any(overlap(m.span(), r.span) for r in ranges) and not claims.taken(m.span())
+    ]
 
 
 def _date_field(view: BucketWords, date_fields: list[CatalogField], lowered: str, d: DateRange) -> CatalogField:

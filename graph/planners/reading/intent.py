@@ -9,6 +9,7 @@ money, "longest" about a duration, "oldest" about a date).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from english.intents import (
@@ -30,7 +31,8 @@ from english.intents import (
     WHAT_IS_THE,
     WHICH_MOST,
 )
-from graph.decomposition import Intent, OrderBy
+from graph.decomposition import Constraint, Intent, OrderBy
+from graph.planners.reading import leftovers
 from graph.planners.reading.question import Question
 from graph.planners.vocabulary import BucketWords
 from retrievers.field_catalog import CatalogField
@@ -208,7 +210,7 @@ def read(question: Question, views: list[BucketWords], doc_ids: dict[str, str]) 
     order: a question naming documents by id looks them up (unless it asks for their text); one that says nothing
     looks up a value when it opens with a field ("VAT number on the Free invoice?"), or lists when it names a bucket
     without asking ("starbucks receipts"). Still None when the words say nothing at all: the constraints decide
-    (`rule_decomposer`: a list when there are some, a question for text if not)."""
+    (`settled`)."""
     lowered = question.lowered
     reading = read_intent(lowered, views)
     if doc_ids and reading.intent not in ("qa", "summarize"):
@@ -218,6 +220,28 @@ def read(question: Question, views: list[BucketWords], doc_ids: dict[str, str]) 
     if reading.intent is None and question.mentions and not QUESTION_START.match(lowered):
         return replace(reading, intent="list")
     return reading
+
+
+def settled(
+    reading: Reading,
+    question: Question,
+    constraints: list[Constraint],
+    understood: list[tuple[int, int]],
+    words_left: Callable[[], bool],
+) -> Reading:
+    """The reading with the intent the words left open settled once the conditions are read: a list when there are
+    some, a question for text if not. A list or count with no condition, order or grouping whose words no reading
+    took are content words is a question for text ("which came out later, X or Y", "which magazine started first, X
+    or Y", "over how many centuries were the tombs built?", a claim that says "count"): words to search for, not
+    documents to list or count; unless it counts documents it names, or lists them with words that name nothing
+    (`words_left`: the run then asks)."""
+    said = reading.intent or ("list" if constraints else "qa")
+    about_text = not (constraints or reading.order_by or reading.group_by)
+    if said in ("list", "count") and about_text and leftovers.content(question.lowered, understood):
+        documents_asked = bool(question.mentions) and (said == "count" or words_left())
+        if not documents_asked:
+            said = "qa"
+    return replace(reading, intent=said)
 
 
 def opens_with_a_field(lowered: str, views: list[BucketWords]) -> bool:

@@ -7,10 +7,43 @@ import re
 from itertools import pairwise
 
 from english.names import proper_names
-from graph.decomposition import Constraint
+from graph.decomposition import Constraint, Decomposition
+from graph.planners.reading import leftovers
 from graph.planners.reading.claims import overlap
 from graph.planners.reading.intent import Reading
+from graph.planners.reading.question import Question
 from graph.planners.vocabulary import BucketWords
+
+
+def decomposition(
+    question: Question,
+    reading: Reading,
+    buckets: list[str],
+    views: list[BucketWords],
+    constraints: list[Constraint],
+    claimed: list,
+    understood: list,
+    doc_ids: dict[str, str],
+) -> Decomposition:
+    """The reading as a decomposition: with the fields a list or lookup shows, the figure asked for, the content
+    words left for a search (`understood`: every span a reading took) and the searches to run."""
+    show = shown_fields(views, question.lowered, claimed, {c.field for c in constraints}, reading)
+    aggregate_, group_by, unit_field = aggregate(reading, views, constraints)
+    return Decomposition(
+        question=question.text,
+        intent=reading.intent,
+        buckets=buckets,
+        constraints=constraints,
+        topic_terms=leftovers.topic_terms(question.lowered, understood),
+        sub_queries=sub_queries(question.text, reading.intent),
+        aggregate=aggregate_,
+        group_by=group_by,
+        unit_field=unit_field,
+        order_by=reading.order_by,
+        limit=reading.limit,
+        show_fields=show if reading.intent in ("list", "lookup") else [],
+        doc_ids=sorted(doc_ids),
+    )
 
 
 def shown_fields(views: list[BucketWords], lowered: str, used: list, asked: set[str], reading: Reading) -> list[str]:
