@@ -61,10 +61,11 @@ def print_explanation(values: dict[str, Any]) -> None:
     for read in getattr(d, "catalog_reads", []):
         where = f" in {read.bucket}" if read.bucket else ""
         filtered = f" where {json.dumps(read.filters, default=str)}" if read.filters else ""
+        searches = f"{read.searches} searches, " if read.searches != 1 else ""
         answer = json.dumps(read.answer, default=str)[:160]
         print(
             f"-- catalog read while decomposing: {read.read}{where} {read.words[:80]!r}{filtered} -> {answer} "
-            f"({read.ms} ms)"
+            f"({searches}{read.ms} ms)"
         )
     if getattr(d, "reads_unmade", 0):
         print(f"-- catalog reads left unmade (their budget was spent; answers unknown): {d.reads_unmade}")

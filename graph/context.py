@@ -48,7 +48,8 @@ class AgentContext:
     max_catalog_reads: int = Field(
         default=MAX_CATALOG_READS,
         ge=0,
-        description="Reads of the index's content (closeness, keyword counts) reading one question may make",
+        description="Searches of the index's content reading one question may run (a closeness read searches each "
+        "bucket, a keyword count once)",
     )
 
     @property

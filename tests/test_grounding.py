@@ -115,6 +115,8 @@ def test_the_reads_of_a_decomposition_are_recorded_with_their_answers():
     assert [r.read for r in d.catalog_reads][:1] == ["closeness"]
     assert d.catalog_reads[0].answer and d.catalog_reads[0].words == d.question
     assert all(r.answer != "unknown" and r.ms >= 0 for r in d.catalog_reads) and d.reads_unmade == 0
+    assert d.catalog_reads[0].searches == len(CATALOG.buckets), "one semantic search per bucket"
+    assert d.searches == sum(len(CATALOG.buckets) if r.read == "closeness" else 1 for r in d.catalog_reads)
 
 
 def test_past_the_budget_a_read_is_not_made_and_its_answer_is_unknown():
@@ -200,3 +202,16 @@ def test_a_unit_no_row_of_a_datasheet_is_in_is_unmapped_for_a_model():
     assert d.constraints == [] and [u.why.split(" (")[0] for u in d.unmapped] == [
         "no max of datasheets is recorded in hertz"
     ]
+
+
+def test_a_closeness_read_counts_one_search_per_bucket_in_the_budget():
+    catalog = FakeCatalog.sample()
+    rules = RuleDecomposer(catalog, today=date(2025, 6, 15))
+    question = "How do I pay with bitcoin in the office?"
+    full = rules.decompose(question)
+    assert full.catalog_reads[0].read == "closeness" and len(full.catalog_reads) > 1
+    buckets = len(catalog.buckets)
+    for cap, made in ((buckets, 1), (buckets + 1, 2)):
+        capped = rules.decompose(question, max_reads=cap)
+        assert len(capped.catalog_reads) - capped.reads_unmade == made, cap
+        assert capped.searches == buckets + made - 1

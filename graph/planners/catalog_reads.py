@@ -1,7 +1,9 @@
 """Reads of the index's content made while a question is read: which bucket's content is closest to it
 (`closeness`) and how common words are in the documents (`text_hits`). They run searches outside the run's tool
-`Budget`, so each is recorded (what was read, where, the answer and its time) and capped per decomposition: past
-the cap a read is not made and its answer is unknown, as when the index cannot answer. The record goes into the
+`Budget`, so each is recorded (what was read, where, the searches it ran, the answer and its time) and their
+searches capped per decomposition: a closeness read runs one semantic search per bucket of the scope and counts as
+that many, a keyword count as one. Once the cap is reached a read is not made and its answer is unknown, as when
+the index cannot answer. The record goes into the
 decomposition (`Decomposition.catalog_reads`), which `ragent ask --explain` shows."""
 
 from __future__ import annotations
@@ -22,14 +24,14 @@ UNKNOWN = "unknown"
 
 @dataclass
 class ReadLog:
-    """The reads of one decomposition, and how many it may make."""
+    """The reads of one decomposition, and how many searches they may run."""
 
     cap: int
     reads: list[CatalogRead] = field(default_factory=list)
 
     @property
     def spent(self) -> bool:
-        return sum(r.answer != UNKNOWN for r in self.reads) >= self.cap
+        return sum(r.searches for r in self.reads if r.answer != UNKNOWN) >= self.cap
 
 
 _current: ContextVar[ReadLog | None] = ContextVar("catalog_reads", default=None)
@@ -58,7 +60,8 @@ class RecordedCatalog:
         return getattr(self.catalog, name)
 
     def closeness(self, question: str) -> dict[str, float]:
-        return self._read(CatalogRead(read="closeness", words=question), lambda: self.catalog.closeness(question), {})
+        said = CatalogRead(read="closeness", words=question, searches=len(self.catalog.buckets))
+        return self._read(said, lambda: self.catalog.closeness(question), {})
 
     def text_hits(self, bucket: str, words: str, filters: dict | None = None) -> int | None:
         said = CatalogRead(read="text_hits", bucket=bucket, words=words, filters=filters)
