@@ -186,17 +186,21 @@ class RecordingModel(ScriptedModel):
         return super()._generate(messages, *args, **kwargs)
 
 
+TFC = {
+    "question": "Which of those have termination for convenience?",
+    "intent": "list",
+    "buckets": ["contracts"],
+    "constraints": [
+        *DELAWARE["constraints"],
+        {"bucket": "contracts", "field": "termination_for_convenience", "op": "=", "value": True},
+    ],
+    "follow_up_of": "yes",
+}
+"""The model's reading of the second turn: a follow-up, the first turn's condition kept."""
+
+
 def test_the_llm_planner_is_shown_the_previous_reading_and_the_rules_merge_when_it_fails(sample_stack):
-    tfc = {
-        "question": "Which of those have termination for convenience?",
-        "intent": "list",
-        "buckets": ["contracts"],
-        "constraints": [
-            *DELAWARE["constraints"],
-            {"bucket": "contracts", "field": "termination_for_convenience", "op": "=", "value": True},
-        ],
-        "follow_up_of": "yes",
-    }
+    tfc = TFC
     garbage = AIMessage(content="no idea")
     script = [structured("Decomposition", DELAWARE), structured("Plan", PLAN), structured("Decision", ENOUGH)]
     script.append(structured("Decomposition", tfc))
@@ -389,16 +393,7 @@ def test_reading_an_unrelated_second_question_is_not_merged():
 
 
 def test_the_llm_planner_is_shown_the_previous_reading_and_the_rules_merge_when_it_fails_over_a_fake_catalog():
-    tfc = {
-        "question": "Which of those have termination for convenience?",
-        "intent": "list",
-        "buckets": ["contracts"],
-        "constraints": [
-            *DELAWARE["constraints"],
-            {"bucket": "contracts", "field": "termination_for_convenience", "op": "=", "value": True},
-        ],
-        "follow_up_of": "yes",
-    }
+    tfc = TFC
     garbage = AIMessage(content="no idea")
     model = RecordingModel(messages=iter([structured("Decomposition", DELAWARE), structured("Decomposition", tfc),
                                           garbage, garbage]))  # fmt: skip
