@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from graph.planners import currencies
+import graph.planners  # noqa: F401  (it keeps the currency tables in the application's cache folder)
+from english import currencies
 from retrievers.deferred import DeferredEmbedder, DeferredVectors
 from retrievers.errors import EmbeddingModelMismatch
 from retrievers.models import SearchFilter
