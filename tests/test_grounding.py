@@ -9,6 +9,7 @@ import pytest
 
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
+from graph.planners.catalog_reads import RecordedCatalog, recorded
 from graph.planners.chat_breaker import ChatBreaker
 from graph.planners.grounding import ModelReading, ground, ground_reading
 from graph.planners.llm_planner import LLMPlanner
@@ -116,7 +117,7 @@ def test_the_reads_of_a_decomposition_are_recorded_with_their_answers():
     assert d.catalog_reads[0].answer and d.catalog_reads[0].words == d.question
     assert all(r.answer != "unknown" and r.ms >= 0 for r in d.catalog_reads) and d.reads_unmade == 0
     assert d.catalog_reads[0].searches == len(CATALOG.buckets), "one semantic search per bucket"
-    assert d.searches == sum(len(CATALOG.buckets) if r.read == "closeness" else 1 for r in d.catalog_reads)
+    assert d.searches == sum(r.searches for r in d.catalog_reads)
 
 
 def test_past_the_budget_a_read_is_not_made_and_its_answer_is_unknown():
@@ -215,3 +216,13 @@ def test_a_closeness_read_counts_one_search_per_bucket_in_the_budget():
         capped = rules.decompose(question, max_reads=cap)
         assert len(capped.catalog_reads) - capped.reads_unmade == made, cap
         assert capped.searches == buckets + made - 1
+
+
+def test_a_second_closeness_read_of_the_same_question_counts_no_search():
+    """The catalog keeps the last question's closeness, so reading it again runs no search and spends no budget."""
+    catalog = RecordedCatalog(FakeCatalog.sample())
+    with recorded(100) as log:
+        first = catalog.closeness("How do I get onto the VPN?")
+        assert catalog.closeness("How do I get onto the VPN?") == first
+        catalog.closeness("Who signed the NDA?")
+    assert [r.searches for r in log.reads] == [len(catalog.buckets), 0, len(catalog.buckets)]

@@ -60,7 +60,12 @@ class RecordedCatalog:
         return getattr(self.catalog, name)
 
     def closeness(self, question: str) -> dict[str, float]:
-        said = CatalogRead(read="closeness", words=question, searches=len(self.catalog.buckets))
+        """A second closeness read of the same question runs no search: the catalog keeps the last question's."""
+        log = _current.get()
+        again = log is not None and any(
+            r.read == "closeness" and r.words == question and r.answer != UNKNOWN for r in log.reads
+        )
+        said = CatalogRead(read="closeness", words=question, searches=0 if again else len(self.catalog.buckets))
         return self._read(said, lambda: self.catalog.closeness(question), {})
 
     def text_hits(self, bucket: str, words: str, filters: dict | None = None) -> int | None:
