@@ -58,6 +58,17 @@ def print_explanation(values: dict[str, Any]) -> None:
     for phrase in d.unmapped:
         nearest = ", ".join(f"{c.field} = {c.value!r}" for c in phrase.nearest) or "nothing near"
         print(f"-- unmapped: {phrase.text!r}; nearest: {nearest}")
+    for read in getattr(d, "catalog_reads", []):
+        where = f" in {read.bucket}" if read.bucket else ""
+        filtered = f" where {json.dumps(read.filters, default=str)}" if read.filters else ""
+        searches = f"{read.searches} searches, " if read.searches != 1 else ""
+        answer = json.dumps(read.answer, default=str)[:160]
+        print(
+            f"-- catalog read while decomposing: {read.read}{where} {read.words[:80]!r}{filtered} -> {answer} "
+            f"({searches}{read.ms} ms)"
+        )
+    if getattr(d, "reads_unmade", 0):
+        print(f"-- catalog reads left unmade (their budget was spent; answers unknown): {d.reads_unmade}")
     for decision in values.get("decisions", []):
         print(f"-- decision: {decision.action}: {decision.reason}")
     for e in values.get("evidence", []):

@@ -19,6 +19,12 @@ HARD_MAX_TOOL_CALLS = 24
 MAX_HITS_LIMIT = 10_000
 
 
+MAX_CATALOG_READS = 100
+"""Reads of the index's content one decomposition may make: the rules make at most 19 on the eval questions (a
+keyword count per word of a question for text per bucket, and the closeness of the buckets), so no question they
+know of meets it; past it, a read's answer is unknown, as when the index cannot answer."""
+
+
 @dataclass(frozen=True, config=ConfigDict(strict=True, extra="forbid"))
 class AgentContext:
     """`scope` decides what every tool can see; `max_tool_calls` is clipped to HARD_MAX_TOOL_CALLS, which no
@@ -39,6 +45,12 @@ class AgentContext:
         default=50, ge=1, le=MAX_HITS_LIMIT, description="More matching documents than this asks the user to narrow"
     )
     top_k: int = Field(default=20, ge=1, le=TOP_K_MAX, description="Hits asked of each search")
+    max_catalog_reads: int = Field(
+        default=MAX_CATALOG_READS,
+        ge=0,
+        description="Searches of the index's content reading one question may run (a closeness read searches each "
+        "bucket, a keyword count once)",
+    )
 
     @property
     def tool_call_cap(self) -> int:

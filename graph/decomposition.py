@@ -61,6 +61,22 @@ class Unmapped(BaseModel):
     why: str | None = None
 
 
+class CatalogRead(BaseModel):
+    """A read of the index's content a planner made while reading the question, outside the run's tool budget:
+    which bucket's content is closest to the question (`closeness`, one semantic search per bucket) or how many
+    chunks hold some words (`text_hits`, one keyword count). `searches`: the searches it runs, which the budget
+    counts (`AgentContext.max_catalog_reads`). `answer` is what came back, "unknown" when the decomposition's budget
+    was spent and the read was not made."""
+
+    read: Literal["closeness", "text_hits"]
+    bucket: str | None = None
+    words: str
+    filters: dict[str, Any] | None = None
+    searches: int = 1
+    answer: Any = None
+    ms: float = 0.0
+
+
 class Decomposition(BaseModel):
     question: str
     intent: Intent
@@ -98,6 +114,20 @@ class Decomposition(BaseModel):
         description="The conversation's previous question when this one refines its result ('which of those...'); "
         "null when the question stands alone",
     )
+    catalog_reads: list[CatalogRead] = Field(
+        default_factory=list,
+        description="Reads of the index's content made while reading the question (set by the planner, not a model)",
+    )
+
+    @property
+    def reads_unmade(self) -> int:
+        """Reads the decomposition's budget left unmade (their answer unknown)."""
+        return sum(r.answer == "unknown" for r in self.catalog_reads)
+
+    @property
+    def searches(self) -> int:
+        """The searches of the index's content the reads made (a closeness read makes one per bucket)."""
+        return sum(r.searches for r in self.catalog_reads if r.answer != "unknown")
 
     def predicates(self, bucket: str) -> dict[str, dict[str, Any]]:
         """The constraints of `bucket` in the tools' `{field: {op, value}}` form."""

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
+from english.lexicon import STOPWORDS
 from graph.decomposition import Constraint, Decomposition
-from graph.planners.phrases import STOPWORDS
 
 POINTERS = re.compile(
     r"\b(?:those|these|(?:of|among|from|between)\s+them|which\s+ones|"

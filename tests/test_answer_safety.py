@@ -17,10 +17,10 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from core.models import SourceDocument
+from english.quantities import quantities
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
-from graph.planners.phrases import quantities
 from graph.services import AgentServices
 from retrievers.ingestion.pipeline import Ingestor
 from tests.conftest import fresh_database, make_stack

@@ -13,9 +13,10 @@ import sys
 
 import pytest
 
+import graph.planners  # noqa: F401  (it keeps the currency tables in the application's cache folder)
 from core.errors import EmbeddingModelMismatch
 from core.models import SearchFilter
-from graph.planners import currencies
+from english import currencies
 from retrievers.engines.deferred import DeferredEmbedder, DeferredVectors
 from retrievers.engines.vector.qdrant_edge_index import QdrantEdgeVectorIndex
 

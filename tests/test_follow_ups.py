@@ -8,6 +8,7 @@ from the corpus's own labels. The unit tests at the end pin `is_follow_up` and `
 from __future__ import annotations
 
 import uuid
+from datetime import date
 
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
@@ -20,8 +21,13 @@ from graph.checkpointing import SERDE
 from graph.context import DEFAULT_CONTEXT, AgentContext
 from graph.decomposition import Constraint, Decomposition
 from graph.follow_up import is_follow_up, merge
+from graph.planners.chat_breaker import ChatBreaker
+from graph.planners.llm_planner import LLMPlanner
+from graph.planners.rule_decomposer import RuleDecomposer
+from graph.planners.rule_planner import RulePlanner
 from graph.services import AgentServices
 from retrievers.loaders import sample
+from tests.fake_catalog import FakeCatalog
 from tests.test_llm_planner import DELAWARE, ENOUGH, PLAN, ScriptedModel, structured
 
 
@@ -180,17 +186,21 @@ class RecordingModel(ScriptedModel):
         return super()._generate(messages, *args, **kwargs)
 
 
+TFC = {
+    "question": "Which of those have termination for convenience?",
+    "intent": "list",
+    "buckets": ["contracts"],
+    "constraints": [
+        *DELAWARE["constraints"],
+        {"bucket": "contracts", "field": "termination_for_convenience", "op": "=", "value": True},
+    ],
+    "follow_up_of": "yes",
+}
+"""The model's reading of the second turn: a follow-up, the first turn's condition kept."""
+
+
 def test_the_llm_planner_is_shown_the_previous_reading_and_the_rules_merge_when_it_fails(sample_stack):
-    tfc = {
-        "question": "Which of those have termination for convenience?",
-        "intent": "list",
-        "buckets": ["contracts"],
-        "constraints": [
-            *DELAWARE["constraints"],
-            {"bucket": "contracts", "field": "termination_for_convenience", "op": "=", "value": True},
-        ],
-        "follow_up_of": "yes",
-    }
+    tfc = TFC
     garbage = AIMessage(content="no idea")
     script = [structured("Decomposition", DELAWARE), structured("Plan", PLAN), structured("Decision", ENOUGH)]
     script.append(structured("Decomposition", tfc))
@@ -330,3 +340,70 @@ def test_the_previous_constraints_stay_in_their_buckets():
         ("invoices", "currency")
     ]
     assert merged.intent == "count" and merged.group_by == [], "still a count, not per a field of contracts"
+
+
+# -- the readings of a conversation's turns, over a fake catalog of the sample corpus (no engine) --------------------
+
+FAKE = FakeCatalog.sample()
+PLANNER = RulePlanner(AgentContext(), FAKE, RuleDecomposer(FAKE, today=date(2025, 6, 15)))
+
+
+def _turns(*questions: str) -> list[Decomposition]:
+    readings: list[Decomposition] = []
+    for question in questions:
+        readings.append(PLANNER.decompose(question, readings[-1] if readings else None))
+    return readings
+
+
+def _said(d: Decomposition) -> list[tuple[str, str, object]]:
+    return [(c.field, c.op, c.value) for c in d.constraints]
+
+
+@pytest.mark.parametrize(
+    "law, flag, words",
+    [
+        ("Delaware", "termination_for_convenience", "termination for convenience"),
+        ("New York", "exclusivity", "exclusivity"),
+    ],
+)
+def test_reading_which_of_those_narrows_the_previous_reading_by_the_new_words(law, flag, words):
+    first = f"Which contracts are under {law} law?"
+    _, narrowed = _turns(first, f"Which of those have {words}?")
+    assert narrowed.follow_up_of == first, "the reading says it refined the previous turn"
+    assert (narrowed.intent, _said(narrowed)) == ("list", [("governing_law", "=", law), (flag, "=", True)])
+
+
+def test_reading_how_many_of_them_counts_the_previous_reading():
+    _, counted = _turns("Which contracts are under Delaware law?", "How many of them have termination for convenience?")
+    assert (counted.intent, counted.aggregate) == ("count", "count")
+    assert _said(counted) == [("governing_law", "=", "Delaware"), ("termination_for_convenience", "=", True)]
+
+
+def test_reading_and_in_another_year_replaces_the_period_and_keeps_what_was_asked():
+    _, later = _turns("Which contracts expire in 2025?", "and in 2026?")
+    assert (later.intent, _said(later)) == ("list", [("expiration_date", "between", ["2026-01-01", "2026-12-31"])])
+    _, again = _turns("How many contracts were signed in 2022?", "and in 2023?")
+    assert (again.intent, again.aggregate) == ("count", "count"), "still a count"
+    assert _said(again) == [("agreement_date", "between", ["2023-01-01", "2023-12-31"])]
+
+
+def test_reading_an_unrelated_second_question_is_not_merged():
+    _, second = _turns("Which contracts are under Delaware law?", "Which contracts have a notice period under 60 days?")
+    assert second.follow_up_of is None and _said(second) == [("notice_period_days", "<", 60)]
+
+
+def test_the_llm_planner_is_shown_the_previous_reading_and_the_rules_merge_when_it_fails_over_a_fake_catalog():
+    tfc = TFC
+    garbage = AIMessage(content="no idea")
+    model = RecordingModel(messages=iter([structured("Decomposition", DELAWARE), structured("Decomposition", tfc),
+                                          garbage, garbage]))  # fmt: skip
+    planner = LLMPlanner(AgentContext(planner="llm"), FAKE, model, ChatBreaker(), PLANNER.decomposer)
+    first = planner.decompose(DELAWARE["question"])
+    second = planner.decompose(tfc["question"], first)
+    assert "Previous decomposition: none" in model.prompts[0]
+    assert '"value":"Delaware"' in model.prompts[1] and DELAWARE["question"] in model.prompts[1]
+    assert second.follow_up_of == DELAWARE["question"], "set from the previous reading"
+    third = planner.decompose("How many of them were signed in 2025?", second)
+    assert third.follow_up_of == tfc["question"], "the rules took over and merged"
+    assert (third.intent, third.aggregate) == ("count", "count")
+    assert [c.field for c in third.constraints] == ["governing_law", "termination_for_convenience", "agreement_date"]

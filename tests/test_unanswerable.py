@@ -5,20 +5,24 @@ next to them that the documents do answer still get their answer."""
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
+from english.currencies import currency_mentions
+from english.words import counted, states_a_number_of
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.decomposition import Decomposition
 from graph.nodes.clarify import clarification_payload
-from graph.planners.currencies import currency_mentions
-from graph.planners.words import counted, states_a_number_of
+from graph.planners.rule_decomposer import RuleDecomposer
 from graph.schemas import Decision
 from graph.services import AgentServices
 from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
 from tests.conftest import fresh_database, make_stack
+from tests.fake_catalog import FakeCatalog
 from tests.test_agent import Run
 
 
@@ -262,3 +266,135 @@ def test_a_unit_after_a_number_constrains_the_unit_and_a_maximum_after_a_names_t
 
 def test_a_unit_no_row_is_recorded_in_is_asked_about(agent):
     _asks(Run(agent, "Which datasheets have a value above 3 hertz?"), "is recorded in hertz (units held:")
+
+
+# -- the same questions' readings, over a fake catalog of the sample corpus (no engine) ------------------------------
+# What the run asks about comes from the decomposition's `unmapped`; the tests above check that the run stops and
+# computes nothing, these what the reading says, in milliseconds.
+
+FULL = RuleDecomposer(FakeCatalog.sample(), today=date(2025, 6, 15))
+TWO = RuleDecomposer(FakeCatalog.sample(without=("certificates", "datasheets", "invoices", "generic")))
+"""The sample corpus; and its receipts and contracts only, the other buckets existing and empty."""
+
+
+def _left(d) -> list[tuple[str, str]]:
+    return [(u.text, u.why or "") for u in d.unmapped]
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [("What is the total of receipts in yen?", "yen"), ("receipts over 20 euros", "euros"),
+     ("how many receipts are in ringgit", "ringgit")],
+)  # fmt: skip
+def test_reading_a_currency_the_receipts_are_not_written_in_leaves_it_unmapped(question, word):
+    [(text, why)] = _left(FULL.decompose(question))
+    assert text == word and why.startswith("no currency is recorded with the amounts of receipts")
+
+
+def test_reading_the_currency_the_receipts_text_writes_leaves_nothing_unmapped():
+    d = FULL.decompose("sum of receipts in dollars")
+    assert (d.intent, d.aggregate, d.unmapped) == ("sum", "sum(total)", [])
+
+
+def test_reading_quid_over_invoices_is_pounds():
+    d = FULL.decompose("how much did we pay in quid on invoices?")
+    assert [(c.field, c.value) for c in d.constraints] == [("currency", "GBP")] and d.unmapped == []
+
+
+def test_reading_a_word_that_is_no_currency_leaves_it_unmapped_with_the_currencies_held():
+    schmeckles = FULL.decompose("sum of invoice amounts in schmeckles please")
+    assert [u.text for u in schmeckles.unmapped] == ["schmeckles"]
+    assert {c.value for c in schmeckles.unmapped[0].nearest} <= {"USD", "EUR", "GBP"} and schmeckles.unmapped[0].nearest
+    assert [u.text for u in FULL.decompose("total invoices in doubloons").unmapped] == ["doubloons"]
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [("What is the parental leave policy?", "parental"), ("what is the dress code policy?", "dress"),
+     ("Which invoices were paid in bitcoin?", "bitcoin"), ("What is the VPN password?", "password")],
+)  # fmt: skip
+def test_reading_a_topic_no_document_holds_leaves_it_unmapped(question, word):
+    [(text, why)] = _left(FULL.decompose(question))
+    assert word in text and "no document holds" in why
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [("how many contracts include an arbitration clause?", "arbitration"),
+     ("whats the average tip we left at restaurants", "tip")],
+)  # fmt: skip
+def test_reading_a_figure_of_something_no_field_records_leaves_it_unmapped(question, word):
+    assert [u.text for u in FULL.decompose(question).unmapped] == [word]
+
+
+def test_reading_a_topic_looks_for_it_in_the_documents_the_question_is_about():
+    [(text, why)] = _left(FULL.decompose("what is the travel policy?"))
+    assert text == "travel" and "searched the text of generic where doc_type = policy" in why
+
+
+@pytest.mark.parametrize(
+    ("question", "constraints"),
+    [
+        ("what is the due date on the Tamarack Packaging invoice?", [("issuer", "=", "Tamarack Packaging Inc.")]),
+        ("non-compete contracts under English law", [("non_compete", "=", True), ("governing_law", "=", "England")]),
+        ("how much have we been invoiced in swiss francs", [("currency", "=", "CHF")]),
+    ],
+)
+def test_reading_a_field_asked_for_or_words_that_fill_out_a_lookup_leaves_nothing_unmapped(question, constraints):
+    d = FULL.decompose(question)
+    assert [(c.field, c.op, c.value) for c in d.constraints] == constraints and d.unmapped == []
+
+
+@pytest.mark.parametrize(
+    "question", ["How do I set up the VPN?", "How do I get onto the VPN?", "What is the records retention policy?"]
+)
+def test_reading_a_topic_the_documents_hold_leaves_nothing_unmapped(question):
+    d = FULL.decompose(question)
+    assert d.intent in ("qa", "lookup") and d.unmapped == []
+
+
+def test_reading_a_name_only_another_bucket_holds_where_the_question_names_its_bucket_leaves_it_unmapped():
+    d = FULL.decompose("how many receipts from Alder & Finch?")
+    assert (d.intent, d.buckets, [u.text for u in d.unmapped]) == ("count", ["receipts"], ["Alder & Finch"])
+
+
+@pytest.mark.parametrize(
+    ("question", "left_out"),
+    [("How many invoices are unpaid?", "unpaid"), ("How many invoices are overdue?", "overdue"),
+     ("What is the total of receipts on weekends?", "weekends")],
+)  # fmt: skip
+def test_reading_a_condition_no_field_records_over_a_whole_bucket_leaves_it_unmapped(question, left_out):
+    [(text, why)] = _left(FULL.decompose(question))
+    assert text == left_out and why.startswith("no field of")
+
+
+def test_reading_a_unit_after_a_number_constrains_the_unit_and_one_no_row_is_in_is_unmapped():
+    d = FULL.decompose("Which datasheets have a maximum voltage above 20 V?")
+    assert [(c.field, c.op, c.value) for c in d.constraints][:2] == [("max", ">", 20), ("unit", "=", "V")]
+    [(text, why)] = _left(FULL.decompose("Which datasheets have a value above 3 hertz?"))
+    assert text == "hertz" and "is recorded in hertz (units held:" in why
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("How many certificates expire this year?", "scope 'default' holds no certificates"),
+        ("How many datasheets are there?", "scope 'default' holds no datasheets"),
+        ("how many certs does Northwind hold", "scope 'default' holds no certificates"),
+        ("How many purchase orders are there?", "are not receipts"),
+        ("how many receipt printers do we have", "are not receipts"),
+        ("Total spent on purchase orders?", "are not receipts"),
+        ("How many orders did we place in 2018?", "no bucket holds orders (the buckets here: contracts, receipts)"),
+    ],
+)
+def test_reading_documents_the_scope_does_not_hold_leaves_them_unmapped(question, said):
+    [(_, why)] = _left(TWO.decompose(question))
+    assert said in why and "contracts, receipts" in why
+
+
+@pytest.mark.parametrize(
+    "question", ["How many receipts are there?", "how many shop receipts are there", "How many purchases?"]
+)
+def test_reading_counts_of_what_the_buckets_hold_leaves_nothing_unmapped(question):
+    d = TWO.decompose(question)
+    assert (d.intent, d.buckets, d.aggregate, d.unmapped) == ("count", ["receipts"], "count", [])

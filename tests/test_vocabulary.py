@@ -9,6 +9,7 @@ import pytest
 
 from core.errors import InvalidInput
 from core.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk, SourceDocument
+from graph.planners.vocabulary import Vocabulary
 from retrievers.ingestion.consistency import check as check_stores
 from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
@@ -16,6 +17,7 @@ from retrievers.loaders.sample import contracts as sample_contracts
 from retrievers.postgres.field_catalog import CatalogField
 from retrievers.postgres.schema import DEFAULT_BUCKETS
 from retrievers.postgres.store import PostgresStore
+from tests.fake_catalog import FakeCatalog
 from tools.catalog import Catalog
 from tools.context import ToolContext
 
@@ -198,3 +200,25 @@ def test_changed_annotation_rows_of_unchanged_documents_are_rewritten_without_em
         s.annotations[0].row["governing_law"][0]: 1 for s in documents
     }
     assert check_stores(stack, repair=False).consistent
+
+
+def test_the_loaders_vocabulary_as_the_planners_read_it_without_an_engine():
+    """The fields `build_field` makes of the loaders' specs, as a catalog of plain data gives them to the planners
+    (`tests/fake_catalog.py`); the test above checks that the store's catalog gives the same."""
+    catalog = FakeCatalog.sample()
+    invoices = {f.name: f for f in catalog.fields("invoices")}
+    amount = invoices["amount"]
+    assert (amount.role, amount.unit_field, amount.unit) == ("money", "currency", "")
+    assert {"amount", "total", "billed"} <= set(amount.aliases)
+    assert (invoices["unit_price"].kind, invoices["unit_price"].role) == ("line_item", "money")
+    assert (invoices["invoice_number"].role, invoices["currency"].role) == ("identifier", "currency")
+    contracts = {f.name: f for f in catalog.fields("contracts")}
+    assert contracts["notice_period_days"].unit == "days" and "notice period" in contracts["notice_period_days"].aliases
+    assert contracts["parties"].role == "name" and contracts["governing_law"].aliases == LAW_ALIASES
+    assert contracts["exclusivity"].aliases == ["exclusivity", "exclusive"]
+    assert catalog.buckets["receipts"].aliases == DEFAULT_BUCKETS["receipts"].aliases
+    words = Vocabulary(catalog)
+    assert words.named_buckets("any till slips from march?")[0][0] == "receipts"
+    assert words.buckets["contracts"].field_mentions(
+        "which contracts are governed by delaware", contracts["governing_law"]
+    )

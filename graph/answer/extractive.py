@@ -24,15 +24,15 @@ import math
 import re
 from dataclasses import dataclass
 
+from english.names import proper_names
+from english.sentences import split_sentences
+from english.words import counted, has_phrase, occurs, states_a_number_of, stems
 from graph.answer.computed import best_passages
-from graph.answer.sentences import split_sentences
 from graph.decomposition import Decomposition
 from graph.markdown import escape
 from graph.planners.pages import page_title
-from graph.planners.phrases import proper_names
-from graph.planners.words import counted, has_phrase, occurs, states_a_number_of, stems
 from graph.schemas import Answer, CheckedSentence, Citation, Evidence, GradedHit
-from tools.snippets import ELLIPSIS
+from tools.snippets import ELLIPSIS, PARAGRAPH_BREAK
 
 MAX_SENTENCES = 3
 CANDIDATE_PASSAGES = 8
@@ -76,7 +76,7 @@ def _candidates(passages: list[GradedHit]) -> list[Candidate]:
     starts in lower case) or cut short at its end is kept, with "…" where it is cut, as it often holds the answer."""
     found = []
     for rank, passage in enumerate(passages):
-        sentences = split_sentences(passage.text)
+        sentences = split_sentences(passage.text, PARAGRAPH_BREAK)
         carried = ""
         for position, sentence in enumerate(sentences):
             sentence = f"{carried} {sentence}".strip()

@@ -19,13 +19,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from graph.answer.sentences import NUMBER_WORDS, numbers, same_number, split_sentences
-from graph.planners.phrases import Name, proper_names
-from graph.planners.words import holds, stem, stems
+from english.names import Name, proper_names
+from english.numbers import COUNT_WORDS
+from english.sentences import numbers, same_number, split_sentences
+from english.words import holds, stem, stems
 from graph.schemas import CheckedSentence, Citation
+from tools.snippets import PARAGRAPH_BREAK
 
 SUPPORT_SHARE = 0.5
-NUMBER_STEMS = {stem(word) for word in NUMBER_WORDS}
+NUMBER_STEMS = {stem(word) for word in COUNT_WORDS}
 """A count's word is checked as a number, not as a word the evidence must hold."""
 _MARKERS = re.compile(r"\s*\[([^\[\]]{1,60})\]")
 _LEADING_MARKERS = re.compile(r"^(?:\s*\[[^\[\]]{1,60}\])+")
@@ -58,7 +60,7 @@ def parse_draft(text: str) -> list[tuple[str, list[str]]]:
     """The draft's sentences without their markers, each with the keys its markers hold. Markers a segmenter put
     at the start of the next sentence ("... 1943. [2] The ...") belong to the sentence before."""
     drafts: list[tuple[str, list[str]]] = []
-    for sentence in split_sentences(text):
+    for sentence in split_sentences(text, PARAGRAPH_BREAK):
         leading = _LEADING_MARKERS.match(sentence)
         if leading and drafts:
             drafts[-1][1].extend(_keys(leading.group()))

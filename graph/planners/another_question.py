@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 
+from english.lexicon import STOPWORDS
+from english.value_match import normalise
+from english.words import counted_noun, plural, singular
 from graph.decomposition import STRUCTURED_INTENTS, Decomposition, Unmapped
-from graph.planners.phrases import STOPWORDS
-from graph.planners.value_match import normalise
 from graph.planners.vocabulary import BucketWords, Vocabulary, find_mentions
-from graph.planners.words import counted_noun, plural, singular
 from tools.catalog import Catalog
 
 

@@ -3,9 +3,14 @@
 A planner is built for one run step by the agent's services (`AgentServices.planner`) with what it may use: the
 run's settings (`AgentContext`: scope, limits, cutoffs), the `Catalog` of the run's scope (buckets, fields, value
 lists, which bucket is closest to a question) and, for a model, the chat model. It reads the index only through
-the catalog and never runs a tool itself: it proposes `ToolCall`s, the retrieve node runs them under the
-`Budget`. A third planner implements the six methods below; `RulePlanner` is the one to delegate to for any
-mode it does not want to decide.
+the catalog, and its answers come from tools the planner itself runs only there: while a question is read
+(`decompose`), the catalog's `closeness` runs one semantic search per bucket and `text_hits` one keyword count per
+word and bucket. Those reads are not the run's tool calls and do not spend its `Budget`: they have a budget of their
+own (`AgentContext.max_catalog_reads`, past which a read's answer is unknown), and each is recorded in the
+decomposition (`Decomposition.catalog_reads`: what was read, where, the answer, its time), which `ragent ask
+--explain` shows. Every other search a planner wants it proposes as a `ToolCall`, which the retrieve node runs
+under the `Budget`. A third planner implements the six methods below; `RulePlanner` is the one to delegate to for
+any mode it does not want to decide.
 """
 
 from __future__ import annotations
@@ -57,7 +62,9 @@ class Progress:
 
 class Planner(Protocol):
     def decompose(self, question: str, previous: Decomposition | None = None) -> Decomposition:
-        """The question in the index's terms: intent, buckets of the catalog, constraints on catalog fields.
+        """The question in the index's terms: intent, buckets of the catalog, constraints on catalog fields, grounded
+        in the catalog by `graph.planners.grounding.ground` (what cannot be is `unmapped`), with the catalog reads it
+        made (`catalog_reads`).
         `previous` is the thread's previous reading: a follow-up ("which of those...", "and in 2018?") refines its
         result set and says so in `follow_up_of`; any other question ignores it."""
 

@@ -24,6 +24,7 @@ from graph.context import AgentContext
 from graph.decomposition import STRUCTURED_INTENTS, Decomposition
 from graph.planners.base import Budget, Progress, Stream
 from graph.planners.chat_breaker import ChatBreaker, is_transport_failure
+from graph.planners.grounding import ModelReading, ground, ground_reading
 from graph.planners.rule_decomposer import RuleDecomposer
 from graph.planners.rule_planner import RulePlanner
 from graph.schemas import ROUTES, Answer, Decision, Evidence, GradedHit, Plan, Route, RouteKind
@@ -105,20 +106,26 @@ class LLMPlanner:
             "question": question,
             "fields": self._fields(list(buckets)),
             "buckets": "\n".join(f"{name}: {info.description}" for name, info in buckets.items()),
-            "previous": previous.model_dump_json(exclude={"follow_up_of"}) if previous else "none",
+            "previous": previous.model_dump_json(exclude={"follow_up_of", "catalog_reads"}) if previous else "none",
         }
-        d = self._ask("decompose", Decomposition, variables, self._check_decomposition)
-        if d is None:
+        said = self._ask("decompose", ModelReading, variables, self._check_decomposition)
+        if said is None:
             return self.rules.decompose(question, previous)
-        return d.model_copy(update={"follow_up_of": previous.question if previous and d.follow_up_of else None})
+        follow_up = previous is not None and bool(said.follow_up_of)
+        decomposer = self.rules.decomposer
+        d = ground_reading(said, decomposer.vocabulary, decomposer.read_conditions)
+        d = ground(d, decomposer.vocabulary, within=previous.buckets if follow_up else None, today=decomposer.today)
+        return d.model_copy(update={"follow_up_of": previous.question if follow_up else None})
 
-    def _check_decomposition(self, d: Decomposition) -> None:
+    def _check_decomposition(self, d: ModelReading) -> None:
         for bucket in d.buckets:
             if bucket not in self.catalog.buckets:
                 raise InvalidInput(
                     f"bucket {bucket!r} does not exist; allowed buckets: {', '.join(self.catalog.buckets)}"
                 )
         for c in d.constraints:
+            if isinstance(c, str):
+                continue  # a condition in words: grounded, or reported unmapped
             known = {f.name for f in self.catalog.fields(c.bucket)}
             if c.field not in known:
                 raise InvalidInput(
@@ -129,7 +136,7 @@ class LLMPlanner:
     def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
         """The model's route, checked: not one tried already; structured only for a list, count or sum (whose
         figure passages cannot give) and only for what fields can answer; hybrid only with constraints to narrow by."""
-        variables = {"decomposition": d.model_dump_json(), "tried": ", ".join(tried) or "none"}
+        variables = {"decomposition": d.model_dump_json(exclude={"catalog_reads"}), "tried": ", ".join(tried) or "none"}
 
         def check(choice: RouteChoice) -> None:
             routes = [choice.kind, *choice.fallback_order]
@@ -155,7 +162,7 @@ class LLMPlanner:
     def plan(self, d: Decomposition, route: Route, budget: Budget) -> Plan:
         variables = {
             "route": route.kind,
-            "decomposition": d.model_dump_json(),
+            "decomposition": d.model_dump_json(exclude={"catalog_reads"}),
             "fields": self._fields(d.buckets),
             "max_tool_calls": budget.cap,
         }

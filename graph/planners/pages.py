@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from graph.planners.phrases import Name
-from graph.planners.words import occurs
+from english.names import Name
+from english.words import occurs
 from graph.schemas import Evidence
 from tools.envelope import PassageHit
 

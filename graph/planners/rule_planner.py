@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from functools import cached_property
 
+from english.lexicon import FILLER
+from english.names import proper_names
+from english.words import counted, has_phrase, holds, states_a_number_of, stem, stems
 from graph.answer.computed import figure, table
 from graph.answer.extractive import extractive_answer
 from graph.context import AgentContext
@@ -21,9 +24,7 @@ from graph.decomposition import STRUCTURED_INTENTS, Decomposition
 from graph.follow_up import is_follow_up, merge
 from graph.planners.base import Budget, Progress, Stream
 from graph.planners.pages import Lead, around, linked_pages, named_pages, page_titles, passage_hits
-from graph.planners.phrases import proper_names
-from graph.planners.rule_decomposer import FILLER, RuleDecomposer
-from graph.planners.words import counted, has_phrase, holds, states_a_number_of, stem, stems
+from graph.planners.rule_decomposer import RuleDecomposer
 from graph.schemas import (
     Answer,
     Decision,
@@ -62,9 +63,10 @@ class RulePlanner:
     def decompose(self, question: str, previous: Decomposition | None = None) -> Decomposition:
         """A follow-up ("which of those...") is read within the previous turn's buckets and merged into its reading;
         any other question is read on its own."""
+        reads = self.context.max_catalog_reads
         if previous is None or not is_follow_up(question):
-            return self.decomposer.decompose(question)
-        return merge(previous, self.decomposer.decompose(question, within=previous.buckets))
+            return self.decomposer.decompose(question, max_reads=reads)
+        return merge(previous, self.decomposer.decompose(question, within=previous.buckets, max_reads=reads))
 
     def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
         """A figure or a list: structured only. A lookup of fields of named documents: structured, then the text of

@@ -8,73 +8,16 @@ value indexes are built at most once per field per step, and only for the bucket
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cached_property
 
-from rapidfuzz import fuzz
-
-from graph.planners.phrases import STOPWORDS
-from graph.planners.value_match import ValueIndex, normalise
-from graph.planners.words import STEM_CHARS
+from english.lexicon import STOPWORDS
+from english.mentions import Mention, find_mentions, fuzzy_mentions
+from english.value_match import ValueIndex, normalise
+from graph.planners.catalog_view import CatalogView
 from retrievers.postgres.field_catalog import CatalogField
-from tools.catalog import Catalog
 
-FUZZY_WORD_SCORE = 85
-"""RapidFuzz ratio a misspelt bucket or field word needs ("recipts" for "receipts" scores 93, "agreemnts" 94)."""
-FUZZY_WORD_MIN = 6
-
-
-@dataclass(frozen=True)
-class Mention:
-    """Where the question names something, by which words, and the alias they say."""
-
-    span: tuple[int, int]
-    text: str
-    alias: str = ""
-
-
-@lru_cache(maxsize=4096)
-def _phrase_pattern(phrase: str) -> re.Pattern:
-    """A word or phrase as users inflect it: each word by its stem when long ("renew" in "renewal", "expir" in
-    "expires"), whole with an optional plural otherwise; words separated by any spaces or hyphens."""
-    parts = []
-    for word in normalise(phrase).split():
-        parts.append(re.escape(word[:STEM_CHARS]) + r"\w*" if len(word) > STEM_CHARS else re.escape(word) + "(?:s|es)?")
-    return re.compile(r"\b" + r"[\s-]+".join(parts) + r"\b")
-
-
-@lru_cache(maxsize=4096)
-def _whole_pattern(phrase: str) -> re.Pattern:
-    """A word or phrase said whole, with an optional plural ("nda" and "ndas", not "resistor" in "resistance")."""
-    words = [re.escape(w) for w in normalise(phrase).split()]
-    return re.compile(r"\b" + r"[\s-]+".join(words) + r"(?:s|es)?\b")
-
-
-def find_mentions(lowered: str, phrases: list[str], whole: bool = False) -> list[Mention]:
-    """Where `phrases` occur: by stems (field words: "renewal" says "renew"), or `whole` (bucket words)."""
-    found = []
-    for phrase in phrases:
-        if not normalise(phrase):
-            continue
-        pattern = _whole_pattern(phrase) if whole else _phrase_pattern(phrase)
-        for m in pattern.finditer(lowered):
-            found.append(Mention(m.span(), m.group(0), phrase))
-    return found
-
-
-def fuzzy_mentions(lowered: str, words: list[str]) -> list[Mention]:
-    """Misspelt single words ("recipts", "agreemnts"): a question word of FUZZY_WORD_MIN letters or more close to
-    one of `words`."""
-    single = [w for w in words if " " not in w and len(w) >= FUZZY_WORD_MIN - 1]
-    found = []
-    for m in re.finditer(rf"[a-z]{{{FUZZY_WORD_MIN},}}", lowered):
-        token = m.group(0)
-        if any(
-            fuzz.ratio(token, w) >= FUZZY_WORD_SCORE or fuzz.ratio(token, w + "s") >= FUZZY_WORD_SCORE for w in single
-        ):
-            found.append(Mention(m.span(), token))
-    return found
+__all__ = ["BucketWords", "Mention", "Vocabulary", "find_mentions"]
 
 
 @dataclass
@@ -82,7 +25,7 @@ class BucketWords:
     """One bucket's vocabulary."""
 
     name: str
-    catalog: Catalog
+    catalog: CatalogView
     _indexes: dict[str, ValueIndex] = field(default_factory=dict)
 
     @cached_property
@@ -177,7 +120,7 @@ class BucketWords:
 class Vocabulary:
     """Every bucket's vocabulary in a scope."""
 
-    def __init__(self, catalog: Catalog):
+    def __init__(self, catalog: CatalogView):
         self.catalog = catalog
         self.buckets = {name: BucketWords(name, catalog) for name in catalog.buckets}
 

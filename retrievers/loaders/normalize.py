@@ -12,34 +12,14 @@ from datetime import date, datetime
 
 from dateutil import parser as date_parser
 
+from english.numbers import DAYS_PER_UNIT, DIGIT_WORDS, NUMBER_WORDS, TEEN_WORDS, TENS_WORDS
+
 # --- durations ----------------------------------------------------------------------------------------
 
-DAYS_PER_UNIT = {"day": 1, "week": 7, "month": 30, "year": 365}
-
-# Number words as contracts write them ("sixty (60) days", "forty-five days"). Thirty words do not justify
-# a dependency, and a word-to-number library would also accept things like "a couple of" that we refuse.
-_UNIT_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
-_TEEN_WORDS = [
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-]
-_TENS_WORDS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
-_NUMBER_WORDS = {
-    **{word: i + 1 for i, word in enumerate(_UNIT_WORDS)},
-    **{word: i + 10 for i, word in enumerate(_TEEN_WORDS)},
-    **{word: (i + 2) * 10 for i, word in enumerate(_TENS_WORDS)},
-}
+# Number words as contracts write them ("sixty (60) days", "forty-five days"): the one table of `english.numbers`.
 _WORD_NUMBER = (
-    rf"(?:(?:{'|'.join(_TENS_WORDS)})(?:[\s-]?(?:{'|'.join(_UNIT_WORDS)}))?"
-    rf"|{'|'.join(_TEEN_WORDS)}|{'|'.join(_UNIT_WORDS)})"
+    rf"(?:(?:{'|'.join(TENS_WORDS)})(?:[\s-]?(?:{'|'.join(DIGIT_WORDS)}))?"
+    rf"|{'|'.join(TEEN_WORDS)}|{'|'.join(DIGIT_WORDS)})"
 )
 # A number directly followed by its unit is one duration. The number may sit in parentheses, as in
 # "twelve (12) months" or the truncated CUAD label "60) days"; a hyphen may join it to the unit ("four (4)
@@ -86,7 +66,7 @@ def _number_value(text: str) -> float:
     """The number of a duration: digits ("0.5"), or words ("sixty", "forty-five", "twenty one")."""
     if text[0].isdigit():
         return float(text)
-    return sum(_NUMBER_WORDS[word] for word in re.split(r"[\s-]+", text.lower()))
+    return sum(NUMBER_WORDS[word] for word in re.split(r"[\s-]+", text.lower()))
 
 
 def parse_duration(raw: str | None) -> int | None:

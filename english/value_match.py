@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from graph.planners.words import STEM_CHARS
+from english.words import STEM_CHARS
 
 FUZZY_MIN_CHARS = 6
 FUZZY_SCORE = 85

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from graph.planners.phrases import NUMBER_WORDS, STOPWORDS
+from english.lexicon import STOPWORDS
+from english.numbers import NUMBER_WORDS
 
 STEM_CHARS = 5
 FLAG_STEM_CHARS = 6

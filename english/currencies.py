@@ -13,34 +13,31 @@ import json
 import os
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import babel
 from babel import Locale, localedata
 from babel.numbers import get_currency_name, list_currencies
 
-from core.settings import Settings
+from english.tables import table
 
-COLLOQUIAL = {
-    "sterling": "british pound",
-    "pound sterling": "british pound",
-    "pounds sterling": "british pound",
-    "quid": "british pound",
-    "bucks": "dollars",
-    "greenbacks": "us dollars",
-}
-"""Everyday English names CLDR does not give, each mapped to the CLDR name whose currencies it means: "sterling" is
-the British pound alone, "bucks" is as ambiguous as "dollars" (the field's codes decide)."""
+_SAID = table("currencies")
+COLLOQUIAL: dict[str, str] = dict(_SAID["colloquial"])
+"""Everyday English names CLDR does not give, each mapped to the CLDR name whose currencies it means."""
+NOT_MONEY = frozenset(_SAID["codes"]["not_money"])
+"""ISO 4217's codes for precious metals, units of account, testing and funds: no price is in them."""
+
+_cache_dir: Callable[[], Path | None] = lambda: None  # noqa: E731
 
 
-NOT_MONEY = frozenset({
-    "XAG", "XAU", "XBA", "XBB", "XBC", "XBD", "XDR", "XEU", "XFO", "XFU", "XPD", "XPT", "XRE", "XSU", "XTS", "XUA",
-    "XXX", "BOV", "CHE", "CHW", "CLF", "COU", "MXV", "USN", "USS", "UYI", "UYW",
-})  # fmt: skip
-"""ISO 4217's codes for precious metals, units of account, testing and funds: no price is in them, their names'
-last words ("account" of the ADB Unit of Account, "rights", "silver") are ordinary words of questions, and "euros"
-means the euro, not the WIR euro."""
+def keep_tables_in(folder: Callable[[], Path | None]) -> None:
+    """Where the tables read from Babel are kept between processes: `folder()` is asked when they are first needed
+    (the application's cache folder; this package knows no settings). Without it they are read again per process."""
+    global _cache_dir
+    _cache_dir = folder
 
 
 @dataclass(frozen=True)
@@ -79,8 +76,11 @@ def _tables() -> dict[str, dict[str, frozenset[str]]]:
     second (each of about a thousand locales merged with its parents) and any question over a scope with invoices
     needs them, so they are kept in the cache folder, one file per Babel release, written atomically; a cache folder
     that cannot be written only costs the second again."""
-    path = Settings.from_env().cache_dir / f"currencies-babel-{babel.__version__}.json"
+    folder = _cache_dir()
+    path = folder / f"currencies-babel-{babel.__version__}.json" if folder is not None else None
     try:
+        if path is None:
+            raise OSError("no cache folder")
         kept = json.loads(path.read_text())
         tables = {kind: {key: frozenset(codes) for key, codes in kept[kind].items()} for kind in ("names", "symbols")}
         if all(tables.values()) and "" not in tables["names"] and "" not in tables["symbols"]:
@@ -90,6 +90,8 @@ def _tables() -> dict[str, dict[str, frozenset[str]]]:
     # not written yet, or damaged (an empty table or an empty word would match everywhere): read Babel again
     tables = {"names": _names_from_cldr(), "symbols": _symbols_from_cldr()}
     try:
+        if path is None:
+            raise OSError("no cache folder")
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
         partial.write_text(json.dumps({kind: {k: sorted(v) for k, v in t.items()} for kind, t in tables.items()}))

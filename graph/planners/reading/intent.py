@@ -9,71 +9,33 @@ money, "longest" about a duration, "oldest" about a date).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
-from graph.decomposition import Intent, OrderBy
+from english.intents import (
+    AVERAGE,
+    COMPARE,
+    COUNT,
+    GROUPING,
+    LIST,
+    LOOKUP,
+    MOST,
+    MOST_SPENT,
+    SPEND,
+    SUM,
+    SUMMARY,
+    SUPERLATIVE,
+    SUPERLATIVES,
+    TEXT,
+    VALUE_ASKED,
+    WHAT_IS_THE,
+    WHICH_MOST,
+)
+from graph.decomposition import Constraint, Intent, OrderBy
+from graph.planners.reading import leftovers
+from graph.planners.reading.question import Question
 from graph.planners.vocabulary import BucketWords
 from retrievers.postgres.field_catalog import CatalogField
-
-SUPERLATIVES: dict[str, tuple[str, str]] = {
-    "biggest": ("desc", "money"),
-    "largest": ("desc", "money"),
-    "highest": ("desc", "money"),
-    "most expensive": ("desc", "money"),
-    "priciest": ("desc", "money"),
-    "maximum": ("desc", "money"),
-    "max": ("desc", "money"),
-    "smallest": ("asc", "money"),
-    "lowest": ("asc", "money"),
-    "cheapest": ("asc", "money"),
-    "least expensive": ("asc", "money"),
-    "minimum": ("asc", "money"),
-    "min": ("asc", "money"),
-    "longest": ("desc", "duration"),
-    "shortest": ("asc", "duration"),
-    "oldest": ("asc", "date"),
-    "earliest": ("asc", "date"),
-    "first": ("asc", "date"),
-    "newest": ("desc", "date"),
-    "latest": ("desc", "date"),
-    "most recent": ("desc", "date"),
-    "most recently": ("desc", "date"),
-}
-"""A superlative's direction, and what it is about when the question names no field."""
-_SUPERLATIVE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, SUPERLATIVES), key=len, reverse=True)) + r")\b")
-_MOST_SPENT = re.compile(r"\b(?:the )?(most|least) (?:we|i|you|they)(?: ever)? (?:spent|paid|spend|pay|billed)\b")
-_MOST = re.compile(r"\b(?:the\s+)?(most|least|fewest|highest|largest|biggest|top)\b")
-_COMPARE = re.compile(r"\b(compare|comparison|difference between|versus|vs\.?)(?!\w)")
-_SUMMARY = re.compile(r"\b(summari[sz]e|summary|overview)\b")
-_COUNT = re.compile(r"\b(how many|number of|count of|count|no\.? of|# of)\b|#\s*of\b")
-_AVERAGE = re.compile(r"\b(average|avg|mean|typical)\b")
-_SUM = re.compile(
-    r"\b(sum(?: of)?|in total|total (?:of(?! (?:more|less|over|under|at|above|below))|amount|value|spend|spent|"
-    r"paid|cost|billed|invoiced|charged|owed)|altogether|adds? up(?: to)?|"
-    r"how much (?:did|was|were|have|has|do|does|is|are|in)|what did we (?:pay|spend)|come to|comes to|"
-    r"total spend|spent in total|what(?:'s| is| was) the total|total\b(?=\W*$))",
-)
-_GROUPING = re.compile(
-    r"\b(?:per|(?<!ed )(?<!made )(?<!sent )by|for each|for every|of each|each|grouped by|broken down by|"
-    r"breakdown (?:of \w+ )?by|split by)\s+(?P<words>\w+(?:\s\w+)?)"
-)
-"""'per shop', 'by year', 'for each currency'; not 'governed by', 'issued by', 'made by' (those name a value)."""
-_WHICH_MOST = re.compile(r"\bwhich\s+(?P<words>\w+(?:\s\w+)?)\b(?P<rest>.*)$")
-_SPEND = re.compile(r"\b(spend|spent|paid|pay|billed|cost|amount|worth)\b")
-_TEXT = re.compile(
-    r"^(?:why|explain|describe)\b|\bhow (?:do|does|did|should|can|to|long (?:do|does|did|should|must))\b|"
-    r"\bwhat (?:does|do|did)\b.{0,80}\b(?:say|says|state|states|require|requires|mean|cover)\b|"
-    r"\bwhat (?:caused|happened)\b|\btell me about\b|\bwhat (?:is|are) the (?:rules|steps|policy|process)\b|"
-    r"\b(?:have|has|need|needs) to\b|\bwhat (?:must|should|shall)\b"
-)
-"""A question for text: why, how to, what a document says, what happened, what one has to do ("what must the
-employee return ...")."""
-_LIST = re.compile(r"^(?:which|list|show|find|give me|get|any|are there any)\b|\ball (?:the |our )?\w+")
-_LOOKUP = re.compile(
-    r"^(?:what(?:'s| is| was| are)? (?:the|its)|what \w+ is|when|who(?:'s)?|where|how much (?:is|was) the)\b"
-)
-_VALUE_ASKED = re.compile(r"\bhow (?:much|long|big)\b|\bin days\b|\bvalue\b")
-_WHAT_IS_THE = re.compile(r"\bwhat(?:'s| is| was) the\b")
 
 
 @dataclass(frozen=True)
@@ -91,11 +53,11 @@ def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
     """What the question asks for, the first reading that fits in this order: a summary, a comparison, the group
     with the most, an extreme, a count, a sum or average, text, a grouped figure, a list, a lookup; else None."""
     view = views[0] if views else None
-    if m := _SUMMARY.search(lowered):
+    if m := SUMMARY.search(lowered):
         return Reading("summarize", [m.span()])
-    if m := _COMPARE.search(lowered):
+    if m := COMPARE.search(lowered):
         return Reading("compare", [m.span()])
-    count = _COUNT.search(lowered)
+    count = COUNT.search(lowered)
     if view and (top := _group_with_most(lowered, view)):
         return top
     if view and not count and (extreme := _extreme(lowered, view)):
@@ -103,24 +65,24 @@ def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
     if count:
         groups, spans = _grouping(lowered, view)
         return Reading("count", [count.span(), *spans], "count", groups)
-    if view and (m := _AVERAGE.search(lowered) or _SUM.search(lowered)):
-        function = "avg" if _AVERAGE.search(lowered) else "sum"
+    if view and (m := AVERAGE.search(lowered) or SUM.search(lowered)):
+        function = "avg" if AVERAGE.search(lowered) else "sum"
         target = _measured(lowered[: m.start()] + " " * (m.end() - m.start()) + lowered[m.end() :], view)
         if target is None:
             return Reading("sum", [m.span()])  # a figure asked of a bucket with no amount: the decomposer says so
         groups, spans = _grouping(lowered, view)
         return Reading("sum", [m.span(), *spans], f"{function}({target.name})", groups)
-    if _TEXT.search(lowered):
+    if TEXT.search(lowered):
         return Reading("qa")
     if view and (groups := _grouping(lowered, view))[0]:
-        spent = _SPEND.search(lowered) or re.search(r"\btotals?\b", lowered)
+        spent = SPEND.search(lowered) or re.search(r"\btotals?\b", lowered)
         target = _measured(lowered, view) if spent else None
         if target is not None:  # "gardenia spend per month", "invoice total per currency"
             return Reading("sum", groups[1], f"sum({target.name})", groups[0])
         return Reading("count", groups[1], "count", groups[0])
-    if _LIST.search(lowered) or (view and _asks_for_documents(lowered, view)):
+    if LIST.search(lowered) or (view and _asks_for_documents(lowered, view)):
         return Reading("list")
-    if _LOOKUP.search(lowered):
+    if LOOKUP.search(lowered):
         return Reading("lookup")
     return Reading(None)
 
@@ -160,7 +122,7 @@ def _grouped_field(words: str, view: BucketWords, lowered: str) -> str | None:
 def _grouping(lowered: str, view: BucketWords | None) -> tuple[tuple[str, ...], list[tuple[int, int]]]:
     if view is None:
         return (), []
-    for m in _GROUPING.finditer(lowered):
+    for m in GROUPING.finditer(lowered):
         name = _grouped_field(m.group("words"), view, lowered)
         if name:
             period = re.match(r"(?:year|month)s?\b", m.group("words"))
@@ -171,14 +133,14 @@ def _grouping(lowered: str, view: BucketWords | None) -> tuple[tuple[str, ...], 
 def _group_with_most(lowered: str, view: BucketWords) -> Reading | None:
     """'Which shop do we have the most receipts from?', 'which year has the most?', 'which law comes up most?':
     the groups of a field, the largest first, the first one the answer."""
-    which = _WHICH_MOST.search(lowered)
-    if not which or not _MOST.search(which.group("rest")):
+    which = WHICH_MOST.search(lowered)
+    if not which or not MOST.search(which.group("rest")):
         return None
     name = _grouped_field(which.group("words"), view, lowered)
     if name is None:
         return None
-    target = _measured(which.group("rest"), view) if _SPEND.search(which.group("rest")) else None
-    most = _MOST.search(lowered, which.start("rest"))
+    target = _measured(which.group("rest"), view) if SPEND.search(which.group("rest")) else None
+    most = MOST.search(lowered, which.start("rest"))
     spans = [which.span("words"), most.span()]
     if target is not None:
         return Reading("sum", spans, f"sum({target.name})", (name,), limit=1)
@@ -189,10 +151,10 @@ def _extreme(lowered: str, view: BucketWords) -> Reading | None:
     """A superlative: its value as a figure when the question asks for one ("how much was our biggest receipt",
     "longest NDA term, in days?", "the most we spent in one go"), else the document that holds it ("biggest
     receipt?", "oldest NDA")."""
-    spent = _MOST_SPENT.search(lowered)
+    spent = MOST_SPENT.search(lowered)
     if spent and (target := _measured(lowered, view)) is not None:
         return Reading("sum", [spent.span()], f"{'max' if spent.group(1) == 'most' else 'min'}({target.name})")
-    m = _SUPERLATIVE.search(lowered)
+    m = SUPERLATIVE.search(lowered)
     if not m or re.search(r"\ban?\s+$", lowered[: m.start()]):  # "a maximum voltage above 20 V" names a field
         return None
     direction, about = SUPERLATIVES[m.group(1)]
@@ -202,7 +164,7 @@ def _extreme(lowered: str, view: BucketWords) -> Reading | None:
     mentioned = bool(view.field_mentions(lowered, target))
     named = mentioned and target.type != "date"
     # "what is the latest expiration date" asks for a date, "what is the oldest NDA" for the NDA
-    value_asked = _VALUE_ASKED.search(lowered) or (mentioned and _WHAT_IS_THE.search(lowered))
+    value_asked = VALUE_ASKED.search(lowered) or (mentioned and WHAT_IS_THE.search(lowered))
     if not lowered.startswith("which") and (value_asked or named):
         function = "max" if direction == "desc" else "min"
         return Reading("sum", [m.span()], f"{function}({target.name})")
@@ -236,3 +198,52 @@ def _extreme_field(lowered: str, view: BucketWords, about: str) -> CatalogField 
     return (
         fitting[0] if about == "duration" and fitting else max(fitting, key=lambda f: f.doc_count) if fitting else None
     )
+
+
+QUESTION_START = re.compile(
+    r"^(?:what|which|why|how|who|whom|when|where|does|do|did|is|are|was|were|can|could|should)\b"
+)
+
+
+def read(question: Question, views: list[BucketWords], doc_ids: dict[str, str]) -> Reading:
+    """What the words ask for (`read_intent`), then what the documents and buckets they name say of it, in this
+    order: a question naming documents by id looks them up (unless it asks for their text); one that says nothing
+    looks up a value when it opens with a field ("VAT number on the Free invoice?"), or lists when it names a bucket
+    without asking ("starbucks receipts"). Still None when the words say nothing at all: the constraints decide
+    (`settled`)."""
+    lowered = question.lowered
+    reading = read_intent(lowered, views)
+    if doc_ids and reading.intent not in ("qa", "summarize"):
+        return Reading("lookup")
+    if reading.intent is None and opens_with_a_field(lowered, views):
+        return replace(reading, intent="lookup")
+    if reading.intent is None and question.mentions and not QUESTION_START.match(lowered):
+        return replace(reading, intent="list")
+    return reading
+
+
+def settled(
+    reading: Reading,
+    question: Question,
+    constraints: list[Constraint],
+    understood: list[tuple[int, int]],
+    words_left: Callable[[], bool],
+) -> Reading:
+    """The reading with the intent the words left open settled once the conditions are read: a list when there are
+    some, a question for text if not. A list or count with no condition, order or grouping whose words no reading
+    took are content words is a question for text ("which came out later, X or Y", "which magazine started first, X
+    or Y", "over how many centuries were the tombs built?", a claim that says "count"): words to search for, not
+    documents to list or count; unless it counts documents it names, or lists them with words that name nothing
+    (`words_left`: the run then asks)."""
+    said = reading.intent or ("list" if constraints else "qa")
+    about_text = not (constraints or reading.order_by or reading.group_by)
+    if said in ("list", "count") and about_text and leftovers.content(question.lowered, understood):
+        documents_asked = bool(question.mentions) and (said == "count" or words_left())
+        if not documents_asked:
+            said = "qa"
+    return replace(reading, intent=said)
+
+
+def opens_with_a_field(lowered: str, views: list[BucketWords]) -> bool:
+    """Whether the question starts by naming a field of a document ("VAT number on ...", "effective date of ...")."""
+    return any(m.span[0] == 0 for view in views for f in view.fields for m in view.field_mentions(lowered, f))

@@ -15,23 +15,17 @@ from decimal import Decimal
 
 from sentencex import segment
 
-from tools.snippets import PARAGRAPH_BREAK
+from english.numbers import COUNT_WORDS
 
 _NUMBER = re.compile(r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)([.,]\d{1,2}(?!\d)|\.\d+)?(?!\d|[.,]\d)")
-_COUNTS = (
-    "two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen "
-    "nineteen twenty"
-)
-NUMBER_WORDS = {word: value for value, word in enumerate(_COUNTS.split(), start=2)}
-"""Counts a writer spells out ("three contracts"); not "one", which is as often a pronoun ("one of the parties"), and
-only before a word: "the older of the two" counts nothing."""
-_NUMBER_WORD = re.compile(rf"\b({'|'.join(NUMBER_WORDS)})\s+(?=[a-z]{{3,}})", re.IGNORECASE)
+_NUMBER_WORD = re.compile(rf"\b({'|'.join(COUNT_WORDS)})\s+(?=[a-z]{{3,}})", re.IGNORECASE)
+"""A count's word (`COUNT_WORDS`) only before a word: "the older of the two" counts nothing."""
 
 
-def split_sentences(text: str) -> list[str]:
-    """The sentences of `text`, stripped, empty ones left out; a paragraph break (a snippet keeps them) always ends
-    one, so that a title or heading line is not joined to the sentence after it."""
-    return [s.strip() for paragraph in text.split(PARAGRAPH_BREAK) for s in segment("en", paragraph) if s.strip()]
+def split_sentences(text: str, paragraph_break: str = "\n\n") -> list[str]:
+    """The sentences of `text`, stripped, empty ones left out; a paragraph break (a snippet keeps them as
+    `paragraph_break`) always ends one, so that a title or heading line is not joined to the sentence after it."""
+    return [s.strip() for paragraph in text.split(paragraph_break) for s in segment("en", paragraph) if s.strip()]
 
 
 def numbers(text: str) -> list[Decimal]:
@@ -39,7 +33,7 @@ def numbers(text: str) -> list[Decimal]:
     digits = [
         Decimal(m.group(1).replace(",", "") + (m.group(2) or "").replace(",", ".")) for m in _NUMBER.finditer(text)
     ]
-    return digits + [Decimal(NUMBER_WORDS[m.group(1).lower()]) for m in _NUMBER_WORD.finditer(text)]
+    return digits + [Decimal(COUNT_WORDS[m.group(1).lower()]) for m in _NUMBER_WORD.finditer(text)]
 
 
 def same_number(written: Decimal, source: Decimal) -> bool:

@@ -1,0 +1,49 @@
+"""The phrases that say what a question asks for: a summary, a comparison, a count, a sum or average, an extreme (the
+superlatives of `data/comparisons.toml`), a grouping, text to read, a list, one value to look up. Read in that order
+by the planners' intent reader (`graph.planners.reading.intent`), which decides which field each is about.
+"""
+
+from __future__ import annotations
+
+import re
+
+from english.tables import table
+
+SUPERLATIVES: dict[str, tuple[str, str]] = {
+    word: (direction, about) for word, (direction, about) in table("comparisons")["superlatives"].items()
+}
+"""A superlative's direction, and what it is about when the question names no field."""
+SUPERLATIVE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, SUPERLATIVES), key=len, reverse=True)) + r")\b")
+MOST_SPENT = re.compile(r"\b(?:the )?(most|least) (?:we|i|you|they)(?: ever)? (?:spent|paid|spend|pay|billed)\b")
+MOST = re.compile(r"\b(?:the\s+)?(most|least|fewest|highest|largest|biggest|top)\b")
+COMPARE = re.compile(r"\b(compare|comparison|difference between|versus|vs\.?)(?!\w)")
+SUMMARY = re.compile(r"\b(summari[sz]e|summary|overview)\b")
+COUNT = re.compile(r"\b(how many|number of|count of|count|no\.? of|# of)\b|#\s*of\b")
+AVERAGE = re.compile(r"\b(average|avg|mean|typical)\b")
+SUM = re.compile(
+    r"\b(sum(?: of)?|in total|total (?:of(?! (?:more|less|over|under|at|above|below))|amount|value|spend|spent|"
+    r"paid|cost|billed|invoiced|charged|owed)|altogether|adds? up(?: to)?|"
+    r"how much (?:did|was|were|have|has|do|does|is|are|in)|what did we (?:pay|spend)|come to|comes to|"
+    r"total spend|spent in total|what(?:'s| is| was) the total|total\b(?=\W*$))",
+)
+GROUPING = re.compile(
+    r"\b(?:per|(?<!ed )(?<!made )(?<!sent )by|for each|for every|of each|each|grouped by|broken down by|"
+    r"breakdown (?:of \w+ )?by|split by)\s+(?P<words>\w+(?:\s\w+)?)"
+)
+"""'per shop', 'by year', 'for each currency'; not 'governed by', 'issued by', 'made by' (those name a value)."""
+WHICH_MOST = re.compile(r"\bwhich\s+(?P<words>\w+(?:\s\w+)?)\b(?P<rest>.*)$")
+SPEND = re.compile(r"\b(spend|spent|paid|pay|billed|cost|amount|worth)\b")
+TEXT = re.compile(
+    r"^(?:why|explain|describe)\b|\bhow (?:do|does|did|should|can|to|long (?:do|does|did|should|must))\b|"
+    r"\bwhat (?:does|do|did)\b.{0,80}\b(?:say|says|state|states|require|requires|mean|cover)\b|"
+    r"\bwhat (?:caused|happened)\b|\btell me about\b|\bwhat (?:is|are) the (?:rules|steps|policy|process)\b|"
+    r"\b(?:have|has|need|needs) to\b|\bwhat (?:must|should|shall)\b"
+)
+"""A question for text: why, how to, what a document says, what happened, what one has to do ("what must the
+employee return ...")."""
+LIST = re.compile(r"^(?:which|list|show|find|give me|get|any|are there any)\b|\ball (?:the |our )?\w+")
+LOOKUP = re.compile(
+    r"^(?:what(?:'s| is| was| are)? (?:the|its)|what \w+ is|when|who(?:'s)?|where|how much (?:is|was) the)\b"
+)
+VALUE_ASKED = re.compile(r"\bhow (?:much|long|big)\b|\bin days\b|\bvalue\b")
+WHAT_IS_THE = re.compile(r"\bwhat(?:'s| is| was) the\b")

@@ -1,0 +1,40 @@
+"""What the planners read of a scope's index, as a Protocol: `tools.catalog.Catalog` is the real one (Postgres, the
+keyword and vector indexes, through the tools); tests give a catalog of plain data (`tests/fake_catalog.py`)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from retrievers.postgres.field_catalog import CatalogField
+from tools.catalog import BucketInfo
+
+
+class CatalogView(Protocol):
+    scope: str
+
+    @property
+    def buckets(self) -> dict[str, BucketInfo]:
+        """Buckets holding documents in this scope (every bucket while none does yet), in name order."""
+
+    @property
+    def empty_buckets(self) -> dict[str, BucketInfo]:
+        """Buckets that exist but hold no document in this scope, while others do."""
+
+    def fields(self, bucket: str) -> list[CatalogField]:
+        """The bucket's fields, each with its vocabulary (aliases, role, unit, unit_field)."""
+
+    def values(self, bucket: str, field: str) -> list[tuple[str, int]]:
+        """Distinct text values of a field with their document counts, most common first."""
+
+    def documents(self, doc_ids: list[str]) -> dict[str, str]:
+        """Which of `doc_ids` are documents of this scope, with their buckets."""
+
+    def text_hits(self, bucket: str, words: str, filters: dict | None = None) -> int | None:
+        """How many chunks of the bucket hold any of `words` (in the documents passing `filters`); None when the
+        keyword index cannot say."""
+
+    def nearest_in_meaning(self, phrase: str, values: list[str]) -> tuple[str, float] | None:
+        """The value closest in meaning to `phrase`, with its cosine; None for no values."""
+
+    def closeness(self, question: str) -> dict[str, float]:
+        """Each bucket's best chunk score for the question; nothing when a search fails."""

@@ -1,0 +1,135 @@
+"""Documents and buckets: the documents a question names by id, the buckets it is about, and the other bucket to
+read it in when its first reading leaves names that only another bucket holds."""
+
+from __future__ import annotations
+
+import re
+
+from english.currencies import currency_mentions
+from english.lexicon import STOPWORDS
+from english.value_match import normalise
+from graph.decomposition import Decomposition
+from graph.planners.reading.claims import Claims
+from graph.planners.reading.question import Question
+from graph.planners.reading.understood import Understood
+from graph.planners.vocabulary import BucketWords, Mention, Vocabulary, find_mentions
+
+VALUE_BUCKET_MARGIN = 0.1
+"""How much closer (cosine) another bucket's content may be before a value the question names no longer picks its
+bucket: on the shared corpora, Wikipedia questions that merely mention a state or a nationality are 0.2 to 0.3 closer
+to the Wikipedia paragraphs than to the contracts, while terse field questions ("What is in EUR?") are within 0.1."""
+_DOC_ID = re.compile(r"(?<![\w-])[A-Za-z0-9][\w.-]*\d[\w.-]*(?![\w-])|(?<![\w-])[a-z]+_\w+")
+
+
+def doc_ids(question: Question, vocabulary: Vocabulary, claims: Claims) -> dict[str, str]:
+    """Document ids the question names ("receipt X51005361907", "cuad_042"), with their buckets."""
+    candidates = {m.group(0).rstrip(".?"): m.span() for m in _DOC_ID.finditer(question.text)}
+    if not candidates:
+        return {}
+    found = vocabulary.catalog.documents(list(candidates))
+    claims.claim(*(candidates[doc_id] for doc_id in found))
+    return found
+
+
+def named(question: Question, vocabulary: Vocabulary, within: list[str] | None, doc_ids: dict[str, str]) -> list[str]:
+    """The buckets the question is about (`buckets`); where its words name them is kept in `question.mentions`."""
+    names, question.mentions = buckets(question, vocabulary, within, doc_ids)
+    return names
+
+
+def buckets(
+    question: Question, vocabulary: Vocabulary, within: list[str] | None, doc_ids: dict[str, str]
+) -> tuple[list[str], list[tuple[str, list[Mention]]]]:
+    """The buckets, and where the words name them. The bucket of a document the question names; a bucket the words
+    name; else the one bucket whose values the question names, unless its content is clearly farther from the
+    question than another bucket's (a value is a weak sign on its own: "Virginia" in "Virginia Woolf" also matches
+    a governing law); else the bucket whose content is closest."""
+    if doc_ids:
+        return list(dict.fromkeys(doc_ids.values())), []
+    lowered = question.lowered
+    named = vocabulary.named_buckets(lowered)
+    if named:
+        return [b for b, _ in named][:2], named[:2]
+    if within := [b for b in within or () if b in vocabulary.buckets]:
+        return within, []
+    by_values = [b for b, view in vocabulary.buckets.items() if _names_a_value(view, lowered)]
+    closeness = vocabulary.catalog.closeness(question.text) if len(vocabulary.buckets) > 1 else {}
+    closest = max(closeness, key=closeness.get) if closeness else None
+    if len(by_values) == 1 and (
+        closest is None or closeness.get(by_values[0], -1.0) >= closeness[closest] - VALUE_BUCKET_MARGIN
+    ):
+        return by_values, []
+    every = vocabulary.buckets
+    return [closest or ("generic" if "generic" in every else next(iter(every)))], []
+
+
+def searched_too(d: Decomposition, understood: Understood, vocabulary: Vocabulary) -> Decomposition:
+    """A question for text that names a bucket, with no condition or document, searched in the closest bucket too
+    (`with_closest`)."""
+    if d.intent not in ("qa", "summarize") or not understood.bucket_spans or d.constraints or d.doc_ids:
+        return d
+    return d.model_copy(update={"buckets": with_closest(d.question, vocabulary, d.buckets)})
+
+
+def with_closest(text: str, vocabulary: Vocabulary, buckets: list[str]) -> list[str]:
+    """A question for text that names a bucket ("why did the invoice export job stop?") may be answered by a
+    document of another (the postmortem among the memos): the bucket whose content is closest is searched too."""
+    closeness = vocabulary.catalog.closeness(text) if len(vocabulary.buckets) > 1 else {}
+    closest = max(closeness, key=closeness.get) if closeness else None
+    return buckets if closest is None or closest in buckets else [*buckets, closest]
+
+
+def _names_a_value(view: BucketWords, lowered: str) -> bool:
+    """Whether the question names a whole value of one of the bucket's short-listed fields (a governing law, a
+    currency, a kind of document), or a currency its currency field holds ("Indian rupees"): the sign that picks a
+    bucket no word names."""
+    for f in view.role("currency"):
+        held = set(view.values(f).values)
+        if any(set(m.codes) & held for m in currency_mentions(lowered, held)):
+            return True
+    said = f" {normalise(lowered)} "
+    return any(f" {value} " in said or f" {value}s " in said for value in view.short_values)
+
+
+def bucket_instead(d: Decomposition, vocabulary: Vocabulary) -> str | None:
+    """Another bucket to read the question in: the one holding every name left unmatched (unless the question says
+    its bucket by name), or, for a sum in a bucket without amounts, the closest bucket with some."""
+    names_left = d.unmapped and not any(u.why for u in d.unmapped)
+    if names_left and not _names_a_bucket_by_name(d, vocabulary) and (holding := _bucket_holding(d, vocabulary)):
+        return holding
+    if d.intent == "sum" and d.aggregate is None:
+        return _bucket_with_amounts(d, vocabulary)
+    return None
+
+
+def _bucket_with_amounts(d: Decomposition, vocabulary: Vocabulary) -> str | None:
+    """For a sum or average asked of a bucket chosen by closeness that holds no amount ("How much did we spend at
+    Starbuks?" is close to a Wikipedia paragraph): the closest bucket that has an amount field."""
+    if d.constraints or d.doc_ids or vocabulary.named_buckets(d.question.lower()):
+        return None
+    with_amounts = [b for b, view in vocabulary.buckets.items() if view.role("money")]
+    closeness = vocabulary.catalog.closeness(d.question)
+    ranked = sorted(with_amounts, key=lambda b: closeness.get(b, -1.0), reverse=True)
+    return ranked[0] if ranked else None
+
+
+def _names_a_bucket_by_name(d: Decomposition, vocabulary: Vocabulary) -> bool:
+    """The question says a bucket's own name ("receipts", "contract"), not just a word of it ("bill"): then an
+    unmatched name is looked for in that bucket only ("receipts from ab" is not the contracts of Ameris Bancorp,
+    whose initials are AB)."""
+    lowered = d.question.lower()
+    return any(find_mentions(lowered, [b, b.rstrip("s")], whole=True) for b in vocabulary.buckets)
+
+
+def _bucket_holding(d: Decomposition, vocabulary: Vocabulary) -> str | None:
+    """The one other bucket whose values every unmapped phrase names: "largest gardenia bill" says "bill" (an
+    invoice word) of a shop whose receipts are in another bucket. Not for words whose `why` says what the index
+    lacks (a currency the amounts are not in, a word no document holds): they name no value."""
+    holding = []
+    for name, view in vocabulary.buckets.items():
+        if name in d.buckets:
+            continue
+        fields = view.typed("string")
+        if all(any(view.values(f).match(normalise(u.text).split(), STOPWORDS) for f in fields) for u in d.unmapped):
+            holding.append(name)
+    return holding[0] if len(holding) == 1 else None

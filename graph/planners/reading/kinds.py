@@ -1,0 +1,58 @@
+"""Kinds of document: a bucket word that names a kind ("NDAs", "leases"), or the words just before a bucket word
+("distributor agreements", "joint venture agreements"), as a condition on the bucket's kind field."""
+
+from __future__ import annotations
+
+from english.lexicon import STOPWORDS
+from english.value_match import normalise
+from english.words import singular
+from graph.decomposition import Candidate, Unmapped
+from graph.planners.reading.claims import TOKEN, Claims, Found, equal_or_in, say
+from graph.planners.reading.question import Question
+from graph.planners.vocabulary import BucketWords
+
+KIND_MEANING = 0.6
+"""Cosine (MiniLM) a kind word needs with a kind value to mean it: "confidentiality agreement" and "Non-Disclosure
+Agreement" score about 0.7, "lease" and the closest contract type below 0.5."""
+
+
+def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
+    """The kinds the words before and at each mention of the bucket match, by their words or, failing that, by
+    meaning ("confidentiality agreements" are Non-Disclosure Agreements). A kind word that matches none, in a bucket
+    where every document has a kind, is unmapped: no document is of that kind (a bucket with documents of no
+    recorded kind, such as abstracts beside memos, may still hold them, so there the word only names the bucket)."""
+    kind = view.kind
+    if kind is None:
+        return []
+    lowered, catalog = question.lowered, view.catalog
+    index = view.values(kind)
+    kinds: list[str] = []
+    said: list[tuple[tuple[int, int], str]] = []
+    found: list[Found] = []
+    for m in question.mentions_of(view.name):
+        before = list(TOKEN.finditer(lowered[: m.span[0]]))[-3:]
+        for start in range(len(before) + 1):
+            span = (before[start].start() if start < len(before) else m.span[0], m.span[1])
+            if claims.taken(span):
+                continue
+            words = [singular(w) for w in normalise(lowered[span[0] : span[1]]).split()]
+            if set(words) <= view.generic_words or words[0] in STOPWORDS:
+                continue
+            match = index.match(words, view.generic_words, fuzzy=False)
+            if match:
+                kinds += [v for v in match.values if v not in kinds]
+                said.append((span, lowered[span[0] : span[1]]))
+                break
+            if start < len(before):
+                continue
+            meant = catalog.nearest_in_meaning(" ".join(words), index.values)
+            if meant and meant[1] >= KIND_MEANING:
+                kinds.append(meant[0])
+                said.append((span, lowered[span[0] : span[1]]))
+            elif kind.doc_count >= catalog.buckets[view.name].documents:
+                nearest = [Candidate(field=kind.name, value=v) for v in index.nearest(m.text)]
+                found.append(Unmapped(text=m.text, nearest=nearest))
+    if kinds:
+        claims.claim(*(span for span, _ in said[1:]))
+        found.append(say(claims, kind, *equal_or_in(kinds), said[0][0], " / ".join(text for _, text in said)))
+    return found

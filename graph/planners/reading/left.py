@@ -1,0 +1,109 @@
+"""What a reading left that makes the run ask, checked against the question's words (`Understood`), whichever planner
+read it: `grounding.ground` runs these checks for the rules' readings and a model's alike.
+
+For a count, sum or list (not of documents named by id): a month without its year, a unit no row is in, a
+comparison with nothing to compare, words standing where a name stands that name nothing. For a question for text:
+the words naming what it asks about that no document holds. For a sum: an amount to add up.
+"""
+
+from __future__ import annotations
+
+from english.dates import MONTH_WORD
+from english.lexicon import AMOUNT_SLOT, NAME_SLOT
+from graph.decomposition import STRUCTURED_INTENTS, Constraint, Decomposition, Unmapped
+from graph.planners.reading import leftovers, quantities
+from graph.planners.reading.understood import Understood
+from graph.planners.vocabulary import BucketWords, Vocabulary
+
+
+def unmapped(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> list[Unmapped]:
+    """Every check of `d` against the question's words, in this order: those of a count, sum or list (`unreadable`)
+    or of a question for text (`absent`), then the amount a sum needs."""
+    views = [vocabulary.buckets[b] for b in d.buckets if b in vocabulary.buckets]
+    found: list[Unmapped] = []
+    if not d.doc_ids and d.intent in STRUCTURED_INTENTS:
+        found += unreadable(understood, views, d.constraints, d.intent, vocabulary)
+    elif not d.doc_ids:
+        found += absent(understood, views, d.buckets, d.constraints, vocabulary)
+    if d.intent == "sum" and d.aggregate is None:
+        found.append(Unmapped(text=f"an amount to add up in {', '.join(d.buckets)}"))
+    return found
+
+
+def unreadable(
+    understood: Understood, views: list[BucketWords], constraints: list[Constraint], intent: str, vocabulary: Vocabulary
+) -> list[Unmapped]:
+    """What a count, sum or list cannot be computed without: `unread` words, then names left."""
+    return [*unread(understood, views, constraints), *names(understood, views, constraints, intent, vocabulary)]
+
+
+def unread(understood: Understood, views: list[BucketWords], constraints: list[Constraint]) -> list[Unmapped]:
+    """Words read that no field can take: months without their year, units no row is in, comparisons with nothing
+    to compare."""
+    return [*months(understood), *units(understood, views, constraints), *quantities.dangling(understood.question)]
+
+
+def months(understood: Understood) -> list[Unmapped]:
+    """A month said without its year ("in March"), which the readings set aside: of which year?"""
+    lowered = understood.question.lowered
+    return [
+        Unmapped(text=f"{lowered[s:e]} (of which year?)")
+        for s, e in understood.set_aside
+        if MONTH_WORD.fullmatch(lowered[s:e])
+    ]
+
+
+def units(understood: Understood, views: list[BucketWords], constraints: list[Constraint]) -> list[Unmapped]:
+    """A unit said after a number a condition compares with ("above 3 hertz", "over 5 volts") that the field's rows
+    are never in (`quantities.measured_in`)."""
+    question = understood.question
+    found: list[Unmapped] = []
+    for view in views:
+        for c in constraints:
+            f = view.get(c.field) if c.bucket == view.name else None
+            if f is None or f.type not in ("integer", "number") or not c.source_text:
+                continue
+            said = c.source_text.lower()
+            for q in question.quantities:
+                if q.text in said or said in q.text:
+                    unit = quantities.measured_in(view, f, question.lowered, q.span[1])
+                    if unit is not None and unit.why and all(u.text != unit.text for u in found):
+                        found.append(Unmapped(text=unit.text, why=unit.why))
+    return found
+
+
+def names(
+    understood: Understood, views: list[BucketWords], constraints: list[Constraint], intent: str, vocabulary: Vocabulary
+) -> list[Unmapped]:
+    """Words standing where a name stands that no reading took (`leftovers.names_left`); in a sum, also after the
+    words that say what was paid for."""
+    question = understood.question
+    text = question.text
+    value_spans = [
+        s for s in understood.claimed if any(c.source_text and text[s[0] : s[1]] in c.source_text for c in constraints)
+    ]
+    slots = NAME_SLOT | (AMOUNT_SLOT if intent == "sum" else set())
+    return leftovers.names_left(
+        text,
+        question.lowered,
+        understood.spans,
+        views,
+        vocabulary,
+        list(understood.bucket_spans),
+        value_spans,
+        slots,
+    )
+
+
+def absent(
+    understood: Understood,
+    views: list[BucketWords],
+    buckets: list[str],
+    constraints: list[Constraint],
+    vocabulary: Vocabulary,
+) -> list[Unmapped]:
+    """The words a question for text asks about that no document it can be about holds (`leftovers.absent`); a
+    field's words are no topic ("the due date on ...")."""
+    fields = set().union(*(view.field_words_all for view in views))
+    words = [w for w in leftovers.asked_about(understood.question.lowered, understood.spans) if w not in fields]
+    return leftovers.absent(words, buckets, constraints, vocabulary)

@@ -1,0 +1,143 @@
+"""What no reader took: words standing where a name stands that name nothing (unmapped, with the nearest values),
+words a question for text asks about that no document holds, and the content words left for a search."""
+
+from __future__ import annotations
+
+import re
+
+from english.lexicon import ASKING_VERBS, CLAUSE_WORDS, FILLER, STOPWORDS
+from graph.decomposition import Candidate, Constraint, Unmapped
+from graph.planners.reading.claims import TOKEN, has_digit, overlap, plain
+from graph.planners.vocabulary import BucketWords, Vocabulary
+
+NEAREST = 3
+THING_WORDS = 3
+_ASKED_THING = re.compile(
+    r"^(?:what|which|who)(?:['’]?s| is| are| was| were)? (?:the|our|your|its|their|my|a|an) (?P<thing>[^?,.;!]+)"
+)
+"""The thing a "what is the ..." question asks for (`asked_about` reads it up to its first stop word)."""
+_NAMED_THING = re.compile(r"\b(?:from|at|by|with|in|via) (?P<thing>[^?,.;!]+)")
+"""What a preposition of means, place or source introduces ("paid in bitcoin", "paid by credit card"): documents
+name such things as they are. Not "about" or "for", which introduce a topic the documents may put in other words
+("say about uptime" is answered by an availability clause, "screening for poor eyesight" by vision screening)."""
+
+
+def names_left(
+    text: str,
+    lowered: str,
+    understood: list,
+    views: list[BucketWords],
+    vocabulary: Vocabulary,
+    bucket_spans: list,
+    value_spans: list,
+    slots: set[str],
+) -> list[Unmapped]:
+    """Words of a count, sum or list question that stand where a name stands and that nothing took, with the
+    nearest values of the buckets' name fields. Where a name stands: after one of `slots` ("from", "at", "by",
+    "with", "of", "for"; in a sum also AMOUNT_SLOT), just before the bucket's noun ("starbucks receipts") or a
+    clause word ("arbitration clause"), capitalised inside the sentence, or holding a digit ("ISO 45001"). Other
+    words left over ("came", "everything") only phrase the question. After "in", the nearest values are the
+    currencies the buckets hold."""
+    known = vocabulary.bucket_words | STOPWORDS | FILLER
+    for view in views:
+        known |= view.field_words_all
+    tokens = list(TOKEN.finditer(lowered))
+    runs: list[list[int]] = []
+    for i, m in enumerate(tokens):
+        left = not any(overlap(m.span(), s) for s in understood) and plain(m.group(0)) not in known
+        if left and len(plain(m.group(0))) > 1 and not m.group(0).isdigit() or left and has_digit(m.group(0)):
+            if runs and runs[-1][-1] == i - 1:
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+    found = []
+    for run in runs:
+        first, last = tokens[run[0]], tokens[run[-1]]
+        before = tokens[run[0] - 1].group(0) if run[0] > 0 else ""
+        after = last.end()
+        digits = any(has_digit(tokens[i].group(0)) for i in run)
+        if not digits and any(0 <= first.start() - s[1] <= 1 for s in value_spans):
+            continue  # "the Free fibre invoice": words right after a name that matched describe it
+        following = tokens[run[-1] + 1].group(0) if run[-1] + 1 < len(tokens) else ""
+        slot = (
+            before in slots
+            or following in CLAUSE_WORDS
+            or any(s[0] >= after and not lowered[after : s[0]].strip() for s in bucket_spans)
+            or digits
+            or any(tokens[i].start() > 0 and text[tokens[i].start()].isupper() for i in run)
+        )
+        if slot:
+            phrase = text[first.start() : last.end()]
+            nearest = [
+                Candidate(field=f.name, value=value)
+                for view in views
+                for f in view.role("name")
+                for value in view.values(f).nearest(phrase)
+            ]
+            if before == "in":
+                nearest = [
+                    Candidate(field=f.name, value=value)
+                    for view in views
+                    for f in view.role("currency")
+                    for value in view.values(f).values
+                ]
+            found.append(Unmapped(text=phrase, nearest=nearest[:NEAREST]))
+    return found
+
+
+def absent(
+    words: list[str], buckets: list[str], constraints: list[Constraint], vocabulary: Vocabulary
+) -> list[Unmapped]:
+    """Words naming what a question for text asks about (`asked_about`) that no document it can be about holds (the
+    keyword index finds no chunk with them): the documents its constraints allow ("the parental leave policy" is
+    about policies), else every document of the scope, the question's own buckets first; a search that fails says
+    nothing, so its words are not absent. The thing is in none of them ("bitcoin", "parental leave", a password),
+    so the passages closest to it would answer another question."""
+    filters = {b: {c.field: c.condition() for c in constraints if c.bucket == b} for b in buckets}
+    if not any(filters.values()):
+        filters = dict.fromkeys([*buckets, *(b for b in vocabulary.buckets if b not in buckets)])
+    searched = {b: f for b, f in filters.items() if f is None or f}
+    catalog = vocabulary.catalog
+    missing = [w for w in words if all(catalog.text_hits(b, w, f) == 0 for b, f in searched.items())]
+    if not missing:
+        return []
+    held = "this word" if len(missing) == 1 else "these words"
+    allowed = [c for c in constraints if c.bucket in searched]
+    where = ", ".join(searched) + (
+        f" where {' and '.join(f'{c.field} {c.op} {c.value}' for c in allowed)}" if allowed else ""
+    )
+    return [Unmapped(text=" ".join(missing), why=f"no document holds {held} (searched the text of {where})")]
+
+
+def asked_about(lowered: str, understood: list) -> list[str]:
+    """The content words that name what a question for text is about: the thing a "what is the ..." question asks
+    for, and the words a preposition introduces, each up to THING_WORDS words and never past a stop word or a verb
+    that asks (`ASKING_VERBS`), not taken by any reading. A question's other words may phrase it in words no
+    document uses ("how do I get onto the VPN" is answered by how to install it), so they are not checked."""
+    words = []
+    for pattern in (_ASKED_THING, _NAMED_THING):
+        for m in pattern.finditer(lowered):
+            tokens = list(TOKEN.finditer(lowered, m.start("thing"), m.end("thing")))[:THING_WORDS]
+            for token in tokens:
+                word = plain(token.group(0))
+                if word in STOPWORDS or word in ASKING_VERBS:
+                    break
+                taken = any(overlap(token.span(), s) for s in understood)
+                if not taken and len(word) > 2 and not word.isdigit() and word not in FILLER:
+                    words.append(word)
+    return list(dict.fromkeys(words))
+
+
+def content(lowered: str, understood: list) -> bool:
+    """Whether words no reading took are left: what a search for text would look for."""
+    return any(w not in FILLER for w in topic_terms(lowered, understood))
+
+
+def topic_terms(lowered: str, used: list) -> list[str]:
+    """Content words no constraint, bucket or intent took."""
+    kept = "".join(" " if any(s <= i < e for s, e in used) else ch for i, ch in enumerate(lowered))
+    return list(
+        dict.fromkeys(
+            w for w in re.findall(r"[a-z0-9]+", kept) if w not in STOPWORDS and len(w) > 2 and not w.isdigit()
+        )
+    )
