@@ -1,6 +1,7 @@
 """`python -m evals.behaviour_snapshot OUT.jsonl SET.jsonl...`: what the agent does with every question of the given
 sets on the data folder `RAGENT_HOME`, one record per question; `--compare BEFORE.jsonl AFTER.jsonl` lists the
-questions whose record changed.
+questions whose record changed (`--ignore FIELD`, repeated: fields not to compare, e.g. one the code before did not
+record).
 
 A refactoring that must not change behaviour is checked with it: snapshot on the code before, snapshot on the code
 after, on the same data folder, and compare. A record holds what a user sees (the answer's text, figure, format,
@@ -11,6 +12,7 @@ their statuses), not the latency. Every set's format is read: `ragent eval`'s (`
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from dataclasses import replace
@@ -20,6 +22,8 @@ from evals.agent_target import AgentTarget
 from graph.services import AgentServices
 
 SHOWN = ("answer_text", "format", "value", "cited_doc_ids", "clarify_kind", "tool_calls", "failed_turn")
+TIMINGS = {"catalog_reads": {"__all__": {"ms"}}}
+"""What a record leaves out of the decomposition: how long each read of the index took is no behaviour."""
 
 
 def record(target: AgentTarget, question: dict) -> dict:
@@ -37,7 +41,7 @@ def record(target: AgentTarget, question: dict) -> dict:
         "id": question["id"],
         "question": question["question"],
         **{key: outputs.get(key) for key in SHOWN},
-        "decomposition": decomposition.model_dump(mode="json") if decomposition else None,
+        "decomposition": decomposition.model_dump(mode="json", exclude=TIMINGS) if decomposition else None,
     }
 
 
@@ -52,30 +56,44 @@ def snapshot(out: Path, sets: list[Path]) -> None:
                     print(path.stem, question["id"], flush=True)
 
 
-def compare(before: Path, after: Path) -> int:
-    """Print every question whose record differs; the number of differing questions."""
+def compare(before: Path, after: Path, ignored: tuple[str, ...] = ()) -> int:
+    """Print every question whose record differs, and in which fields (`decomposition.intent`); the number of
+    differing questions. `ignored` fields (dotted, as printed) are not compared: a field the code before did not
+    record, say."""
 
     def read(path: Path) -> dict:
         records = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
         return {(r["set"], r["id"]): r for r in records}
 
+    def fields(record: dict | None) -> dict:
+        flat = {k: v for k, v in (record or {}).items() if k != "decomposition"}
+        flat |= {f"decomposition.{k}": v for k, v in ((record or {}).get("decomposition") or {}).items()}
+        return {k: v for k, v in flat.items() if k not in ignored}
+
     old, new = read(before), read(after)
-    changed = [key for key in old.keys() | new.keys() if old.get(key) != new.get(key)]
-    for key in sorted(changed):
-        fields = sorted(
-            k
-            for k in (old.get(key) or {}).keys() | (new.get(key) or {}).keys()
-            if (old.get(key) or {}).get(k) != (new.get(key) or {}).get(k)
-        )
-        print(f"{key[0]} {key[1]}: {', '.join(fields)}")
-    print(f"{len(old.keys() & new.keys()) - len(changed)} of {len(old.keys() | new.keys())} records identical")
-    return len(changed)
+    differing = {
+        key: sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+        for key in old.keys() | new.keys()
+        if (a := fields(old.get(key))) != (b := fields(new.get(key)))
+    }
+    for key, names in sorted(differing.items()):
+        print(f"{key[0]} {key[1]}: {', '.join(names)}")
+    print(f"{len(old.keys() & new.keys()) - len(differing)} of {len(old.keys() | new.keys())} records identical")
+    return len(differing)
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["--compare"]:
-        return 1 if compare(Path(argv[1]), Path(argv[2])) else 0
-    snapshot(Path(argv[0]), [Path(p) for p in argv[1:]])
+    parser = argparse.ArgumentParser(prog="python -m evals.behaviour_snapshot", description=__doc__.splitlines()[0])
+    parser.add_argument("out", nargs="?", type=Path, help="where to write the records")
+    parser.add_argument("sets", nargs="*", type=Path, help="question sets (JSONL)")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"), help="compare two snapshots")
+    parser.add_argument("--ignore", action="append", default=[], metavar="FIELD", help="a field not to compare")
+    args = parser.parse_args(argv)
+    if args.compare:
+        return 1 if compare(*args.compare, tuple(args.ignore)) else 0
+    if not (args.out and args.sets):
+        parser.error("give OUT and at least one question set, or --compare BEFORE AFTER")
+    snapshot(args.out, args.sets)
     return 0
 
 
