@@ -2,7 +2,7 @@
 
     python -m evals.bench_retrieval [--out bench-out] [--scale-chunks 100000]
 
-Writes `OUT/retrieval.json` and `OUT/retrieval.md` (the table pasted into the README). Each part runs in its
+Writes `OUT/retrieval.json` and `OUT/retrieval.md` (the table pasted into docs/benchmarks.md). Each part runs in its
 own data folder under OUT, so the measured sizes are those of that corpus alone. Embeddings come from the
 shared on-disk cache, so a second run embeds nothing.
 

@@ -28,7 +28,7 @@ linearly from the previous size; a size projected beyond the budget (TIME_BUDGET
 the free disk) is not attempted, and the report says which resource is the limit. The machine may be shared
 with other work, so latencies can include contention.
 
-Writes OUT/scale.json, OUT/scale.md and OUT/scale.png, copied to evals/reports/scale.png for the README.
+Writes OUT/scale.json, OUT/scale.md and OUT/scale.png, copied to evals/reports/scale.png for docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ CALLS_PER_TOOL = 120
 TIME_BUDGET_S = 40 * 60
 RESOURCE_SHARE = 0.8
 REPORT_PNG = Path(__file__).resolve().parent / "reports" / "scale.png"
-"""The README's copy of the figure, refreshed only in a checkout: evals/reports/ is not in the wheel, and an installed
-package's folder is no place to write. The figure itself is always written to the output folder."""
+"""docs/benchmarks.md's copy of the figure, refreshed only in a checkout: evals/reports/ is not in the wheel, and an
+installed package's folder is no place to write. The figure itself is always written to the output folder."""
 
 # Values build_scale_corpus draws from (evals.bench_retrieval._scale_sources).
 BUCKETS = ("invoices", "contracts", "generic")

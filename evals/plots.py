@@ -1,4 +1,4 @@
-"""Figures for the `ragent bench` sections that compare a before with an after, for the README: each section's
+"""Figures for the `ragent bench` sections that compare a before with an after, for docs/benchmarks.md: each section's
 report (the dict its JSON holds) drawn as one PNG, before and after side by side, with the issue's target drawn
 where it gives one, so that a reader sees the change and the distance to the target without reading the tables.
 

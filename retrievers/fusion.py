@@ -7,7 +7,7 @@ Two methods:
   score in each engine instead.
   Scores keep how far apart hits are, which ranks alone lose; and a document whose title matches the keywords in
   one chunk and whose meaning matches in another gets credit from both. Tuned on SciFact's train queries only:
-  nDCG@10 0.735 against RRF's 0.717 (see README, "Retrieval quality and latency").
+  nDCG@10 0.735 against RRF's 0.717 (see docs/benchmarks.md, "Retrieval quality and latency").
   The agent's evidence is ranked the same way over its search calls' hit lists (`evals.agent_target`).
 - `reciprocal_rank_fusion` (Cormack et al., 2009): ranks only. Kept for hit lists without comparable scores
   (annotation rows, documents) and as the baseline the benchmark compares against.

@@ -1,4 +1,4 @@
-"""The README's before/after figures of the `ragent bench` sections (evals/plots.py).
+"""The before/after figures (docs/benchmarks.md) of the `ragent bench` sections (evals/plots.py).
 
 Each section's report, in the shape its `run` returns (keys as the bench modules write them, values made up),
 must draw a PNG; `python -m evals.plots FOLDER` must find the reports where `ragent bench` and the sections run

@@ -134,3 +134,25 @@ def test_links_and_anchors_are_read_as_github_does(tmp_path):
     assert "no such file" in broken_link(page, "img.png", root=tmp_path)
     assert "out of the repository" in broken_link(page, "../elsewhere.md", root=tmp_path)
     assert broken_link(page, "https://example.com", root=tmp_path) is None
+
+
+def layout_table() -> dict[str, set[str]]:
+    """The packages of the architecture's `## Layout` table, each with the packages its last column names."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("\n## Layout\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if re.match(r"^\| `\w+` \|", line)]
+    return {
+        re.match(r"^\| `(\w+)` \|", row).group(1): set(re.findall(r"`(\w+)`", row.rstrip(" |").rsplit("|", 1)[1]))
+        for row in rows
+    }
+
+
+def test_the_architectures_layout_names_the_packages_and_imports_the_layer_test_holds():
+    """The layout a newcomer reads is the one the code is held to: the same packages, each allowed the same
+    packages directly (the floor beneath all, `core` and `english`, may be named or not)."""
+    from tests.test_layers import BENEATH_ALL, EDGES
+
+    table = layout_table()
+    assert set(table) == set(EDGES), "docs/architecture.md#layout and tests/test_layers.py list other packages"
+    for package, named in table.items():
+        assert named - set(BENEATH_ALL) == EDGES[package] - set(BENEATH_ALL), package

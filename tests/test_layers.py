@@ -1,5 +1,5 @@
-"""The direction of imports (DESIGN.md section 2), read from the source, no import cycle, and a clean import of every
-module.
+"""The direction of imports (docs/architecture.md, "Layout"), read from the source, no import cycle, and a clean import
+of every module.
 
 Imports run one way: cli -> graph -> tools -> retrievers, with evals beside cli (it runs the graph too; neither imports
 the other but cli, for its `eval` and `bench` commands), and graph -> prompts, tools -> prompts (tools reads its
@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-# Who may import whom directly (DESIGN.md section 2); a package may import everything reachable from it, and every
-# package but those beneath all may import those (BENEATH_ALL).
+# Who may import whom directly (docs/architecture.md, "Layout"); a package may import everything reachable from it, and
+# every package but those beneath all may import those (BENEATH_ALL).
 EDGES = {
     "cli": {"evals", "graph"},
     "evals": {"graph"},

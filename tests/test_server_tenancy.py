@@ -173,7 +173,7 @@ def test_documents_are_managed_within_the_keys_scopes_and_deleted_only_with_inge
 
 
 def test_the_readme_resume_exports_the_threads_own_scope_only(served):
-    """The README's example, word for word: a thread that asked in team-a, resumed with no context."""
+    """The example of docs/operations.md, word for word: a thread that asked in team-a, resumed with no context."""
     api = client(served, "alice")
     thread, _ = ask(api, "Which contracts have a notice period of at least 30 days?", context={"max_hits": 1})
     assert api.threads.get(thread)["status"] == "interrupted"

@@ -8,9 +8,9 @@ neither ingesting nor asking imports PyTorch, transformers or sentence-transform
 
 Two variants of the same weights: `float32`, and `bfloat16`, which runs the matrix products in bfloat16 (OpenVINO
 keeps layer norms, softmax and pooling in float32). On a CPU with AMX or AVX512-BF16 the bfloat16 variant encodes
-several times as many chunks per second, with vectors at cosine >= 0.9999 of float32's and SciFact train nDCG@10
-within 0.001 (README, "Ingestion speed"); on a CPU without them bfloat16 is emulated and slower than float32. So the
-default is the fastest variant the CPU computes natively. Each variant has a model name of its own, which the vector
+several times as many chunks per second, with vectors at cosine >= 0.9999 of float32's and SciFact train nDCG@10 within
+0.001 (docs/benchmarks.md, "Ingestion speed"); on a CPU without them bfloat16 is emulated and slower than float32. So
+the default is the fastest variant the CPU computes natively. Each variant has a model name of its own, which the vector
 index records and the embedding cache keys by, so vectors of two variants never mix. The names predate OpenVINO
 (PyTorch computed both variants before): OpenVINO's vectors lie within cosine 0.99998 of PyTorch's of the same
 variant, about as close as the two variants are to each other, so folders built by PyTorch keep their names.

