@@ -13,15 +13,14 @@ import json
 import os
 import re
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
 import babel
 from babel import Locale, localedata
 from babel.numbers import get_currency_name, list_currencies
 
+from core.settings import Settings
 from english.tables import table
 
 _SAID = table("currencies")
@@ -29,15 +28,6 @@ COLLOQUIAL: dict[str, str] = dict(_SAID["colloquial"])
 """Everyday English names CLDR does not give, each mapped to the CLDR name whose currencies it means."""
 NOT_MONEY = frozenset(_SAID["codes"]["not_money"])
 """ISO 4217's codes for precious metals, units of account, testing and funds: no price is in them."""
-
-_cache_dir: Callable[[], Path | None] = lambda: None  # noqa: E731
-
-
-def keep_tables_in(folder: Callable[[], Path | None]) -> None:
-    """Where the tables read from Babel are kept between processes: `folder()` is asked when they are first needed
-    (the application's cache folder; this package knows no settings). Without it they are read again per process."""
-    global _cache_dir
-    _cache_dir = folder
 
 
 @dataclass(frozen=True)
@@ -76,11 +66,8 @@ def _tables() -> dict[str, dict[str, frozenset[str]]]:
     second (each of about a thousand locales merged with its parents) and any question over a scope with invoices
     needs them, so they are kept in the cache folder, one file per Babel release, written atomically; a cache folder
     that cannot be written only costs the second again."""
-    folder = _cache_dir()
-    path = folder / f"currencies-babel-{babel.__version__}.json" if folder is not None else None
+    path = Settings.from_env().cache_dir / f"currencies-babel-{babel.__version__}.json"
     try:
-        if path is None:
-            raise OSError("no cache folder")
         kept = json.loads(path.read_text())
         tables = {kind: {key: frozenset(codes) for key, codes in kept[kind].items()} for kind in ("names", "symbols")}
         if all(tables.values()) and "" not in tables["names"] and "" not in tables["symbols"]:
@@ -90,8 +77,6 @@ def _tables() -> dict[str, dict[str, frozenset[str]]]:
     # not written yet, or damaged (an empty table or an empty word would match everywhere): read Babel again
     tables = {"names": _names_from_cldr(), "symbols": _symbols_from_cldr()}
     try:
-        if path is None:
-            raise OSError("no cache folder")
         path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
         partial.write_text(json.dumps({kind: {k: sorted(v) for k, v in t.items()} for kind, t in tables.items()}))

@@ -13,7 +13,6 @@ import sys
 
 import pytest
 
-import graph.planners  # noqa: F401  (it keeps the currency tables in the application's cache folder)
 from core.errors import EmbeddingModelMismatch
 from core.models import SearchFilter
 from english import currencies
