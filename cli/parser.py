@@ -305,7 +305,7 @@ def _operations(sub) -> None:
     p.add_argument(
         "--sample",
         action="store_true",
-        help=f"the demo: ingest the sample corpus into scope {SAMPLE_SCOPE!r}, which runs that name no scope then read",
+        help=f"the demo: ingest the sample corpus into scope {SAMPLE_SCOPE!r} and read it in runs that name no scope",
     )
     p.add_argument(
         "--no-auth",

@@ -244,3 +244,19 @@ def test_a_holder_that_has_not_yet_written_who_it_is_is_read_again(tmp_path, mon
         outcome["lock"].release()
     else:
         assert outcome["refused"].startswith(f"the search engines in {tmp_path} are in use by process 4242 (ragent ")
+
+
+@pytest.mark.parametrize(
+    ("argv", "advice"),
+    [
+        (["ragent", "ask", "how many?"], "ask through that server (`ragent ask --server http://127.0.0.1:8123 ...`"),
+        (["ragent", "ingest", "./folder"], "ingest through that server (its `ingest` graph at http://127.0.0.1:8123"),
+        (["ragent", "stop"], "ask through that server"),
+    ],
+)
+def test_a_command_refused_beside_a_server_is_told_what_it_can_do_there(tmp_path, monkeypatch, argv, advice):
+    monkeypatch.setattr(sys, "argv", argv)
+    owner = {"pid": 7, "command": "langgraph dev", "server_url": "http://127.0.0.1:8123"}
+    message = str(EnginesBusy(tmp_path, owner))
+    assert message.startswith(f"the search engines in {tmp_path} are in use by process 7 (langgraph dev); {advice}")
+    assert message.endswith("or stop it first")

@@ -47,12 +47,7 @@ class EnginesBusy(BackendUnavailable):
         self.home, self.owner = home, owner
         who = f"process {owner.get('pid', '?')} ({owner.get('command') or 'unknown command'})"
         since = f", since {owner['started']}" if owner.get("started") else ""
-        server = owner.get("server_url")
-        advice = (
-            f"ask through that server (`ragent ask --server {server} ...`, or Studio) or stop it first"
-            if server
-            else "wait for it to finish or stop it, or give this command its own RAGENT_HOME"
-        )
+        advice = _advice(owner.get("server_url"), _me()["command"].split()[1:2])
         super().__init__(f"the search engines in {home} are in use by {who}{since}; {advice}")
 
 
@@ -105,6 +100,16 @@ def _answers_a_question(owner: dict[str, Any]) -> bool:
     """The holder is one of the `QUESTION_COMMANDS` (not a server, whose questions never end)."""
     words = str(owner.get("command") or "").split()
     return not owner.get("server_url") and len(words) > 1 and words[1] in QUESTION_COMMANDS
+
+
+def _advice(server: str | None, command: list[str]) -> str:
+    """What the refused command can do instead: a question goes through the server that holds the engines, an ingest
+    through the server's `ingest` graph; anything else waits for the holder or uses a data folder of its own."""
+    if not server:
+        return "wait for it to finish or stop it, or give this command its own RAGENT_HOME"
+    if command == ["ingest"]:
+        return f"ingest through that server (its `ingest` graph at {server}: see docs/operations.md) or stop it first"
+    return f"ask through that server (`ragent ask --server {server} ...`, or Studio) or stop it first"
 
 
 def _me() -> dict[str, Any]:
