@@ -264,9 +264,11 @@ MODULE_ENGINE_FIXTURES = {
     "test_postgres_store.py": {"contracts"},
     "test_rule_decomposer.py": {"decomposer"},
     "test_server.py": {"server", "client"},
-    "test_tools.py": {"context", "tenant_b", "real_data"},
     "bad_input/test_hostile_tool_arguments.py": {"stored_before", "corpus", "context", "elsewhere"},
     "bad_input/test_known_bad_inputs.py": {"stored_before", "context"},
+    "tool_calls/test_annotation_tools.py": {"context", "real_data"},
+    "tool_calls/test_search_tools.py": {"context", "real_data"},
+    "tool_calls/test_tool_boundaries.py": {"context", "tenant_b"},
     "conformance/test_keyword_index.py": {"loaded_index"},
     "conformance/test_vector_index.py": {"loaded_index"},
 }
