@@ -249,12 +249,12 @@ ENGINE_FIXTURES = frozenset(
     }
 )
 
-# Fixtures of one test module that build a stack, a server or an agent on engines. Each also depends on an engine
-# fixture above (so the closure catches it anyway); named here so the tier does not hinge on that. Keyed by module,
-# since names such as `agent` or `context` are generic and a module-level fixture is visible only in its module.
+# Fixtures of one test module (or of its folder's conftest.py) that build a stack, a server or an agent on engines.
+# Each also depends on an engine fixture above (so the closure catches it anyway); named here so the tier does not
+# hinge on that. Keyed by module, since names such as `agent` or `context` are generic and a module-level fixture is
+# visible only in its module (a folder's, only in its folder).
 MODULE_ENGINE_FIXTURES = {
     "test_agent.py": {"agent"},
-    "test_bad_input.py": {"stored_before", "corpus", "context", "elsewhere"},
     "test_crashes.py": {"home"},
     "test_eval_slice.py": {"sroie_stack", "records"},
     "test_faults.py": {"faulty", "engines_back"},
@@ -264,7 +264,11 @@ MODULE_ENGINE_FIXTURES = {
     "test_postgres_store.py": {"contracts"},
     "test_rule_decomposer.py": {"decomposer"},
     "test_server.py": {"server", "client"},
-    "test_tools.py": {"context", "tenant_b", "real_data"},
+    "bad_input/test_hostile_tool_arguments.py": {"stored_before", "corpus", "context", "elsewhere"},
+    "bad_input/test_known_bad_inputs.py": {"stored_before", "context"},
+    "tool_calls/test_annotation_tools.py": {"context", "real_data"},
+    "tool_calls/test_search_tools.py": {"context", "real_data"},
+    "tool_calls/test_tool_boundaries.py": {"context", "tenant_b"},
     "conformance/test_keyword_index.py": {"loaded_index"},
     "conformance/test_vector_index.py": {"loaded_index"},
 }
