@@ -29,6 +29,8 @@ def stored_before(sample_stack):
 
 @pytest.fixture(scope="module")
 def context(sample_stack, stored_before):
+    """The tool context of a module; when the module's last test is done, nothing any of its calls made was written."""
     ctx = ToolContext(sample_stack)
     yield ctx
     ctx.close()
+    assert stored(sample_stack) == stored_before, "a bad-input call wrote to the stores"
