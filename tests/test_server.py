@@ -81,7 +81,7 @@ def test_studio_gets_forms_for_the_input_the_output_and_the_runtime_context(clie
     assert not schemas["input_schema"].get("required")
     assert {"answer", "decisions", "route", "plan", "messages"} <= set(schemas["output_schema"]["properties"])
     context = schemas["context_schema"]["properties"]
-    assert {"scope", "planner", "max_tool_calls", "min_hits", "max_hits", "top_k"} == set(context)
+    assert {"scope", "planner", "max_tool_calls", "min_hits", "max_hits", "top_k", "max_catalog_reads"} == set(context)
     assert context["planner"]["enum"] == ["auto", "rules", "llm"]
 
 
