@@ -31,7 +31,7 @@ from pathlib import Path
 from core.settings import Settings
 from evals.eval_corpus import eval_home, ingest_datasets, open_eval_stack
 from evals.question_eval import load_questions
-from retrievers.engines.embedders.minilm import NATIVE_BFLOAT16_FLAGS
+from retrievers.engines.embedders.minilm import NATIVE_BFLOAT16_FLAGS, cpu_flags
 
 DEV_QUESTIONS = Path(__file__).resolve().parent / "questions" / "dev.jsonl"
 
@@ -52,9 +52,8 @@ def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict:
     """The processor every figure of the run comes from, and the embedder variant it gets, with why: the same code
     is several times faster where the CPU multiplies bfloat16 natively, so a figure means little without both."""
     text = cpuinfo.read_text(encoding="utf-8") if cpuinfo.exists() else ""
-    fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
-    fields = {k.strip(): v.strip() for k, v in fields.items()}
-    flags = set(fields.get("flags", "").split())
+    names = [line.partition(":")[2].strip() for line in text.splitlines() if line.startswith("model name")]
+    flags = cpu_flags(cpuinfo)
     native = sorted(NATIVE_BFLOAT16_FLAGS & flags)
     setting = Settings.from_env().embeddings
     if setting != "minilm":
@@ -65,7 +64,7 @@ def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict:
         variant = "minilm float32"
         why = f"the CPU lists none of {', '.join(sorted(NATIVE_BFLOAT16_FLAGS))}: bfloat16 would be emulated, slower"
     return {
-        "processor": fields.get("model name", "unknown"),
+        "processor": names[0] if names else "unknown",
         "cores": len(os.sched_getaffinity(0)),
         "vector_flags": sorted(f for f in flags if f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "amx_tile")),
         "embedder": variant,

@@ -37,15 +37,19 @@ NATIVE_BFLOAT16_FLAGS = {"amx_bf16", "avx512_bf16"}
 """CPU flags (Linux /proc/cpuinfo) under which oneDNN runs bfloat16 matrix products in hardware."""
 
 
-def native_bfloat16(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
-    """Whether this CPU multiplies bfloat16 matrices in hardware; read from /proc/cpuinfo rather than from PyTorch,
-    so that choosing the variant (which the vector index checks when it opens) does not import PyTorch."""
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> set[str]:
+    """The flags /proc/cpuinfo lists for any processor (none when it cannot be read)."""
     try:
         text = cpuinfo.read_text()
     except OSError:
-        return False
-    flags = (line.partition(":")[2].split() for line in text.splitlines() if line.startswith("flags"))
-    return any(NATIVE_BFLOAT16_FLAGS.intersection(f) for f in flags)
+        return set()
+    return {flag for line in text.splitlines() if line.startswith("flags") for flag in line.partition(":")[2].split()}
+
+
+def native_bfloat16(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
+    """Whether this CPU multiplies bfloat16 matrices in hardware; read from /proc/cpuinfo rather than from PyTorch,
+    so that choosing the variant (which the vector index checks when it opens) does not import PyTorch."""
+    return bool(NATIVE_BFLOAT16_FLAGS & cpu_flags(cpuinfo))
 
 
 def load_sentence_transformer(folder: Path):
