@@ -76,6 +76,10 @@ def print_explanation(values: dict[str, Any]) -> None:
             f"-- call {e.step} [{e.route}] {e.call.tool} {json.dumps(e.call.arguments)[:160]} "
             f"-> {e.envelope.status} ({e.envelope.total_said()} hits)"
         )
+    for call in values.get("model_calls", []):
+        tokens = f"{call.prompt_tokens} prompt + {call.output_tokens} output tokens, " if call.prompt_tokens else ""
+        why = f": {call.detail[:160]}" if call.detail else ""
+        print(f"-- model call: {call.mode}, {tokens}{call.seconds:.1f} s, {call.outcome}{why}")
     if answer := values.get("answer"):
         print(f"-- answer composed by: {answer.composed_by}")
         for note in answer.notes:

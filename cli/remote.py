@@ -27,6 +27,7 @@ from core.settings import Settings
 from graph.access.keys import LOCAL_KEY_FILE
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
+from graph.planners.model_calls import ModelCall
 from graph.schemas import Answer, Decision, Evidence
 
 GRAPH = "agent"
@@ -106,6 +107,7 @@ def readable(values: dict[str, Any]) -> dict[str, Any]:
         read["decomposition"] = Decomposition.model_validate(values["decomposition"])
     read["decisions"] = [Decision.model_validate(d) for d in values.get("decisions") or []]
     read["evidence"] = [Evidence.model_validate(e) for e in values.get("evidence") or []]
+    read["model_calls"] = [ModelCall.model_validate(c) for c in values.get("model_calls") or []]
     return read
 
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, replace
 from itertools import pairwise
 
-from english.numbers import DAYS_PER_UNIT, NUMBER, parse_number
+from english.numbers import MINUTES_PER_UNIT, NUMBER, parse_number
 from english.tables import table
 
 COMPARATORS: dict[str, str] = {
@@ -22,7 +22,8 @@ SUFFIX_OPS: dict[str, str] = dict(table("comparisons")["after_number"])
 """A comparison after a number ("60 days or less")."""
 
 _COMPARATOR = "|".join(sorted(map(re.escape, COMPARATORS), key=len, reverse=True))
-_UNIT = r"(?P<unit{n}>days?|weeks?|months?|years?|yrs?)"
+_UNIT = r"(?P<unit{n}>minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|yrs?)"
+_UNIT_SPELLED = {"yr": "year", "hr": "hour", "min": "minute"}
 _CURRENCY = r"(?P<cur{n}>\$|€|£|rm|usd|eur|gbp|myr)?"
 
 
@@ -68,7 +69,7 @@ def quantities(question: str) -> list[Quantity]:
     found = []
     for m in _QUANTITY.finditer(question):
         unit = (m.group("unit1") or m.group("unit2") or "").lower().rstrip("s") or None
-        unit = "year" if unit == "yr" else unit
+        unit = _UNIT_SPELLED.get(unit, unit)
         money = bool(m.group("cur1") or m.group("cur2"))
         raw = m.group("num1")
         if raw.lower() in ("a", "an") and not unit:
@@ -109,5 +110,19 @@ def _units_shared(question: str, found: list[Quantity]) -> list[Quantity]:
     return shared
 
 
-def in_days(quantity: Quantity) -> float | None:
-    return quantity.value * DAYS_PER_UNIT[quantity.unit] if quantity.unit in DAYS_PER_UNIT else None
+def in_unit(quantity: Quantity, unit: str) -> float | None:
+    """The quantity's value in `unit` (a unit of time), None when it says no unit of time."""
+    if quantity.unit not in MINUTES_PER_UNIT or unit not in MINUTES_PER_UNIT:
+        return None
+    return quantity.value * MINUTES_PER_UNIT[quantity.unit] / MINUTES_PER_UNIT[unit]
+
+
+def time_unit(unit: str, name: str) -> str | None:
+    """The unit of time a number field is in: its unit ("days", "minutes"), or its name's last word
+    ("notice_period_days", "prep_minutes"); None for a field that is no duration."""
+    said = unit.lower().rstrip("s")
+    said = _UNIT_SPELLED.get(said, said)
+    if said in MINUTES_PER_UNIT:
+        return said
+    last = name.lower().rsplit("_", 1)[-1]  # a whole plural word only: "calories_min" is no field of minutes
+    return last[:-1] if last.endswith("s") and last[:-1] in MINUTES_PER_UNIT else None

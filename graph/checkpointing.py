@@ -26,21 +26,25 @@ from core.errors import InvalidInput
 from core.settings import Settings
 from retrievers.stack import database_url
 
-STATE_TYPES = [("graph.decomposition", name) for name in ("Decomposition", "Constraint")] + [
-    ("graph.schemas", name)
-    for name in (
-        "Route",
-        "ToolCall",
-        "Plan",
-        "Evidence",
-        "GradedHit",
-        "Decision",
-        "ClarifyOption",
-        "ClarifyReply",
-        "Citation",
-        "Answer",
-    )
-]
+STATE_TYPES = (
+    [("graph.decomposition", name) for name in ("Decomposition", "Constraint")]
+    + [
+        ("graph.schemas", name)
+        for name in (
+            "Route",
+            "ToolCall",
+            "Plan",
+            "Evidence",
+            "GradedHit",
+            "Decision",
+            "ClarifyOption",
+            "ClarifyReply",
+            "Citation",
+            "Answer",
+        )
+    ]
+    + [("graph.planners.model_calls", "ModelCall")]
+)
 SERDE = JsonPlusSerializer(allowed_msgpack_modules=STATE_TYPES)
 CONNECTION_OPTIONS = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
 SERVER_POOL_SIZE = 16

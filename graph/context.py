@@ -28,8 +28,9 @@ know of meets it; past it, a read's answer is unknown, as when the index cannot 
 @dataclass(frozen=True, config=ConfigDict(strict=True, extra="forbid"))
 class AgentContext:
     """`scope` decides what every tool can see; `max_tool_calls` is clipped to HARD_MAX_TOOL_CALLS, which no
-    setting or planner can raise. `planner`: auto uses the LLM planner when a chat model is configured
-    (OPENAI_API_KEY), the rules otherwise; rules or llm force one."""
+    setting or planner can raise. `planner`: auto plans with the rules and, when a chat model is configured
+    (RAGENT_CHAT, OPENAI_API_KEY), has it read the questions the rules cannot read whole; llm makes every mode the
+    model's; rules uses no model."""
 
     scope: str = Field(
         default="default", pattern=SCOPE_RE.pattern, description="Tenant or workspace whose documents the run may see"

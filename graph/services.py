@@ -12,13 +12,13 @@ envelopes) or `catalog(scope)` (buckets, fields, value lists, under the same tim
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 from datetime import date
 
 from langchain_core.language_models import BaseChatModel
 
+from chat.model import chat_model_from_env
 from core.errors import InvalidInput
 from core.settings import Settings
 from graph.context import AgentContext
@@ -31,25 +31,6 @@ from retrievers.stack import Stack, open_stack
 from tools.catalog import Catalog
 from tools.context import ToolLimits
 from tools.tool_runner import ToolRunner
-
-DEFAULT_CHAT_MODEL = "gpt-4o-mini"
-CHAT_TIMEOUT_S = 30
-
-
-def chat_model_from_env() -> BaseChatModel | None:
-    """A chat model from OPENAI_API_KEY / OPENAI_BASE_URL / RAGENT_CHAT_MODEL (RAGENT_CHAT_TIMEOUT_S bounds each
-    call), or None when no key is set."""
-    if not os.environ.get("OPENAI_API_KEY"):
-        return None
-    from langchain_openai import ChatOpenAI
-
-    return ChatOpenAI(
-        model=os.environ.get("RAGENT_CHAT_MODEL", DEFAULT_CHAT_MODEL),
-        base_url=os.environ.get("OPENAI_BASE_URL"),
-        timeout=float(os.environ.get("RAGENT_CHAT_TIMEOUT_S", CHAT_TIMEOUT_S)),
-        max_retries=0,
-        temperature=0,
-    )
 
 
 class AgentServices:
@@ -77,7 +58,7 @@ class AgentServices:
     @classmethod
     def from_env(cls, settings: Settings | None = None) -> AgentServices:
         """Services on the engines the settings (by default the environment) name, opened on first use."""
-        return cls(lambda: open_stack(settings), chat_model=chat_model_from_env)
+        return cls(lambda: open_stack(settings), chat_model=lambda: chat_model_from_env(settings))
 
     @property
     def stack(self) -> Stack:
@@ -110,12 +91,13 @@ class AgentServices:
         model = self.chat_model if context.planner in ("auto", "llm") else None
         if context.planner == "llm" and model is None:
             raise InvalidInput(
-                "planner 'llm' needs a chat model: set OPENAI_API_KEY (and OPENAI_BASE_URL for a compatible endpoint)"
+                "planner 'llm' needs a chat model: set RAGENT_CHAT=local (the local model), or OPENAI_API_KEY (and "
+                "OPENAI_BASE_URL for another OpenAI-compatible endpoint)"
             )
         catalog, decomposer = self._readers(context.scope)
         if model is None or self.breaker.is_open:
             return RulePlanner(context, catalog, decomposer)
-        return LLMPlanner(context, catalog, model, self.breaker, decomposer)
+        return LLMPlanner(context, catalog, model, self.breaker, decomposer, everywhere=context.planner == "llm")
 
     def _readers(self, scope: str) -> tuple[Catalog, RuleDecomposer]:
         """The scope's catalog and rule decomposer, kept while the index and the day stay the same: a run's six

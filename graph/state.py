@@ -12,6 +12,7 @@ from typing_extensions import TypedDict
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
 from graph.planners.base import Budget
+from graph.planners.model_calls import ModelCall
 from graph.schemas import (
     Answer,
     ClarifyReply,
@@ -48,6 +49,8 @@ class OutputState(Conversation, total=False):
     graded: list[GradedHit]
     decisions: Annotated[list[Decision], operator.add]
     tool_calls: int
+    model_calls: Annotated[list[ModelCall], operator.add]
+    """Every call of the chat model the run made, in order (none with the rules)."""
     answer: Answer | None
 
 

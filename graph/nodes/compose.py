@@ -25,7 +25,7 @@ from graph.state import AgentState, current_evidence
 def compose(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> dict:
     """The answer (clarify's, when it already gave one: an export, a stop), also said in the thread's chat."""
     answer = state.get("answer")
-    message_id, streamed = str(uuid.uuid4()), []
+    message_id, streamed, calls = str(uuid.uuid4()), [], []
     if answer is None:
 
         def stream(piece: str) -> None:
@@ -35,9 +35,11 @@ def compose(state: AgentState, runtime: Runtime[AgentContext], *, services: Agen
         evidence = current_evidence(state)
         planner = services.planner(runtime.context)
         answer = planner.compose(state["decomposition"], evidence, state.get("graded", []), stream)
+        calls = list(planner.calls)
         if tail := failures(evidence):
             answer = answer.model_copy(update={"text": answer.text + tail})
             if streamed:
                 stream(tail)
     same = "".join(streamed) == answer.text
-    return {"answer": answer, "messages": [AIMessage(answer.text, id=message_id if same else str(uuid.uuid4()))]}
+    message = AIMessage(answer.text, id=message_id if same else str(uuid.uuid4()))
+    return {"answer": answer, "messages": [message], "model_calls": calls}

@@ -96,11 +96,13 @@ def decompose(state: AgentState, runtime: Runtime[AgentContext], *, services: Ag
     question, message = asked(state)
     catalog = services.catalog(runtime.context.scope)
     previous = previous_reading(state, catalog)
+    planner = services.planner(runtime.context)
     return {
         "question": question,
         "question_id": message.id,
         "messages": [message],  # add_messages keeps one message per id: the one already last is not added twice
-        "decomposition": services.planner(runtime.context).decompose(question, previous),
+        "decomposition": planner.decompose(question, previous),
+        "model_calls": Overwrite(list(planner.calls)),
         "evidence": Overwrite([]),
         "decisions": Overwrite([]),
         "graded": [],

@@ -10,5 +10,6 @@ from graph.state import AgentState
 
 def plan(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> dict:
     before_any_plan = Budget.of(runtime.context.tool_call_cap, state.get("tool_calls", 0))
-    chosen = services.planner(runtime.context).plan(state["decomposition"], state["route"], before_any_plan)
-    return {"plan": chosen, "attempt": state.get("attempt", 0) + 1, "graded": []}
+    planner = services.planner(runtime.context)
+    chosen = planner.plan(state["decomposition"], state["route"], before_any_plan)
+    return {"plan": chosen, "attempt": state.get("attempt", 0) + 1, "graded": [], "model_calls": list(planner.calls)}

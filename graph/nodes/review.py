@@ -17,8 +17,9 @@ def review(state: AgentState, runtime: Runtime[AgentContext], *, services: Agent
         graded=state.get("graded", []),
         budget=budget(state, runtime.context),
     )
-    decision = services.planner(runtime.context).review(progress)
-    return {"decisions": [decision], "pending": decision.next_calls}
+    planner = services.planner(runtime.context)
+    decision = planner.review(progress)
+    return {"decisions": [decision], "pending": decision.next_calls, "model_calls": list(planner.calls)}
 
 
 def after_review(state: AgentState) -> str:

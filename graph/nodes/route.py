@@ -9,4 +9,6 @@ from graph.state import AgentState
 
 def route(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> dict:
     tried = [e.route for e in state.get("evidence", [])] + ([state["route"].kind] if state.get("route") else [])
-    return {"route": services.planner(runtime.context).route(state["decomposition"], list(dict.fromkeys(tried)))}
+    planner = services.planner(runtime.context)
+    chosen = planner.route(state["decomposition"], list(dict.fromkeys(tried)))
+    return {"route": chosen, "model_calls": list(planner.calls)}

@@ -15,11 +15,12 @@ any mode it does not want to decide.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from graph.decomposition import Decomposition
+from graph.planners.model_calls import ModelCall
 from graph.schemas import Answer, Decision, Evidence, GradedHit, Plan, Route, RouteKind, ToolCall
 
 Stream = Callable[[str], None]
@@ -61,6 +62,9 @@ class Progress:
 
 
 class Planner(Protocol):
+    calls: Sequence[ModelCall]
+    """The chat model's calls this planner made (none for the rules), for the run's record."""
+
     def decompose(self, question: str, previous: Decomposition | None = None) -> Decomposition:
         """The question in the index's terms: intent, buckets of the catalog, constraints on catalog fields, grounded
         in the catalog by `graph.planners.grounding.ground` (what cannot be is `unmapped`), with the catalog reads it

@@ -27,7 +27,7 @@ from english.currencies import currency_mentions
 from english.dates import date_ranges
 from english.lexicon import DEMONYMS, FILLER, STOPWORDS
 from english.numbers import parse_number
-from english.quantities import in_days, quantities
+from english.quantities import in_unit, quantities, time_unit
 from english.value_match import normalise
 from graph.decomposition import Candidate, CatalogRead, Constraint, Decomposition, Unmapped
 from graph.planners.another_question import another_bucket_or_noun, condition_left_out
@@ -259,8 +259,8 @@ def _number(view: BucketWords, f: CatalogField, value: Any, text: str) -> list[A
     said = quantities(f"= {text}") or quantities(text)
     if said and (said[0].unit or said[0].money or said[0].op == "="):
         q = said[0]
-        days = f.unit == "days" or f.name.endswith("_days")
-        return [round(in_days(q), 2) if q.unit and days else q.value]
+        unit = time_unit(f.unit, f.name)
+        return [round(in_unit(q, unit), 2) if q.unit and unit else q.value]
     number = parse_number(text)
     if number is None and (m := _NUMBER_THEN.match(text)):  # "20 V": the number, in a unit its rows may be in
         unit = measured_in(view, f, text.lower(), m.end())

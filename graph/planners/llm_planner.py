@@ -1,11 +1,21 @@
-"""LLMPlanner: decompose, route, plan, review and compose by a chat model, with the rules as a safety net.
+"""LLMPlanner: a chat model where it helps, checked by code, with the rules as a safety net.
 
-Each planning mode asks the model for its typed output (`with_structured_output`), checks it against the index
+Two ways to use a model (`AgentContext.planner`):
+- `auto` (the default with a model): the rules plan everything, and the model reads a question only where the
+  rules run out: they left words unmapped, or a question whose buckets have fields kept words the rules could not
+  place. The model then chooses among the catalog's candidates (`model_reading`), and its reading goes through the
+  same grounding step as the rules'. One model call, on the questions that need it.
+- `llm`: every mode is the model's. Decompose as above, for every question with fields to read; route, plan and
+  review for questions answered from text (a list, count or sum has one route and one plan, which the grounded
+  reading fixes: asking a model for them only adds ways to be wrong); compose for every answer.
+
+Each mode asks for its typed output under a JSON schema (`model_calls.ModelAsker`), checks it against the index
 (buckets, catalog fields, tool names and arguments, routes left), asks once more with the error when it is
-invalid, and then hands the mode to the RulePlanner. Compose has the model write the answer from the evidence and
-checks every sentence (`graph.answer.written`), with the rules' answer as its fallback. Grading stays with the
+invalid, and then hands the mode to the RulePlanner. A model's reading that does not ground (a value no row holds,
+words it left) gives way to the rules' when theirs grounds. Compose has the model write the answer from the evidence
+and checks every sentence (`graph.answer.written`), with the rules' answer as its fallback. Grading stays with the
 rules: it is cheap and deterministic. A tool call that comes back `invalid_request` is recovered by the rule
-planner's calls for the same route. The planning calls are tagged `nostream`: their JSON is not for the user.
+planner's calls for the same route. Every call is recorded (`calls`), for `--explain` and the evals.
 """
 
 from __future__ import annotations
@@ -15,25 +25,25 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from langgraph.constants import TAG_NOSTREAM
 from pydantic import BaseModel, Field
 
 from core.errors import InvalidInput
 from graph.answer.written import AnswerWriter
 from graph.context import AgentContext
 from graph.decomposition import STRUCTURED_INTENTS, Decomposition
+from graph.follow_up import is_follow_up, merge
 from graph.planners.base import Budget, Progress, Stream
-from graph.planners.chat_breaker import ChatBreaker, is_transport_failure
-from graph.planners.grounding import ModelReading, ground, ground_reading
+from graph.planners.chat_breaker import ChatBreaker
+from graph.planners.grounding import ground, ground_reading
+from graph.planners.model_calls import ModelAsker, ModelCall
+from graph.planners.model_reading import as_model_reading, candidate_views, fields_lines, prompt, reading_schema
 from graph.planners.rule_decomposer import RuleDecomposer
 from graph.planners.rule_planner import RulePlanner
 from graph.schemas import ROUTES, Answer, Decision, Evidence, GradedHit, Plan, Route, RouteKind
 from prompts import load as load_prompts
 from tools.catalog import Catalog
-from tools.langchain_tools import fields_text
 from tools.registry import TOOLS
 
-ATTEMPTS = 2
 T = TypeVar("T", bound=BaseModel)
 
 
@@ -49,8 +59,23 @@ def prompts() -> dict[str, dict[str, str]]:
     return load_prompts("planner")
 
 
+def ran_out(d: Decomposition) -> bool:
+    """The rules' reading leaves something to a model: words it could not map, or, for a list, count or sum,
+    words of the question it placed nowhere (an "average" it did not take, a "veggie" it did not know)."""
+    return bool(d.unmapped) or (d.intent in STRUCTURED_INTENTS and bool(d.topic_terms))
+
+
+def kept_conditions(ruled: Decomposition, read: Decomposition) -> bool:
+    """Where the rules read the question whole but for some words, the model may add to their reading, never take
+    from it: every condition the rules read is in the model's too."""
+    said = {(c.bucket, c.field, c.op, repr(c.value)) for c in read.constraints}
+    return all((c.bucket, c.field, c.op, repr(c.value)) in said for c in ruled.constraints)
+
+
 class LLMPlanner:
-    """`breaker` is shared by every planner of the process: a failed endpoint sends them all to the rules."""
+    """`breaker` is shared by every planner of the process: a failed endpoint sends them all to the rules.
+    `everywhere`: the `llm` planner (every mode the model's); otherwise `auto` (the model reads only where the rules
+    run out)."""
 
     def __init__(
         self,
@@ -59,79 +84,75 @@ class LLMPlanner:
         model: BaseChatModel,
         breaker: ChatBreaker,
         decomposer: RuleDecomposer | None = None,
+        *,
+        everywhere: bool = True,
     ):
         self.catalog = catalog
         self.rules = RulePlanner(context, catalog, decomposer)
         self.model = model
         self.breaker = breaker
-        self.fallbacks: list[str] = []
+        self.everywhere = everywhere
+        self.asker = ModelAsker(model, breaker)
+
+    @property
+    def calls(self) -> list[ModelCall]:
+        return self.asker.calls
+
+    @property
+    def fallbacks(self) -> list[str]:
+        return self.asker.fallbacks
 
     def _ask(self, mode: str, schema: type[T], variables: dict[str, Any], check: Callable[[T], None]) -> T | None:
-        """The model's output for `mode`, checked; one retry with the error; None when both fail."""
         text = prompts()[mode]
-        messages: list[tuple[str, str]] = [
-            ("system", text["system"].format(**variables)),
-            ("human", text["human"].format(**variables)),
-        ]
-        structured = self.model.with_structured_output(schema).with_config(tags=[TAG_NOSTREAM])
-        for _ in range(ATTEMPTS):
-            try:
-                output = structured.invoke(messages)
-                if not isinstance(output, schema):
-                    output = schema.model_validate(output)
-                check(output)
-                return output
-            except Exception as exc:  # parsing, validation and our own checks all mean "ask again, then fall back"
-                if is_transport_failure(exc):
-                    self.breaker.trip()
-                    self.fallbacks.append(f"{mode}: the chat model failed ({type(exc).__name__})")
-                    return None
-                messages.append(
-                    (
-                        "human",
-                        f"That answer cannot be used: {exc}. Answer again, following the schema and the lists given.",
-                    )
-                )
-        self.fallbacks.append(f"{mode}: no usable answer after {ATTEMPTS} attempts")
-        return None
-
-    def _fields(self, buckets: list[str]) -> str:
-        return fields_text(self.catalog, buckets)
+        messages = [("system", text["system"].format(**variables)), ("human", text["human"].format(**variables))]
+        return self.asker.ask(mode, schema, messages, check)
 
     def decompose(self, question: str, previous: Decomposition | None = None) -> Decomposition:
-        """The model sees the previous turn's reading and decides itself whether the question follows up on it;
-        `follow_up_of` is then set from that reading, never from the model's text."""
-        buckets = self.catalog.buckets
-        variables = {
-            "question": question,
-            "fields": self._fields(list(buckets)),
-            "buckets": "\n".join(f"{name}: {info.description}" for name, info in buckets.items()),
-            "previous": previous.model_dump_json(exclude={"follow_up_of", "catalog_reads"}) if previous else "none",
-        }
-        said = self._ask("decompose", ModelReading, variables, self._check_decomposition)
-        if said is None:
-            return self.rules.decompose(question, previous)
-        follow_up = previous is not None and bool(said.follow_up_of)
-        decomposer = self.rules.decomposer
-        d = ground_reading(said, decomposer.vocabulary, decomposer.read_conditions)
-        d = ground(d, decomposer.vocabulary, within=previous.buckets if follow_up else None, today=decomposer.today)
-        return d.model_copy(update={"follow_up_of": previous.question if follow_up else None})
+        """The rules read first: their buckets narrow what the model is shown. The model then reads the question
+        (always for `llm`; for `auto` only where the rules ran out), choosing among the fields of those buckets, and
+        its reading is grounded and checked like the rules'. A follow-up ("which of those...") is read within the
+        previous turn's buckets and merged into its reading, as the rules do."""
+        ruled = self.rules.decompose(question, previous)
+        follow_up = previous is not None and is_follow_up(question)
+        if not (self.everywhere or ran_out(ruled)):
+            return ruled
+        read = self._read(question, ruled.buckets, within=previous.buckets if follow_up else None)
+        if read is None:
+            return ruled
+        if read.unmapped and not ruled.unmapped:
+            words = "; ".join(u.text for u in read.unmapped)
+            return self._rejected(ruled, f"its reading did not hold ({words}); the rules' was kept")
+        if not self.everywhere and not ruled.unmapped and not kept_conditions(ruled, read):
+            return self._rejected(ruled, "its reading dropped or changed a condition the rules read; theirs was kept")
+        read = read.model_copy(update={"catalog_reads": ruled.catalog_reads})
+        return merge(previous, read) if follow_up else read
 
-    def _check_decomposition(self, d: ModelReading) -> None:
-        for bucket in d.buckets:
-            if bucket not in self.catalog.buckets:
-                raise InvalidInput(
-                    f"bucket {bucket!r} does not exist; allowed buckets: {', '.join(self.catalog.buckets)}"
-                )
-        for c in d.constraints:
-            if isinstance(c, str):
-                continue  # a condition in words: grounded, or reported unmapped
-            known = {f.name for f in self.catalog.fields(c.bucket)}
-            if c.field not in known:
-                raise InvalidInput(
-                    f"field {c.field!r} is not a field of bucket {c.bucket!r}; "
-                    f"fields: {', '.join(sorted(known)) or 'none'}"
-                )
+    def _rejected(self, ruled: Decomposition, why: str) -> Decomposition:
+        """The rules' reading, the model's call recorded as not used, and why."""
+        self.calls[-1] = self.calls[-1].model_copy(update={"outcome": "invalid", "detail": why})
+        self.fallbacks.append(f"decompose: {why}")
+        return ruled
+
+    def _read(self, question: str, buckets: list[str], within: list[str] | None) -> Decomposition | None:
+        """The model's choice among the fields of `buckets` (None when they have none, or no usable answer came),
+        grounded (`grounding.ground_reading`, `grounding.ground`)."""
+        views = candidate_views(self.catalog, buckets, question)
+        if not views:
+            return None
+        system, human = prompt(question, views)
+        schema = reading_schema(list(views), [f for fields in views.values() for f in fields])
+        chosen = self.asker.ask("decompose", schema, [("system", system), ("human", human)])
+        if chosen is None:
+            return None
+        decomposer = self.rules.decomposer
+        shown = {f.name: f for fields in views.values() for f in fields}
+        said, dropped = as_model_reading(question, chosen, shown)
+        if dropped:
+            self.calls[-1] = self.calls[-1].model_copy(
+                update={"detail": f"dropped, as the question states none of them: {'; '.join(dropped)}"}
+            )
+        d = ground_reading(said, decomposer.vocabulary, decomposer.read_conditions)
+        return ground(d, decomposer.vocabulary, within=within, today=decomposer.today)
 
     def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
         """The model's route, checked: not one tried already; structured only for a list, count or sum (whose
@@ -151,6 +172,8 @@ class LLMPlanner:
             if "hybrid" in routes and not d.constraints:
                 raise InvalidInput("the hybrid route needs constraints to narrow the documents by; there are none")
 
+        if not self.everywhere or d.intent in STRUCTURED_INTENTS:
+            return self.rules.route(d, tried)
         choice = self._ask("select_route", RouteChoice, variables, check) if set(ROUTES) - set(tried) else None
         if choice is None:
             return self.rules.route(d, tried)
@@ -160,10 +183,14 @@ class LLMPlanner:
         )
 
     def plan(self, d: Decomposition, route: Route, budget: Budget) -> Plan:
+        """The structured route's calls follow from the grounded reading (the rules write them); a model plans the
+        searches for text."""
+        if not self.everywhere or route.kind == "structured":
+            return self.rules.plan(d, route, budget)
         variables = {
             "route": route.kind,
             "decomposition": d.model_dump_json(exclude={"catalog_reads"}),
-            "fields": self._fields(d.buckets),
+            "fields": "\n".join(fields_lines(f) for f in candidate_views(self.catalog, d.buckets, d.question).values()),
             "max_tool_calls": budget.cap,
         }
         planned = self._ask("plan", Plan, variables, self._check_plan)
@@ -195,7 +222,7 @@ class LLMPlanner:
                 reason=f"recovering from rejected calls ({reasons})",
                 next_calls=budget.allow(self.rules.plan(d, route, budget).calls),
             )
-        if not evidence:
+        if not evidence or not self.everywhere or route.kind == "structured":
             return self.rules.review(progress)
         lines = "\n".join(
             f"- {e.call.tool} {json.dumps(e.call.arguments)[:200]}: {e.envelope.status}, {e.envelope.total_said()} hits"
@@ -240,6 +267,8 @@ class LLMPlanner:
         """The model's answer, every sentence checked; the rules' answer, with the reason, when it cannot be had.
         An export or a stop (clarify's answers) never reaches here."""
         computed = self.rules.compose(d, evidence, graded)
+        if not self.everywhere:
+            return computed
         writer = AnswerWriter(self.model, self.breaker)
         written = writer.write(d, computed, evidence, [g for g in graded if g.relevant], stream)
         return written or computed.model_copy(update={"notes": [*computed.notes, *writer.notes]})

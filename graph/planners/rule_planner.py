@@ -54,6 +54,9 @@ class RulePlanner:
         self.catalog = catalog
         self.decomposer = decomposer or RuleDecomposer(catalog)
 
+    calls: tuple = ()
+    """The model calls it made: none (`LLMPlanner.calls` lists a model's)."""
+
     @cached_property
     def threshold(self) -> float | None:
         """The semantic score a hit must reach for the index's model; asked when a semantic hit is graded, so that a

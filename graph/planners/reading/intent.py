@@ -31,6 +31,7 @@ from english.intents import (
     WHAT_IS_THE,
     WHICH_MOST,
 )
+from english.quantities import time_unit
 from graph.decomposition import Constraint, Intent, OrderBy
 from graph.planners.reading import leftovers
 from graph.planners.reading.question import Question
@@ -172,8 +173,8 @@ def _extreme(lowered: str, view: BucketWords) -> Reading | None:
 
 
 def _durations(view: BucketWords) -> list[CatalogField]:
-    """Number fields in days, the one users call a duration first ("a 2-year NDA" is its term, not its notice)."""
-    days = [f for f in view.typed("integer", "number") if f.unit == "days"]
+    """Number fields of time, the one users call a duration first ("a 2-year NDA" is its term, not its notice)."""
+    days = [f for f in view.typed("integer", "number") if time_unit(f.unit, f.name)]
     return sorted(days, key=lambda f: ("duration" not in f.aliases, -f.doc_count))
 
 

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from english.lexicon import UNIT_WORDS
-from english.quantities import COMPARISON_WORDS, in_days
+from english.quantities import COMPARISON_WORDS, in_unit, time_unit
 from graph.decomposition import Unmapped
 from graph.planners.reading.claims import Claims, Found, overlap, say
 from graph.planners.reading.dates import nearness
@@ -28,9 +28,9 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
             continue
         numeric = view.typed("integer", "number")
         if q.unit:
-            candidates = [f for f in numeric if f.unit == "days" or f.name.endswith("_days")]
+            candidates = [f for f in numeric if time_unit(f.unit, f.name)]
         else:
-            candidates = [f for f in numeric if f.unit != "days" and not f.name.endswith("_days")]
+            candidates = [f for f in numeric if not time_unit(f.unit, f.name)]
             if not q.money:
                 candidates = [f for f in candidates if view.field_mentions(lowered, f)] or [
                     f for f in candidates if f.role == "money"
@@ -48,7 +48,7 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
                 f.doc_count,
             ),
         )
-        scale = in_days(q) / q.value if q.unit and q.value else 1.0
+        scale = in_unit(q, time_unit(target.unit, target.name)) / q.value if q.unit and q.value else 1.0
         low = round(q.value * scale, 2)
         value = [low, round(q.high * scale, 2)] if q.op == "between" else low
         found.append(say(claims, target, q.op, value, q.span, q.text))
