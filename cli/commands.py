@@ -13,6 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from chat.local.launcher import local_chat_status, stop_local_chat
 from cli.collector import imports_kept_for_the_run
 from cli.output import print_json
 from cli.stores import opened_stack, opened_store
@@ -130,6 +131,7 @@ def stats(args: argparse.Namespace) -> None:
         with opened_store() as store:
             report = {"store": store.counts(), "engines": str(busy)}
     report["postgres"] = postgres
+    report["chat"] = local_chat_status(settings.home).as_json()
     if args.json:
         print_json(report)
         return
@@ -146,6 +148,16 @@ def stats(args: argparse.Namespace) -> None:
     if "engines" in report:
         print(f"engines  {report['engines']}")
     print(_postgres_line(postgres, settings.postgres_idle_stop_s))
+    print(_chat_line(report["chat"]))
+
+
+def _chat_line(chat: dict[str, Any]) -> str:
+    if not chat["running"]:
+        return "chat     the local model is not running (RAGENT_CHAT=local starts it at the first question)"
+    return (
+        f"chat     local {chat['model']} at {chat['url']} (pid {chat['pid']}); it stops once unused for "
+        f"{chat['stops_after_idle_s']:g} s (RAGENT_CHAT_IDLE_STOP_S; `ragent stop` stops it now); log {chat['log']}"
+    )
 
 
 def _postgres_line(postgres: dict[str, Any], idle_stop_s: float) -> str:
@@ -173,7 +185,11 @@ def stop(args: argparse.Namespace) -> None:
     from core.settings import Settings
     from retrievers.postgres.embedded.server import stop_embedded_postgres
 
-    data_dir = Settings.from_env().embedded_postgres_dir
+    settings = Settings.from_env()
+    chat = stop_local_chat(settings.home)
+    if chat.running:
+        print(f"stopped the local chat model {chat.model} (pid {chat.pid})")
+    data_dir = settings.embedded_postgres_dir
     if data_dir is None:
         raise RagentError("DATABASE_URL names a Postgres ragent does not manage; stop it the way it was started")
     status = stop_embedded_postgres(data_dir)
@@ -283,7 +299,7 @@ def _agent_context(args: argparse.Namespace):
     from graph.context import AgentContext
 
     scope = args.scope or DEFAULT_SCOPE  # `resume` without --scope: the thread's own, set there
-    return AgentContext(scope=scope, max_tool_calls=args.max_tool_calls, max_hits=args.max_hits)
+    return AgentContext(scope=scope, max_tool_calls=args.max_tool_calls, max_hits=args.max_hits, planner=args.planner)
 
 
 def _start_postgres_early() -> None:

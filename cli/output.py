@@ -37,4 +37,4 @@ def run_record(values: dict[str, Any], clarification: dict[str, Any] | None, thr
         }
     else:
         record |= {"status": "answered", "answer": values.get("answer")}
-    return record | {name: values.get(name) for name in ("decomposition", "decisions", "evidence")}
+    return record | {name: values.get(name) for name in ("decomposition", "decisions", "evidence", "model_calls")}

@@ -116,6 +116,13 @@ def _agent_options(parser: argparse.ArgumentParser, scope_help: str | None = Non
         default=AGENT_DEFAULTS.max_hits,
         help="more matching documents than this asks you to narrow",
     )
+    parser.add_argument(
+        "--planner",
+        choices=("auto", "rules", "llm"),
+        default=AGENT_DEFAULTS.planner,
+        help="auto: the rules, and the chat model (RAGENT_CHAT) where they cannot read a question whole; llm: the "
+        "model in every mode, checked by code; rules: no model",
+    )
 
 
 def _server_options(parser: argparse.ArgumentParser) -> None:
@@ -347,8 +354,8 @@ def _operations(sub) -> None:
 
     sub.add_parser(
         "stop",
-        help="stop the data folder's embedded Postgres now (it also stops by itself once no ragent process has used it "
-        "for RAGENT_POSTGRES_IDLE_STOP_S seconds, 300 by default)",
+        help="stop the data folder's embedded Postgres and local chat model now (each stops by itself once unused: "
+        "RAGENT_POSTGRES_IDLE_STOP_S, 300 s, and RAGENT_CHAT_IDLE_STOP_S, 600 s, by default)",
     ).set_defaults(run=commands.stop)
 
 

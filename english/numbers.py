@@ -23,7 +23,9 @@ COUNT_WORDS = {w: v for w, v in NUMBER_WORDS.items() if 2 <= v <= 20}
 
 MINUTES_PER_UNIT: dict[str, int] = dict(table("numbers")["minutes_per_unit"])
 """Units of time, singular, in minutes."""
-DAYS_PER_UNIT: dict[str, float] = {unit: minutes / MINUTES_PER_UNIT["day"] for unit, minutes in MINUTES_PER_UNIT.items()}
+DAYS_PER_UNIT: dict[str, float] = {
+    unit: minutes / MINUTES_PER_UNIT["day"] for unit, minutes in MINUTES_PER_UNIT.items()
+}
 MONTHS = {m: i for i, m in enumerate(table("numbers")["calendar"]["months"], start=1)}
 WEEKDAYS = list(table("numbers")["calendar"]["weekdays"])
 

@@ -2,11 +2,11 @@
 of every module.
 
 Imports run one way: cli -> graph -> tools -> retrievers, with evals beside cli (it runs the graph too; neither imports
-the other but cli, for its `eval` and `bench` commands), and graph -> prompts, tools -> prompts (tools reads its
-descriptions from prompts). Below them all, `core` (errors, settings, the data model, scopes) and `english` (the
-words of the language) may be imported by every package; `english` imports only `core`, and `core` nothing. A module
-may import its own package and the packages below it; nothing imports cli; nothing in tools knows about LangGraph;
-nothing in retrievers knows about LangGraph or LangChain.
+the other but cli, for its `eval` and `bench` commands), and graph -> chat (the chat model), graph -> prompts,
+tools -> prompts (tools reads its descriptions from prompts). Below them all, `core` (errors, settings, the data
+model, scopes) and `english` (the words of the language) may be imported by every package; `english` imports only
+`core`, and `core` nothing. A module may import its own package and the packages below it; nothing imports cli;
+nothing in tools or chat knows about LangGraph; nothing in retrievers knows about LangGraph or LangChain.
 Every import counts: module-level and inside functions, `import x` and `from x import y`, relative imports
 resolved against the importing module's package, and `importlib.import_module("x")` with a literal name.
 """
@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 EDGES = {
     "cli": {"evals", "graph"},
     "evals": {"graph"},
-    "graph": {"tools", "prompts"},
+    "graph": {"tools", "prompts", "chat"},
+    "chat": set(),
     "tools": {"retrievers", "prompts"},
     "retrievers": set(),
     "prompts": set(),
@@ -41,6 +42,7 @@ PACKAGES = tuple(EDGES)
 
 # Third-party families a package must not import (by the top-level module name's prefix).
 BANNED_PREFIXES = {
+    "chat": ("langgraph",),  # the chat model and its server know nothing of the agent
     "tools": ("langgraph",),  # "nothing in tools knows about LangGraph" (langgraph, langgraph_sdk, ...)
     "retrievers": (
         "langgraph",

@@ -3,7 +3,9 @@
 Each call asks for JSON that follows the output's schema (`method="json_schema"`: llama.cpp compiles the schema
 into a grammar, so a local model's output always parses; an OpenAI model follows it as structured output). What
 comes back is checked by the caller's `check` (against the catalog, the tools, the routes left); an output that
-fails is asked for once more with the error, and then the mode is the rules'. A transport failure (the endpoint
+fails is asked for once more, and then the mode is the rules'. A reply that does not parse (cut short) is asked for
+again as it was: a small model shown its own broken reply and an error drifts from the question; a reply that
+parses but fails a check is asked for again with the reason. A transport failure (the endpoint
 down or too slow) trips the breaker at once: every planner of the process then plans with the rules for a while.
 
 Every call is recorded as a `ModelCall` (its mode, seconds, prompt and output tokens, and what became of it), which
@@ -62,21 +64,20 @@ class ModelAsker:
                     self.fallbacks.append(f"{mode}: the chat model failed ({type(exc).__name__})")
                     return None
                 self._record(mode, started, None, "invalid", f"{type(exc).__name__}: {exc}")
-                messages.append(("human", f"That answer cannot be used: {exc}. Answer again with the JSON asked for."))
-                continue
+                continue  # a reply cut short or unreadable: the same question again
             output, error = reply.get("parsed"), reply.get("parsing_error")
-            if error is None and output is not None:
-                try:
-                    if check is not None:
-                        check(output)
-                except ValueError as invalid:  # our checks (InvalidInput) and pydantic's
-                    error = invalid
-            if error is None and output is not None:
-                self._record(mode, started, reply.get("raw"), "used")
-                return output
-            error = error or "no output"
-            self._record(mode, started, reply.get("raw"), "invalid", str(error)[:300])
-            messages.append(("human", f"That answer cannot be used: {error}. Answer again, using only what is listed."))
+            if error is not None or output is None:
+                self._record(mode, started, reply.get("raw"), "invalid", str(error or "no output")[:300])
+                continue
+            try:
+                if check is not None:
+                    check(output)
+            except ValueError as invalid:  # our checks (InvalidInput) and pydantic's: said to the model
+                self._record(mode, started, reply.get("raw"), "invalid", str(invalid)[:300])
+                messages.append(("human", f"That answer cannot be used: {invalid}. Answer again from what is listed."))
+                continue
+            self._record(mode, started, reply.get("raw"), "used")
+            return output
         self.fallbacks.append(f"{mode}: no usable answer after {ATTEMPTS} attempts")
         return None
 
