@@ -17,19 +17,28 @@ from langgraph.types import Command
 from cli.printing import chosen, show_until_settled, terminal_choice
 from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE
 from graph.access.tenancy import check_thread_scope
-from graph.builder import compile_agent
+from graph.agents import AGENTS, DEFAULT_AGENT, GRAPH_ID, thread_graph
+from graph.builder import build_agent
 from graph.checkpointing import postgres_checkpointer
 from graph.context import AgentContext
 from graph.nodes.decompose import checked_question
 from graph.services import AgentServices
+from graph.single_loop.builder import build_single_loop
+
+BUILDERS = {AGENTS["orchestrator"]: build_agent, AGENTS["single-loop"]: build_single_loop}
+"""Each agent's graph by its id, compiled here with the CLI's checkpointer (the server compiles its own)."""
 
 
 @contextmanager
-def agent_session() -> Iterator[tuple[CompiledStateGraph, AgentServices]]:
-    """Services on the engines the environment names, and the agent compiled on them with a checkpointer on their
-    Postgres; both closed when the block ends."""
+def agent_session(
+    agent_name: str = DEFAULT_AGENT, *, thread: str | None = None
+) -> Iterator[tuple[CompiledStateGraph, AgentServices]]:
+    """Services on the engines the environment names, and the agent (`graph.agents.AGENTS`; with `thread`, the one
+    that began it) compiled on them with a checkpointer on their Postgres; both closed when the block ends."""
     with AgentServices.from_env() as services, postgres_checkpointer(services.stack.store.url) as saver:
-        yield compile_agent(services, saver), services
+        graph_id = thread_graph(saver, thread) if thread is not None else AGENTS[agent_name]
+        agent = BUILDERS[graph_id](services).compile(checkpointer=saver)
+        yield agent.with_config(configurable={GRAPH_ID: graph_id}), services  # recorded in every checkpoint
 
 
 def settle(
@@ -76,12 +85,21 @@ def settle_here(
     )
 
 
-def ask(question: str, *, thread: str | None, context: AgentContext, explain: bool, as_json: bool = False) -> str:
+def ask(
+    question: str,
+    *,
+    thread: str | None,
+    context: AgentContext,
+    explain: bool,
+    as_json: bool = False,
+    agent_name: str = DEFAULT_AGENT,
+) -> str:
     """A new thread, or a follow-up on `thread`, which must be in the thread's own scope: checked before the
-    question is written into the thread, so a refused follow-up leaves it as it was (a clarification still open)."""
+    question is written into the thread, so a refused follow-up leaves it as it was (a clarification still open).
+    `agent_name` names the agent that answers (`graph.agents.AGENTS`)."""
     thread = thread or uuid.uuid4().hex[:12]
     question = checked_question(question)  # before LangGraph writes it into the thread's first checkpoint
-    with agent_session() as (agent, services):
+    with agent_session(agent_name) as (agent, services):
         check_thread_scope(context.scope, agent.get_state({"configurable": {"thread_id": thread}}).values.get("scope"))
         agent.invoke({"question": question}, {"configurable": {"thread_id": thread}}, context=context)
         settle_here(agent, services, thread, context, explain, as_json)
@@ -103,9 +121,9 @@ def empty_scope_note(services: AgentServices, scope: str) -> str | None:
 def resume(
     thread: str, answer: Any, *, asked_scope: str | None, context: AgentContext, explain: bool, as_json: bool = False
 ) -> None:
-    """The run keeps the thread's own scope; `asked_scope` (`--scope`), if another, is refused before anything
-    runs (the graph would refuse it too: `graph.access.tenancy`)."""
-    with agent_session() as (agent, services):
+    """The run keeps the thread's own scope and agent; `asked_scope` (`--scope`), if another, is refused before
+    anything runs (the graph would refuse it too: `graph.access.tenancy`)."""
+    with agent_session(thread=thread) as (agent, services):
         state = agent.get_state({"configurable": {"thread_id": thread}})
         if state.created_at is None:
             raise SystemExit(

@@ -327,6 +327,7 @@ def ask(args: argparse.Namespace) -> None:
             context=_agent_context(args),
             scope=args.scope,
             as_json=args.json,
+            agent_name=args.agent,
         )
         return
     context = _agent_context(args)
@@ -334,7 +335,14 @@ def ask(args: argparse.Namespace) -> None:
     with imports_kept_for_the_run():
         from cli.ask import ask as ask_agent
 
-    ask_agent(args.question, thread=args.thread, explain=args.explain, context=context, as_json=args.json)
+    ask_agent(
+        args.question,
+        thread=args.thread,
+        explain=args.explain,
+        context=context,
+        as_json=args.json,
+        agent_name=args.agent,
+    )
 
 
 def resume(args: argparse.Namespace) -> None:

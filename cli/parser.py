@@ -12,6 +12,7 @@ from cli.environment import API_KEY_ENV, SERVER_ENV
 from core.errors import InvalidInput
 from core.models import FIELD_ROLES
 from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE, checked_scope
+from graph.agents import AGENTS, DEFAULT_AGENT
 from graph.context import AgentContext
 from retrievers.engines.embedders.adaptation import EPOCHS as ADAPT_EPOCHS
 from retrievers.engines.embedders.adaptation import HARD_NEGATIVES as ADAPT_HARD_NEGATIVES
@@ -230,6 +231,13 @@ def _agent(sub) -> None:
     p = sub.add_parser("ask", help="answer a question with citations; asks you when it cannot go on")
     p.add_argument("question")
     p.add_argument("--thread", help="thread id (a new one by default); the run is checkpointed under it")
+    p.add_argument(
+        "--agent",
+        choices=list(AGENTS),
+        default=DEFAULT_AGENT,
+        help="orchestrator: a planner per step (the rules, or a chat model checked at each); single-loop: one chat "
+        "model calling the tools until it has enough (needs a chat model); default: %(default)s",
+    )
     _agent_options(p, "tenant or workspace (default: 'default'; with --server, the one the server gives the key)", None)
     _server_options(p)
     p.set_defaults(run=commands.ask)

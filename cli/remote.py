@@ -25,12 +25,12 @@ from cli.printing import chosen, show_until_settled, terminal_choice
 from core.errors import BackendUnavailable, InvalidInput, RagentError, ServerRefused
 from core.settings import Settings
 from graph.access.keys import LOCAL_KEY_FILE
+from graph.agents import AGENTS, DEFAULT_AGENT, GRAPH_ID
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
 from graph.planners.model_calls import ModelCall
 from graph.schemas import Answer, Decision, Evidence
 
-GRAPH = "agent"
 TIMEOUT_S = 300
 """A run that reaches a chat model or an embedder loading for the first time can take a while."""
 
@@ -111,10 +111,10 @@ def readable(values: dict[str, Any]) -> dict[str, Any]:
     return read
 
 
-def run(client: SyncLangGraphClient, url: str, thread: str, **request: Any) -> None:
-    """One run of the agent on the thread, to its end (an answer or a clarification); a run that failed on the
-    server is reported with the server's reason."""
-    output = client.runs.wait(thread, GRAPH, raise_error=False, **request)
+def run(client: SyncLangGraphClient, url: str, thread: str, graph: str, **request: Any) -> None:
+    """One run of the agent `graph` (its graph id) on the thread, to its end (an answer or a clarification); a run
+    that failed on the server is reported with the server's reason."""
+    output = client.runs.wait(thread, graph, raise_error=False, **request)
     failed = output.get("__error__") if isinstance(output, dict) else None
     if isinstance(failed, dict):
         raise RagentError(f"the run failed on the ragent server at {url}: {failed.get('message') or failed}")
@@ -127,7 +127,14 @@ def waiting_for(client: SyncLangGraphClient, thread: str) -> list[dict[str, Any]
 
 
 def settle_remote(
-    client: SyncLangGraphClient, url: str, thread: str, context: dict[str, Any], *, explain: bool, as_json: bool
+    client: SyncLangGraphClient,
+    url: str,
+    thread: str,
+    graph: str,
+    context: dict[str, Any],
+    *,
+    explain: bool,
+    as_json: bool,
 ) -> None:
     """`cli.printing.show_until_settled` for a thread on the server: the terminal answers a clarification when there
     is one, and the run goes on on the server."""
@@ -138,7 +145,7 @@ def settle_remote(
 
     show_until_settled(
         state,
-        lambda reply: run(client, url, thread, command={"resume": reply}, context=context),
+        lambda reply: run(client, url, thread, graph, command={"resume": reply}, context=context),
         thread,
         explain=explain,
         ask_human=terminal_choice if sys.stdin.isatty() else None,
@@ -158,18 +165,20 @@ def ask(
     scope: str | None,
     explain: bool,
     as_json: bool = False,
+    agent_name: str = DEFAULT_AGENT,
 ) -> str:
     """A new thread on the server, or a follow-up on `thread` (one of the caller's threads there); `scope` when the
-    user named one, else the server's choice for the key (`sample` on `ragent serve --sample`)."""
-    client, sent = connect(url, key), run_context(context, scope)
+    user named one, else the server's choice for the key (`sample` on `ragent serve --sample`); `agent_name` names
+    the agent that answers (`graph.agents.AGENTS`)."""
+    client, sent, graph = connect(url, key), run_context(context, scope), AGENTS[agent_name]
     with talking_to(url):
         thread = (
             server_thread(thread)
             if thread
             else client.threads.create(metadata={"scope": scope} if scope else None)["thread_id"]
         )
-        run(client, url, thread, input={"question": question}, context=sent)
-        settle_remote(client, url, thread, sent, explain=explain, as_json=as_json)
+        run(client, url, thread, graph, input={"question": question}, context=sent)
+        settle_remote(client, url, thread, graph, sent, explain=explain, as_json=as_json)
     return thread
 
 
@@ -184,13 +193,14 @@ def resume(
     explain: bool,
     as_json: bool = False,
 ) -> None:
-    """Answer the thread's clarification on the server; the server keeps the thread's own scope and refuses
-    another (403)."""
+    """Answer the thread's clarification on the server, by the agent that began the thread (the server records its
+    graph id in the thread's metadata); the server keeps the thread's own scope and refuses another (403)."""
     client, sent = connect(url, key), run_context(context, asked_scope)
     with talking_to(url):
         payloads = waiting_for(client, server_thread(thread))
         if not payloads:
             raise ServerRefused(f"thread {thread} is not waiting for an answer")
         reply = chosen(answer, payloads[0]["options"])
-        run(client, url, thread, command={"resume": reply}, context=sent)
-        settle_remote(client, url, thread, sent, explain=explain, as_json=as_json)
+        graph = (client.threads.get(thread).get("metadata") or {}).get(GRAPH_ID) or AGENTS[DEFAULT_AGENT]
+        run(client, url, thread, graph, command={"resume": reply}, context=sent)
+        settle_remote(client, url, thread, graph, sent, explain=explain, as_json=as_json)

@@ -13,6 +13,7 @@ compile it with theirs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -33,10 +34,18 @@ from graph.services import AgentServices
 from graph.state import AgentState, InputState, OutputState
 
 
-def build_agent(services: AgentServices) -> StateGraph:
-    def bound(node):
+def binder(services: AgentServices) -> Callable[[Callable], Callable]:
+    """How every node of an agent graph is added: with the services it runs with bound in, its run's scope checked
+    and engine failures made readable (`graph.failures`)."""
+
+    def bound(node: Callable) -> Callable:
         return partial(readable_failures(scope_checked(node)), services=services)
 
+    return bound
+
+
+def build_agent(services: AgentServices) -> StateGraph:
+    bound = binder(services)
     builder = StateGraph(AgentState, context_schema=AgentContext, input_schema=InputState, output_schema=OutputState)
     builder.add_node("decompose", bound(decompose))
     builder.add_node("route", bound(route))

@@ -1,5 +1,5 @@
-"""The LangGraph server's entry point (`langgraph.json`): the agent, ingest and documents graphs, compiled without a
-checkpointer (the server brings `graph.checkpointing.server_checkpointer`).
+"""The LangGraph server's entry point (`langgraph.json`): the agent (the orchestrator), the single-loop agent, ingest
+and documents graphs, compiled without a checkpointer (the server brings `graph.checkpointing.server_checkpointer`).
 
 This is the one place a services object is made without being asked for: the server imports graphs by module
 path, so they are built here at import, on services that open the engines named by the environment at the first
@@ -14,10 +14,12 @@ from graph.builder import build_agent
 from graph.documents_graph import build_documents
 from graph.ingest_graph import build_ingest
 from graph.services import AgentServices
+from graph.single_loop.builder import build_single_loop
 from retrievers.engines.lock import SERVER_URL_ENV
 
 services = AgentServices.from_env()
 agent = build_agent(services).compile()
+agent_single_loop = build_single_loop(services).compile()
 ingest = build_ingest(services).compile()
 documents = build_documents(services).compile()
 

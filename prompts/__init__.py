@@ -1,5 +1,5 @@
-"""What the model is told, as TOML beside this file: `planner.toml` (LLMPlanner) and `tools.toml` (tool
-descriptions)."""
+"""What the model is told, as TOML beside this file: `planner.toml` (LLMPlanner), `single_loop.toml` (the single-loop
+agent) and `tools.toml` (tool descriptions)."""
 
 from __future__ import annotations
 

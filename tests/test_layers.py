@@ -293,7 +293,7 @@ current[0] = "graph.server: schemas and drawing of the served graphs"
 served = sys.modules.get("graph.server")
 if served is not None:
     try:
-        for graph in (served.agent, served.ingest):
+        for graph in (served.agent, served.agent_single_loop, served.ingest):
             graph.get_input_jsonschema(), graph.get_output_jsonschema(), graph.get_graph()
     except BaseException as e:
         failed[current[0]] = "".join(traceback.format_exception_only(type(e), e)).strip()

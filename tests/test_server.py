@@ -181,7 +181,7 @@ def test_a_run_input_key_its_graph_does_not_take_is_refused_and_an_ingest_takes_
 
 
 def test_documents_are_listed_shown_and_deleted_through_the_documents_graph(server, client):
-    assert "(graphs: agent, ingest, documents;" in server.log.read_text()
+    assert "(graphs: agent, agent_single_loop, ingest, documents;" in server.log.read_text()
     folder = server.home / "inbox" / "rota"
     folder.mkdir(parents=True)
     (folder / "kitchen.md").write_text("# Kitchen rota\nThe quillfeather team cleans the kitchen on Thursdays.")

@@ -10,7 +10,7 @@ Then, per resource:
   context, whatever the client sent; the thread is bound to it at its first run. Resuming a thread that waits for
   no answer is refused with 409: LangGraph would run nothing and return the old state, which a client would take
   for the reply to its resume;
-- assistants can be read (they are this server's two graphs) and not changed; crons and the store are not used
+- assistants can be read (they are this server's graphs) and not changed; crons and the store are not used
   here and are refused.
 `ragent serve --no-auth` sets RAGENT_NO_AUTH for single-user development: requests from a loopback address then
 act as the every-scope identity `local`, and any other address is refused.
@@ -205,7 +205,12 @@ async def check_input_keys(assistant_id: object, given: dict[str, Any]) -> None:
         except httpx.HTTPStatusError:
             return
     graph = _GRAPH_OF[key]
-    request = {"agent": InputState, "ingest": IngestRequest, "documents": DocumentsRequest}.get(graph)
+    request = {
+        "agent": InputState,
+        "agent_single_loop": InputState,
+        "ingest": IngestRequest,
+        "documents": DocumentsRequest,
+    }.get(graph)
     if request is None:
         return
     taken = request.__required_keys__ | request.__optional_keys__

@@ -24,6 +24,7 @@ from graph.schemas import Answer, ClarifyOption, ClarifyReply
 from graph.services import AgentServices
 from graph.state import AgentState, budget
 from retrievers.postgres.annotation_filters import compile_predicates
+from tools.catalog import Catalog
 
 NARROW_SUGGESTIONS = 3
 
@@ -137,7 +138,12 @@ def _narrowing(reply: ClarifyReply, bucket: str, field_types: dict[str, str]) ->
     return added
 
 
-def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> Command:
+def human_reply(
+    state: AgentState, runtime: Runtime[AgentContext], services: AgentServices
+) -> tuple[ClarifyReply, Constraint | None]:
+    """The human's answer to the run's last decision (a clarify), asked with `interrupt` and validated, with the
+    constraint a narrow answer adds: what every agent graph that clarifies asks, so that every client answers it
+    the same way. The first thing its node does: nothing before it may have side effects."""
     d = state["decomposition"]
     catalog = services.catalog(runtime.context.scope)
     field_types = {f.name: f.type for f in catalog.fields(d.buckets[0])}
@@ -156,44 +162,53 @@ def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: Agen
             if reply.choice not in allowed:
                 raise ValueError(f"{reply.choice!r} is not offered here; choose one of {', '.join(sorted(allowed))}")
             added = _narrowing(reply, d.buckets[0], field_types) if reply.choice == "narrow" else None
-            break
+            return reply, added
         except ValueError as exc:  # pydantic's ValidationError and the catalog's InvalidInput are ValueErrors
             problem = f"that answer cannot be used ({_reason(exc)}); answer with one of the options"
-    if reply.choice == "retry":
-        return Command(goto="decompose", update={"clarification": reply})
-    if reply.choice == "narrow":
-        return Command(
-            goto="plan",
-            update={
-                "clarification": reply,
-                "decomposition": d.model_copy(update={"constraints": [*d.constraints, added], "unmapped": []}),
-            },
-        )
-    if reply.choice == "broaden":
-        broader = d.model_copy(
-            update={
-                "constraints": [],
-                "unmapped": [],
-                "intent": "qa",  # what was asked for cannot be computed; the text is searched, as the option says
-                "buckets": d.buckets if d.constraints else list(catalog.buckets),
-            }
-        )
-        route = services.planner(runtime.context).route(broader, tried=[])
-        return Command(goto="plan", update={"clarification": reply, "decomposition": broader, "route": route})
+
+
+def closing_answer(reply: ClarifyReply, d: Decomposition, scope: str, services: AgentServices) -> Answer | None:
+    """The answer of a reply that ends the run (the export written, or the stop), None for one that goes on."""
     if reply.choice == "export":
         home = services.stack.settings.home
-        path, count = export_csv(services.tools.context(runtime.context.scope), d, home / "exports")
-        answer = Answer(
+        path, count = export_csv(services.tools.context(scope), d, home / "exports")
+        return Answer(
             format="export",
             text=f"Exported all {count} matching rows to {path.name}, in the exports folder of the data home.",
             export_path=path.relative_to(home).as_posix(),
             value=count,
         )
-        return Command(goto="compose", update={"clarification": reply, "answer": answer})
-    return Command(
-        goto="compose",
+    if reply.choice == "stop":
+        return Answer(format="stopped", text="Stopped at your request; nothing more was searched.")
+    return None
+
+
+def answered_reading(
+    d: Decomposition, reply: ClarifyReply, added: Constraint | None, catalog: Catalog
+) -> Decomposition:
+    """The question as a narrow or broaden answer leaves it: with the constraint added, or searched in the text
+    (without the constraints, or in every bucket of the scope when there were none)."""
+    if reply.choice == "narrow":
+        return d.model_copy(update={"constraints": [*d.constraints, added], "unmapped": []})
+    return d.model_copy(
         update={
-            "clarification": reply,
-            "answer": Answer(format="stopped", text="Stopped at your request; nothing more was searched."),
-        },
+            "constraints": [],
+            "unmapped": [],
+            "intent": "qa",  # what was asked for cannot be computed; the text is searched, as the option says
+            "buckets": d.buckets if d.constraints else list(catalog.buckets),
+        }
     )
+
+
+def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> Command:
+    d = state["decomposition"]
+    reply, added = human_reply(state, runtime, services)
+    if (answer := closing_answer(reply, d, runtime.context.scope, services)) is not None:
+        return Command(goto="compose", update={"clarification": reply, "answer": answer})
+    if reply.choice == "retry":
+        return Command(goto="decompose", update={"clarification": reply})
+    reading = answered_reading(d, reply, added, services.catalog(runtime.context.scope))
+    update = {"clarification": reply, "decomposition": reading}
+    if reply.choice == "broaden":
+        update["route"] = services.planner(runtime.context).route(reading, tried=[])
+    return Command(goto="plan", update=update)

@@ -1,0 +1,88 @@
+"""model: one turn of the chat model, with the tools bound, read as the step's decision.
+
+The model sees the question (after the thread's turns just before it, which a follow-up points back to), the seven
+tools as OpenAI tools (`tools.langchain_tools.build_tools`: the scope's buckets as an enum, the fields of each from
+the catalog) and `decide`, then the results of its calls. Its reply is the step's `Decision`
+(`graph.single_loop.replies`), recorded in `decisions` as the orchestrator's review records its own. Once the
+run's tool calls reach the cap the model is not asked again: the decision is `enough`, over what they found.
+
+The model is called with LangGraph's `nostream` tag, and the conversation keeps its calls but not its words beside
+them (those are the decision's reason): the loop's messages reach `messages` stream clients, and unchecked text of
+the model must not.
+"""
+
+from __future__ import annotations
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from langgraph.constants import TAG_NOSTREAM
+from langgraph.runtime import Runtime
+
+from core.errors import BackendUnavailable, InvalidInput
+from graph.context import AgentContext
+from graph.planners.chat_breaker import is_transport_failure
+from graph.schemas import Decision
+from graph.services import AgentServices
+from graph.single_loop.replies import DECIDE, decide_tool, decision_of
+from graph.single_loop.state import LoopState
+from graph.state import budget
+from prompts import load as load_prompts
+from tools.langchain_tools import build_tools
+
+THREAD_MESSAGES = 5
+"""Of the thread's messages, the question and the two turns before it: what "which of those" points back to."""
+
+
+def chat_model(services: AgentServices) -> BaseChatModel:
+    """The services' chat model; the single loop is nothing without one, and says so."""
+    model = services.chat_model
+    if model is None:
+        raise InvalidInput(
+            "the single-loop agent needs a chat model: set RAGENT_CHAT=local for the local model, or OPENAI_API_KEY "
+            "(with OPENAI_BASE_URL for another OpenAI-compatible endpoint); the orchestrator (`--agent "
+            "orchestrator`, the server's `agent` graph) answers without one"
+        )
+    return model
+
+
+def conversation(state: LoopState, context: AgentContext) -> list[AnyMessage]:
+    system = load_prompts("single_loop")["loop"]["system"]
+    return [
+        SystemMessage(system.format(max_hits=context.max_hits, max_tool_calls=context.tool_call_cap)),
+        *state["messages"][-THREAD_MESSAGES:],
+        *state.get("loop", []),
+    ]
+
+
+def _ask(services: AgentServices, context: AgentContext, messages: list[AnyMessage]) -> AIMessage:
+    tools = [*build_tools(services.tools.context(context.scope)), decide_tool()]
+    bound = chat_model(services).bind_tools(tools).with_config(tags=[TAG_NOSTREAM])
+    try:
+        return bound.invoke(messages)
+    except Exception as error:
+        if not is_transport_failure(error):
+            raise
+        services.breaker.trip()  # the orchestrator's planners leave the model alone for a while too
+        raise BackendUnavailable(
+            f"the chat model failed ({type(error).__name__}) and the single loop cannot go on without it: ask again "
+            "once it answers, or ask the orchestrator, whose rules answer without it"
+        ) from None
+
+
+def _decide_answered(reply: AIMessage, decision: Decision) -> list[ToolMessage]:
+    """Every call answered, as chat APIs require: `decide` beside other calls waits for their results."""
+    said = "not taken: decide once you have the results of your other calls" if decision.action == "more" else "noted"
+    return [ToolMessage(said, tool_call_id=c["id"] or "", name=DECIDE) for c in reply.tool_calls if c["name"] == DECIDE]
+
+
+def model(state: LoopState, runtime: Runtime[AgentContext], *, services: AgentServices) -> dict:
+    context = runtime.context
+    if budget(state, context).left == 0:
+        spent = f"the run's {context.tool_call_cap} tool calls are spent; the answer is composed from what they found"
+        return {"decisions": [Decision(action="enough", reason=spent)]}
+    reply = _ask(services, context, conversation(state, context))
+    decision = decision_of(reply)
+    calls_only = AIMessage(
+        "", tool_calls=reply.tool_calls, invalid_tool_calls=reply.invalid_tool_calls, id=reply.id, name=reply.name
+    )
+    return {"loop": [calls_only, *_decide_answered(reply, decision)], "decisions": [decision]}
