@@ -16,8 +16,8 @@ from evals.agent_target import AgentTarget, _added
 from evals.beir_eval import run_beir
 from evals.evaluators import citation_validity, model_judges, number_groundedness, numbers_in, value_exact
 from evals.question_eval import Question, evaluate_questions
+from tests.scripted_model import ScriptedModel
 from tests.test_cli import _one_line_error, ragent
-from tests.test_llm_planner import ScriptedModel
 
 GOOD = {
     "id": "q1",

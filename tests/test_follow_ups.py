@@ -13,9 +13,9 @@ from datetime import date
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
-from pydantic import Field
 
 from core.errors import InvalidInput
+from graph.answer.written import NO_ANSWER
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import DEFAULT_CONTEXT, AgentContext
@@ -28,7 +28,7 @@ from graph.planners.rule_planner import RulePlanner
 from graph.services import AgentServices
 from retrievers.loaders import sample
 from tests.fake_catalog import FakeCatalog
-from tests.test_llm_planner import DELAWARE, ENOUGH, PLAN, ScriptedModel, structured
+from tests.scripted_model import RecordingModel, condition, reading
 
 
 @pytest.fixture(scope="module")
@@ -176,49 +176,36 @@ def test_a_run_with_no_question_is_refused_with_a_clear_error(agent, run_input):
         Thread(agent).send(run_input)
 
 
-class RecordingModel(ScriptedModel):
-    """A scripted chat model that keeps every prompt it was sent."""
-
-    prompts: list[str] = Field(default_factory=list)
-
-    def _generate(self, messages, *args, **kwargs):
-        self.prompts.append("\n".join(m.text for m in messages))
-        return super()._generate(messages, *args, **kwargs)
-
-
-TFC = {
-    "question": "Which of those have termination for convenience?",
-    "intent": "list",
-    "buckets": ["contracts"],
-    "constraints": [
-        *DELAWARE["constraints"],
-        {"bucket": "contracts", "field": "termination_for_convenience", "op": "=", "value": True},
-    ],
-    "follow_up_of": "yes",
-}
-"""The model's reading of the second turn: a follow-up, the first turn's condition kept."""
+DELAWARE_QUESTION = "Which contracts are under Delaware law?"
+DELAWARE = reading("contracts", "list", [condition("governing_law", "=", "Delaware")])
+TFC_QUESTION = "Which of those have termination for convenience?"
+TFC = reading("contracts", "list", [condition("termination_for_convenience", "=", True)])
+"""The model's reading of the second turn: only what its words say; the merge keeps the first turn's condition."""
+GARBAGE = AIMessage(content="no idea")
+NOTHING = AIMessage(content=NO_ANSWER)
+"""A compose reply that leaves the answer to the rules."""
 
 
-def test_the_llm_planner_is_shown_the_previous_reading_and_the_rules_merge_when_it_fails(sample_stack):
-    tfc = TFC
-    garbage = AIMessage(content="no idea")
-    script = [structured("Decomposition", DELAWARE), structured("Plan", PLAN), structured("Decision", ENOUGH)]
-    script.append(structured("Decomposition", tfc))
-    script += [garbage] * 10  # turn 2's plan and review, turn 3's decompose, plan and review: two attempts each
+def test_the_llm_planners_reading_of_a_follow_up_is_merged_and_the_rules_merge_when_it_fails(sample_stack):
+    script = [DELAWARE, NOTHING, TFC, NOTHING, GARBAGE, GARBAGE, NOTHING]  # each turn: its reading, then compose
     model = RecordingModel(messages=iter(script))
     with AgentServices(sample_stack, chat_model=model) as services:
         thread = Thread(compile_agent(services, InMemorySaver(serde=SERDE)), AgentContext(planner="llm"))
-        thread.ask(DELAWARE["question"])
+        thread.ask(DELAWARE_QUESTION)
         asked = len(model.prompts)
-        second = thread.ask(tfc["question"])
-        assert "Previous decomposition: none" in model.prompts[0]
-        assert '"value":"Delaware"' in model.prompts[asked] and DELAWARE["question"] in model.prompts[asked]
-        assert second["decomposition"].follow_up_of == DELAWARE["question"], "set from the previous reading"
+        second = thread.ask(TFC_QUESTION)
+        assert (
+            model.prompts[asked].endswith(f"Question: {TFC_QUESTION}")
+            and DELAWARE_QUESTION not in (model.prompts[asked])
+        ), "the model reads the new question alone"
+        assert second["decomposition"].follow_up_of == DELAWARE_QUESTION, "set from the previous reading"
+        assert [(c.mode, c.outcome) for c in second["model_calls"]] == [("decompose", "used")]
         expected = under("Delaware") & contracts(lambda row: row.get("termination_for_convenience"))
         assert listed(second) == expected
 
         third = thread.ask("How many of them were signed in 2025?")
-        assert third["decomposition"].follow_up_of == tfc["question"], "the rules took over and merged"
+        assert third["decomposition"].follow_up_of == TFC_QUESTION, "the rules took over and merged"
+        assert [(c.mode, c.outcome) for c in third["model_calls"]] == [("decompose", "invalid")] * 2
         signed = contracts(lambda row: row["agreement_date"].startswith("2025"))
         assert 0 < len(expected & signed) < len(expected) and third["answer"].value == len(expected & signed)
 
@@ -392,18 +379,16 @@ def test_reading_an_unrelated_second_question_is_not_merged():
     assert second.follow_up_of is None and _said(second) == [("notice_period_days", "<", 60)]
 
 
-def test_the_llm_planner_is_shown_the_previous_reading_and_the_rules_merge_when_it_fails_over_a_fake_catalog():
-    tfc = TFC
-    garbage = AIMessage(content="no idea")
-    model = RecordingModel(messages=iter([structured("Decomposition", DELAWARE), structured("Decomposition", tfc),
-                                          garbage, garbage]))  # fmt: skip
+def test_the_llm_planners_reading_of_a_follow_up_is_merged_and_the_rules_merge_when_it_fails_over_a_fake_catalog():
+    model = RecordingModel(messages=iter([DELAWARE, TFC, GARBAGE, GARBAGE]))
     planner = LLMPlanner(AgentContext(planner="llm"), FAKE, model, ChatBreaker(), PLANNER.decomposer)
-    first = planner.decompose(DELAWARE["question"])
-    second = planner.decompose(tfc["question"], first)
-    assert "Previous decomposition: none" in model.prompts[0]
-    assert '"value":"Delaware"' in model.prompts[1] and DELAWARE["question"] in model.prompts[1]
-    assert second.follow_up_of == DELAWARE["question"], "set from the previous reading"
+    first = planner.decompose(DELAWARE_QUESTION)
+    second = planner.decompose(TFC_QUESTION, first)
+    assert "Previous decomposition" not in model.prompts[1] and DELAWARE_QUESTION not in model.prompts[1]
+    assert second.follow_up_of == DELAWARE_QUESTION, "set from the previous reading"
+    assert _said(second) == [("governing_law", "=", "Delaware"), ("termination_for_convenience", "=", True)]
     third = planner.decompose("How many of them were signed in 2025?", second)
-    assert third.follow_up_of == tfc["question"], "the rules took over and merged"
+    assert third.follow_up_of == TFC_QUESTION, "the rules took over and merged"
     assert (third.intent, third.aggregate) == ("count", "count")
     assert [c.field for c in third.constraints] == ["governing_law", "termination_for_convenience", "agreement_date"]
+    assert [(c.mode, c.outcome) for c in planner.calls] == [("decompose", "used")] * 2 + [("decompose", "invalid")] * 2

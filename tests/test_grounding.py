@@ -15,7 +15,7 @@ from graph.planners.grounding import ModelReading, ground, ground_reading
 from graph.planners.llm_planner import LLMPlanner
 from graph.planners.rule_decomposer import RuleDecomposer
 from tests.fake_catalog import FakeCatalog
-from tests.test_llm_planner import ScriptedModel, structured
+from tests.scripted_model import ScriptedModel, condition, reading
 
 CATALOG = FakeCatalog.sample()
 RULES = RuleDecomposer(CATALOG, today=date(2025, 6, 15))
@@ -94,18 +94,21 @@ def test_the_checks_that_make_the_run_ask_apply_to_a_models_reading_too():
     assert [u.text for u in ground(d, RULES.vocabulary).unmapped] == ["unpaid"]
 
 
-def test_the_llm_planner_grounds_the_models_decomposition():
-    said = {
-        "question": "Which contracts are under New York law?",
-        "intent": "list",
-        "buckets": ["contracts"],
-        "constraints": [{"bucket": "contracts", "field": "governing_law", "op": "==", "value": "New York law"}],
-    }
-    model = ScriptedModel(messages=iter([structured("Decomposition", said)]))
-    planner = LLMPlanner(AgentContext(planner="llm"), CATALOG, model, ChatBreaker(), RULES)
-    d = planner.decompose(said["question"])
-    assert [(c.field, c.op, c.value) for c in d.constraints] == [("governing_law", "=", "New York")]
-    assert planner.fallbacks == []
+def test_the_llm_planner_grounds_the_models_reading():
+    """The model writes the value as the question says it ("New York law"); grounding finds the value rows hold."""
+    question = "Which contracts are under New York law?"
+    said = reading("contracts", "list", [condition("governing_law", "=", "New York law")])
+    planner = LLMPlanner(
+        AgentContext(planner="llm"), CATALOG, ScriptedModel(messages=iter([said])), ChatBreaker(), RULES
+    )
+    d = planner.decompose(question)
+    assert (d.intent, [(c.field, c.op, c.value) for c in d.constraints]) == (
+        "list",
+        [("governing_law", "=", "New York")],
+    )
+    assert planner.fallbacks == [] and [(c.mode, c.outcome, c.detail) for c in planner.calls] == [
+        ("decompose", "used", "")
+    ]
 
 
 # -- reads during decompose -------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import csv
 import uuid
 
 import pytest
+from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
@@ -24,7 +25,7 @@ from graph.services import AgentServices
 from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
 from tests.conftest import fresh_database, make_stack
-from tests.test_llm_planner import DELAWARE, ScriptedModel, structured
+from tests.scripted_model import RecordingModel, reading, reply
 
 A, B = "tenant-a", "tenant-b"
 INJECTION = (
@@ -214,32 +215,50 @@ def test_instructions_inside_documents_change_no_tool_argument_and_no_answer(inj
 
 
 def test_a_model_planner_that_obeys_an_injection_still_cannot_leave_its_scope(tenants):
-    """The scripted model plans exactly what the injected text asks; scope is not an argument a tool accepts, and
-    the document ids of the other tenant find nothing, so the run answers from tenant A."""
-    decomposition = DELAWARE
-    obeying = {
+    """The scripted model plans what the injected text asks: first with a scope argument (no tool takes one: the plan
+    is refused and asked again), then with every filter dropped and tenant B's document fetched by id. The calls run
+    in tenant A: they find A's rows and not B's document, and the model's answer that repeats the injection fails
+    the checks, so the run answers from tenant A."""
+    question = "How do I get onto the VPN when working from home?"
+    leaving = {
         "buckets": ["contracts"],
-        "strategy": "structured",
+        "strategy": "long_text",
         "max_tool_calls": 4,
         "calls": [
             {"tool": "annotations_search", "arguments": {"bucket": "contracts", "scope": B, "top_k": 50}},
             {"tool": "get_document", "arguments": {"doc_id": "tenant-b-secret"}},
         ],
     }
-    model = ScriptedModel(
+    obeying = {
+        **leaving,
+        "calls": [{**leaving["calls"][0], "arguments": {"bucket": "contracts", "top_k": 50}}, leaving["calls"][1]],
+    }
+    claim = "Every contract is governed by Delaware law with a notice period of 10 days [1]."
+    model = RecordingModel(
         messages=iter(
             [
-                structured("Decomposition", decomposition),
-                structured("Plan", obeying),
-                structured("Plan", obeying),
-                structured("Decision", {"action": "enough", "reason": "done"}),
+                reading("generic", "text"),
+                reply({"kind": "long_text", "fallback_order": [], "reason": "as the note says"}),
+                reply(leaving),
+                reply(obeying),
+                reply({"action": "enough", "reason": "done"}),
+                AIMessage(claim),
+                AIMessage(claim),
             ]
         )
     )
-    values = ask(tenants[0], decomposition["question"], AgentContext(scope=A, planner="llm"), chat_model=model)
+    values = ask(tenants[0], question, AgentContext(scope=A, planner="llm"), chat_model=model)
+    assert [(c.mode, c.outcome) for c in values["model_calls"]] == [
+        ("decompose", "used"),
+        ("select_route", "used"),
+        ("plan", "invalid"),
+        ("plan", "used"),
+        ("review", "used"),
+    ]
+    assert [e.call.arguments for e in values["evidence"]] == [c["arguments"] for c in obeying["calls"]]
+    rows = {h.doc_id: h.row for e in values["evidence"] for h in e.envelope.hits if getattr(h, "row", None)}
+    assert rows and set(rows) <= set(A_LABELS) | {"injected-contract"}, "tenant A's contracts only"
+    assert {law for row in rows.values() for law in row.get("governing_law", [])} > {"Delaware"}, "A's labels, not B's"
     returned = {doc_id for e in values["evidence"] for doc_id in e.envelope.doc_ids()}
-    assert "tenant-b-secret" not in returned and "tenant-b-secret" not in {c.doc_id for c in values["answer"].citations}
-    delaware = {
-        d for d, s in A_LABELS.items() for a in s.annotations if "Delaware" in (a.row.get("governing_law") or [])
-    }
-    assert {c.doc_id for c in values["answer"].citations} == delaware
+    assert "tenant-b-secret" not in returned | {c.doc_id for c in values["answer"].citations}
+    assert values["answer"].composed_by != "model" and "10 days" not in values["answer"].text

@@ -1,15 +1,19 @@
-"""LLMPlanner driven by scripted fake chat models from langchain-core (no network, no model)."""
+"""LLMPlanner driven by scripted fake chat models (`tests.scripted_model`: no network, no model).
+
+The model answers every planning mode with JSON in its reply's content (`method="json_schema"`): its reading of the
+question (`graph.planners.model_reading`) and, for a question answered from text, its route, plan and decision. A
+list, count or sum is routed, planned and reviewed by the rules; with the `auto` planner the model only reads what
+the rules could not. Every call is in the run's `model_calls`."""
 
 from __future__ import annotations
 
 import uuid
-from itertools import count
 
 import pytest
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
+from graph.answer.written import NO_ANSWER
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
@@ -18,45 +22,17 @@ from graph.planners.chat_breaker import ChatBreaker
 from graph.planners.llm_planner import LLMPlanner
 from graph.services import AgentServices
 from retrievers.loaders import sample
+from tests.scripted_model import RecordingModel, ScriptedModel, condition, reading, reply
 
-_ids = count()
-
-
-class ScriptedModel(GenericFakeChatModel):
-    """Replies with the scripted messages in order; tools are 'bound' by replying with tool calls as scripted."""
-
-    def bind_tools(self, tools, **kwargs):
-        return self
-
-
-def structured(name: str, args: dict) -> AIMessage:
-    return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": f"call_{next(_ids)}"}])
-
-
-DELAWARE = {
-    "question": "Which contracts are governed by Delaware law?",
-    "intent": "list",
-    "buckets": ["contracts"],
-    "constraints": [{"bucket": "contracts", "field": "governing_law", "op": "=", "value": "Delaware"}],
-}
-PLAN = {
-    "buckets": ["contracts"],
-    "strategy": "structured",
-    "max_tool_calls": 5,
-    "calls": [
-        {
-            "tool": "annotations_search",
-            "arguments": {
-                "bucket": "contracts",
-                "predicates": {"governing_law": {"op": "=", "value": "Delaware"}},
-                "top_k": 50,
-            },
-        }
-    ],
-}
-ENOUGH = {"action": "enough", "reason": "three Delaware contracts found"}
-STRUCTURED_ROUTE = {"kind": "structured", "fallback_order": [], "reason": "fields answer it"}
+DELAWARE_QUESTION = "Which contracts are governed by Delaware law?"
+DELAWARE = reading("contracts", "list", [condition("governing_law", "=", "Delaware")])
+"""The model's reading of DELAWARE_QUESTION."""
+GARBAGE = AIMessage(content="I think Delaware?")
 LEAD = AIMessage(content="Three contracts are governed by Delaware law [1].")
+NOTHING = AIMessage(content=NO_ANSWER)
+"""A compose reply that leaves the answer to the rules."""
+ENOUGH = {"action": "enough", "reason": "the clauses are found"}
+LIABILITY_QUESTION = "Summarize the limitation of liability in contracts governed by Delaware law"
 
 
 @pytest.fixture(scope="module")
@@ -64,12 +40,21 @@ def stack(sample_stack):
     return sample_stack
 
 
-def run(stack, script: list[AIMessage], question: str = DELAWARE["question"]):
-    with AgentServices(stack, chat_model=ScriptedModel(messages=iter(script))) as services:
+def run(stack, script: list[AIMessage], question: str = DELAWARE_QUESTION, planner: str = "llm"):
+    model = RecordingModel(messages=iter(script))
+    with AgentServices(stack, chat_model=model) as services:
         agent = compile_agent(services, InMemorySaver(serde=SERDE))
         config = {"configurable": {"thread_id": uuid.uuid4().hex}}
-        agent.invoke({"question": question}, config, context=AgentContext(planner="llm"))
-        return agent.get_state(config).values
+        agent.invoke({"question": question}, config, context=AgentContext(planner=planner))
+        return agent.get_state(config).values, model
+
+
+def calls(values: dict) -> list[tuple[str, str]]:
+    return [(c.mode, c.outcome) for c in values["model_calls"]]
+
+
+def rows(values: dict) -> set[str]:
+    return {r["doc_id"] for r in values["answer"].rows}
 
 
 DELAWARE_CONTRACTS = {
@@ -77,108 +62,147 @@ DELAWARE_CONTRACTS = {
 }
 
 
-def test_valid_structured_outputs_drive_the_planned_calls(stack):
-    state = run(
-        stack,
-        [
-            structured("Decomposition", DELAWARE),
-            structured("RouteChoice", STRUCTURED_ROUTE),
-            structured("Plan", PLAN),
-            structured("Decision", ENOUGH),
-            LEAD,
-        ],
-    )
-    assert [e.call.model_dump() for e in state["evidence"]] == [{**PLAN["calls"][0], "purpose": ""}]
-    assert state["decisions"][-1].reason == "three Delaware contracts found"
-    assert {r["doc_id"] for r in state["answer"].rows} == DELAWARE_CONTRACTS
-    assert state["answer"].composed_by == "model"
-    assert state["answer"].text.startswith("Three contracts are governed by Delaware law") and "| doc_id |" in (
-        state["answer"].text
+def test_a_valid_reading_drives_the_structured_answers_rows(stack):
+    values, model = run(stack, [DELAWARE, LEAD])
+    assert [(c.field, c.op, c.value) for c in values["decomposition"].constraints] == [
+        ("governing_law", "=", "Delaware")
+    ]
+    assert [e.call.arguments["predicates"] for e in values["evidence"]] == [
+        {"governing_law": {"op": "=", "value": "Delaware"}}
+    ], "the rules plan the structured route from the model's reading"
+    assert rows(values) == DELAWARE_CONTRACTS and calls(values) == [("decompose", "used")]
+    assert "Question: " + DELAWARE_QUESTION in model.prompts[0] and "- governing_law: text" in model.prompts[0]
+    assert values["answer"].composed_by == "model"
+    assert values["answer"].text.startswith("Three contracts are governed by Delaware law") and "| doc_id |" in (
+        values["answer"].text
     )
 
 
-def test_invalid_outputs_are_retried_once_then_the_rules_take_the_mode(stack):
-    garbage = AIMessage(content="I think Delaware?")
-    unknown_field = structured(
-        "Decomposition",
-        {
-            **DELAWARE,
-            "constraints": [{"bucket": "contracts", "field": "jurisdiction_of_mars", "op": "=", "value": "x"}],
-        },
-    )
-    state = run(stack, [garbage, unknown_field, *[garbage] * 8])
-    assert [(c.field, c.value) for c in state["decomposition"].constraints] == [("governing_law", "Delaware")], (
+def test_invalid_outputs_are_asked_again_once_then_the_rules_take_the_mode(stack):
+    unknown_field = reading("contracts", "list", [condition("jurisdiction_of_mars", "=", "x")])
+    values, _ = run(stack, [GARBAGE, unknown_field, GARBAGE, GARBAGE])
+    assert [(c.field, c.value) for c in values["decomposition"].constraints] == [("governing_law", "Delaware")], (
         "the rule decomposer took over"
     )
-    assert {r["doc_id"] for r in state["answer"].rows} == DELAWARE_CONTRACTS
+    assert rows(values) == DELAWARE_CONTRACTS and values["answer"].composed_by != "model"
+    assert calls(values) == [("decompose", "invalid"), ("decompose", "invalid")]
+    first, second = values["model_calls"]
+    assert "Invalid JSON" in first.detail and "conditions.0.field" in second.detail
 
 
 def test_a_second_attempt_with_the_error_is_used_when_valid(stack):
-    unknown_bucket = structured("Decomposition", {**DELAWARE, "buckets": ["recipes"]})
-    state = run(
-        stack,
-        [
-            unknown_bucket,
-            structured("Decomposition", DELAWARE),
-            structured("RouteChoice", STRUCTURED_ROUTE),
-            structured("Plan", PLAN),
-            structured("Decision", ENOUGH),
-            LEAD,
-        ],
+    unknown_bucket = reading("recipes", "list", [condition("governing_law", "=", "Delaware")])
+    values, _ = run(stack, [unknown_bucket, DELAWARE, LEAD])
+    assert values["decomposition"].buckets == ["contracts"] and rows(values) == DELAWARE_CONTRACTS
+    assert calls(values) == [("decompose", "invalid"), ("decompose", "used")]
+    assert "recipes" in values["model_calls"][0].detail
+
+
+def test_an_invented_condition_is_dropped_and_the_call_says_so(stack):
+    """A small model copies values from the fields it is shown: a condition the question never states is dropped."""
+    invented = reading(
+        "contracts",
+        "list",
+        [condition("governing_law", "=", "Delaware"), condition("notice_period_days", ">=", 90)],
     )
-    assert (
-        state["decomposition"].buckets == ["contracts"]
-        and state["decisions"][-1].reason == "three Delaware contracts found"
-    )
+    values, _ = run(stack, [invented, LEAD])
+    assert [c.field for c in values["decomposition"].constraints] == ["governing_law"]
+    assert rows(values) == DELAWARE_CONTRACTS and calls(values) == [("decompose", "used")]
+    assert values["model_calls"][0].detail == "dropped, as the question states none of them: notice_period_days >= 90.0"
 
 
 def test_a_call_rejected_as_invalid_request_is_recovered(stack):
+    """The model plans the searches of a question for text; a call the tool rejects is replaced by the rules'."""
     bad_plan = {
-        **PLAN,
+        "buckets": ["contracts"],
+        "strategy": "hybrid",
+        "max_tool_calls": 3,
         "calls": [
             {
-                "tool": "annotations_search",
-                "arguments": {"bucket": "contracts", "predicates": {"colour": {"op": "=", "value": "red"}}},
+                "tool": "search_text",
+                "arguments": {
+                    "bucket": "contracts",
+                    "query": "limitation of liability",
+                    "filters": {"colour": {"op": "=", "value": "red"}},
+                },
             }
         ],
     }
-    state = run(
-        stack,
-        [
-            structured("Decomposition", DELAWARE),
-            structured("RouteChoice", STRUCTURED_ROUTE),
-            structured("Plan", bad_plan),
-            structured("Decision", ENOUGH),
-            LEAD,
-        ],
-    )
-    statuses = [e.envelope.status for e in state["evidence"]]
-    assert statuses[0] == "invalid_request" and "unknown field 'colour'" in state["evidence"][0].envelope.hint
-    assert "recovering from rejected calls" in state["decisions"][1].reason and statuses[-1] == "ok"
-    assert {r["doc_id"] for r in state["answer"].rows} == DELAWARE_CONTRACTS
+    script = [
+        reading("contracts", "text", [condition("governing_law", "=", "Delaware")]),
+        reply({"kind": "hybrid", "fallback_order": ["long_text"], "reason": "clauses of Delaware contracts"}),
+        reply(bad_plan),
+        reply(ENOUGH),
+        NOTHING,
+    ]
+    values, _ = run(stack, script, LIABILITY_QUESTION)
+    statuses = [e.envelope.status for e in values["evidence"]]
+    assert statuses[0] == "invalid_request" and "unknown field 'colour'" in values["evidence"][0].envelope.hint
+    assert "recovering from rejected calls" in values["decisions"][1].reason
+    assert statuses[-1] in ("ok", "low_confidence"), "the recovered search ran"
+    assert values["decisions"][-1].reason == ENOUGH["reason"]
+    recovered = {doc_id for e in values["evidence"][1:] for doc_id in e.envelope.doc_ids()}
+    assert recovered and recovered <= DELAWARE_CONTRACTS, "the rules' calls, within the model's reading"
+    assert calls(values) == [("decompose", "used"), ("select_route", "used"), ("plan", "used"), ("review", "used")]
 
 
 def test_planner_llm_without_a_model_is_a_clear_error(stack, monkeypatch):
     from core.errors import InvalidInput
 
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    for name in ("RAGENT_CHAT", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
     with (
         AgentServices.from_env() as services,
-        pytest.raises(InvalidInput, match="needs a chat model: set OPENAI_API_KEY"),
+        pytest.raises(InvalidInput, match="needs a chat model: set RAGENT_CHAT=local"),
     ):
         services.planner(AgentContext(planner="llm"))
     with AgentServices(stack) as services:
         assert type(services.planner(AgentContext(planner="auto"))).__name__ == "RulePlanner"
 
 
-# -- route selection -------------------------------------------------------------------------------------------
+# -- planner auto: the rules, and the model only where they run out ----------------------------------------------
+
+
+def test_auto_makes_no_model_call_for_a_question_the_rules_read_whole(stack):
+    values, model = run(stack, [], "How many Delaware contracts?", planner="auto")
+    assert values["answer"].format == "figure" and values["answer"].value == len(DELAWARE_CONTRACTS)
+    assert values["model_calls"] == [] and model.prompts == []
+
+
+@pytest.mark.parametrize(
+    ("question", "said", "why"),
+    [
+        (
+            "How many contracts under Delaware law are really old?",
+            reading("contracts", "count"),
+            "its reading did not hold (Delaware); the rules' was kept",
+        ),
+        (
+            "How many contracts have a notice period under 60 days?",
+            reading("contracts", "count", [condition("notice_period_days", "<=", 60)]),
+            "its reading dropped or changed a condition the rules read; theirs was kept",
+        ),
+    ],
+    ids=["dropped", "changed"],
+)
+def test_auto_keeps_the_rules_reading_when_the_models_loses_one_of_their_conditions(stack, question, said, why):
+    """Where the rules leave words, the model may add to their reading, never take from it."""
+    ruled, _ = run(stack, [], question, planner="rules")
+    values, model = run(stack, [said], question, planner="auto")
+    assert len(model.prompts) == 1, "the rules left words: the model was asked"
+    assert values["decomposition"].constraints == ruled["decomposition"].constraints
+    assert values["answer"].value == ruled["answer"].value
+    assert [(c.mode, c.outcome, c.detail) for c in values["model_calls"]] == [("decompose", "invalid", why)]
+
+
+# -- route selection (a question answered from text) ----------------------------------------------------------
 
 
 def route_with(stack, script: list[AIMessage], d: Decomposition, tried: list[str]):
     with AgentServices(stack) as services:
         model = ScriptedModel(messages=iter(script))
         planner = LLMPlanner(AgentContext(planner="llm", max_hits=7), services.catalog("default"), model, ChatBreaker())
-        return planner.route(d, tried), planner.fallbacks
+        return planner.route(d, tried), planner
 
 
 TEXT_QUESTION = Decomposition(question="How do I get onto the VPN from home?", intent="qa", buckets=["generic"])
@@ -187,21 +211,27 @@ COUNT_QUESTION = Decomposition(question="How many contracts are there?", intent=
 
 def test_the_models_route_is_taken_with_the_runs_cutoffs(stack):
     choice = {"kind": "long_text", "fallback_order": [], "reason": "the answer is in the guide's text"}
-    route, fallbacks = route_with(stack, [structured("RouteChoice", choice)], TEXT_QUESTION, [])
-    assert (route.kind, route.fallback_order, route.max_hits) == ("long_text", [], 7) and fallbacks == []
+    route, planner = route_with(stack, [reply(choice)], TEXT_QUESTION, [])
+    assert (route.kind, route.fallback_order, route.max_hits) == ("long_text", [], 7) and planner.fallbacks == []
+    assert [(c.mode, c.outcome) for c in planner.calls] == [("select_route", "used")]
+
+
+def test_a_structured_questions_route_is_the_rules_without_a_model_call(stack):
+    route, planner = route_with(stack, [], COUNT_QUESTION, [])
+    assert route.kind == "structured" and planner.calls == []
 
 
 @pytest.mark.parametrize(
-    ("d", "tried", "choice", "rules_route"),
+    ("tried", "choice", "rules_route"),
     [
-        (COUNT_QUESTION, [], {"kind": "long_text", "fallback_order": []}, "structured"),
-        (TEXT_QUESTION, [], {"kind": "structured", "fallback_order": ["long_text"]}, "long_text"),
-        (TEXT_QUESTION, [], {"kind": "hybrid", "fallback_order": []}, "long_text"),
-        (COUNT_QUESTION, ["structured"], {"kind": "structured", "fallback_order": []}, "structured"),
+        ([], {"kind": "structured", "fallback_order": ["long_text"]}, "long_text"),
+        ([], {"kind": "hybrid", "fallback_order": []}, "long_text"),
+        (["long_text"], {"kind": "long_text", "fallback_order": []}, "long_text"),
     ],
-    ids=["count-by-passages", "structured-for-text", "hybrid-without-constraints", "already-tried"],
+    ids=["structured-for-text", "hybrid-without-constraints", "already-tried"],
 )
-def test_a_route_that_breaks_the_rules_is_asked_again_then_left_to_the_rules(stack, d, tried, choice, rules_route):
-    bad = structured("RouteChoice", {**choice, "reason": "a guess"})
-    route, fallbacks = route_with(stack, [bad, bad], d, tried)
-    assert route.kind == rules_route and fallbacks == ["select_route: no usable answer after 2 attempts"]
+def test_a_route_that_breaks_the_rules_is_asked_again_then_left_to_the_rules(stack, tried, choice, rules_route):
+    bad = reply({**choice, "reason": "a guess"})
+    route, planner = route_with(stack, [bad, bad], TEXT_QUESTION, tried)
+    assert route.kind == rules_route and planner.fallbacks == ["select_route: no usable answer after 2 attempts"]
+    assert [(c.mode, c.outcome) for c in planner.calls] == [("select_route", "invalid")] * 2

@@ -99,7 +99,7 @@ def test_a_count_is_answered_through_one_aggregate_call_with_the_figure_computed
         AIMessage("Three contracts are governed by Delaware law [1]."),  # compose: the lead the model writes
     ]
     agent, config, model, _ = ask(
-        sample_stack, script, "How many contracts are governed by Delaware law?", AgentContext()
+        sample_stack, script, "How many contracts are governed by Delaware law?", AgentContext(planner="llm")
     )
     state = agent.get_state(config).values
     answer = state["answer"]

@@ -28,6 +28,7 @@ from langchain_core.language_models import BaseChatModel
 from pydantic import BaseModel, Field
 
 from core.errors import InvalidInput
+from english.lexicon import FILLER
 from graph.answer.written import AnswerWriter
 from graph.context import AgentContext
 from graph.decomposition import STRUCTURED_INTENTS, Decomposition
@@ -62,7 +63,7 @@ def prompts() -> dict[str, dict[str, str]]:
 def ran_out(d: Decomposition) -> bool:
     """The rules' reading leaves something to a model: words it could not map, or, for a list, count or sum,
     words of the question it placed nowhere (an "average" it did not take, a "veggie" it did not know)."""
-    return bool(d.unmapped) or (d.intent in STRUCTURED_INTENTS and bool(d.topic_terms))
+    return bool(d.unmapped) or (d.intent in STRUCTURED_INTENTS and any(t not in FILLER for t in d.topic_terms))
 
 
 def kept_conditions(ruled: Decomposition, read: Decomposition) -> bool:
@@ -124,7 +125,12 @@ class LLMPlanner:
             return self._rejected(ruled, f"its reading did not hold ({words}); the rules' was kept")
         if not self.everywhere and not ruled.unmapped and not kept_conditions(ruled, read):
             return self._rejected(ruled, "its reading dropped or changed a condition the rules read; theirs was kept")
-        read = read.model_copy(update={"catalog_reads": ruled.catalog_reads})
+        # What the model does not choose (the words to search the text for) stays the rules'.
+        kept = {
+            "topic_terms": read.topic_terms or ruled.topic_terms,
+            "sub_queries": read.sub_queries or ruled.sub_queries,
+        }
+        read = read.model_copy(update={**kept, "catalog_reads": ruled.catalog_reads})
         return merge(previous, read) if follow_up else read
 
     def _rejected(self, ruled: Decomposition, why: str) -> Decomposition:
@@ -215,12 +221,12 @@ class LLMPlanner:
         d, route, evidence, budget = progress.decomposition, progress.route, progress.evidence, progress.budget
         rejected = [e for e in evidence if e.envelope.status == "invalid_request"]
         left = budget.left
-        if rejected and left > 0:
+        made = [e.call for e in evidence]
+        recovery = [c for c in self.rules.plan(d, route, budget).calls if c not in made]
+        if rejected and left > 0 and recovery:  # once: the rules' calls for the route, those not made yet
             reasons = "; ".join(e.envelope.hint or "" for e in rejected)
             return Decision(
-                action="more",
-                reason=f"recovering from rejected calls ({reasons})",
-                next_calls=budget.allow(self.rules.plan(d, route, budget).calls),
+                action="more", reason=f"recovering from rejected calls ({reasons})", next_calls=budget.allow(recovery)
             )
         if not evidence or not self.everywhere or route.kind == "structured":
             return self.rules.review(progress)
