@@ -15,6 +15,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
 from cli.printing import chosen, show_until_settled, terminal_choice
+from cli.progress import progress_callbacks
 from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE
 from graph.access.tenancy import check_thread_scope
 from graph.agents import AGENTS, DEFAULT_AGENT, GRAPH_ID, thread_graph
@@ -41,6 +42,11 @@ def agent_session(
         yield agent.with_config(configurable={GRAPH_ID: graph_id}), services  # recorded in every checkpoint
 
 
+def running(thread: str) -> dict[str, Any]:
+    """The config of a run on `thread`, with the terminal's progress while it waits on the chat model."""
+    return {"configurable": {"thread_id": thread}, "callbacks": progress_callbacks()}
+
+
 def settle(
     agent: CompiledStateGraph,
     thread: str,
@@ -60,7 +66,7 @@ def settle(
 
     return show_until_settled(
         state,
-        lambda reply: agent.invoke(Command(resume=reply), config, context=context),
+        lambda reply: agent.invoke(Command(resume=reply), running(thread), context=context),
         thread,
         explain=explain,
         ask_human=ask_human,
@@ -101,7 +107,7 @@ def ask(
     question = checked_question(question)  # before LangGraph writes it into the thread's first checkpoint
     with agent_session(agent_name) as (agent, services):
         check_thread_scope(context.scope, agent.get_state({"configurable": {"thread_id": thread}}).values.get("scope"))
-        agent.invoke({"question": question}, {"configurable": {"thread_id": thread}}, context=context)
+        agent.invoke({"question": question}, running(thread), context=context)
         settle_here(agent, services, thread, context, explain, as_json)
         if note := empty_scope_note(services, context.scope):
             print(note, file=sys.stderr)
@@ -136,5 +142,5 @@ def resume(
         check_thread_scope(asked_scope or own, own)
         context = replace(context, scope=own)
         answer = chosen(answer, state.interrupts[0].value["options"])
-        agent.invoke(Command(resume=answer), {"configurable": {"thread_id": thread}}, context=context)
+        agent.invoke(Command(resume=answer), running(thread), context=context)
         settle_here(agent, services, thread, context, explain, as_json)

@@ -374,9 +374,14 @@ def evaluate(args: argparse.Namespace) -> None:
         raise RagentError("give a question set (`--questions FILE.jsonl`) or a BEIR folder (`--beir DIR`)")
     if args.questions:
         from evals.question_eval import run_question_file
+        from graph.context import AgentContext
 
         summary = run_question_file(
-            Path(args.questions), home=Path(args.home) if args.home else None, out=Path(args.out), limit=args.limit
+            Path(args.questions),
+            home=Path(args.home) if args.home else None,
+            out=Path(args.out),
+            limit=args.limit,
+            context=AgentContext(planner=args.planner),
         )
     else:
         from evals.beir_eval import run_beir

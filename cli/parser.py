@@ -40,6 +40,10 @@ BENCH_SCALE_SIZES = [10_000, 100_000, 1_000_000]
 EVAL_OUT, BENCH_OUT = "eval-out", "bench-out"
 
 AGENT_DEFAULTS = AgentContext()
+PLANNER_HELP = (
+    "auto: the rules, and the chat model (RAGENT_CHAT) where they cannot read a question whole; llm: the model in "
+    "every mode, checked by code; rules: no model"
+)
 
 
 def scope_name(text: str) -> str:
@@ -121,8 +125,7 @@ def _agent_options(parser: argparse.ArgumentParser, scope_help: str | None = Non
         "--planner",
         choices=("auto", "rules", "llm"),
         default=AGENT_DEFAULTS.planner,
-        help="auto: the rules, and the chat model (RAGENT_CHAT) where they cannot read a question whole; llm: the "
-        "model in every mode, checked by code; rules: no model",
+        help=PLANNER_HELP,
     )
 
 
@@ -268,6 +271,7 @@ def _evals(sub) -> None:
     )
     p.add_argument("--limit", type=positive_int, help="only the first N questions")
     p.add_argument("--out", default=EVAL_OUT, help="folder for the JSON records and the Markdown summary")
+    p.add_argument("--planner", choices=("auto", "rules", "llm"), default=AGENT_DEFAULTS.planner, help=PLANNER_HELP)
     p.set_defaults(run=commands.evaluate)
 
     p = sub.add_parser(

@@ -163,6 +163,7 @@ class AgentTarget:
             "evidence_text": graded[:EVIDENCE_TEXT_CHARS],
             "evidence_ranking": evidence_ranking(evidence),
             "latency_ms": None if latency is None else round(latency, 1),
+            "model_calls": [c.model_dump() for c in values.get("model_calls", [])],
         }
 
 

@@ -177,8 +177,11 @@ Evidence (passages and rows the agent retrieved): {evidence}
 Score 1 when every claim of the answer is supported by the evidence, 0 when none is."""
 
 
-def model_judges(model: BaseChatModel | None) -> tuple[list[Evaluator], str | None]:
-    """Model-judged correctness and faithfulness, or none and the reason they are skipped."""
+def model_judges(model: BaseChatModel | None, *, local: bool = False) -> tuple[list[Evaluator], str | None]:
+    """Model-judged correctness and faithfulness, or none and the reason they are skipped. The local model is never
+    a judge: a 0.5B or 1.5B model grading its own answers measures nothing."""
+    if local:
+        return [], "model-judged correctness and faithfulness skipped: the local model under test is no judge"
     if model is None:
         return (
             [],

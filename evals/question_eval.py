@@ -34,6 +34,7 @@ from langsmith import Client, evaluate
 from langsmith.schemas import Example
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from chat.settings import ChatSettings
 from core.errors import InvalidInput
 from evals.agent_target import AgentTarget
 from evals.eval_corpus import check_datasets, eval_home, eval_services, ingest_datasets
@@ -179,7 +180,8 @@ def evaluate_questions(
     services: AgentServices, questions: list[Question], name: str, *, context: AgentContext = DEFAULT_CONTEXT
 ) -> list[dict[str, Any]]:
     """Answer and score every question with the agent on `services`; one record per question."""
-    judges, skipped = model_judges(services.chat_model)
+    local = ChatSettings.from_env().kind == "local"
+    judges, skipped = model_judges(None if local else services.chat_model, local=local)
     if skipped:
         print(skipped, flush=True)
     judges = [conversation_judge(judge) for judge in judges]
@@ -205,6 +207,7 @@ def evaluate_questions(
                         "clarify_kind",
                         "tool_calls",
                         "latency_ms",
+                        "model_calls",
                     )
                 },
                 **(
@@ -231,6 +234,14 @@ FIGURE_KINDS = ("count", "sum", "list")
 """Questions whose answer is a figure or a list of documents: passages in their place are a silent fallback."""
 
 
+def looks_right_and_is_not(record: dict[str, Any]) -> bool:
+    """A figure or a list that disagrees with the gold and asks nothing: the worst answer, one a user trusts."""
+    if record["clarify_kind"] or record["format"] == "prose" or record["error"]:
+        return False
+    scores = record["scores"]
+    return scores.get("value_exact", 1) < 1 or scores.get("list_f1", 1) < 1
+
+
 def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
     summary: dict[str, Any] = {"questions": len(records), "errors": sum(1 for r in records if r["error"])}
     for key, (value, count) in metric_means(records).items():
@@ -244,7 +255,20 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
         summary[f"count, sum and list answered by a clarification (of {len(figures)})"] = sum(
             1 for r in figures if r["clarify_kind"]
         )
+        summary[f"count, sum and list wrong and asking nothing (of {len(figures)})"] = sum(
+            1 for r in figures if looks_right_and_is_not(r)
+        )
     summary["tool calls per question"] = round(mean(len(r["tool_calls"] or []) for r in records), 2)
+    calls = [r.get("model_calls") or [] for r in records]
+    if any(calls):
+        summary["model calls per question"] = round(mean(map(len, calls)), 2)
+        summary["model calls at most, one question"] = max(map(len, calls))
+        for key, name in (
+            ("prompt_tokens", "prompt tokens"),
+            ("output_tokens", "output tokens"),
+            ("seconds", "model s"),
+        ):
+            summary[f"{name} per question"] = round(mean(sum(c.get(key) or 0 for c in q) for q in calls), 1)
     summary["latency p50 ms"] = round(percentile(latencies, 50), 1)
     summary["latency p95 ms"] = round(percentile(latencies, 95), 1)
     if any("turns" in r for r in records):
@@ -263,7 +287,9 @@ def markdown(summary: dict[str, Any]) -> str:
     return "| metric | value |\n|---|---|\n" + "".join(f"| {k} | {v} |\n" for k, v in summary.items())
 
 
-def run_question_file(path: Path, *, home: Path | None, out: Path, limit: int | None = None) -> dict[str, Any]:
+def run_question_file(
+    path: Path, *, home: Path | None, out: Path, limit: int | None = None, context: AgentContext = DEFAULT_CONTEXT
+) -> dict[str, Any]:
     """Ingest what the questions need (unless a home is given), answer and score them, write the report."""
     questions = load_questions(path)[:limit]
     datasets = {d for q in questions for d in q.datasets}
@@ -275,7 +301,7 @@ def run_question_file(path: Path, *, home: Path | None, out: Path, limit: int | 
     with eval_services(home or eval_home(datasets)) as services:
         if home is None:
             ingest_datasets(services.stack, datasets)
-        records = evaluate_questions(services, questions, path.stem)
+        records = evaluate_questions(services, questions, path.stem, context=context)
     summary = summarise(records)
     write_report(out, f"eval-{path.stem}", summary, records)
     return summary

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, field_validator
 
 from retrievers.postgres.annotation_filters import Bounds, Op, Predicate, unstorable
 
@@ -71,7 +71,15 @@ class Condition(Strict):
     bounds: Bounds = Field(default="[]", description="Ends a between includes: [] both, () neither, [) or (]")
 
 
-Predicates = dict[Name, Condition]
+def _shorthand(condition: Any) -> Any:
+    """A bare value is an equality and a bare list a membership: `{"cuisine": "Thai"}` as `{"op": "=", ...}`, the
+    shorthand query APIs accept and small models write."""
+    if isinstance(condition, dict):
+        return condition
+    return {"op": "in", "value": condition} if isinstance(condition, list) else {"op": "=", "value": condition}
+
+
+Predicates = dict[Name, Annotated[Condition, BeforeValidator(_shorthand)]]
 
 
 def to_predicates(predicates: Predicates | None) -> list[Predicate]:

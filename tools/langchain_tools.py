@@ -74,11 +74,13 @@ def _invalid(name: str):
     return handle
 
 
-def build_tools(context: ToolContext) -> list[StructuredTool]:
-    """Every tool, described for the buckets and fields of `context`'s scope as they are now."""
+def build_tools(context: ToolContext, *, with_fields: bool = True) -> list[StructuredTool]:
+    """Every tool, described for the buckets and fields of `context`'s scope as they are now. `with_fields=False`
+    leaves the fields out of the descriptions, for a caller that shows them once in its own prompt (five tools
+    repeating a scope's whole field catalog cost a small local model minutes of reading per turn)."""
     catalog = Catalog(context)
     buckets = {name: info.description for name, info in catalog.buckets.items()}
-    fields = fields_text(catalog, list(buckets))
+    fields = fields_text(catalog, list(buckets)) if with_fields else ""
     built = []
     for tool in TOOLS.values():
 

@@ -44,6 +44,7 @@ def serve(state_file: Path, model_file: Path, model_name: str, threads: int, con
     params.model_alias = model_name
     params.port = 0  # a free loopback port, read back from the server
     params.n_parallel = 1  # one question at a time: two cores gain nothing from a second slot
+    params.use_jinja = True  # the model's own chat template, which reads and writes tool calls
     params.n_ctx = context
     params.cpuparams.n_threads = threads
     params.cpuparams_batch.n_threads = threads

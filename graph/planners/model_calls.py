@@ -51,7 +51,7 @@ class ModelAsker:
     def ask(self, mode: str, schema: type[T], messages: Messages, check: Callable[[T], None] | None = None) -> T | None:
         """The model's output for `mode`, checked; once more with the error; None when neither can be used."""
         structured = self.model.with_structured_output(schema, method="json_schema", include_raw=True)
-        structured = structured.with_config(tags=[TAG_NOSTREAM])
+        structured = structured.with_config(tags=[TAG_NOSTREAM], run_name=f"model:{mode}")
         messages = list(messages)
         for _ in range(ATTEMPTS):
             started = time.perf_counter()

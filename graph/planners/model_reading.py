@@ -136,8 +136,12 @@ def prompt(question: str, views: dict[str, list[CatalogField]]) -> tuple[str, st
         "the fields listed.\n"
         f"{EXAMPLES}"
     )
-    shown = "\n".join(f"Bucket {bucket}, fields:\n{fields_lines(fields)}" for bucket, fields in views.items())
-    return system, f"{shown}\n\nQuestion: {question}"
+    return system, f"{shown(views)}\n\nQuestion: {question}"
+
+
+def shown(views: dict[str, list[CatalogField]]) -> str:
+    """The buckets and fields a model is shown, one line a field."""
+    return "\n".join(f"Bucket {bucket}, fields:\n{fields_lines(fields)}" for bucket, fields in views.items())
 
 
 def candidate_views(catalog: Catalog, buckets: list[str], question: str) -> dict[str, list[CatalogField]]:

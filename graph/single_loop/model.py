@@ -14,16 +14,17 @@ the model must not.
 from __future__ import annotations
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.constants import TAG_NOSTREAM
 from langgraph.runtime import Runtime
 
 from core.errors import BackendUnavailable, InvalidInput
 from graph.context import AgentContext
 from graph.planners.chat_breaker import is_transport_failure
+from graph.planners.model_reading import candidate_views, shown
 from graph.schemas import Decision
 from graph.services import AgentServices
-from graph.single_loop.replies import DECIDE, decide_tool, decision_of
+from graph.single_loop.replies import DECIDE, decide_tool, decision_of, with_calls_written_as_text
 from graph.single_loop.state import LoopState
 from graph.state import budget
 from prompts import load as load_prompts
@@ -45,20 +46,25 @@ def chat_model(services: AgentServices) -> BaseChatModel:
     return model
 
 
-def conversation(state: LoopState, context: AgentContext) -> list[AnyMessage]:
-    system = load_prompts("single_loop")["loop"]["system"]
+def conversation(state: LoopState, context: AgentContext, fields: str) -> list[AnyMessage]:
+    """The fixed system text first (with the tools, the prefix a server keeps read from one question to the next),
+    then the thread's last turns, the fields of the question's buckets, the question and the loop so far."""
+    text = load_prompts("single_loop")["loop"]
+    *before, question = state["messages"][-THREAD_MESSAGES:]
     return [
-        SystemMessage(system.format(max_hits=context.max_hits, max_tool_calls=context.tool_call_cap)),
-        *state["messages"][-THREAD_MESSAGES:],
+        SystemMessage(text["system"].format(max_hits=context.max_hits, max_tool_calls=context.tool_call_cap)),
+        *before,
+        HumanMessage(text["fields"].format(fields=fields)),
+        question,
         *state.get("loop", []),
     ]
 
 
 def _ask(services: AgentServices, context: AgentContext, messages: list[AnyMessage]) -> AIMessage:
-    tools = [*build_tools(services.tools.context(context.scope)), decide_tool()]
-    bound = chat_model(services).bind_tools(tools).with_config(tags=[TAG_NOSTREAM])
+    tools = [*build_tools(services.tools.context(context.scope), with_fields=False), decide_tool()]
+    bound = chat_model(services).bind_tools(tools).with_config(tags=[TAG_NOSTREAM], run_name="model:single loop")
     try:
-        return bound.invoke(messages)
+        reply = bound.invoke(messages)
     except Exception as error:
         if not is_transport_failure(error):
             raise
@@ -67,6 +73,8 @@ def _ask(services: AgentServices, context: AgentContext, messages: list[AnyMessa
             f"the chat model failed ({type(error).__name__}) and the single loop cannot go on without it: ask again "
             "once it answers, or ask the orchestrator, whose rules answer without it"
         ) from None
+    names = {t.name for t in tools[:-1]} | {DECIDE}
+    return with_calls_written_as_text(reply, names)
 
 
 def _decide_answered(reply: AIMessage, decision: Decision) -> list[ToolMessage]:
@@ -80,7 +88,9 @@ def model(state: LoopState, runtime: Runtime[AgentContext], *, services: AgentSe
     if budget(state, context).left == 0:
         spent = f"the run's {context.tool_call_cap} tool calls are spent; the answer is composed from what they found"
         return {"decisions": [Decision(action="enough", reason=spent)]}
-    reply = _ask(services, context, conversation(state, context))
+    d = state["decomposition"]
+    fields = shown(candidate_views(services.catalog(context.scope), d.buckets, d.question)) or "none"
+    reply = _ask(services, context, conversation(state, context, fields))
     decision = decision_of(reply)
     calls_only = AIMessage(
         "", tool_calls=reply.tool_calls, invalid_tool_calls=reply.invalid_tool_calls, id=reply.id, name=reply.name

@@ -11,6 +11,8 @@ A call whose arguments are not JSON is refused as an invalid argument is, with a
 
 from __future__ import annotations
 
+import json
+import uuid
 from typing import Any, Literal, NamedTuple
 
 from langchain_core.messages import AIMessage
@@ -75,6 +77,27 @@ def requested(reply: AIMessage) -> list[Requested]:
         )
         for c in reply.invalid_tool_calls
     ]
+
+
+def with_calls_written_as_text(reply: AIMessage, names: set[str]) -> AIMessage:
+    """A reply that writes its tool call as JSON text (`{"name": ..., "arguments": {...}}`, what a small model does
+    when its chat template's call markers are not followed) read as the call it is, so that it runs and the model
+    sees its result; any other reply as it is."""
+    if reply.tool_calls or reply.invalid_tool_calls:
+        return reply
+    try:
+        said = json.loads(reply.text.strip().removeprefix("```json").removesuffix("```").strip())
+    except ValueError:
+        return reply
+    written = said if isinstance(said, list) else [said]
+    calls = [
+        {"name": c["name"], "args": c.get("arguments") or {}, "id": f"call_{uuid.uuid4().hex[:12]}"}
+        for c in written
+        if isinstance(c, dict) and c.get("name") in names and isinstance(c.get("arguments", {}), dict)
+    ]
+    if not calls or len(calls) != len(written):
+        return reply
+    return AIMessage(content="", tool_calls=calls, id=reply.id, usage_metadata=reply.usage_metadata)
 
 
 def decision_of(reply: AIMessage) -> Decision:
