@@ -13,8 +13,10 @@ import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import psutil
 import pytest
 
 pytest.importorskip("xllamacpp", reason="the local-llm extra is not installed")
@@ -122,6 +124,25 @@ def test_one_server_per_folder_is_shared_shown_and_stopped(home, cache):
     stopped = ragent("stop", home=home, cache=cache)
     assert f"stopped the local chat model {MODEL}" in stopped.stdout
     assert not local_chat_status(home).running
+
+
+def test_two_commands_starting_it_at_once_start_one_server(home, cache):
+    stop_local_chat(home)
+    settings = ChatSettings.from_env({"RAGENT_CHAT": "local", "RAGENT_CHAT_MODEL": MODEL})
+    with ThreadPoolExecutor(2) as pool:
+        urls = set(pool.map(lambda _: local_chat_url(home, cache, settings), range(2)))
+    assert len(urls) == 1 and local_chat_status(home).url in urls
+
+
+def test_a_server_killed_with_sigkill_is_replaced_at_the_next_use(home, cache):
+    settings = ChatSettings.from_env({"RAGENT_CHAT": "local", "RAGENT_CHAT_MODEL": MODEL})
+    local_chat_url(home, cache, settings)
+    killed = psutil.Process(local_chat_status(home).pid)
+    killed.kill()
+    killed.wait(30)
+    assert not local_chat_status(home).running, "its state file names a process that is gone"
+    local_chat_url(home, cache, settings)
+    assert local_chat_status(home).running and local_chat_status(home).pid != killed.pid
 
 
 # -- the agent with it --------------------------------------------------------------------------------------------
