@@ -199,9 +199,11 @@ def test_a_follow_up_on_the_thread_starts_a_new_loop_that_sees_the_turn_before(s
     agent.invoke({"question": "Which of those have audit rights?"}, config, context=RULES_COMPOSE)
     state = agent.get_state(config).values
     second_turn = model.shown[2]
-    assert [type(m).__name__ for m in second_turn[1:]] == ["HumanMessage", "AIMessage", "HumanMessage"], (
-        "the previous question and answer, then the new question; none of the first loop's calls and results"
+    turn = ["HumanMessage", "AIMessage", "HumanMessage", "HumanMessage"]
+    assert [type(m).__name__ for m in second_turn[1:]] == turn, (
+        "the previous question and answer, the buckets and fields, the new question; none of the first loop's calls"
     )
+    assert second_turn[3].text.startswith("The collection's buckets") and second_turn[4].text.startswith("Which of")
     assert second_turn[2].text.startswith("**3**: count over 3 documents")
     assert {r["doc_id"] for r in state["answer"].rows} == {
         "sample-contract-001",

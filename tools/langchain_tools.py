@@ -50,7 +50,7 @@ def tool_description(tool: Tool, buckets: dict[str, str], fields: str) -> str:
         f"Cost: {text['cost']}.",
         f"Example: {text['example']}",
     ]
-    if tool.takes_bucket:
+    if tool.takes_bucket and buckets:
         parts.append("Buckets:\n" + "\n".join(f"  {name}: {about}" for name, about in buckets.items()))
     if tool.uses_fields and fields:
         parts.append("Annotation fields by bucket:\n" + fields)
@@ -74,13 +74,16 @@ def _invalid(name: str):
     return handle
 
 
-def build_tools(context: ToolContext, *, with_fields: bool = True) -> list[StructuredTool]:
-    """Every tool, described for the buckets and fields of `context`'s scope as they are now. `with_fields=False`
-    leaves the fields out of the descriptions, for a caller that shows them once in its own prompt (five tools
-    repeating a scope's whole field catalog cost a small local model minutes of reading per turn)."""
+def build_tools(context: ToolContext, *, catalog_described: bool = True) -> list[StructuredTool]:
+    """Every tool, described for the buckets and fields of `context`'s scope as they are now.
+    `catalog_described=False` leaves the buckets and fields out of the descriptions, for a caller that shows them
+    once in its own prompt (five tools each repeating a scope's buckets and field catalog cost a small local model
+    minutes of reading per turn); the bucket argument stays an enum of the scope's buckets."""
     catalog = Catalog(context)
     buckets = {name: info.description for name, info in catalog.buckets.items()}
-    fields = fields_text(catalog, list(buckets)) if with_fields else ""
+    enum = list(buckets)
+    fields = fields_text(catalog, enum) if catalog_described else ""
+    buckets = buckets if catalog_described else {}
     built = []
     for tool in TOOLS.values():
 
@@ -93,7 +96,7 @@ def build_tools(context: ToolContext, *, with_fields: bool = True) -> list[Struc
                 func=run,
                 name=tool.name,
                 description=tool_description(tool, buckets, fields),
-                args_schema=_schema(tool, list(buckets)),
+                args_schema=_schema(tool, enum),
                 response_format="content_and_artifact",
                 handle_validation_error=_invalid(tool.name),
             )

@@ -13,8 +13,11 @@ the model must not.
 
 from __future__ import annotations
 
+from typing import Any
+
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.constants import TAG_NOSTREAM
 from langgraph.runtime import Runtime
 
@@ -60,8 +63,40 @@ def conversation(state: LoopState, context: AgentContext, fields: str) -> list[A
     ]
 
 
+LIMITS = {"title", "maxLength", "minLength", "maxItems", "maxProperties", "propertyNames", "format"}
+"""Schema keys a model needs not read: the tools check every argument themselves (`tools.guard`)."""
+
+
+def _argument(schema: dict, described: bool) -> dict:
+    return {
+        key: value if key == "description" else brief(value, False)
+        for key, value in schema.items()
+        if key not in LIMITS and (described or key != "description")
+    }
+
+
+def brief(schema: Any, described: bool = True) -> Any:
+    """A tool's JSON schema as a model reads it: no titles or length limits, and descriptions on the tool and on its
+    arguments, not on the objects inside them (a filter's or a condition's own essay). A small model reads fewer
+    tokens; what it may write is the same."""
+    if isinstance(schema, list):
+        return [brief(item, described) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    kept = {}
+    for key, value in schema.items():
+        if key in LIMITS or (key == "description" and not described):
+            continue
+        if key == "properties" and isinstance(value, dict):  # each argument says what it is; what is inside, not
+            kept[key] = {name: _argument(arg, described) for name, arg in value.items()}
+        else:
+            kept[key] = brief(value, described and key in ("function", "parameters"))
+    return kept
+
+
 def _ask(services: AgentServices, context: AgentContext, messages: list[AnyMessage]) -> AIMessage:
-    tools = [*build_tools(services.tools.context(context.scope), with_fields=False), decide_tool()]
+    built = build_tools(services.tools.context(context.scope), catalog_described=False)
+    tools = [brief(convert_to_openai_tool(t)) for t in built] + [decide_tool()]
     bound = chat_model(services).bind_tools(tools).with_config(tags=[TAG_NOSTREAM], run_name="model:single loop")
     try:
         reply = bound.invoke(messages)
@@ -73,7 +108,7 @@ def _ask(services: AgentServices, context: AgentContext, messages: list[AnyMessa
             f"the chat model failed ({type(error).__name__}) and the single loop cannot go on without it: ask again "
             "once it answers, or ask the orchestrator, whose rules answer without it"
         ) from None
-    names = {t.name for t in tools[:-1]} | {DECIDE}
+    names = {t.name for t in built} | {DECIDE}
     return with_calls_written_as_text(reply, names)
 
 
@@ -88,8 +123,9 @@ def model(state: LoopState, runtime: Runtime[AgentContext], *, services: AgentSe
     if budget(state, context).left == 0:
         spent = f"the run's {context.tool_call_cap} tool calls are spent; the answer is composed from what they found"
         return {"decisions": [Decision(action="enough", reason=spent)]}
-    d = state["decomposition"]
-    fields = shown(candidate_views(services.catalog(context.scope), d.buckets, d.question)) or "none"
+    d, catalog = state["decomposition"], services.catalog(context.scope)
+    buckets = "\n".join(f"- {name}: {info.description}" for name, info in catalog.buckets.items())
+    fields = f"Buckets:\n{buckets}\n{shown(candidate_views(catalog, d.buckets, d.question))}"
     reply = _ask(services, context, conversation(state, context, fields))
     decision = decision_of(reply)
     calls_only = AIMessage(
