@@ -35,6 +35,7 @@ BENCH_SECTIONS = (
     "vectors_scale",
     "server",
     "cold",
+    "llm",
 )
 BENCH_SCALE_SIZES = [10_000, 100_000, 1_000_000]
 EVAL_OUT, BENCH_OUT = "eval-out", "bench-out"

@@ -14,7 +14,9 @@ Sections, each also runnable alone as `python -m evals.bench_<name>`:
   catalog's field indexes, with EXPLAIN;
 - vectors_scale: HNSW against exact vector search at 1M chunks with a bucket filter (recall@10, p95);
 - server: one structured question at a time through `ragent serve`, its run queue woken by each run and left polling;
-- cold: `ragent ask` wall time from the shell (annotations only, needing the embedder, and `--server`), before/after.
+- cold: `ragent ask` wall time from the shell (annotations only, needing the embedder, and `--server`), before/after;
+- llm: the blind recipes set by the rules, by `auto` with the local 0.5B and 1.5B models and by the 1.5B in every
+  mode (model calls, tokens, seconds, and the wrong answers that look right).
 
 The naive, multihop and answers sections run on the corpus of every shared dataset and the sample corpus (`--home`, by
 default the eval folder for that combination, ingested on first use).
@@ -95,6 +97,7 @@ def run(out: Path, *, sections: list[str], home: Path | None, scale_sizes: list[
         "vectors_scale": ("bench_vector_scale", lambda m: m.run(out)),
         "server": ("bench_server", lambda m: m.run(out)),
         "cold": ("bench_cold", lambda m: m.run(out)),
+        "llm": ("bench_llm", lambda m: m.run(out)),
     }
     reports: dict = {"machine": machine()}
     parts = [f"# ragent bench ({time.strftime('%Y-%m-%d')})", machine_markdown(reports["machine"])]

@@ -1,5 +1,6 @@
-"""What a small model writes, read as it means it: a tool call written as JSON text, a predicate given as a bare
-value, and the terminal's word that a question waits on the model. No engines, no model."""
+"""What a small model writes, read as it means it (a tool call written as JSON text, a predicate given as a bare
+value), the terminal's word that a question waits on the model, and the model bench's table. No engines, no
+model."""
 
 from __future__ import annotations
 
@@ -49,3 +50,14 @@ def test_the_terminal_is_told_which_step_waits_on_the_model_and_for_how_long():
     lines = out.getvalue().splitlines()
     assert lines[0] == "… waiting for the chat model (decompose)"
     assert lines[1].startswith("  the chat model answered (decompose) in ") and lines[1].endswith(" s")
+
+
+def test_the_llm_bench_table_shows_each_configuration_side_by_side():
+    from evals.bench_llm import markdown
+
+    rules = {"value_exact (n=21)": 0.429, "count, sum and list wrong and asking nothing (of 36)": 10}
+    auto = {**rules, "value_exact (n=21)": 0.81, "model calls per question": 0.67, "model seconds per question": 2.5}
+    table = markdown({"summaries": {"rules": rules, "auto, 0.5B": auto}}).splitlines()
+    assert table[0] == "| figure | rules | auto, 0.5B |"
+    assert "| value_exact | 0.429 | 0.81 |" in table and "| wrong and asking nothing | 10 | 10 |" in table
+    assert "| model calls per question |  | 0.67 |" in table
