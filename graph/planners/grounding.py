@@ -288,6 +288,10 @@ def _text_value(view: BucketWords, f: CatalogField, text: str) -> list[Any] | Un
             if part[0] in generic or part[-1] in generic:
                 continue
             match = index.match(part, generic, fuzzy=True)
+            if match and (left := [w for w in words[:start] + words[start + size :] if w not in generic]):
+                # "ISO 45001": "ISO" names values, "45001" none of them; every ISO standard is not what was asked
+                nearest = [Candidate(field=f.name, value=v) for v in list(match.values)[:5]]
+                return Unmapped(text=text, nearest=nearest, why=f"no {f.name} of {view.name} is {' '.join(left)!r}")
             if match:
                 return list(match.values)
             if country := DEMONYMS.get(" ".join(part)):

@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 
 from core.errors import InvalidInput
 from english.lexicon import FILLER
+from english.value_match import normalise
 from graph.answer.written import AnswerWriter
 from graph.context import AgentContext
 from graph.decomposition import STRUCTURED_INTENTS, Decomposition
@@ -71,6 +72,19 @@ def kept_conditions(ruled: Decomposition, read: Decomposition) -> bool:
     from it: every condition the rules read is in the model's too."""
     said = {(c.bucket, c.field, c.op, repr(c.value)) for c in read.constraints}
     return all((c.bucket, c.field, c.op, repr(c.value)) in said for c in ruled.constraints)
+
+
+def read_in_part(ruled: Decomposition, read: Decomposition) -> str | None:
+    """Words the rules could not map that the model's reading used only some of ("ISO" of "ISO 45001": every ISO
+    certificate, an answer to another question), or None. Words it left alone entirely are for grounding to judge."""
+    said = set()
+    for c in read.constraints:
+        said |= set(normalise(f"{c.source_text} {c.value}").split())
+    for u in ruled.unmapped:
+        words = set(normalise(u.text).split()) - FILLER
+        if words & said and not words <= said:
+            return u.text
+    return None
 
 
 class LLMPlanner:
@@ -123,6 +137,8 @@ class LLMPlanner:
         if read.unmapped and not ruled.unmapped:
             words = "; ".join(u.text for u in read.unmapped)
             return self._rejected(ruled, f"its reading did not hold ({words}); the rules' was kept")
+        if partial := read_in_part(ruled, read):
+            return self._rejected(ruled, f"its reading took part of {partial!r} and dropped the rest; the rules asked")
         if not self.everywhere and not ruled.unmapped and not kept_conditions(ruled, read):
             return self._rejected(ruled, "its reading dropped or changed a condition the rules read; theirs was kept")
         # What the model does not choose (the words to search the text for) stays the rules'.
