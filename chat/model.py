@@ -29,5 +29,11 @@ def chat_model_from_env(settings: Settings | None = None, chat: ChatSettings | N
     else:
         base_url, api_key = chat.base_url, chat.api_key
     return ChatOpenAI(
-        model=chat.model, base_url=base_url, api_key=api_key, timeout=chat.timeout_s, max_retries=0, temperature=0
+        model=chat.model,
+        base_url=base_url,
+        api_key=api_key,
+        timeout=chat.timeout_s,
+        max_retries=0,
+        temperature=0,
+        stream_usage=True,  # streamed answers report their tokens too (`ragent ask --explain`)
     )

@@ -199,13 +199,15 @@ def test_the_llm_planners_reading_of_a_follow_up_is_merged_and_the_rules_merge_w
             and DELAWARE_QUESTION not in (model.prompts[asked])
         ), "the model reads the new question alone"
         assert second["decomposition"].follow_up_of == DELAWARE_QUESTION, "set from the previous reading"
-        assert [(c.mode, c.outcome) for c in second["model_calls"]] == [("decompose", "used")]
+        assert [(c.mode, c.outcome) for c in second["model_calls"]] == [("decompose", "used"), ("compose", "invalid")]
         expected = under("Delaware") & contracts(lambda row: row.get("termination_for_convenience"))
         assert listed(second) == expected
 
         third = thread.ask("How many of them were signed in 2025?")
         assert third["decomposition"].follow_up_of == TFC_QUESTION, "the rules took over and merged"
-        assert [(c.mode, c.outcome) for c in third["model_calls"]] == [("decompose", "invalid")] * 2
+        assert [(c.mode, c.outcome) for c in third["model_calls"]] == [("decompose", "invalid")] * 2 + [
+            ("compose", "invalid")
+        ]
         signed = contracts(lambda row: row["agreement_date"].startswith("2025"))
         assert 0 < len(expected & signed) < len(expected) and third["answer"].value == len(expected & signed)
 

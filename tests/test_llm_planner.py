@@ -70,7 +70,7 @@ def test_a_valid_reading_drives_the_structured_answers_rows(stack):
     assert [e.call.arguments["predicates"] for e in values["evidence"]] == [
         {"governing_law": {"op": "=", "value": "Delaware"}}
     ], "the rules plan the structured route from the model's reading"
-    assert rows(values) == DELAWARE_CONTRACTS and calls(values) == [("decompose", "used")]
+    assert rows(values) == DELAWARE_CONTRACTS and calls(values) == [("decompose", "used"), ("compose", "used")]
     assert "Question: " + DELAWARE_QUESTION in model.prompts[0] and "- governing_law: text" in model.prompts[0]
     assert values["answer"].composed_by == "model"
     assert values["answer"].text.startswith("Three contracts are governed by Delaware law") and "| doc_id |" in (
@@ -85,8 +85,8 @@ def test_invalid_outputs_are_asked_again_once_then_the_rules_take_the_mode(stack
         "the rule decomposer took over"
     )
     assert rows(values) == DELAWARE_CONTRACTS and values["answer"].composed_by != "model"
-    assert calls(values) == [("decompose", "invalid"), ("decompose", "invalid")]
-    first, second = values["model_calls"]
+    assert calls(values) == [("decompose", "invalid")] * 2 + [("compose", "invalid")] * 2, "every call recorded"
+    first, second = values["model_calls"][:2]
     assert "Invalid JSON" in first.detail and "conditions.0.field" in second.detail
 
 
@@ -94,7 +94,7 @@ def test_a_second_attempt_with_the_error_is_used_when_valid(stack):
     unknown_bucket = reading("recipes", "list", [condition("governing_law", "=", "Delaware")])
     values, _ = run(stack, [unknown_bucket, DELAWARE, LEAD])
     assert values["decomposition"].buckets == ["contracts"] and rows(values) == DELAWARE_CONTRACTS
-    assert calls(values) == [("decompose", "invalid"), ("decompose", "used")]
+    assert calls(values) == [("decompose", "invalid"), ("decompose", "used"), ("compose", "used")]
     assert "recipes" in values["model_calls"][0].detail
 
 
@@ -107,7 +107,7 @@ def test_an_invented_condition_is_dropped_and_the_call_says_so(stack):
     )
     values, _ = run(stack, [invented, LEAD])
     assert [c.field for c in values["decomposition"].constraints] == ["governing_law"]
-    assert rows(values) == DELAWARE_CONTRACTS and calls(values) == [("decompose", "used")]
+    assert rows(values) == DELAWARE_CONTRACTS and calls(values) == [("decompose", "used"), ("compose", "used")]
     assert values["model_calls"][0].detail == "dropped, as the question states none of them: notice_period_days >= 90.0"
 
 
@@ -143,7 +143,8 @@ def test_a_call_rejected_as_invalid_request_is_recovered(stack):
     assert values["decisions"][-1].reason == ENOUGH["reason"]
     recovered = {doc_id for e in values["evidence"][1:] for doc_id in e.envelope.doc_ids()}
     assert recovered and recovered <= DELAWARE_CONTRACTS, "the rules' calls, within the model's reading"
-    assert calls(values) == [("decompose", "used"), ("select_route", "used"), ("plan", "used"), ("review", "used")]
+    planning = [("decompose", "used"), ("select_route", "used"), ("plan", "used"), ("review", "used")]
+    assert calls(values) == [*planning, ("compose", "invalid")], "the compose call is recorded too"
 
 
 def test_planner_llm_without_a_model_is_a_clear_error(stack, monkeypatch):

@@ -208,3 +208,14 @@ def test_a_malformed_reply_is_asked_again_and_the_second_is_used(home, cache, mo
         d = planner.decompose("how many veggie indian recipes")
     assert [c.outcome for c in planner.calls] == ["invalid", "used"]
     assert {(c.field, c.value) for c in d.constraints} == {("cuisine", "Indian"), ("vegetarian", True)}
+
+
+def test_the_single_loop_answers_through_the_tools_with_the_figure_from_the_rows(home, cache):
+    """One model with the tools bound: whatever it calls, what the user reads comes from the calls' rows, and the
+    documents are the labelled ones."""
+    out = ragent("ask", "how many thai recipes do we have?", "--agent", "single-loop", "--json", home=home, cache=cache)
+    run = json.loads(out.stdout)
+    thai = labelled(lambda row: row["cuisine"] == "Thai")
+    assert run["status"] == "answered" and any(e["envelope"]["status"] == "ok" for e in run["evidence"])
+    answer = run["answer"]
+    assert answer["value"] == len(thai) or {row["doc_id"] for row in answer["rows"]} == thai, answer["text"]

@@ -12,6 +12,7 @@ sentences that lead into it and the computed figure or table follows, as code ma
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from langchain_core.language_models import BaseChatModel
@@ -23,6 +24,7 @@ from graph.decomposition import Decomposition
 from graph.markdown import escape
 from graph.planners.base import Stream
 from graph.planners.chat_breaker import ChatBreaker, is_transport_failure
+from graph.planners.model_calls import ModelCall
 from graph.schemas import Answer, CheckedSentence, Citation, Evidence, GradedHit
 from prompts import load as load_prompts
 
@@ -97,10 +99,12 @@ def _line(checked: Checked) -> str:
 class AnswerWriter:
     """Writes with `model`; `breaker` is the process's, so that a failed endpoint sends every run to the rules."""
 
-    def __init__(self, model: BaseChatModel, breaker: ChatBreaker):
+    def __init__(self, model: BaseChatModel, breaker: ChatBreaker, calls: list[ModelCall] | None = None):
+        """`calls`: where each call of the model is recorded (the planner's record, for the run's `model_calls`)."""
         self.model = model
         self.breaker = breaker
         self.notes: list[str] = []
+        self.calls = calls if calls is not None else []
 
     def write(
         self,
@@ -126,16 +130,20 @@ class AnswerWriter:
         messages = [("system", prompt["system"].format(**variables)), ("human", prompt["human"].format(**variables))]
         for attempt_number in range(ATTEMPTS):
             attempt = Attempt(items, d.question, stream if attempt_number == 0 else None)
+            started, usage = time.perf_counter(), {}
             try:
-                draft = self._draft(messages, attempt)
+                draft = self._draft(messages, attempt, usage)
             except Exception as error:  # the endpoint failed, or the client gave up on it: the rules answer
                 if is_transport_failure(error):
                     self.breaker.trip()
+                self._record(started, usage, "failed", type(error).__name__)
                 self.notes.append(f"the chat model failed ({type(error).__name__}); the rules' answer is shown")
                 return None
             if draft.strip() == NO_ANSWER:
+                self._record(started, usage, "invalid", "it found no answer in the evidence")
                 self.notes.append("the chat model found no answer in the evidence; the rules' answer is shown")
                 return None
+            self._record(started, usage, "used" if attempt.usable else "invalid", "; ".join(attempt.problems))
             if attempt.usable:
                 return self._answer(computed, attempt)
             messages += [
@@ -146,11 +154,25 @@ class AnswerWriter:
         self.notes.append(f"no draft passed the checks in {ATTEMPTS} attempts; the rules' answer is shown")
         return None
 
-    def _draft(self, messages: list[tuple[str, str]], attempt: Attempt) -> str:
+    def _record(self, started: float, usage: dict, outcome: str, detail: str) -> None:
+        self.calls.append(
+            ModelCall(
+                mode="compose",
+                seconds=round(time.perf_counter() - started, 3),
+                prompt_tokens=usage.get("input_tokens"),
+                output_tokens=usage.get("output_tokens"),
+                outcome=outcome,
+                detail=detail[:300],
+            )
+        )
+
+    def _draft(self, messages: list[tuple[str, str]], attempt: Attempt, usage: dict) -> str:
         """The model's text, streamed (tagged `nostream`, so that the unchecked tokens reach no client), each
-        sentence checked once the next one has begun (a citation marker can follow a sentence's full stop)."""
+        sentence checked once the next one has begun (a citation marker can follow a sentence's full stop); the
+        tokens it took land in `usage`."""
         text, done = "", 0
-        for chunk in self.model.stream(messages, config={"tags": [TAG_NOSTREAM]}):
+        for chunk in self.model.stream(messages, config={"tags": [TAG_NOSTREAM], "run_name": "model:compose"}):
+            usage.update(chunk.usage_metadata or {})
             text += chunk.text
             drafts = parse_draft(text)
             for sentence, keys in drafts[done : len(drafts) - 1]:

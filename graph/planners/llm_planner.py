@@ -151,7 +151,8 @@ class LLMPlanner:
 
     def _rejected(self, ruled: Decomposition, why: str) -> Decomposition:
         """The rules' reading, the model's call recorded as not used, and why."""
-        self.calls[-1] = self.calls[-1].model_copy(update={"outcome": "invalid", "detail": why})
+        detail = "; ".join(filter(None, [self.calls[-1].detail, why]))
+        self.calls[-1] = self.calls[-1].model_copy(update={"outcome": "invalid", "detail": detail})
         self.fallbacks.append(f"decompose: {why}")
         return ruled
 
@@ -291,6 +292,6 @@ class LLMPlanner:
         computed = self.rules.compose(d, evidence, graded)
         if not self.everywhere:
             return computed
-        writer = AnswerWriter(self.model, self.breaker)
+        writer = AnswerWriter(self.model, self.breaker, self.calls)
         written = writer.write(d, computed, evidence, [g for g in graded if g.relevant], stream)
         return written or computed.model_copy(update={"notes": [*computed.notes, *writer.notes]})
