@@ -11,6 +11,8 @@ from tests.chat_endpoint import ChatEndpoint
 from tests.conftest import fresh_database
 
 VPN = "How do I get onto the VPN when working from home?"
+LLM = {"planner": "llm"}
+"""Every mode the model's: `auto`, the default, has the rules compose and plan a question they read whole."""
 
 
 @pytest.fixture(scope="module")
@@ -31,10 +33,9 @@ def client(postgres_url, tmp_path_factory, endpoint):
 
 def test_the_checked_answer_streams_as_it_is_written_and_is_the_final_message(client, endpoint):
     thread = client.threads.create()["thread_id"]
+    stream = client.runs.stream(thread, "agent", input={"question": VPN}, stream_mode="messages-tuple", context=LLM)
     chunks = [
-        part.data[0]
-        for part in client.runs.stream(thread, "agent", input={"question": VPN}, stream_mode="messages-tuple")
-        if part.event == "messages" and part.data[0].get("type") == "AIMessageChunk"
+        part.data[0] for part in stream if part.event == "messages" and part.data[0].get("type") == "AIMessageChunk"
     ]
     values = client.threads.get_state(thread)["values"]
     answer = values["answer"]
@@ -48,7 +49,9 @@ def test_the_checked_answer_streams_as_it_is_written_and_is_the_final_message(cl
 def test_the_planning_calls_do_not_stream_their_structured_output(client, endpoint):
     thread = client.threads.create()["thread_id"]
     before = len(endpoint.requests)
-    parts = list(client.runs.stream(thread, "agent", input={"question": VPN}, stream_mode="messages-tuple"))
+    parts = list(
+        client.runs.stream(thread, "agent", input={"question": VPN}, stream_mode="messages-tuple", context=LLM)
+    )
     structured = [r for r in endpoint.requests[before:] if r.get("tools") or r.get("response_format")]
     assert structured, "the planner asked the model for its modes (and was refused, so the rules planned)"
     streamed = [p.data[0] for p in parts if p.event == "messages"]
