@@ -90,7 +90,7 @@ def weights_file(model: LocalModel, cache_dir: Path) -> Path:
     if _recorded_as_verified(target, model):
         return target
     folder.mkdir(parents=True, exist_ok=True)
-    if target.exists() and _digest(target) == model.sha256 and target.stat().st_size == model.size:
+    if target.exists() and target.stat().st_size == model.size and _digest(target) == model.sha256:
         _record(target, model)
         return target
     parts = model.part_paths()
