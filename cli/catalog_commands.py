@@ -4,11 +4,16 @@ and write Postgres alone, so they work beside a running server or ingest."""
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
 
 from cli.output import print_json
+from cli.schema_file import read_schema
 from cli.stores import opened_store
-from core.errors import RagentError
+from core.errors import InvalidInput, RagentError
+from core.models import FieldSpec
+from retrievers.extraction.rules import RULES
 
 if TYPE_CHECKING:
     from retrievers.postgres.field_catalog import Vocabulary
@@ -25,15 +30,21 @@ def catalog(args: argparse.Namespace) -> None:
         "unit": args.unit,
         "unit_field": args.unit_field,
     }
+    declaring = {"type": args.type, "found_by": args.found_by, "pattern": args.pattern, "multi": args.multi or None}
     describing = args.target[0] == "describe" and len(args.target) > 1
     bucket, *field = args.target[1:] if describing else args.target
     if len(field) > (1 if describing else 0):
         raise RagentError("use `ragent catalog BUCKET` or `ragent catalog describe BUCKET [FIELD] --aliases ...`")
-    if not describing and any(value not in (None, []) for value in edits.values()):
+    if not describing and any(value not in (None, []) for value in [*edits.values(), *declaring.values()]):
         raise RagentError(f"--aliases, --role and the like describe: `ragent catalog describe {bucket} [FIELD] ...`")
+    if any(value is not None for value in declaring.values()) and not field:
+        raise RagentError(f"--type, --found-by and --pattern declare a field: `ragent catalog describe {bucket} FIELD`")
     with opened_store() as store:
         store.require_bucket(bucket)
-        if describing:
+        declares = any(value is not None for value in declaring.values())
+        if describing and declares:
+            _declare(store, bucket, field[0], declaring)
+        if describing and (not declares or any(value not in (None, []) for value in edits.values())):
             store.describe(bucket, *field, **edits)
         fields = [f for f in store.field_catalog(args.scope, bucket) if not field or f.name == field[0]]
         description, aliases = store.buckets()[bucket], store.bucket_aliases()[bucket]
@@ -87,6 +98,28 @@ def _said(vocabulary: Vocabulary) -> str:
     return "; ".join(f"{name} {value}" for name, value in parts.items() if value) or "none"
 
 
+def _declare(store, bucket: str, name: str, declaring: dict[str, Any]) -> None:
+    """Declare field `name` of `bucket` (`--type`), or change how a declared one is found; a user's field is found
+    in the text unless they say otherwise."""
+    declared = {spec.name: spec for spec in store.field_specs(bucket)}
+    given = {key: value for key, value in declaring.items() if value is not None}
+    if name not in declared and "type" not in given:
+        raise InvalidInput(
+            f"{bucket} has no field {name!r} declared: give its type, e.g. "
+            f"`ragent catalog describe {bucket} {name} --type string`"
+        )
+    base = declared[name].model_dump() if name in declared else {"name": name, "found_by": "text"}
+    if given.get("found_by", base["found_by"]) != "pattern":
+        base["pattern"] = ""
+    try:
+        spec = FieldSpec.model_validate({**base, **given})
+    except ValidationError as error:
+        raise InvalidInput(f"field {name!r}: " + "; ".join(e["msg"] for e in error.errors())) from None
+    if spec.found_by == "rule" and name not in RULES.get(bucket, {}):
+        raise InvalidInput(f"no shipped rule finds {bucket}.{name}; use --found-by text, pattern or model")
+    store.record_field_specs(bucket, [spec])
+
+
 def buckets(args: argparse.Namespace) -> None:
     if args.action == "add" and not args.name:
         raise RagentError("name the bucket: `ragent buckets add NAME --description TEXT [--aliases A,B]`")
@@ -95,11 +128,49 @@ def buckets(args: argparse.Namespace) -> None:
             "--aliases goes with `ragent buckets add NAME`; for a bucket that exists, use "
             "`ragent catalog describe NAME --aliases A,B`"
         )
+    if args.schema and args.action != "add":
+        raise RagentError("--schema goes with `ragent buckets add NAME --schema FILE`")
+    fields = read_schema(args.schema) if args.schema else []
     with opened_store() as store:
         if args.action == "add":
             store.add_bucket(args.name, args.description)
             if args.aliases:
                 store.describe(args.name, aliases=args.aliases)
+            if fields:
+                store.record_field_specs(args.name, fields)
+                print(
+                    f"{args.name}: {len(fields)} fields declared ({', '.join(f.name for f in fields)}); "
+                    f"`ragent extract --bucket {args.name}` finds them in documents already ingested"
+                )
         aliases = store.bucket_aliases()
         for name, description in store.buckets().items():
             _print_bucket(name, description, aliases.get(name, []))
+
+
+def extract(args: argparse.Namespace) -> None:
+    """`ragent extract`: the declared fields found again in the stored documents of a scope (see
+    retrievers.extraction.stored); with --model the chat model's fields too."""
+    from retrievers.extraction.stored import extract_stored
+
+    with opened_store() as store:
+        buckets = args.bucket or [
+            name for name in store.buckets() if any(s.found_by != "labels" for s in store.field_specs(name))
+        ]
+        for bucket in buckets:
+            store.require_bucket(bucket)
+        model, model_name = _model_finder() if args.model else (None, "")
+        for bucket in buckets:
+            print(extract_stored(store, args.scope, bucket, model=model, model_name=model_name).summary())
+
+
+def _model_finder():
+    """The chat model as the `model` finder, and its name (recorded with what it extracted)."""
+    from chat.model import chat_model_from_env
+    from chat.settings import ChatSettings
+    from retrievers.extraction.model_reader import ModelReader
+
+    chat = ChatSettings.from_env()
+    model = chat_model_from_env(chat=chat)
+    if model is None:
+        raise RagentError("--model needs a chat model: set RAGENT_CHAT=local (the local model) or RAGENT_CHAT=openai")
+    return ModelReader(model), chat.model

@@ -23,6 +23,8 @@ from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE
 
 SNIPPET_CHARS = 160
 BODY_PREVIEW_CHARS = 600
+QUOTE_CHARS = 160
+"""The most of an extracted value's source sentence `documents show` prints on its line (all of it with --json)."""
 TITLE_CHARS = 48
 
 
@@ -238,9 +240,20 @@ def documents_show(args: argparse.Namespace) -> None:
     print(f"  annotation rows ({len(record['annotations'])}):")
     for row in record["annotations"]:
         print(f"    {row['annotation_id']}  {json.dumps(row['row'], ensure_ascii=False)}")
+        for field, source in row.get("sources", {}).items():
+            print(f"      {field} found by {source['found_by']}: {_quoted(record['body'], source)}")
     body = " ".join(record["body"].split())
     cut = len(body) > BODY_PREVIEW_CHARS
     print(f"  text: {body[:BODY_PREVIEW_CHARS]}" + (" ... (all of it with --json)" if cut else ""))
+
+
+def _quoted(body: str, source: dict) -> str:
+    """The words an extracted value was read from, on one line ("not found in the text" for a yes/no read from an
+    absence)."""
+    if source["start"] == source["end"]:
+        return "not found in the text"
+    words = " ".join(body[source["start"] : source["end"]].split())
+    return json.dumps(words if len(words) <= QUOTE_CHARS else words[: QUOTE_CHARS - 3] + "...", ensure_ascii=False)
 
 
 def documents_delete(args: argparse.Namespace) -> None:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import os
 from functools import partial
+from pathlib import Path
+from typing import get_args
 
 from cli import catalog_commands, commands
 from cli.environment import API_KEY_ENV, SERVER_ENV
 from core.errors import InvalidInput
-from core.models import FIELD_ROLES
+from core.models import FIELD_ROLES, FOUND_BY, FieldType
 from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE, checked_scope
 from graph.agents import AGENTS, DEFAULT_AGENT
 from graph.context import AgentContext
@@ -198,7 +200,8 @@ def _catalog_and_buckets(sub) -> None:
         help="the annotation fields of a bucket (types, counts, values, aliases, roles); `describe` adds your words",
         usage="%(prog)s BUCKET [--scope SCOPE]\n"
         "       %(prog)s describe BUCKET [FIELD] [--aliases A,B] [--remove-aliases A,B] [--description TEXT]\n"
-        "                        [--role ROLE] [--unit UNIT] [--unit-field FIELD]",
+        "                        [--role ROLE] [--unit UNIT] [--unit-field FIELD]\n"
+        "       %(prog)s describe BUCKET FIELD --type TYPE [--multi] [--found-by HOW] [--pattern REGEX]",
         description="Show a bucket's catalog, or describe a bucket or field in your words: the planner reads the "
         "aliases, role and unit with the loader's, at once and in every scope, and a re-ingest keeps them.",
     )
@@ -216,6 +219,19 @@ def _catalog_and_buckets(sub) -> None:
     )
     words.add_argument("--unit", help="the field's fixed unit: days, percent, a currency code")
     words.add_argument("--unit-field", help="the field holding this field's unit, e.g. currency")
+    declared = p.add_argument_group("describe BUCKET FIELD: declare a field, or how it is found")
+    declared.add_argument("--type", choices=get_args(FieldType), help="declare FIELD with values of this type")
+    declared.add_argument("--multi", action="store_true", help="a document may have several values")
+    declared.add_argument(
+        "--found-by",
+        choices=FOUND_BY,
+        help="how documents without a label give the field: text (a line starting with its name or an alias; the "
+        "default), pattern (--pattern), model (the chat model, by `ragent extract --model`), rule (the shipped "
+        "rule), labels (annotations files only)",
+    )
+    declared.add_argument(
+        "--pattern", help="a regular expression whose group 'value' is the value (--found-by pattern)"
+    )
     _json(p)
     p.set_defaults(run=catalog_commands.catalog)
 
@@ -224,7 +240,26 @@ def _catalog_and_buckets(sub) -> None:
     p.add_argument("name", nargs="?")
     p.add_argument("--description", default="")
     p.add_argument("--aliases", type=word_list, default=[], help='words users say for the bucket, e.g. "recipe,dish"')
+    p.add_argument(
+        "--schema",
+        type=Path,
+        help="a TOML or JSON file declaring the bucket's fields ([fields.NAME] type, unit, aliases, found_by ...)",
+    )
     p.set_defaults(run=catalog_commands.buckets)
+
+    p = sub.add_parser(
+        "extract",
+        help="find the declared fields in the text of documents already stored (after declaring or changing fields;"
+        " --model for the fields the chat model finds)",
+    )
+    p.add_argument(
+        "--bucket",
+        action="append",
+        help="only this bucket (repeatable; default: every bucket with fields found in the text)",
+    )
+    p.add_argument("--model", action="store_true", help="also the fields found by the chat model (RAGENT_CHAT)")
+    _scope(p)
+    p.set_defaults(run=catalog_commands.extract)
 
 
 def _agent(sub) -> None:

@@ -42,6 +42,14 @@ FieldRole = Literal["", "name", "identifier", "money", "currency", "text"]
 fuzzily), `identifier` (printed numbers and codes, matched exactly), `money` (an amount), `currency` (ISO 4217 codes),
 `text` (free text such as an address); '' when none of these."""
 FIELD_ROLES: tuple[str, ...] = get_args(FieldRole)
+FoundBy = Literal["labels", "rule", "text", "pattern", "model"]
+"""How a field's values are found in documents that carry no label for it (`retrievers.extraction`): `labels` only
+from an annotations file or a dataset's labels; `rule` by the shipped rule for the field (contracts, receipts,
+invoices); `text` where the document writes the field's name or an alias followed by a value of its type ("Governing
+law: Delaware", "Prep time: 45 minutes"); `pattern` by the field's regular expression; `model` by the chat model,
+each value checked against the text."""
+FOUND_BY: tuple[str, ...] = get_args(FoundBy)
+MAX_PATTERN_CHARS = 500
 MAX_ALIAS_CHARS = 80
 """The longest word or phrase a field or bucket may be called by: the longest shipped one has 25 characters; a
 longer one is a sentence, which belongs in the description."""
@@ -113,8 +121,22 @@ class Document(BaseModel):
         return value
 
 
+class ValueSource(BaseModel):
+    """Where an extracted value of an annotation row was read: `body[start:end]` of its document, and by what.
+
+    `start == end` when the value was read from an absence (a yes/no clause not found): there is nothing to quote.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    found_by: str = Field(min_length=1, max_length=80)
+
+
 class AnnotationRow(BaseModel):
-    """One structured row about a document: typed values in `row`, the source strings in `raw`.
+    """One structured row about a document: typed values in `row`, the source strings in `raw`, and for each value
+    found in the document's own text (not labelled) where it was read (`sources`).
 
     `row` values are JSON scalars (str, int, float, bool, ISO date strings) or lists of them where a
     label holds several values. `raw` keeps each original string beside its normalised value. Both are bounded
@@ -127,6 +149,7 @@ class AnnotationRow(BaseModel):
     kind: str = Field(default="properties", pattern=r"^[a-z][a-z0-9_]{0,39}$")
     row: dict[str, Any]
     raw: dict[str, Any] = Field(default_factory=dict)
+    sources: dict[str, ValueSource] = Field(default_factory=dict)
 
     @field_validator("row", "raw")
     @classmethod
@@ -184,6 +207,9 @@ class FieldSpec(BaseModel):
     written for one corpus. `unit` is fixed ("days", "percent", a currency code); `unit_field` names the field holding
     the unit when it varies by document: on the same row, or else on the document's `properties` row (an invoice's
     `amount`, and the `unit_price` of its line items, are in the invoice's `currency`).
+
+    `found_by` (and `pattern`, for `found_by="pattern"`: a regular expression whose group `value`, or else whole
+    match, is the value) says how the field is found in a document's own text when no label gives it (`FoundBy`).
     """
 
     name: str
@@ -194,24 +220,60 @@ class FieldSpec(BaseModel):
     role: FieldRole = ""
     unit: str = ""
     unit_field: str = ""
+    found_by: FoundBy = "labels"
+    pattern: str = Field(default="", max_length=MAX_PATTERN_CHARS)
+
+    model_config = ConfigDict(extra="forbid")
+
+    @field_validator("name")
+    @classmethod
+    def _field_name(cls, value: str) -> str:
+        if not FIELD_NAME_RE.match(value):
+            raise ValueError(f"field name {value!r} is not valid (letters, digits, '_', starting with a letter)")
+        return value
 
     @field_validator("aliases")
     @classmethod
     def _aliases(cls, value: list[str]) -> list[str]:
         return clean_aliases(value)
 
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        if value:
+            try:
+                re.compile(value)
+            except re.error as error:
+                raise ValueError(f"pattern {value!r} is not a regular expression: {error}") from None
+        return value
+
+    @model_validator(mode="after")
+    def _pattern_when_found_by_pattern(self) -> FieldSpec:
+        if (self.found_by == "pattern") != bool(self.pattern):
+            raise ValueError("a pattern is given with found_by 'pattern', and only then")
+        return self
+
 
 class SourceDocument(BaseModel):
-    """What a loader yields: one document and its annotation rows."""
+    """What a loader yields: one document and its annotation rows.
+
+    `labels_complete` says the rows hold everything the document's labels know, so that a field they leave out is
+    known to have no value (a labelled CUAD contract with no governing-law clause): extraction then adds nothing to
+    the document. A user's file is not labelled so, and its text fills the fields its rows leave out.
+    """
 
     document: Document
     annotations: list[AnnotationRow] = Field(default_factory=list)
+    labels_complete: bool = False
 
     def content_hash(self) -> str:
         """A hash over everything ingestion stores, so that any change re-indexes the document."""
         payload = {
             "document": self.document.model_dump(mode="json"),
-            "annotations": [row.model_dump(mode="json") for row in self.annotations],
+            # `sources` only where set, so that the hashes of rows from before it existed stay the same
+            "annotations": [
+                row.model_dump(mode="json", exclude=None if row.sources else {"sources"}) for row in self.annotations
+            ],
         }
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 

@@ -10,7 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from core.models import Chunk, EngineHit, FieldSpec, IndexedChunk, SearchFilter, SourceDocument
+from core.models import (
+    AnnotationRow,
+    Chunk,
+    Document,
+    EngineHit,
+    FieldSpec,
+    IndexedChunk,
+    SearchFilter,
+    SourceDocument,
+)
 from retrievers.postgres.annotation_filters import Predicate
 from retrievers.postgres.field_catalog import CatalogField, Vocabulary
 
@@ -136,6 +145,16 @@ class DocumentRecords(Protocol):
     ) -> None:
         """Replace the document, its chunks and its annotation rows atomically."""
 
+    def replace_annotations(
+        self, document: Document, rows: Sequence[AnnotationRow], extracted_with: str, *, was: str
+    ) -> bool:
+        """Replace a document's annotation rows after extraction, while its content hash is still `was`."""
+
+    def documents_to_extract(
+        self, scope: str, bucket: str, extracted_with: str, after: str = "", limit: int = 100
+    ) -> list[tuple[SourceDocument, str]]:
+        """The next documents of a bucket not labelled completely nor extracted with `extracted_with`."""
+
     def get_document(self, scope: str, doc_id: str) -> dict[str, Any] | None: ...
 
     def annotation_ids(self, scope: str, doc_id: str) -> list[str]: ...
@@ -223,7 +242,9 @@ class Catalog(Protocol):
     def catalog_version(self, scope: str) -> tuple:
         """Changes whenever the documents, field catalogs, vocabulary or buckets of `scope` may have."""
 
-    def record_field_specs(self, bucket: str, specs: Sequence[FieldSpec]) -> None: ...
+    def record_field_specs(self, bucket: str, specs: Sequence[FieldSpec], *, only_new: bool = False) -> None: ...
+
+    def field_specs(self, bucket: str) -> list[FieldSpec]: ...
 
     def refresh_catalog(self, scope: str, bucket: str) -> list[CatalogField]: ...
 

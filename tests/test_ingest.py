@@ -195,4 +195,4 @@ def test_the_report_says_where_the_ingest_spent_its_time(stack, tmp_path):
     assert list(shares) == [*STAGES, "other"]
     assert all(report.stage_seconds[stage] > 0 for stage in STAGES)
     assert sum(report.stage_seconds.values()) <= report.seconds and shares["other"] >= 0
-    assert "time: tokenising " in report.summary() and "embedding " in report.summary()
+    assert "time: extracting " in report.summary() and "embedding " in report.summary()

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from tqdm import tqdm
 
 from core.models import Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
+from retrievers.extraction.extractor import extracted
+from retrievers.extraction.shipped import SHIPPED
 from retrievers.ingestion.chunking import chunk_spans
 from retrievers.ingestion.documents import finish_pending_deletions
 from retrievers.loaders.files import Skipped
@@ -38,9 +40,10 @@ from retrievers.stack import Stack
 CHUNK_OVERLAP_TOKENS = 32
 TITLE_TOKEN_BUDGET = 32
 BATCH_DOCUMENTS = 16
-STAGES = ("tokenising", "embedding", "postgres", "keyword index", "vector index")
-"""Where an ingest's time goes, as `IngestReport.stage_seconds` counts it: tokenising and chunking the bodies,
-embedding the chunks, Postgres (content hashes, document commits, catalogs), and writing each index."""
+STAGES = ("extracting", "tokenising", "embedding", "postgres", "keyword index", "vector index")
+"""Where an ingest's time goes, as `IngestReport.stage_seconds` counts it: finding fields in the texts, tokenising and
+chunking the bodies, embedding the chunks, Postgres (content hashes, document commits, catalogs), and writing each
+index."""
 SKIPPED_SHOWN = 20
 """How many skipped files and records a report lists with their reasons; the rest are counted. A folder can hold a
 million unusable records (a .jsonl of `{}` lines): listing each one made a 200 MB server response and a million-line
@@ -56,6 +59,8 @@ class IngestReport:
     unchanged: int = 0
     chunks: int = 0
     annotation_rows: int = 0
+    values_extracted: int = 0
+    documents_extracted: int = 0
     skipped: list[Skipped] = field(default_factory=list)  # the first SKIPPED_SHOWN of them
     skipped_total: int = 0
     seconds: float = 0.0
@@ -90,7 +95,8 @@ class IngestReport:
     def summary(self) -> str:
         lines = [
             f"documents: {self.documents} ({self.added} added, {self.updated} updated, {self.unchanged} unchanged)",
-            f"chunks: {self.chunks}   annotation rows: {self.annotation_rows}",
+            f"chunks: {self.chunks}   annotation rows: {self.annotation_rows}"
+            + f"   values found in the text: {self.values_extracted} in {self.documents_extracted} documents",
             f"embeddings: {self.embeddings_computed} computed, {self.embeddings_cached} from cache",
             f"skipped files: {self.skipped_total}",
             *(f"  {s.path}: {s.reason}" for s in self.skipped),
@@ -134,6 +140,15 @@ class Ingestor:
 
     def __init__(self, stack: Stack):
         self.stack = stack
+        self._schemas: dict[str, list[FieldSpec]] = {}
+
+    def _schema(self, bucket: str) -> list[FieldSpec]:
+        """The fields declared for `bucket` (its shipped schema declared first), read once per ingest."""
+        if bucket not in self._schemas:
+            if bucket in SHIPPED:
+                self.stack.store.record_field_specs(bucket, SHIPPED[bucket], only_new=True)
+            self._schemas[bucket] = self.stack.store.field_specs(bucket)
+        return self._schemas[bucket]
 
     def ingest(
         self,
@@ -147,6 +162,7 @@ class Ingestor:
         """Ingest every document; `field_specs` declares annotation fields by bucket; `progress=None` shows a bar only
         on a terminal; `force` rewrites unchanged documents too (to rebuild an engine's index from the sources)."""
         report = IngestReport()
+        self._schemas.clear()
         started = time.perf_counter()
         hits_before, misses_before = self.stack.embedder.hits, self.stack.embedder.misses
         finish_pending_deletions(self.stack)  # a delete left part-way drops its chunks before any are written again
@@ -200,6 +216,10 @@ class Ingestor:
                 pending.append((source, content_hash, key in current))
         if not pending:
             return
+        with report.timed("postgres"):
+            schemas = {source.document.bucket: self._schema(source.document.bucket) for source, *_ in pending}
+        with report.timed("extracting"):
+            pending = [(self._extracted(source, schemas, report), *rest) for source, *rest in pending]
         with report.timed("tokenising"):
             planned = [
                 (source, content_hash, existed, self._chunk(source, content_hash))
@@ -226,6 +246,16 @@ class Ingestor:
                     stack.vectors.delete_document(doc.scope, doc.doc_id, keep_hash=content_hash)
             else:
                 report.added += 1
+
+    @staticmethod
+    def _extracted(source: SourceDocument, schemas: dict[str, list[FieldSpec]], report: IngestReport) -> SourceDocument:
+        """The document with the fields its text gives (`retrievers.extraction`), counted in the report."""
+        found = extracted(source, schemas[source.document.bucket])
+        values = sum(len(row.sources) for row in found.annotations) - sum(len(r.sources) for r in source.annotations)
+        if values:
+            report.values_extracted += values
+            report.documents_extracted += 1
+        return found
 
     def _chunk(self, source: SourceDocument, content_hash: str) -> tuple[list[Chunk], list[IndexedChunk]]:
         doc = source.document

@@ -12,6 +12,7 @@ from core.errors import InvalidInput
 from core.models import AnnotationRow, FieldSpec, SourceDocument
 from core.scope import DEFAULT_SCOPE
 from retrievers import loaders
+from retrievers.extraction.extractor import without_extracted
 from retrievers.ingestion.pipeline import Ingestor, IngestReport
 from retrievers.loaders import files
 from retrievers.loaders.files import Skipped
@@ -36,7 +37,8 @@ def against_stored(
     - one ingested from another file (ids are paths within the folder given: `report.pdf` of `2023/` and of
       `2024/`) is not replaced: the file is skipped, saying which file the document came from;
     - with `keep_annotations` (no annotations file given), a document that brings no rows of its own keeps the rows
-      stored for it: re-ingesting a folder to add a file once deleted every label of the others.
+      stored for it: re-ingesting a folder to add a file once deleted every label of the others. Only their
+      labelled values are kept: the extracted ones are found again in the text (which may have changed).
     Sources recorded as relative paths (before they were made absolute) are not compared."""
     items = iter(items)
     while batch := list(islice(items, FOLDER_BATCH)):
@@ -54,7 +56,7 @@ def against_stored(
                     )
                     continue
                 if keep_annotations and not item.annotations:
-                    item.annotations = [AnnotationRow.model_validate(row) for row in rows]
+                    item.annotations = without_extracted([AnnotationRow.model_validate(row) for row in rows])
             yield item
 
 

@@ -117,5 +117,8 @@ class RowBuilder:
 
 
 def source_document(document: Document, rows: Iterable[AnnotationRow | None] = ()) -> SourceDocument:
-    """A document with those of its annotation rows that hold anything."""
-    return SourceDocument(document=document, annotations=[row for row in rows if row is not None])
+    """A dataset's document with those of its annotation rows that hold anything. Its labels are complete: what
+    they leave out is known to be empty, and the evaluations' expected answers are computed from them alone, so
+    nothing is extracted from its text at ingest (`python -m evals.bench_extraction` measures extraction on these
+    texts with the labels left out)."""
+    return SourceDocument(document=document, annotations=[row for row in rows if row is not None], labels_complete=True)

@@ -96,24 +96,38 @@ class PostgresCatalog:
 
     # -- the field catalog ----------------------------------------------------------------------------
 
-    def record_field_specs(self, bucket: str, specs: Sequence[FieldSpec]) -> None:
-        """Declare field types, descriptions and vocabulary; a change marks the bucket's catalogs stale in every
-        scope (the catalog entries carry them)."""
+    def record_field_specs(self, bucket: str, specs: Sequence[FieldSpec], *, only_new: bool = False) -> None:
+        """Declare field types, descriptions, vocabulary and how each is found (`only_new`: only the fields not
+        declared yet, as a bucket's shipped schema is declared under whatever a loader or user said); a change marks
+        the bucket's catalogs stale in every scope (the catalog entries carry them)."""
         with self.pool.connection() as conn, conn.transaction():
             declared = {spec.name: spec for spec in self._field_specs(conn, bucket, " FOR UPDATE")}
-            changed = [s for s in specs if declared.get(s.name) != s]
+            changed = [s for s in specs if (s.name not in declared if only_new else declared.get(s.name) != s)]
             if not changed:
                 return
             with conn.cursor() as cur:
                 cur.executemany(
-                    """INSERT INTO field_specs
-                           (bucket, field, type, multi, description, aliases, role, unit, unit_field)
-                       VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+                    """INSERT INTO field_specs (bucket, field, type, multi, description, aliases, role, unit,
+                           unit_field, found_by, pattern)
+                       VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
                        ON CONFLICT (bucket, field) DO UPDATE SET type = EXCLUDED.type, multi = EXCLUDED.multi,
                            description = EXCLUDED.description, aliases = EXCLUDED.aliases, role = EXCLUDED.role,
-                           unit = EXCLUDED.unit, unit_field = EXCLUDED.unit_field""",
+                           unit = EXCLUDED.unit, unit_field = EXCLUDED.unit_field, found_by = EXCLUDED.found_by,
+                           pattern = EXCLUDED.pattern""",
                     [
-                        (bucket, s.name, s.type, s.multi, s.description, Jsonb(s.aliases), s.role, s.unit, s.unit_field)
+                        (
+                            bucket,
+                            s.name,
+                            s.type,
+                            s.multi,
+                            s.description,
+                            Jsonb(s.aliases),
+                            s.role,
+                            s.unit,
+                            s.unit_field,
+                            s.found_by,
+                            s.pattern,
+                        )
                         for s in changed
                     ],
                 )
@@ -224,11 +238,16 @@ class PostgresCatalog:
     def _field_specs(self, conn: psycopg.Connection, bucket: str, lock: str = "") -> list[FieldSpec]:
         with conn.cursor(row_factory=dict_row) as cur:
             rows = cur.execute(
-                "SELECT field AS name, type, multi, description, aliases, role, unit, unit_field FROM field_specs"
-                " WHERE bucket = %s ORDER BY field" + lock,
+                "SELECT field AS name, type, multi, description, aliases, role, unit, unit_field, found_by, pattern"
+                " FROM field_specs WHERE bucket = %s ORDER BY field" + lock,
                 (bucket,),
             ).fetchall()
         return [FieldSpec.model_validate(row) for row in rows]
+
+    def field_specs(self, bucket: str) -> list[FieldSpec]:
+        """The fields declared for `bucket` (by loaders, shipped schemas and users), by name."""
+        with self.pool.connection() as conn:
+            return self._field_specs(conn, bucket)
 
     def field_catalog(self, scope: str, bucket: str) -> list[CatalogField]:
         """The bucket's stored catalog, with the user's words for its fields laid over it."""

@@ -8,16 +8,17 @@ table, so such chunks are never returned. A delete records the chunk ids the eng
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+import psycopg
 from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from core.models import Chunk, IndexedChunk, SourceDocument, timestamp
+from core.models import AnnotationRow, Chunk, Document, IndexedChunk, SourceDocument, timestamp
 from retrievers.postgres.schema import MARK_STALE
 
 # The tables whose rows belong to a document (by a foreign key on (scope, doc_id)).
@@ -33,6 +34,31 @@ def _without_document(verb: str, table: str, scope: str | None) -> tuple[sql.Com
         + where
     )
     return query.format(sql.Identifier(table)), params
+
+
+def _insert_annotations(cur: psycopg.Cursor, doc: Document, rows: Sequence[AnnotationRow]) -> None:
+    """Insert a document's annotation rows, numbered by kind in their order (`doc_id#kind-n`)."""
+    per_kind: Counter = Counter()
+    values = []
+    for ann in rows:
+        values.append(
+            (
+                doc.scope,
+                f"{doc.doc_id}#{ann.kind}-{per_kind[ann.kind]}",
+                doc.doc_id,
+                doc.bucket,
+                ann.kind,
+                Jsonb(ann.row),
+                Jsonb(ann.raw),
+                Jsonb(ann.model_dump(mode="json")["sources"]),
+            )
+        )
+        per_kind[ann.kind] += 1
+    cur.executemany(
+        "INSERT INTO annotations (scope, annotation_id, doc_id, bucket, kind, row, raw, sources)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+        values,
+    )
 
 
 def _indexed_chunk(row: dict[str, Any]) -> IndexedChunk:
@@ -71,11 +97,12 @@ class PostgresDocuments:
 
     def stored_origins(self, scope: str, doc_ids: Sequence[str]) -> dict[str, tuple[str, list[dict[str, Any]]]]:
         """For each of `doc_ids` the scope holds: the source it was ingested from and its annotation rows (kind, row,
-        raw, in id order); one statement, for a folder ingest's batch."""
+        raw, sources, in id order); one statement, for a folder ingest's batch."""
         with self.pool.connection() as conn:
             rows = conn.execute(
                 "SELECT d.doc_id, d.source, coalesce(jsonb_agg(jsonb_build_object('kind', a.kind, 'row', a.row,"
-                " 'raw', a.raw) ORDER BY a.annotation_id) FILTER (WHERE a.annotation_id IS NOT NULL), '[]')"
+                " 'raw', a.raw, 'sources', a.sources) ORDER BY a.annotation_id)"
+                " FILTER (WHERE a.annotation_id IS NOT NULL), '[]')"
                 " FROM documents d LEFT JOIN annotations a ON a.scope = d.scope AND a.doc_id = d.doc_id"
                 " WHERE d.scope = %s AND d.doc_id = ANY(%s) GROUP BY d.doc_id, d.source",
                 (scope, list(doc_ids)),
@@ -98,13 +125,14 @@ class PostgresDocuments:
             )
             conn.execute(
                 """
-                INSERT INTO documents
-                    (scope, doc_id, bucket, title, author, tags, created_at, source, summary, body, content_hash)
-                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+                INSERT INTO documents (scope, doc_id, bucket, title, author, tags, created_at, source, summary, body,
+                    content_hash, labels_complete)
+                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
                 ON CONFLICT (scope, doc_id) DO UPDATE SET
                     bucket = EXCLUDED.bucket, title = EXCLUDED.title, author = EXCLUDED.author, tags = EXCLUDED.tags,
                     created_at = EXCLUDED.created_at, source = EXCLUDED.source, summary = EXCLUDED.summary,
                     body = EXCLUDED.body, content_hash = EXCLUDED.content_hash,
+                    labels_complete = EXCLUDED.labels_complete, extracted_with = '',
                     version = documents.version + 1, ingested_at = now()
                 """,
                 (
@@ -119,6 +147,7 @@ class PostgresDocuments:
                     doc.summary,
                     doc.body,
                     content_hash,
+                    source.labels_complete,
                 ),
             )
             conn.execute("DELETE FROM chunks WHERE scope = %s AND doc_id = %s", (doc.scope, doc.doc_id))
@@ -131,26 +160,53 @@ class PostgresDocuments:
                         copy.write_row(
                             (chunk_id, doc.scope, doc.doc_id, chunk.ordinal, chunk.start, chunk.end, chunk.text)
                         )
-                per_kind: Counter = Counter()
-                rows = []
-                for ann in source.annotations:
-                    rows.append(
-                        (
-                            doc.scope,
-                            f"{doc.doc_id}#{ann.kind}-{per_kind[ann.kind]}",
-                            doc.doc_id,
-                            doc.bucket,
-                            ann.kind,
-                            Jsonb(ann.row),
-                            Jsonb(ann.raw),
-                        )
-                    )
-                    per_kind[ann.kind] += 1
-                cur.executemany(
-                    "INSERT INTO annotations (scope, annotation_id, doc_id, bucket, kind, row, raw)"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                    rows,
-                )
+                _insert_annotations(cur, doc, source.annotations)
+
+    def replace_annotations(
+        self, document: Document, rows: Sequence[AnnotationRow], extracted_with: str, *, was: str
+    ) -> bool:
+        """Replace the document's annotation rows (after extracting its fields again) and record what they were
+        extracted with, in one transaction that marks its bucket's catalog stale; only while its content hash is
+        still `was`, so that a document re-ingested meanwhile keeps the new version's rows. False when it was."""
+        with self.pool.connection() as conn, conn.transaction():
+            updated = conn.execute(
+                "UPDATE documents SET extracted_with = %s WHERE scope = %s AND doc_id = %s AND content_hash = %s",
+                (extracted_with, document.scope, document.doc_id, was),
+            ).rowcount
+            if not updated:
+                return False
+            conn.execute(MARK_STALE.format("SELECT %s, %s"), (document.scope, document.bucket))
+            conn.execute("DELETE FROM annotations WHERE scope = %s AND doc_id = %s", (document.scope, document.doc_id))
+            with conn.cursor() as cur:
+                _insert_annotations(cur, document, rows)
+        return True
+
+    def documents_to_extract(
+        self, scope: str, bucket: str, extracted_with: str, after: str = "", limit: int = 100
+    ) -> list[tuple[SourceDocument, str]]:
+        """The next `limit` documents of (scope, bucket) after doc id `after` that are not labelled completely and
+        were not extracted with `extracted_with` yet, with their rows and content hashes, in doc id order."""
+        with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
+            documents = cur.execute(
+                "SELECT doc_id, bucket, scope, title, author, tags, created_at, source, summary, body, content_hash"
+                " FROM documents WHERE scope = %s AND bucket = %s AND doc_id > %s AND NOT labels_complete"
+                " AND extracted_with <> %s ORDER BY doc_id LIMIT %s",
+                (scope, bucket, after, extracted_with, limit),
+            ).fetchall()
+            rows = cur.execute(
+                "SELECT doc_id, kind, row, raw, sources FROM annotations WHERE scope = %s AND doc_id = ANY(%s)"
+                " ORDER BY annotation_id",
+                (scope, [d["doc_id"] for d in documents]),
+            ).fetchall()
+        by_document: dict[str, list[AnnotationRow]] = defaultdict(list)
+        for row in rows:
+            by_document[row.pop("doc_id")].append(AnnotationRow.model_validate(row))
+        found = []
+        for record in documents:
+            content_hash = record.pop("content_hash")
+            document = Document.model_validate(record)
+            found.append((SourceDocument(document=document, annotations=by_document[document.doc_id]), content_hash))
+        return found
 
     def get_document(self, scope: str, doc_id: str) -> dict[str, Any] | None:
         with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
@@ -214,7 +270,7 @@ class PostgresDocuments:
         """Every annotation row of one document, in id order, whole."""
         with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             return cur.execute(
-                "SELECT annotation_id, kind, row, raw FROM annotations WHERE scope = %s AND doc_id = %s"
+                "SELECT annotation_id, kind, row, raw, sources FROM annotations WHERE scope = %s AND doc_id = %s"
                 " ORDER BY annotation_id",
                 (scope, doc_id),
             ).fetchall()

@@ -157,6 +157,11 @@ ALTER TABLE field_specs ADD COLUMN IF NOT EXISTS aliases jsonb NOT NULL DEFAULT 
 ALTER TABLE field_specs ADD COLUMN IF NOT EXISTS role text NOT NULL DEFAULT '';
 ALTER TABLE field_specs ADD COLUMN IF NOT EXISTS unit text NOT NULL DEFAULT '';
 ALTER TABLE field_specs ADD COLUMN IF NOT EXISTS unit_field text NOT NULL DEFAULT '';
+ALTER TABLE field_specs ADD COLUMN IF NOT EXISTS found_by text NOT NULL DEFAULT 'labels';
+ALTER TABLE field_specs ADD COLUMN IF NOT EXISTS pattern text NOT NULL DEFAULT '';
+ALTER TABLE annotations ADD COLUMN IF NOT EXISTS sources jsonb NOT NULL DEFAULT '{}';
+ALTER TABLE documents ADD COLUMN IF NOT EXISTS labels_complete boolean NOT NULL DEFAULT false;
+ALTER TABLE documents ADD COLUMN IF NOT EXISTS extracted_with text NOT NULL DEFAULT '';
 """
 
 # Counts a change to the rows of (scope, bucket). The update (not DO NOTHING) locks the mark until the writer
