@@ -295,6 +295,16 @@ class AnnotationQueries(Catalog, Protocol):
         doc_ids: Sequence[str] | None = None,
     ) -> tuple[list[dict[str, Any]], dict[str, Any]]: ...
 
+    def coverage(
+        self,
+        scope: str,
+        bucket: str,
+        fields: Sequence[str],
+        *,
+        kind: str | None = None,
+        doc_ids: Sequence[str] | None = None,
+    ) -> dict[str, Any]: ...
+
 
 @runtime_checkable
 class DocumentStore(DocumentRecords, AnnotationQueries, Protocol):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from retrievers.postgres.annotation_aggregates import parse_aggregate, parse_group
 from retrievers.postgres.annotation_filters import shown
 from tools.arguments import (
     AnnotationsAggregateArgs,
@@ -9,7 +10,7 @@ from tools.arguments import (
     to_predicates,
 )
 from tools.context import ToolContext
-from tools.envelope import AggregateGroup, AggregateTotal, AnnotationHit, Envelope, RowMetadata
+from tools.envelope import AggregateGroup, AggregateTotal, AnnotationHit, Coverage, Envelope, RowMetadata
 from tools.guard import require_bucket
 
 _POSTGRES = "Postgres (annotations)"
@@ -19,6 +20,21 @@ def _among(doc_ids: list[str] | None) -> str:
     """The document restriction as a no_results hint names it, so that a model asking about named documents learns
     that those documents have no such row (their ids or bucket may be wrong), not that the bucket has none."""
     return f" among documents {shown(doc_ids)}" if doc_ids else ""
+
+
+def _coverage(
+    context: ToolContext, bucket: str, required: list[str], grouped: list[str], doc_ids: list[str] | None
+) -> Coverage:
+    """The call's `Coverage`: one cheap statement (`coverage` of the store), never one per field or row."""
+    fields = list(dict.fromkeys([*required, *grouped]))
+    found = context.engine(_POSTGRES, context.stack.store.coverage, context.scope, bucket, fields, doc_ids=doc_ids)
+    missing = found["missing"]
+    return Coverage(
+        documents=found["documents"],
+        missing={f: missing[f] for f in dict.fromkeys(required)},
+        ungrouped={f: missing[f] for f in grouped},
+        unannotated=found["unannotated"],
+    )
 
 
 def annotations_search(args: AnnotationsSearchArgs, context: ToolContext) -> Envelope:
@@ -35,12 +51,14 @@ def annotations_search(args: AnnotationsSearchArgs, context: ToolContext) -> Env
         descending=args.order_by is None or args.order_by.direction == "desc",
         doc_ids=args.doc_id,
     )
+    coverage = _coverage(context, args.bucket, [p.field for p in predicates], [], args.doc_id)
     if not rows:
         described = ", ".join(f"{p.field} {p.op} {shown(p.value)}" for p in predicates) or "no predicates"
         return Envelope(
             status="no_results",
             hint=f"no annotation row in {args.bucket!r}{_among(args.doc_id)} has {described}; loosen a predicate "
             "(e.g. '~' instead of '='), check the field's example values, or search the text",
+            coverage=coverage,
         )
     hits = [
         AnnotationHit(
@@ -51,28 +69,47 @@ def annotations_search(args: AnnotationsSearchArgs, context: ToolContext) -> Env
         )
         for r in rows
     ]
-    return Envelope(status="ok", hits=hits, total_hits=rows[0]["total_rows"], total_is_lower_bound=rows[0]["more_rows"])
+    return Envelope(
+        status="ok",
+        hits=hits,
+        total_hits=rows[0]["total_rows"],
+        total_is_lower_bound=rows[0]["more_rows"],
+        coverage=coverage,
+    )
 
 
 def annotations_aggregate(args: AnnotationsAggregateArgs, context: ToolContext) -> Envelope:
     require_bucket(context, args.bucket)
+    predicates = to_predicates(args.predicates)
     groups, total = context.engine(
         _POSTGRES,
         context.stack.store.aggregate,
         context.scope,
         args.bucket,
-        to_predicates(args.predicates),
+        predicates,
         args.aggregate,
         args.group_by,
         doc_ids=args.doc_id,
     )
     total = AggregateTotal.model_validate(total)
+    _, measured = parse_aggregate(args.aggregate)
+    required = [*(p.field for p in predicates), *([measured] if measured else [])]
+    grouped = [parse_group(entry)[0] for entry in args.group_by]
+    coverage = _coverage(context, args.bucket, required, grouped, args.doc_id)
+    if not required and coverage.unannotated is None:
+        # a count of every row (of the group fields' kind): the documents it does not count have no such row
+        coverage.unannotated = max(0, coverage.documents - total.documents)
     if total.documents == 0:
         return Envelope(
             status="no_results",
             total=total,
+            coverage=coverage,
             hint=f"no document in {args.bucket!r}{_among(args.doc_id)} matches the predicates; loosen them",
         )
     return Envelope(
-        status="ok", hits=[AggregateGroup.model_validate(g) for g in groups], total_hits=len(groups), total=total
+        status="ok",
+        hits=[AggregateGroup.model_validate(g) for g in groups],
+        total_hits=len(groups),
+        total=total,
+        coverage=coverage,
     )

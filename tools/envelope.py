@@ -71,6 +71,19 @@ class AggregateTotal(HitModel):
     value: Any = None
 
 
+class Coverage(HitModel):
+    """How much of the bucket an annotation tool's answer covers, so that an answer never leaves documents out
+    silently: the documents of the bucket in the run's scope (within the call's doc_id list, if any); per field a
+    document must have to be counted or listed (a condition's, the measured field of sum/avg/min/max), how many of
+    them have no value for it; the same for each group_by field (those documents fall in the blank group, or
+    nowhere without a row); and, where known, how many have no annotation row at all."""
+
+    documents: int
+    missing: dict[str, int] = Field(default_factory=dict)
+    ungrouped: dict[str, int] = Field(default_factory=dict)
+    unannotated: int | None = None
+
+
 class DocumentMetadata(HitModel):
     title: str | None = None
     bucket: str
@@ -107,7 +120,8 @@ class Envelope(BaseModel):
     """`hint` says what to try next (for `no_results`), why (for `invalid_request`, with the allowed values),
     or which source failed (for `unavailable` and `timeout`). `total` is set by annotations_aggregate only:
     the aggregate over all matching rows, beside the groups in `hits`. `total_is_lower_bound` is set when the search
-    stopped counting matches at `total_hits` and more match (annotations_search: `MATCHES_COUNTED_UP_TO`)."""
+    stopped counting matches at `total_hits` and more match (annotations_search: `MATCHES_COUNTED_UP_TO`).
+    `coverage` is set by the annotation tools: how many documents of the bucket the fields they read leave out."""
 
     status: Status
     hits: list[Hit] = Field(default_factory=list)
@@ -117,6 +131,7 @@ class Envelope(BaseModel):
     retry_after_s: float | None = None
     took_ms: float = 0.0
     total: AggregateTotal | None = None
+    coverage: Coverage | None = None
 
     def total_said(self) -> str:
         """`total_hits` as a reader takes it: "more than 1,000" where the search stopped counting."""

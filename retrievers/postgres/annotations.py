@@ -187,6 +187,55 @@ class PostgresAnnotations(PostgresCatalog):
         query, select_params = compile_aggregate(function, field, group_by, field_types, where)
         return query, [*select_params, *where_params], planner_settings(group_by, fields)
 
+    def coverage(
+        self,
+        scope: str,
+        bucket: str,
+        fields: Sequence[str],
+        *,
+        kind: str | None = None,
+        doc_ids: Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        """How many documents of `bucket` in `scope` (of the `doc_ids` only, when given) there are (`documents`), and
+        per field of `fields` how many of them have no value for it (`missing`: no row of the fields' kind holds a
+        value other than null or []), so that an answer can say whom it leaves out.
+
+        One statement. Over the whole bucket the documents are counted on the (scope, bucket) index and each field's
+        documents come from the catalog's `doc_count` (refreshed by every ingest and delete), so that nothing reads
+        the annotation rows; over a doc_id list their rows are read by the (scope, doc_id) index and counted exactly,
+        with the documents that have no annotation row at all (`unannotated`, else None)."""
+        catalog = [f for f in self.field_catalog(scope, bucket) if kind is None or f.kind == kind]
+        kinds = {kind} if kind else {f.kind for f in catalog if f.name in fields}
+        on_kind = next(iter(kinds)) if len(kinds) == 1 else None
+        restricted = sql.SQL(" AND doc_id = ANY(%s)") if doc_ids is not None else sql.SQL("")
+        count = sql.SQL("SELECT (SELECT count(*) FROM documents WHERE scope = %s AND bucket = %s{})").format(restricted)
+        params: list[Any] = [scope, bucket, *([list(doc_ids)] if doc_ids is not None else [])]
+        if doc_ids is not None:
+            has_value = sql.SQL(
+                "count(DISTINCT doc_id) FILTER (WHERE {} AND jsonb_typeof(row -> %s) <> 'null' AND row -> %s <> '[]')"
+            ).format(sql.SQL("kind = %s") if on_kind else sql.SQL("TRUE"))
+            count = sql.SQL(
+                "{}, (SELECT ARRAY[count(DISTINCT doc_id){}] FROM annotations"
+                " WHERE scope = %s AND bucket = %s AND doc_id = ANY(%s))"
+            ).format(count, sql.SQL("").join(sql.SQL(", {}").format(has_value) for _ in fields))
+            for name in fields:
+                params += [*([on_kind] if on_kind else []), name, name]
+            params += [scope, bucket, list(doc_ids)]
+        with self.pool.connection() as conn:
+            row = conn.execute(count, params).fetchone()
+        documents = row[0]
+        if doc_ids is not None:
+            annotated, *having = row[1]
+            unannotated: int | None = documents - annotated
+        else:
+            recorded = {f.name: f.doc_count for f in catalog if on_kind is None or f.kind == on_kind}
+            having, unannotated = [recorded.get(name, 0) for name in fields], None
+        return {
+            "documents": documents,
+            "missing": {name: max(0, documents - n) for name, n in zip(fields, having, strict=True)},
+            "unannotated": unannotated,
+        }
+
     @contextmanager
     def planned_connection(self, planner: dict[str, str]) -> Iterator[psycopg.Connection]:
         """A pooled connection in a transaction that runs with the planner settings `planner` (SET LOCAL: they end
