@@ -233,8 +233,8 @@ def test_a_figure_the_model_gets_wrong_is_the_computed_one_alone(sample_stack):
         ),
         (
             "How many contracts are not under New York law?",
-            "**8**: count over 8 documents of bucket contracts where governing_law != New York (documents with no "
-            "governing_law recorded are not counted).",
+            # every sample contract has a law recorded: nothing is left out, so nothing is said (test_honest_coverage)
+            "**8**: count over 8 documents of bucket contracts where governing_law != New York.",
         ),
         (
             "How many receipts have a total of more than 23.14 and less than 100?",

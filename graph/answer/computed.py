@@ -13,7 +13,7 @@ from graph.markdown import escape
 from graph.schemas import Answer, Citation, Evidence, GradedHit
 from retrievers.fusion import reciprocal_rank_fusion
 from retrievers.postgres.annotation_filters import bound_operators
-from tools.envelope import matched_total
+from tools.envelope import Coverage, matched_total
 
 
 def cell(value) -> str:
@@ -53,6 +53,41 @@ def failures(evidence: list[Evidence]) -> str:
     return ("\n\nNot every source answered: " + "; ".join(failed)) if failed else ""
 
 
+def left_out(coverage: Coverage | None, bucket: str, verb: str) -> str:
+    """The sentence that follows a figure or list computed over annotation fields when documents of the bucket have
+    no value for a field it depends on: "3 of the 10 contracts have no governing_law recorded and are not counted."
+    Nothing when every document has every such field (or the tool said nothing of its coverage)."""
+    if coverage is None or not coverage.documents:
+        return ""
+    n = coverage.documents
+    noun = bucket if bucket.endswith("s") else f"documents of bucket {bucket}"
+
+    def have(k: int) -> str:
+        return "has" if k == 1 else "have"
+
+    left = [(k, f"no {field} recorded") for field, k in coverage.missing.items() if k]
+    if not coverage.missing and not coverage.ungrouped and coverage.unannotated:
+        left = [(coverage.unannotated, "no annotation rows")]
+    said = []
+    if len(left) == 1:
+        ((k, what),) = left
+        said.append(f"{k} of the {n} {noun} {have(k)} {what} and {'is' if k == 1 else 'are'} not {verb}")
+    elif left:
+        listed = " and ".join(f"{k} {what}" if i else f"{k} {have(k)} {what}" for i, (k, what) in enumerate(left))
+        said.append(f"Of the {n} {noun}, {listed}; they are not {verb}")
+    for field, k in ((f, k) for f, k in coverage.ungrouped.items() if k):
+        # a document with a row but no value falls in the blank group; one with no row at all, nowhere
+        uncounted = min(k, coverage.unannotated) if coverage.unannotated is not None else None
+        said.append(f"{k} of the {n} {noun} {have(k)} no {field} recorded")
+        if uncounted == k:
+            said[-1] += f" and {'is' if k == 1 else 'are'} not {verb}"
+        elif uncounted == 0:
+            said[-1] += f" (the blank {field} group)"
+        elif uncounted is not None:
+            said[-1] += f": {k - uncounted} in the blank group, {uncounted} not {verb}"
+    return " ".join(sentence(s[0].upper() + s[1:]) for s in said)
+
+
 def figure(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
     """The figure and how it was derived; with groups, the table of them, largest first. A question for the group
     with the most ("which shop did we spend most at?") is answered by the first group; amounts in several units
@@ -64,10 +99,6 @@ def figure(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]
     derived = f"{function} over {total.documents} documents of bucket {aggregate.call.arguments['bucket']}" + (
         f" where {where}" if where else ""
     )
-    # "not under New York law" cannot count a contract whose law no row records: say so rather than let it pass
-    unrecorded = sorted({c.field for c in d.constraints if c.op in ("!=", "not in")})
-    if unrecorded:
-        derived += f" (documents with no {' or '.join(unrecorded)} recorded are not counted)"
     value = total.value if isinstance(total.value, (int, float)) else None
     per_unit = bool(d.unit_field and groups and len({str(g.group.get(d.unit_field)) for g in groups}) > 1)
     if groups and d.limit == 1:
@@ -84,6 +115,8 @@ def figure(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]
         keys = list(groups[0].group)
         lines += ["", f"| {' | '.join(keys)} | documents | value |", "|" + "---|" * (len(keys) + 2)]
         lines += [f"| {' | '.join(cell(g.group[k]) for k in keys)} | {g.documents} | {cell(g.value)} |" for g in groups]
+    if note := left_out(aggregate.envelope.coverage, aggregate.call.arguments["bucket"], "counted"):
+        lines[0] += f" {note}"
     citations = [Citation(doc_id=g.doc_id, annotation_id=g.annotation_id) for g in relevant if g.annotation_id]
     return Answer(format="figure", text="\n".join(lines), value=value, citations=citations)
 
@@ -111,6 +144,9 @@ def table(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit])
         "|---|" + "---|" * len(columns),
     ]
     lines += [f"| {escape(r['doc_id'])} | " + " | ".join(cell(r[c]) for c in columns) + " |" for r in rows]
+    searched = next((e for e in evidence if e.call.tool == "annotations_search" and e.envelope.coverage), None)
+    if searched and (note := left_out(searched.envelope.coverage, searched.call.arguments["bucket"], "listed")):
+        lines += ["", note]
     return Answer(
         format="table",
         text="\n".join(lines),

@@ -1,0 +1,132 @@
+"""Honest coverage: a figure, list or grouping over annotation fields says how many documents of the bucket have no
+value for a field it depends on, or no annotation row at all, instead of leaving them out silently; with every
+document labelled it says nothing more. The folder is the sample's contracts and receipts with some unlabelled, as a
+user's is when some files were ingested without annotations."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from graph.builder import compile_agent
+from graph.checkpointing import SERDE
+from graph.context import AgentContext
+from graph.services import AgentServices
+from tests.conftest import fresh_database, make_stack
+
+UNLABELLED_CONTRACTS = {"sample-contract-008", "sample-contract-009", "sample-contract-010"}
+UNLABELLED_RECEIPTS = {"sample-receipt-007", "sample-receipt-008"}
+
+
+def _partly_labelled():
+    from retrievers.loaders import sample
+
+    for source in sample.load():
+        if source.document.bucket not in ("contracts", "receipts"):
+            continue
+        if source.document.doc_id in UNLABELLED_CONTRACTS | UNLABELLED_RECEIPTS:
+            source = source.model_copy(update={"annotations": []})
+        yield source
+
+
+@pytest.fixture(scope="module")
+def partly_labelled(postgres_url, minilm, tmp_path_factory):
+    from retrievers.ingestion.pipeline import Ingestor
+    from retrievers.loaders import field_specs
+
+    with fresh_database(postgres_url) as url:
+        stack = make_stack(url, tmp_path_factory.mktemp("partly"), minilm)
+        Ingestor(stack).ingest(_partly_labelled(), field_specs=field_specs("sample"), progress=False)
+        yield stack
+        stack.close()
+
+
+def ask(stack, question: str):
+    with AgentServices(stack) as services:
+        agent = compile_agent(services, InMemorySaver(serde=SERDE))
+        config = {"configurable": {"thread_id": uuid.uuid4().hex}}
+        agent.invoke({"question": question}, config, context=AgentContext(planner="rules"))
+        return agent.get_state(config).values["answer"]
+
+
+def test_a_count_names_the_documents_with_no_annotation_rows(partly_labelled):
+    assert ask(partly_labelled, "How many contracts are there?").text == (
+        "**7**: count over 7 documents of bucket contracts. "
+        "3 of the 10 contracts have no annotation rows and are not counted."
+    )
+
+
+def test_a_list_names_the_documents_with_no_value_for_its_condition(partly_labelled):
+    text = ask(partly_labelled, "Which contracts have a notice period under 60 days?").text
+    # 3 contracts have no rows, and 3 labelled ones state no notice period
+    assert text.startswith("1 matching row(s):")
+    assert text.splitlines()[-1] == "6 of the 10 contracts have no notice_period_days recorded and are not listed."
+
+
+def test_a_sum_and_an_average_name_the_documents_with_no_value_for_the_measured_field(partly_labelled):
+    assert ask(partly_labelled, "What is the total of all receipts?").text == (
+        "**571.33**: sum(total) over 6 documents of bucket receipts. "
+        "2 of the 8 receipts have no total recorded and are not counted."
+    )
+    assert ask(partly_labelled, "What is the average notice period of contracts?").text == (
+        "**67.5**: avg(notice_period_days) over 4 documents of bucket contracts. "
+        "6 of the 10 contracts have no notice_period_days recorded and are not counted."
+    )
+
+
+def test_a_grouping_and_a_negated_condition_name_the_documents_with_no_value_for_their_field(partly_labelled):
+    grouped = ask(partly_labelled, "How many contracts per governing law?").text
+    assert grouped.splitlines()[0] == (
+        "**7**: count over 7 documents of bucket contracts. "
+        "3 of the 10 contracts have no governing_law recorded and are not counted."
+    )
+    assert ask(partly_labelled, "How many contracts are not under New York law?").text == (
+        "**5**: count over 5 documents of bucket contracts where governing_law != New York. "
+        "3 of the 10 contracts have no governing_law recorded and are not counted."
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many contracts are there?",
+        "What is the total of all receipts?",
+        "How many contracts per governing law?",
+        "How many contracts are not under New York law?",
+    ],
+)
+def test_with_every_document_labelled_nothing_is_added(sample_stack, question):
+    assert "recorded" not in ask(sample_stack, question).text
+
+
+def test_the_tools_say_how_many_documents_lack_each_field_within_a_doc_id_list(partly_labelled):
+    from tools.context import ToolContext
+    from tools.registry import call_tool
+
+    context = ToolContext(partly_labelled)
+    among = ["sample-contract-001", "sample-contract-006", "sample-contract-009", "no-such-contract"]
+    counted = call_tool(
+        "annotations_aggregate",
+        {"bucket": "contracts", "aggregate": "count", "group_by": ["governing_law"], "doc_id": among},
+        context,
+    )
+    # three of the four ids are contracts of the bucket; 009 has no rows
+    assert counted["coverage"] == {
+        "documents": 3,
+        "missing": {},
+        "ungrouped": {"governing_law": 1},
+        "unannotated": 1,
+    }
+    listed = call_tool(
+        "annotations_search",
+        {"bucket": "contracts", "predicates": {"notice_period_days": {"op": "<", "value": 60}}},
+        context,
+    )
+    assert listed["coverage"] == {
+        "documents": 10,
+        "missing": {"notice_period_days": 6},
+        "ungrouped": {},
+        "unannotated": None,
+    }
