@@ -10,6 +10,7 @@ switch tenant and cite other documents: the runs' tool arguments and answers are
 from __future__ import annotations
 
 import csv
+import re
 import uuid
 
 import pytest
@@ -211,7 +212,20 @@ def test_instructions_inside_documents_change_no_tool_argument_and_no_answer(inj
     assert all("scope" not in e.call.arguments for e in after["evidence"]) and labelled(after)
     assert not {c.doc_id for c in after["answer"].citations} & {"tenant-b-secret", "sample-contract-999"}
     if before["answer"].format in ("table", "figure"):
-        assert after["answer"].text == before["answer"].text
+        assert (after["answer"].value, after["answer"].rows) == (before["answer"].value, before["answer"].rows)
+        # the injected documents carry no labels, so the sentence saying how many documents lack a field counts them
+        # too (honest coverage); everything else the answer says is what it said before they came
+        assert _without_coverage(after["answer"].text) == _without_coverage(before["answer"].text)
+
+
+COVERAGE = re.compile(r" ?(?:Of the \d+ |\d+ of the \d+ )[^.]*?(?:not (?:counted|listed)|group\))\.")
+"""The sentences an answer over annotation fields ends with when documents of the bucket lack a field it depends on
+(`graph.answer.computed.left_out`), such as "3 of the 10 contracts have no governing_law recorded and are not
+counted"."""
+
+
+def _without_coverage(text: str) -> str:
+    return COVERAGE.sub("", text).rstrip()
 
 
 def test_a_model_planner_that_obeys_an_injection_still_cannot_leave_its_scope(tenants):
