@@ -200,36 +200,37 @@ class PostgresAnnotations(PostgresCatalog):
         per field of `fields` how many of them have no value for it (`missing`: no row of the fields' kind holds a
         value other than null or []), so that an answer can say whom it leaves out.
 
-        One statement. Over the whole bucket the documents are counted on the (scope, bucket) index and each field's
-        documents come from the catalog's `doc_count` (refreshed by every ingest and delete), so that nothing reads
-        the annotation rows; over a doc_id list their rows are read by the (scope, doc_id) index and counted exactly,
-        with the documents that have no annotation row at all (`unannotated`, else None)."""
-        catalog = [f for f in self.field_catalog(scope, bucket) if kind is None or f.kind == kind]
+        Over the whole bucket both come from the stored catalog (the bucket's documents and each field's, counted
+        when the catalog was refreshed by the last ingest, extraction or delete): one read of a few catalog rows,
+        whatever the bucket's size. Over a doc_id list their rows are read by the (scope, doc_id) index and counted
+        exactly, with the documents that have no annotation row at all (`unannotated`, else None), in one statement.
+        """
+        with self.pool.connection() as conn:
+            catalog = [f for f in self._stored_catalog(conn, scope, bucket) if kind is None or f.kind == kind]
         kinds = {kind} if kind else {f.kind for f in catalog if f.name in fields}
         on_kind = next(iter(kinds)) if len(kinds) == 1 else None
-        restricted = sql.SQL(" AND doc_id = ANY(%s)") if doc_ids is not None else sql.SQL("")
-        count = sql.SQL("SELECT (SELECT count(*) FROM documents WHERE scope = %s AND bucket = %s{})").format(restricted)
-        params: list[Any] = [scope, bucket, *([list(doc_ids)] if doc_ids is not None else [])]
-        if doc_ids is not None:
+        if doc_ids is None:
+            recorded = {f.name: f.doc_count for f in catalog if on_kind is None or f.kind == on_kind}
+            having, unannotated = [recorded.get(name, 0) for name in fields], None
+            documents = next((f.bucket_documents for f in catalog if f.bucket_documents is not None), None)
+            if documents is None:  # no row at all yet, or a catalog from before it counted the bucket's documents
+                documents = self.bucket_document_counts(scope).get(bucket, 0)
+        else:
             has_value = sql.SQL(
                 "count(DISTINCT doc_id) FILTER (WHERE {} AND jsonb_typeof(row -> %s) <> 'null' AND row -> %s <> '[]')"
             ).format(sql.SQL("kind = %s") if on_kind else sql.SQL("TRUE"))
             count = sql.SQL(
-                "{}, (SELECT ARRAY[count(DISTINCT doc_id){}] FROM annotations"
+                "SELECT (SELECT count(*) FROM documents WHERE scope = %s AND bucket = %s AND doc_id = ANY(%s)),"
+                " (SELECT ARRAY[count(DISTINCT doc_id){}] FROM annotations"
                 " WHERE scope = %s AND bucket = %s AND doc_id = ANY(%s))"
-            ).format(count, sql.SQL("").join(sql.SQL(", {}").format(has_value) for _ in fields))
+            ).format(sql.SQL("").join(sql.SQL(", {}").format(has_value) for _ in fields))
+            params: list[Any] = [scope, bucket, list(doc_ids)]
             for name in fields:
                 params += [*([on_kind] if on_kind else []), name, name]
             params += [scope, bucket, list(doc_ids)]
-        with self.pool.connection() as conn:
-            row = conn.execute(count, params).fetchone()
-        documents = row[0]
-        if doc_ids is not None:
-            annotated, *having = row[1]
-            unannotated: int | None = documents - annotated
-        else:
-            recorded = {f.name: f.doc_count for f in catalog if on_kind is None or f.kind == on_kind}
-            having, unannotated = [recorded.get(name, 0) for name in fields], None
+            with self.pool.connection() as conn:
+                documents, (annotated, *having) = conn.execute(count, params).fetchone()
+            unannotated = documents - annotated
         return {
             "documents": documents,
             "missing": {name: max(0, documents - n) for name, n in zip(fields, having, strict=True)},

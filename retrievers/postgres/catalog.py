@@ -217,6 +217,9 @@ class PostgresCatalog:
             """,
             (scope, bucket),
         ).fetchall()
+        (documents,) = conn.execute(
+            "SELECT count(*) FROM documents WHERE scope = %s AND bucket = %s", (scope, bucket)
+        ).fetchone()
         counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
         multi: dict[tuple[str, str], bool] = defaultdict(bool)
         docs: dict[tuple[str, str], int] = {}
@@ -225,8 +228,8 @@ class PostgresCatalog:
             multi[(kind, field)] |= is_list
             docs[(kind, field)] = doc_count
         return [
-            build_field(kind, field, counts[(kind, field)], docs[(kind, field)], multi[(kind, field)], specs.get(field))
-            for kind, field in sorted(counts)
+            build_field(kind, name, counts[kind, name], docs[kind, name], multi[kind, name], specs.get(name), documents)
+            for kind, name in sorted(counts)
         ]
 
     def _stored_catalog(self, conn: psycopg.Connection, scope: str, bucket: str) -> list[CatalogField]:

@@ -29,6 +29,9 @@ class CatalogField(BaseModel):
     multi: bool
     description: str = ""
     doc_count: int
+    bucket_documents: int | None = None
+    """The documents of the bucket in the scope when the catalog was computed, with or without this field: what an
+    answer over the field compares `doc_count` with to say whom it leaves out (None in catalogs from before)."""
     distinct_count: int
     examples: list[Any]
     values: list[Any] | None = None
@@ -128,7 +131,13 @@ def _of_type(value: Any, ftype: str) -> bool:
 
 
 def build_field(
-    kind: str, name: str, value_counts: Counter, doc_count: int, multi: bool, spec: FieldSpec | None
+    kind: str,
+    name: str,
+    value_counts: Counter,
+    doc_count: int,
+    multi: bool,
+    spec: FieldSpec | None,
+    bucket_documents: int | None = None,
 ) -> CatalogField:
     """Catalog entry from the (value -> rows) counts of one field. The range of a number or date field is that of
     its values of that type: a field declared a number may still hold a stray text value ("n/a"), which the
@@ -144,6 +153,7 @@ def build_field(
         multi=multi or bool(spec and spec.multi),
         description=spec.description if spec else "",
         doc_count=doc_count,
+        bucket_documents=bucket_documents,
         distinct_count=len(values),
         examples=by_frequency[:5],
         values=by_frequency if ftype in ("string", "boolean") and len(values) <= LOW_CARDINALITY else None,
