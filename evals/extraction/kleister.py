@@ -115,7 +115,9 @@ def main() -> None:
     parser.add_argument("--split", choices=sorted(SPLITS), default="train")
     figures = score(parser.parse_args().split)
     rows = {key: figures[key] for key in ("all", *KEYS)}
-    print_table(f"Kleister-NDA {figures['split']} ({figures['documents']} documents)", rows, figures["seconds_per_document"])
+    print_table(
+        f"Kleister-NDA {figures['split']} ({figures['documents']} documents)", rows, figures["seconds_per_document"]
+    )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ the text states it twice in different ways: a wrong value that looks right is wo
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from english.tables import table
 from retrievers.extraction.found import FieldRule, Found
@@ -29,13 +30,23 @@ _PLACE_NAMES: dict[str, str] = {
         for written in (country, *other_names)
     },
 }
-_PLACE = "|".join(re.escape(name) for name in sorted(_PLACE_NAMES, key=len, reverse=True))
 _SUBDIVISION = r"(?:the\s+)?(?:state|commonwealth|province|republic|kingdom)\s+of\s+"
-# "the laws of the State of New York", "the internal laws of Delaware", "New York law", "the law of England and Wales".
-_LAW_OF_PLACE_RE = re.compile(
-    rf"\blaws?\s+(?:of|in)\s+(?:the\s+)?(?:{_SUBDIVISION})?(?P<place>{_PLACE})(?![\w-])"
-    rf"(?:\s+and\s+(?P<second>wales)\b)?"
-    rf"|(?<![\w-])(?P<adjective>{_PLACE})\s+(?:substantive\s+)?law\b",
+# "the laws of the State of New York", "the internal laws of Delaware", "the law of England and Wales", read after
+# each "law"; "New York law", read before it. Anchoring on the word "law" keeps the long list of places from being
+# tried at every character of a long contract.
+_LAW_RE = re.compile(r"\blaws?\b", re.IGNORECASE)
+_OF_PLACE_RE = re.compile(rf"\s+(?:of|in)\s+(?:the\s+)?(?:{_SUBDIVISION})?", re.IGNORECASE)
+_AND_RE = re.compile(
+    rf"\s+and\s+(?:of\s+)?(?:the\s+)?(?:federal\s+laws\s+of\s+(?:the\s+)?)?(?:{_SUBDIVISION})?", re.IGNORECASE
+)
+_MOST_MENTIONS = 1000
+"""More mentions of "law" than any contract makes (CUAD's longest has a few hundred): past them the text is no
+contract, and gives nothing, which also bounds the time a hostile text can take."""
+_PLACE_BEFORE_REACH = 40
+_LONGEST_PLACE_WORDS = max(len(name.split()) for name in _PLACE_NAMES)
+# "a corporation organized under the laws of Delaware": where a party is incorporated, not the law it chose.
+_INCORPORATED_RE = re.compile(
+    r"(?:organi[sz]ed|incorporated|existing|formed|registered|established|chartered)\s+under\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
 # What makes a sentence about the law of a place a choice of law, not a statement about a company's incorporation.
@@ -44,26 +55,68 @@ _FEDERAL = "United States"
 
 
 def governing_law(body: str) -> list[Found]:
-    """The place whose law governs the contract, from the first sentence that chooses one.
+    """The place whose law governs the contract, from the sentences that choose one.
 
     The federal law of the United States is dropped when a state's law is chosen with it ("the laws of the State
-    of New York and the federal laws of the United States"). Two different places in the choice-of-law sentences
-    (one for the contract, one for a schedule) give nothing: which one a user means is not for a rule to say.
+    of New York and the federal laws of the United States"), and so is a country's beside its province's ("the laws
+    of the Province of Ontario and the federal laws of Canada" is "Ontario, Canada"). Two different places in the
+    choice-of-law sentences (one for the contract, one for a schedule) give nothing: which one a user means is not
+    for a rule to say. A sentence about the law a party is organised under is no choice of law.
     """
     chosen: dict[str, tuple[int, int]] = {}
-    for match in _LAW_OF_PLACE_RE.finditer(body):
-        start, end = sentence_around(body, match.start(), match.end())
+    for mentions, law in enumerate(_LAW_RE.finditer(body)):
+        if mentions >= _MOST_MENTIONS:
+            return []
+        before = body[max(0, law.start() - _PLACE_BEFORE_REACH) : law.start()]
+        if _INCORPORATED_RE.search(before):
+            continue
+        of = _OF_PLACE_RE.match(body, law.end())
+        after = _place_at(body, of.end()) if of else None
+        written = after[0] if after else _place_just_before(before)
+        if written is None:
+            continue
+        places, named_to = [written], after[1] if after else law.end()
+        joined = _AND_RE.match(body, named_to) if after else None
+        second = _place_at(body, joined.end()) if joined else None
+        if second:
+            places.append(second[0])
+            named_to = second[1]
+        start, end = sentence_around(body, law.start(), named_to)
         if not _GOVERNS_RE.search(body, start, end):
             continue
-        written = (match["place"] or match["adjective"]).lower()
-        places = [_PLACE_NAMES[written]] + (["Wales"] if match["second"] else [])
         for place in split_jurisdictions("; ".join(places)):
             chosen.setdefault(place, (start, end))
-    if len(chosen) > 1:
-        chosen.pop(_FEDERAL, None)
+    for place in list(chosen):
+        if len(chosen) > 1 and (place == _FEDERAL or any(other.endswith(f", {place}") for other in chosen)):
+            chosen.pop(place)
     if len(chosen) > 1 and set(chosen) != {"England", "Wales"}:
         return []
     return [Found(place, *span) for place, span in chosen.items()]
+
+
+def _place_at(body: str, position: int) -> tuple[str, int] | None:
+    """The place named by the words at `position` ("New York, without regard"), as the labels name it, and where
+    its name ends; the longest name wins ("West Virginia", not "Virginia")."""
+    words = list(re.finditer(r"[\w.'’]+", body[position : position + _PLACE_BEFORE_REACH]))[:_LONGEST_PLACE_WORDS]
+    for count in range(len(words), 0, -1):
+        written = " ".join(word[0] for word in words[:count]).rstrip(".")
+        if written.lower() in _PLACE_NAMES:
+            return _PLACE_NAMES[written.lower()], position + words[count - 1].end()
+    return None
+
+
+def _place_just_before(text: str) -> str | None:
+    """The place named by the last words of `text` ("governed by New York" before "law"), if they name one.
+
+    Looked up word by word rather than with a pattern, which would try every place at every character."""
+    words = text.split()
+    if words and words[-1].lower() == "substantive":
+        words.pop()
+    for count in range(min(_LONGEST_PLACE_WORDS, len(words)), 0, -1):
+        written = " ".join(words[-count:])
+        if written[0].isupper() and written.lower() in _PLACE_NAMES:
+            return _PLACE_NAMES[written.lower()]
+    return None
 
 
 # --- dates --------------------------------------------------------------------------------------------
@@ -86,6 +139,7 @@ _EFFECTIVE_BEFORE_RE = re.compile(
 _EFFECTIVE_AFTER_RE = re.compile(r"^[\s,]*\(?\s*(?:the|this|hereinafter)?\s*[\"“”']*effective\s+date", re.IGNORECASE)
 
 
+@lru_cache(maxsize=1)
 def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
     """The dates the text gives as the agreement's own date and as its effective date, each in document order."""
     signed: list[Found] = []
@@ -133,6 +187,13 @@ _TERM_SENTENCE_RE = re.compile(
     re.IGNORECASE,
 )
 
+# A length that runs after the agreement ends, or that binds a person's conduct, is no term of the agreement.
+_NOT_TERM_RE = re.compile(
+    r"\bthereafter\b|\b(?:after|following)\s+(?:the\s+)?(?:date\s+of\s+)?(?:the\s+|any\s+|such\s+)?"
+    r"(?:termination|cessation|expiration)|\brevoke|\bsolicit|\bcompet|\bemploy",
+    re.IGNORECASE,
+)
+
 
 def term_days(body: str) -> list[Found]:
     """How long the agreement lasts, from the sentence that says how long it remains in force.
@@ -146,7 +207,7 @@ def term_days(body: str) -> list[Found]:
         if days is None:
             continue
         start, end = sentence_around(body, match.start(), match.end())
-        if _TERM_SENTENCE_RE.search(body, start, end):
+        if _TERM_SENTENCE_RE.search(body, start, end) and not _NOT_TERM_RE.search(body, start, end):
             lengths.setdefault(days, (start, end))
     if len(lengths) != 1:
         return []

@@ -55,7 +55,8 @@ _TWO_NAMES_RE = re.compile(rf"(?P<first>(?:{_WORD}\s+){{0,9}}?[A-Z0-9]{_WORD_RES
 # A name standing alone in the opening lines: capitalised words on one line, ending in a company suffix or followed
 # by its defined term.
 _DEFINED_NAME_RE = re.compile(
-    rf"(?<![\w.])(?P<name>[A-Z]{_WORD_REST}[ \t]+(?:{_WORD}[ \t]+){{0,6}}(?:[A-Z0-9]{_WORD_REST}(?:,?\s+{_SUFFIX}(?![\w.]))+"
+    rf"(?<![\w.])(?P<name>[A-Z]{_WORD_REST}[ \t]+(?:{_WORD}[ \t]+){{0,6}}"
+    rf"(?:[A-Z0-9]{_WORD_REST}(?:,?\s+{_SUFFIX}(?![\w.]))+"
     rf"|[A-Z0-9]{_WORD_REST}(?=\s*\((?:the\s+|hereinafter\s+)?[“\"])))"
 )
 OPENING_CHARS = 1500
@@ -65,7 +66,23 @@ _MOST_DEFINED = 4
 _NOT_IN_NAMES = {"agreement", "that", "my", "with", "by", "to", "or", "this", "board", "directors", "option", "i", "we"}
 # "a Delaware corporation" describes a party; it does not name one.
 _PLACE_CORPORATION_RE = re.compile(r"^[A-Z][a-z]+(?: [A-Z][a-z]+)? (?i:corporation|company|limited liability company)$")
-_NOT_NAMES = {"the", "party", "parties", "each", "this", "such", "company", "you", "i", "we", "it", "agreement", "inc", "and", "of"}
+_NOT_NAMES = {
+    "the",
+    "party",
+    "parties",
+    "each",
+    "this",
+    "such",
+    "company",
+    "you",
+    "i",
+    "we",
+    "it",
+    "agreement",
+    "inc",
+    "and",
+    "of",
+}
 
 
 def parties(body: str) -> list[Found]:
@@ -133,7 +150,7 @@ def _party_at(body: str, position: int, end: int) -> tuple[str, int] | None:
 
 
 def _two_bare_names(body: str, start: int, end: int) -> list[tuple[str, int]]:
-    """"High Speed Net Solutions and R. J. Seifert Enterprises": two names with no description, ending the list."""
+    """ "High Speed Net Solutions and R. J. Seifert Enterprises": two names with no description, ending the list."""
     pair = _TWO_NAMES_RE.match(body, start, end)
     second = pair and _NAME_RE.match(body, pair.end(), end)
     if not second or body[second.end() : end].strip(" \n,."):
