@@ -122,45 +122,84 @@ def _place_just_before(text: str) -> str | None:
 # --- dates --------------------------------------------------------------------------------------------
 
 _CUE_REACH = 80
+OPENING_CHARS = 5000
+"""How far into a contract its own date is looked for: the title, preamble and cover letter, before the clauses
+that mention the dates of other documents."""
 # The words just before a date that make it the date of the agreement ("dated as of", "entered into this").
 _SIGNED_CUE_RE = re.compile(
-    r"(?:\bdated|\bmade|\bentered\s+into|\bexecuted|\bsigned|\bagreement|\bas\s+of)"
-    r"(?:\s+(?:and\s+(?:is\s+)?(?:made\s+)?(?:effective|entered\s+into)|effective|(?:as\s+)?of|on|this|the|day))*"
+    r"(?:\bdated|\bmade|\bentered\s+into|\bexecuted|\bsigned|\bagreement|\bas\s+of|\bdate:)"
+    r"(?:\s+(?:and\s+(?:is\s+)?(?:made\s+)?(?:effective|entered\s+into)|effective|(?:as\s+)?of|as|on|this|the|day))*"
     r"[\s,:]*$",
     re.IGNORECASE,
 )
-# The words just before a date that make it the effective date ("effective as of", "Effective Date:").
+# The words just before a date that make it the effective date ("effective as of", "effective on").
 _EFFECTIVE_BEFORE_RE = re.compile(
-    r"\beffective(?:\s+date)?[\"”]?(?:\s+(?:as\s+of|on|from|is|shall\s+be|will\s+be|means|of|the|this|day))*"
-    r"[\s,:]*$",
+    r"\beffective(?:\s+(?:as\s+(?:of|from)|on|from|of|the|this|day|for\s+all\s+purposes))*[\s,:]*$", re.IGNORECASE
+)
+# The defined term "Effective Date" just before a date ("Effective Date: March 3, 2011", "“Effective Date” means").
+_EFFECTIVE_DATE_BEFORE_RE = re.compile(
+    r"\beffective\s+date[\"”]?\s*(?:(?:shall\s+)?(?:means?|is|be)|:)(?:\s+(?:as\s+of|on|the|this|day|of))*[\s,:]*$",
     re.IGNORECASE,
 )
 # The definition just after a date that names it the effective date ("(the “Effective Date”)").
-_EFFECTIVE_AFTER_RE = re.compile(r"^[\s,]*\(?\s*(?:the|this|hereinafter)?\s*[\"“”']*effective\s+date", re.IGNORECASE)
+_EFFECTIVE_AFTER_RE = re.compile(r"[\s,]*\(?\s*(?:the|this|hereinafter)?\s*[\"“”']*effective\s+date", re.IGNORECASE)
+# "IN WITNESS WHEREOF, the parties have executed this Agreement as of the 22nd day of May 2001".
+_WITNESS_RE = re.compile(r"\bexecuted\s+this\s+agreement\s+(?:on|as\s+of|this)[\s\w]{0,12}$", re.IGNORECASE)
+# A date standing on its own line near the top, as a letter is dated ("December 11, 2014").
+_LETTER_DATE_CHARS = 1500
+_LINE_BEFORE_RE = re.compile(r"(?:^|\n)[ \t]*(?:dated?:?)?[ \t]*$", re.IGNORECASE)
+_LINE_AFTER_RE = re.compile(r"[ \t]*(?:\n|$)")
+# A date of another document: in a recital, or of an agreement this one amends, replaces or refers to.
+_OTHER_DOCUMENT_RE = re.compile(
+    r"\bWHEREAS\b|\bthat\s+certain\b|\bpursuant\s+to\b|\bsupersede|\breplace|\bamendment\b.{0,80}?\bto\s+(?:the|that)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+_OTHER_DOCUMENT_AFTER_RE = re.compile(
+    r"[\s,]*(?:\([^()]{0,60}\)\s*)?\(\s*(?:the|this)?\s*[\"“][^\"”]{0,60}\w\s+(?:Agreement|Contract|Lease|Plan)[\"”]"
+    r"|\s*regarding\b",
+    re.IGNORECASE,
+)
 
 
 @lru_cache(maxsize=1)
 def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
-    """The dates the text gives as the agreement's own date and as its effective date, each in document order."""
+    """The dates the text gives as the agreement's own date and as its effective date, each in document order.
+
+    The agreement's date is read from its opening only; "the Effective Date" is read wherever it is defined, and
+    "effective as of" only in the opening (later it is the date some clause takes effect).
+    """
     signed: list[Found] = []
     effective: list[Found] = []
+    witnessed: list[Found] = []
     for value, match in dates_in(body):
+        opening = match.start() < OPENING_CHARS
         before = body[max(0, match.start() - _CUE_REACH) : match.start()]
-        after = body[match.end() : match.end() + _CUE_REACH]
-        is_effective = bool(_EFFECTIVE_BEFORE_RE.search(before) or _EFFECTIVE_AFTER_RE.match(after))
-        is_signed = bool(_SIGNED_CUE_RE.search(before))
-        if not (is_effective or is_signed):
+        defined = bool(_EFFECTIVE_DATE_BEFORE_RE.search(before) or _EFFECTIVE_AFTER_RE.match(body, match.end()))
+        said_effective = opening and bool(_EFFECTIVE_BEFORE_RE.search(before))
+        said_signed = opening and bool(_SIGNED_CUE_RE.search(before))
+        letter = (
+            match.start() < _LETTER_DATE_CHARS
+            and bool(_LINE_BEFORE_RE.search(before))
+            and bool(_LINE_AFTER_RE.match(body, match.end()))
+        )
+        signature = bool(_WITNESS_RE.search(before))
+        if not (defined or said_effective or said_signed or letter or signature):
             continue
-        found = Found(value.isoformat(), *sentence_around(body, match.start(), match.end()))
-        if is_effective:
+        start, end = sentence_around(body, match.start(), match.end())
+        if _OTHER_DOCUMENT_RE.search(body, start, match.start()) or _OTHER_DOCUMENT_AFTER_RE.match(body, match.end()):
+            continue
+        found = Found(value.isoformat(), start, end)
+        if defined or said_effective:
             effective.append(found)
-        if is_signed or is_effective:
+        if opening and (defined or said_effective or said_signed or letter):
             signed.append(found)
-    return signed, effective
+        elif signature:
+            witnessed.append(found)
+    return signed + witnessed, effective
 
 
 def agreement_date(body: str) -> list[Found]:
-    """The date the contract is dated, signed or made: the first full date said to be one."""
+    """The date the contract is dated, signed or made: the first full date its opening says is one."""
     signed, _ = _cued_dates(body)
     return signed[:1]
 

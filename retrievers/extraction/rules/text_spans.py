@@ -38,16 +38,17 @@ _MONTH = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
     r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
 )
-_DAY = r"[0-3]?\d(?:\s?(?:st|nd|rd|th))?"
+_DAY = r"[0-3]?\d(?:\s?(?:s\s?t|n\s?d|r\s?d|t\s?h))?"
 _YEAR = r"(?:19|20)\d\d"
 DATE_PATTERN = (
     rf"(?:(?P<month1>{_MONTH})\.?\s*(?P<day1>{_DAY}),?\s*(?P<year1>{_YEAR})"
-    rf"|(?P<day2>{_DAY})\s+(?:day\s+)?(?:of\s+)?(?P<month2>{_MONTH})\.?,?\s+(?:of\s+)?(?P<year2>{_YEAR})"
+    rf"|(?P<day2>{_DAY})\s+(?:day\s+)?(?:of\s+)?(?P<month2>{_MONTH})\.?\s*,?\s+(?:of\s+)?(?P<year2>{_YEAR})"
     rf"|(?P<month3>[01]?\d)/(?P<day3>[0-3]?\d)/(?P<year3>{_YEAR}))(?!\d)"
 )
 """A full date as contracts write it: "February 10, 2017", "6th day of January, 2012", "3/1/2003" (month first,
 as in EDGAR's American contracts). A date missing its day or year is no date here."""
-_DATE_RE = re.compile(rf"(?<![\w/]){DATE_PATTERN}", re.IGNORECASE)
+# A date may touch the word before it when text extraction lost a space ("as of1 August 2019").
+_DATE_RE = re.compile(rf"(?<![\d/.]){DATE_PATTERN}", re.IGNORECASE)
 _MONTH_NUMBER = {name[:3]: number for name, number in MONTHS.items()}
 
 
