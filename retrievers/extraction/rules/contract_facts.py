@@ -141,6 +141,12 @@ _EFFECTIVE_DATE_BEFORE_RE = re.compile(
     r"\beffective\s+date[\"”]?\s*(?:(?:shall\s+)?(?:means?|is|be)|:)(?:\s+(?:as\s+of|on|the|this|day|of))*[\s,:]*$",
     re.IGNORECASE,
 )
+# The words just before a date on which the agreement's term starts ("The term ... shall commence on").
+_STARTS_RE = re.compile(
+    r"\b(?:commenc\w*|begin(?:s|ning)?|start(?:s|ing)?)(?:\s+(?:on|as\s+of|from|date|the|this|day|of))*[\s,:]*$",
+    re.IGNORECASE,
+)
+_TERM_OF_AGREEMENT_RE = re.compile(r"\b(?:term|agreement|contract)\b", re.IGNORECASE)
 # The definition just after a date that names it the effective date ("(the “Effective Date”)").
 _EFFECTIVE_AFTER_RE = re.compile(r"[\s,]*\(?\s*(?:the|this|hereinafter)?\s*[\"“”']*effective\s+date", re.IGNORECASE)
 # "IN WITNESS WHEREOF, the parties have executed this Agreement as of the 22nd day of May 2001".
@@ -183,13 +189,16 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
             and bool(_LINE_AFTER_RE.match(body, match.end()))
         )
         signature = bool(_WITNESS_RE.search(before))
-        if not (defined or said_effective or said_signed or letter or signature):
+        starts = bool(_STARTS_RE.search(before))
+        if not (defined or said_effective or said_signed or letter or signature or starts):
             continue
         start, end = sentence_around(body, match.start(), match.end())
+        if starts and not _TERM_OF_AGREEMENT_RE.search(body, start, match.start()):
+            starts = False
         if _OTHER_DOCUMENT_RE.search(body, start, match.start()) or _OTHER_DOCUMENT_AFTER_RE.match(body, match.end()):
             continue
         found = Found(value.isoformat(), start, end)
-        if defined or said_effective:
+        if defined or said_effective or starts:
             effective.append(found)
         if opening and (defined or said_effective or said_signed or letter):
             signed.append(found)
