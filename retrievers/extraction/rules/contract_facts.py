@@ -29,13 +29,18 @@ _PLACE_NAMES: dict[str, str] = {
         for country, other_names in _PLACES["countries"].items()
         for written in (country, *other_names)
     },
+    **{adjective.lower(): place for adjective, place in _PLACES["adjectives"].items()},
 }
 _SUBDIVISION = r"(?:the\s+)?(?:state|commonwealth|province|republic|kingdom)\s+of\s+"
 # "the laws of the State of New York", "the internal laws of Delaware", "the law of England and Wales", read after
 # each "law"; "New York law", read before it. Anchoring on the word "law" keeps the long list of places from being
 # tried at every character of a long contract.
 _LAW_RE = re.compile(r"\blaws?\b", re.IGNORECASE)
-_OF_PLACE_RE = re.compile(rf"\s+(?:of|in)\s+(?:the\s+)?(?:{_SUBDIVISION})?", re.IGNORECASE)
+# "of the State of", "and decisions of the State of", ", other than choice of law rules, of the State of", "State of".
+_OF_PLACE_RE = re.compile(
+    rf"(?:\s+and\s+decisions|\s*,[^,.;]{{0,60}},)?\s+(?:(?:of|in)\s+(?:the\s+)?(?:{_SUBDIVISION})?|{_SUBDIVISION})",
+    re.IGNORECASE,
+)
 _AND_RE = re.compile(
     rf"\s+and\s+(?:of\s+)?(?:the\s+)?(?:federal\s+laws\s+of\s+(?:the\s+)?)?(?:{_SUBDIVISION})?", re.IGNORECASE
 )
@@ -51,6 +56,13 @@ _INCORPORATED_RE = re.compile(
 )
 # What makes a sentence about the law of a place a choice of law, not a statement about a company's incorporation.
 _GOVERNS_RE = re.compile(r"\bgovern|\bconstrued\b|\binterpret|governing\s+law|choice\s+of\s+law", re.IGNORECASE)
+# "This Agreement shall be governed by", "this Guarantee will be interpreted and construed": a choice of law for
+# the document itself.
+_AGREEMENT_GOVERNED_RE = re.compile(
+    r"\b(?:this|the)\s+(?:[\w-]+\s+){0,3}(?:agreement|contract|guarantee|amendment)\b[^.;]{0,150}?"
+    r"\b(?:shall|will|is|are)\s+(?:be\s+)?(?:exclusively\s+|solely\s+)?(?:governed|construed|interpreted)",
+    re.IGNORECASE,
+)
 _FEDERAL = "United States"
 
 
@@ -59,11 +71,13 @@ def governing_law(body: str) -> list[Found]:
 
     The federal law of the United States is dropped when a state's law is chosen with it ("the laws of the State
     of New York and the federal laws of the United States"), and so is a country's beside its province's ("the laws
-    of the Province of Ontario and the federal laws of Canada" is "Ontario, Canada"). Two different places in the
-    choice-of-law sentences (one for the contract, one for a schedule) give nothing: which one a user means is not
-    for a rule to say. A sentence about the law a party is organised under is no choice of law.
+    of the Province of Ontario and the federal laws of Canada" is "Ontario, Canada"). A sentence that says "this
+    Agreement shall be governed by" outranks one that only mentions governing law ("matters governed by the laws of
+    Tennessee"). Two different places chosen with the same force (one for the contract, one for a schedule) give
+    nothing: which one a user means is not for a rule to say. The law a party is organised under is no choice.
     """
     chosen: dict[str, tuple[int, int]] = {}
+    chosen_for_the_agreement: dict[str, tuple[int, int]] = {}
     for mentions, law in enumerate(_LAW_RE.finditer(body)):
         if mentions >= _MOST_MENTIONS:
             return []
@@ -84,8 +98,10 @@ def governing_law(body: str) -> list[Found]:
         start, end = sentence_around(body, law.start(), named_to)
         if not _GOVERNS_RE.search(body, start, end):
             continue
+        strong = _AGREEMENT_GOVERNED_RE.search(body, start, end)
         for place in split_jurisdictions("; ".join(places)):
-            chosen.setdefault(place, (start, end))
+            (chosen_for_the_agreement if strong else chosen).setdefault(place, (start, end))
+    chosen = chosen_for_the_agreement or chosen
     for place in list(chosen):
         if len(chosen) > 1 and (place == _FEDERAL or any(other.endswith(f", {place}") for other in chosen)):
             chosen.pop(place)
@@ -127,7 +143,7 @@ OPENING_CHARS = 5000
 that mention the dates of other documents."""
 # The words just before a date that make it the date of the agreement ("dated as of", "entered into this").
 _SIGNED_CUE_RE = re.compile(
-    r"(?:\bdated|\bmade|\bentered\s+into|\bexecuted|\bsigned|\bagreement|\bas\s+of|\bdate:)"
+    r"(?:\bdated|\bmade|\bentered\s+into|\bexecuted|\bsigned|\bagreement|\bas\s+of|\bdate:|\bthis)"
     r"(?:\s+(?:and\s+(?:is\s+)?(?:made\s+)?(?:effective|entered\s+into)|effective|(?:as\s+)?of|as|on|this|the|day))*"
     r"[\s,:]*$",
     re.IGNORECASE,
