@@ -55,7 +55,11 @@ _INCORPORATED_RE = re.compile(
     re.IGNORECASE,
 )
 # What makes a sentence about the law of a place a choice of law, not a statement about a company's incorporation.
-_GOVERNS_RE = re.compile(r"\bgovern|\bconstrued\b|\binterpret|governing\s+law|choice\s+of\s+law", re.IGNORECASE)
+_GOVERNS_RE = re.compile(
+    r"\bgovern|\bconstrued\b|\binterpret|governing\s+law|choice\s+of\s+law|applicable\s+law"
+    r"|\bin\s+accordance\s+with\s+the\s+laws?\b|\blaws?\s+of\s+[^.;]{0,60}\bshall\s+(?:apply|prevail|control)",
+    re.IGNORECASE,
+)
 # "This Agreement shall be governed by", "this Guarantee will be interpreted and construed": a choice of law for
 # the document itself.
 _AGREEMENT_GOVERNED_RE = re.compile(
