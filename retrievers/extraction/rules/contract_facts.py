@@ -51,7 +51,7 @@ _PLACE_BEFORE_REACH = 40
 _LONGEST_PLACE_WORDS = max(len(name.split()) for name in _PLACE_NAMES)
 # "a corporation organized under the laws of Delaware": where a party is incorporated, not the law it chose.
 _INCORPORATED_RE = re.compile(
-    r"(?:organi[sz]ed|incorporated|existing|formed|registered|established|chartered)\s+under\s+(?:the\s+)?$",
+    r"(?:organi[sz]ed|incorporated|existing|formed|registered|established|chartered|good\s+standing)\s+under\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
 # What makes a sentence about the law of a place a choice of law, not a statement about a company's incorporation.

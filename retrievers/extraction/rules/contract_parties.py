@@ -62,8 +62,12 @@ _DEFINED_NAME_RE = re.compile(
 OPENING_CHARS = 1500
 """How far into a contract with no list of parties its parties are looked for."""
 _MOST_DEFINED = 4
-# Words no party's name holds, but the capitalised headings and sentences of an opening do.
-_NOT_IN_NAMES = {"agreement", "that", "my", "with", "by", "to", "or", "this", "board", "directors", "option", "i", "we"}
+# Words no party's name holds, but the capitalised headings, sentences and defined terms of an opening do.
+_NOT_IN_NAMES = {
+    "agreement", "amendment", "contract", "section", "act", "commission", "meeting", "protocol", "web", "office",
+    "state", "whereas", "shares", "authorized", "signatory", "that", "my", "with", "by", "to", "or", "this", "board",
+    "directors", "option", "i", "we",
+}  # fmt: skip
 # "a Delaware corporation" describes a party; it does not name one.
 _PLACE_CORPORATION_RE = re.compile(r"^[A-Z][a-z]+(?: [A-Z][a-z]+)? (?i:corporation|company|limited liability company)$")
 _NOT_NAMES = {
@@ -104,6 +108,8 @@ def _defined_names(body: str) -> list[Found]:
         name = re.sub(r"\s+", " ", match["name"]).strip(" ,")
         words = re.sub(r"[^\w\s]", "", name).lower().split()
         if _NOT_IN_NAMES.intersection(words) or words[0] in _NOT_NAMES or _PLACE_CORPORATION_RE.match(name):
+            continue
+        if any(character.isdigit() for character in name):  # an address ("CA 94710 (“Aduro”)"), a statute
             continue
         if any(name.lower() in known.value.lower() for known in found):
             continue
