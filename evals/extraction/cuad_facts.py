@@ -7,8 +7,8 @@ loader's document body. Per field, over the documents of the split:
   and a gold value not predicted is a miss; precision, recall and F1 are micro-averaged over values;
 - accuracy is the share of documents whose predicted values are exactly the gold ones, "none" and "none" included.
 Normalisation: dates are ISO strings and must be equal; places compare case-insensitively; party names compare
-case-insensitively with punctuation and spacing ignored ("NIKE, Inc." = "Nike Inc"), since CUAD writes one name
-several ways. `term_days` is an NDA field CUAD does not label, so it is not scored here.
+case-insensitively with punctuation and spacing ignored and "&" read as "and" ("NIKE, Inc." = "Nike Inc"), since
+CUAD writes one name several ways; a label left with no name at all ("[ * * * ]", a redacted party) is no label. `term_days` is an NDA field CUAD does not label, so it is not scored here.
 Tune on `tune` (310 contracts), report `held-out` (`evals.extraction.cuad_held_out`, 200).
 `python -m evals.extraction.cuad_facts --split held-out`.
 """
@@ -32,13 +32,13 @@ def comparable(field: str, value: object) -> str:
     """A value as it is compared (see the module docstring)."""
     text = str(value)
     if field == "parties":
-        return " ".join(re.sub(r"[^\w\s]", " ", text).lower().split())
+        return " ".join(re.sub(r"[^\w\s]", " ", text.replace("&", " and ")).lower().split())
     return text.lower() if field == "governing_law" else text
 
 
 def _values(field: str, value: object) -> set[str]:
     values = value if isinstance(value, list) else [] if value is None else [value]
-    return {comparable(field, v) for v in values}
+    return {comparable(field, v) for v in values} - {""}
 
 
 def score(split: str) -> dict:

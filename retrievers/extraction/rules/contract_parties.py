@@ -45,11 +45,14 @@ _DESCRIBED_RE = re.compile(
 )
 # Where the next party's clause begins: "and", ";" or "), " after the end of the previous clause, then any "(2)".
 _NEXT_PARTY_RE = re.compile(
-    r"(?:\)\s*,\s*(?:and\b)?|[;,]?\s*\band\b|;)\s*(?:\(\s*(?:\d|[a-z]|ii?i?)\s*\)\s*)?", re.IGNORECASE
+    r"(?:\)\s*,\s*(?:and\b)?|[;,]?\s*\band\b|;)[\s,:_-]*(?:\(\s*(?:\d|[a-z]|ii?i?)\s*\)\s*)?", re.IGNORECASE
 )
 _ENUMERATOR_RE = re.compile(r"\s*\(\s*(?:\d|[a-z]|ii?i?)\s*\)\s*")
-# A list of parties ends with its sentence: a full stop after a word (not after an initial, "R. J. Seifert").
-_LIST_END_RE = re.compile(r"(?<=[a-z]{2})\.\s+(?=[A-Z])|\.\s*\n\s*\n|\bWHEREAS\b|\bRECITALS\b")
+# A list of parties ends with its sentence: a full stop after a word (not after an initial, "R. J. Seifert"), or a
+# blank line, unless "and" stands on one side of it (a cover page puts each party and the "and" on lines of their own).
+_LIST_END_RE = re.compile(
+    r"(?<=[a-z]{2})\.\s+(?=[A-Z])(?!AND\b|And\b)|(?<![ \t])(?<!(?i:and))[ \t]*\n[ \t]*\n(?![ \t\n]*(?i:and)\b)|\bWHEREAS\b|\bRECITALS\b"
+)
 # Two bare names and the end of the sentence: "between High Speed Net Solutions and R. J. Seifert Enterprises."
 _TWO_NAMES_RE = re.compile(rf"(?P<first>(?:{_WORD}\s+){{0,9}}?[A-Z0-9]{_WORD_REST})\s+and\s+(?=[A-Z])")
 # A name standing alone in the opening lines: capitalised words on one line, ending in a company suffix or followed
