@@ -51,7 +51,7 @@ def kleister_value(value: str) -> str:
 
 def kleister_party(name: str) -> str:
     """A party name as Kleister's labels write it (see the module docstring)."""
-    name = re.sub(r"\s+", " ", name.replace(",", " ").replace("&", " and ").replace("’", "'")).strip()
+    name = re.sub(r"\s+", " ", name.replace(",", " ").replace("&", " and ")).strip()
     for suffix, written in _SUFFIXES:
         name = suffix.sub(written, name)
     return name

@@ -57,8 +57,10 @@ _LIST_END_RE = re.compile(
 _TWO_NAMES_RE = re.compile(rf"(?P<first>(?:{_WORD}\s+){{0,9}}?[A-Z0-9]{_WORD_REST})\s+and\s+(?=[A-Z])")
 # A name standing alone in the opening lines: capitalised words on one line, ending in a company suffix or followed
 # by its defined term.
+# Words of a name are spaced, or broken over two lines ("UBS\nSecurities LLC", as text extraction wraps them).
+_GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*(?=[A-Z&]))"
 _DEFINED_NAME_RE = re.compile(
-    rf"(?<![\w.])(?P<name>[A-Z]{_WORD_REST}[ \t]+(?:{_WORD}[ \t]+){{0,6}}"
+    rf"(?<![\w.])(?P<name>[A-Z]{_WORD_REST}{_GAP}(?:{_WORD}{_GAP}){{0,6}}"
     rf"(?:[A-Z0-9]{_WORD_REST}(?:,?\s+{_SUFFIX}(?![\w.]))+"
     rf"|[A-Z0-9]{_WORD_REST}(?=\s*\((?:the\s+|hereinafter\s+)?[“\"])))"
 )
@@ -107,12 +109,18 @@ def _defined_names(body: str) -> list[Found]:
     """For a preamble with no "between" list (a letter, an employee's undertaking): the company names with a
     suffix and the names given a defined term ("Eric Dean Sprunk (“EMPLOYEE”)") in the opening lines."""
     found: list[Found] = []
-    for match in _DEFINED_NAME_RE.finditer(body, 0, min(len(body), OPENING_CHARS)):
+    end = min(len(body), OPENING_CHARS)
+    position = 0
+    while match := _DEFINED_NAME_RE.search(body, position, end):
+        position = match.end()
         name = re.sub(r"\s+", " ", match["name"]).strip(" ,")
         words = re.sub(r"[^\w\s]", "", name).lower().split()
-        if _NOT_IN_NAMES.intersection(words) or words[0] in _NOT_NAMES or _PLACE_CORPORATION_RE.match(name):
+        unlikely = _NOT_IN_NAMES.intersection(words) or words[0] in _NOT_NAMES or _PLACE_CORPORATION_RE.match(name)
+        if unlikely and "\n" in match["name"]:  # a heading line joined to the name below it: read that line again
+            position = match.start() + match["name"].index("\n") + 1
             continue
-        if any(character.isdigit() for character in name):  # an address ("CA 94710 (“Aduro”)"), a statute
+        # a digit: an address ("CA 94710 (“Aduro”)"), a statute ("Section 11 of the 1933 Act")
+        if unlikely or any(character.isdigit() for character in name):
             continue
         if any(name.lower() in known.value.lower() for known in found):
             continue
