@@ -59,9 +59,17 @@ def test_the_law_of_a_state_and_the_federal_law_is_the_states():
 def test_two_different_chosen_laws_give_nothing():
     body = (
         "This Agreement shall be governed by the laws of the State of New York. "
-        "Schedule B shall be governed by the laws of the State of Delaware."
+        "This Agreement shall be construed in accordance with the laws of the State of Delaware."
     )
     assert RULES["governing_law"](body) == []
+
+
+def test_the_agreements_own_choice_outranks_a_law_mentioned_in_passing():
+    body = (
+        "Counsel's opinion shall be limited to matters governed by the laws of Tennessee. "
+        "This Agreement shall be construed in accordance with the laws of the State of New York."
+    )
+    assert [value for value, _ in _read("governing_law", body)] == ["New York"]
 
 
 def test_where_a_party_is_incorporated_is_not_the_governing_law():

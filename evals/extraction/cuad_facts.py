@@ -8,7 +8,8 @@ loader's document body. Per field, over the documents of the split:
 - accuracy is the share of documents whose predicted values are exactly the gold ones, "none" and "none" included.
 Normalisation: dates are ISO strings and must be equal; places compare case-insensitively; party names compare
 case-insensitively with punctuation and spacing ignored and "&" read as "and" ("NIKE, Inc." = "Nike Inc"), since
-CUAD writes one name several ways; a label left with no name at all ("[ * * * ]", a redacted party) is no label. `term_days` is an NDA field CUAD does not label, so it is not scored here.
+CUAD writes one name several ways; a label left with no name at all ("[ * * * ]", a redacted party) is no label.
+`term_days` is an NDA field CUAD does not label, so it is not scored here.
 Tune on `tune` (310 contracts), report `held-out` (`evals.extraction.cuad_held_out`, 200).
 `python -m evals.extraction.cuad_facts --split held-out`.
 """

@@ -1,5 +1,8 @@
 """Rules for the facts of a contract (bucket `contracts`): its dates, governing law, parties and NDA term.
 
+The dates are read in `contract_dates`, the parties in `contract_parties`; this module reads the law and the term
+and gathers all five into `RULES`.
+
 Field names and value types are those of the CUAD and Kleister-NDA loaders (`retrievers/loaders/cuad.py`,
 `kleister_nda.py`): dates as ISO strings, `governing_law` as `split_jurisdictions` names the places, `term_days` in
 whole days as `parse_duration` counts them. Each rule reads the clause that states the fact and returns nothing when
@@ -9,12 +12,13 @@ the text states it twice in different ways: a wrong value that looks right is wo
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from collections.abc import Iterator
 
 from english.tables import table
 from retrievers.extraction.found import FieldRule, Found
+from retrievers.extraction.rules.contract_dates import agreement_date, effective_date
 from retrievers.extraction.rules.contract_parties import parties
-from retrievers.extraction.rules.text_spans import dates_in, sentence_around
+from retrievers.extraction.rules.text_spans import sentence_around
 from retrievers.loaders.normalize import parse_duration, split_jurisdictions
 
 # --- governing law ------------------------------------------------------------------------------------
@@ -121,7 +125,8 @@ def _place_at(body: str, position: int) -> tuple[str, int] | None:
     for count in range(len(words), 0, -1):
         written = " ".join(word[0] for word in words[:count]).rstrip(".")
         if written.lower() in _PLACE_NAMES:
-            return _PLACE_NAMES[written.lower()], position + words[count - 1].end()
+            last = words[count - 1]
+            return _PLACE_NAMES[written.lower()], position + last.end() - (len(last[0]) - len(last[0].rstrip(".")))
     return None
 
 
@@ -139,128 +144,52 @@ def _place_just_before(text: str) -> str | None:
     return None
 
 
-# --- dates --------------------------------------------------------------------------------------------
-
-_CUE_REACH = 80
-OPENING_CHARS = 5000
-"""How far into a contract its own date is looked for: the title, preamble and cover letter, before the clauses
-that mention the dates of other documents."""
-# The words just before a date that make it the date of the agreement ("dated as of", "entered into this").
-_SIGNED_CUE_RE = re.compile(
-    r"(?:\bdated|\bmade|\bentered\s+into|\bexecuted|\bsigned|\bagreement|\bas\s+of|\bdate:|\bthis)"
-    r"(?:\s+(?:and\s+(?:is\s+)?(?:made\s+)?(?:effective|entered\s+into)|effective|(?:as\s+)?of|as|on|this|the|day))*"
-    r"[\s,:]*$",
-    re.IGNORECASE,
-)
-# The words just before a date that make it the effective date ("effective as of", "effective on").
-_EFFECTIVE_BEFORE_RE = re.compile(
-    r"\beffective(?:\s+(?:as\s+(?:of|from)|on|from|of|the|this|day|for\s+all\s+purposes))*[\s,:]*$", re.IGNORECASE
-)
-# The defined term "Effective Date" just before a date ("Effective Date: March 3, 2011", "“Effective Date” means").
-_EFFECTIVE_DATE_BEFORE_RE = re.compile(
-    r"\beffective\s+date[\"”]?\s*(?:(?:shall\s+)?(?:means?|is|be)|:)(?:\s+(?:as\s+of|on|the|this|day|of))*[\s,:]*$",
-    re.IGNORECASE,
-)
-# The words just before a date on which the agreement's term starts ("The term ... shall commence on").
-_STARTS_RE = re.compile(
-    r"\b(?:commenc\w*|begin(?:s|ning)?|start(?:s|ing)?)(?:\s+(?:on|as\s+of|from|date|the|this|day|of))*[\s,:]*$",
-    re.IGNORECASE,
-)
-_TERM_OF_AGREEMENT_RE = re.compile(r"\b(?:term|agreement|contract)\b", re.IGNORECASE)
-# The definition just after a date that names it the effective date ("(the “Effective Date”)").
-_EFFECTIVE_AFTER_RE = re.compile(r"[\s,]*\(?\s*(?:the|this|hereinafter)?\s*[\"“”']*effective\s+date", re.IGNORECASE)
-# "IN WITNESS WHEREOF, the parties have executed this Agreement as of the 22nd day of May 2001".
-_WITNESS_RE = re.compile(r"\bexecuted\s+this\s+agreement\s+(?:on|as\s+of|this)[\s\w]{0,12}$", re.IGNORECASE)
-# A date standing on its own line near the top, as a letter is dated ("December 11, 2014").
-_LETTER_DATE_CHARS = 1500
-_LINE_BEFORE_RE = re.compile(r"(?:^|\n)[ \t]*(?:dated?:?)?[ \t]*$", re.IGNORECASE)
-_LINE_AFTER_RE = re.compile(r"[ \t]*(?:\n|$)")
-# A date of another document: in a recital, or of an agreement this one amends, replaces or refers to.
-_OTHER_DOCUMENT_RE = re.compile(
-    r"\bWHEREAS\b|\bthat\s+certain\b|\bpursuant\s+to\b|\bsupersede|\breplace|\bamendment\b.{0,80}?\bto\s+(?:the|that)\b",
-    re.IGNORECASE | re.DOTALL,
-)
-_OTHER_DOCUMENT_AFTER_RE = re.compile(
-    r"[\s,]*(?:\([^()]{0,60}\)\s*)?\(\s*(?:the|this)?\s*[\"“][^\"”]{0,60}\w\s+(?:Agreement|Contract|Lease|Plan)[\"”]"
-    r"|\s*regarding\b",
-    re.IGNORECASE,
-)
-
-
-@lru_cache(maxsize=1)
-def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
-    """The dates the text gives as the agreement's own date and as its effective date, each in document order.
-
-    The agreement's date is read from its opening only; "the Effective Date" is read wherever it is defined, and
-    "effective as of" only in the opening (later it is the date some clause takes effect).
-    """
-    signed: list[Found] = []
-    effective: list[Found] = []
-    witnessed: list[Found] = []
-    for value, match in dates_in(body):
-        opening = match.start() < OPENING_CHARS
-        before = body[max(0, match.start() - _CUE_REACH) : match.start()]
-        defined = bool(_EFFECTIVE_DATE_BEFORE_RE.search(before) or _EFFECTIVE_AFTER_RE.match(body, match.end()))
-        said_effective = opening and bool(_EFFECTIVE_BEFORE_RE.search(before))
-        said_signed = opening and bool(_SIGNED_CUE_RE.search(before))
-        letter = (
-            match.start() < _LETTER_DATE_CHARS
-            and bool(_LINE_BEFORE_RE.search(before))
-            and bool(_LINE_AFTER_RE.match(body, match.end()))
-        )
-        signature = bool(_WITNESS_RE.search(before))
-        starts = bool(_STARTS_RE.search(before))
-        if not (defined or said_effective or said_signed or letter or signature or starts):
-            continue
-        start, end = sentence_around(body, match.start(), match.end())
-        if starts and not _TERM_OF_AGREEMENT_RE.search(body, start, match.start()):
-            starts = False
-        if _OTHER_DOCUMENT_RE.search(body, start, match.start()) or _OTHER_DOCUMENT_AFTER_RE.match(body, match.end()):
-            continue
-        found = Found(value.isoformat(), start, end)
-        if defined or said_effective or starts:
-            effective.append(found)
-        if opening and (defined or said_effective or said_signed or letter):
-            signed.append(found)
-        elif signature:
-            witnessed.append(found)
-    return signed + witnessed, effective
-
-
-def agreement_date(body: str) -> list[Found]:
-    """The date the contract is dated, signed or made: the first full date its opening says is one."""
-    signed, _ = _cued_dates(body)
-    return signed[:1]
-
-
-def effective_date(body: str) -> list[Found]:
-    """The date the contract takes effect: the first full date the text calls its effective date."""
-    _, effective = _cued_dates(body)
-    return effective[:1]
-
-
 # --- term ---------------------------------------------------------------------------------------------
 
 _NUMBER = r"(?:\d+(?:\.\d+)?|[a-z]+(?:[\s-][a-z]+)?)"
 _DURATION = rf"{_NUMBER}\s*(?:\(\s*\d+(?:\.\d+)?\s*\)\s*)?(?:calendar\s+)?(?:years?|months?|days?)\b"
 # "for a period of two (2) years", "shall remain in effect for three years", "terminate ... 18 months after".
 _TERM_RE = re.compile(
-    rf"(?:\bterm\s+of\s+(?:this\s+agreement\s+)?(?:shall\s+be\s+)?|\bperiod\s+of\s+|\bfor\s+|\bterminate\s+|\bexpire\s+)"
+    rf"(?:\bterm\s+of\s+(?:this\s+(?:letter\s+)?agreement\s+)?(?:shall\s+be\s+)?|\bperiod\s+of\s+|\bfor\s+|\bterminate\s+|\bexpire\s+)"
     rf"(?:a\s+period\s+of\s+)?(?P<duration>{_DURATION})",
     re.IGNORECASE,
 )
 _TERM_SENTENCE_RE = re.compile(
-    r"\bterm\s+of\s+this\s+agreement|\bthis\s+agreement\s+(?:shall|will)\s+(?:remain|continue|be\s+in|terminate|expire)"
+    r"\bterm\s+of\s+this\s+(?:letter\s+)?agreement|\ba\s+term\s+of|\bthis\s+(?:letter\s+)?agreement\s+(?:shall|will)\s+(?:remain|continue|be\s+in|terminate|expire)"
     r"|\bremain\s+in\s+(?:full\s+)?(?:force|effect)|\bshall\s+(?:terminate|expire)|\bexpire",
     re.IGNORECASE,
 )
 
+# A length counted from the agreement's own date: "two years from the date hereof", "18 months after the date of this
+# Agreement". Found from the date's words, then the length just before them, so the number words are not tried at
+# every character.
+_ITS_DATE_RE = re.compile(
+    r"\s(?:from|after|following)\s+(?:the\s+)?(?:date\s+(?:hereof|of\s+(?:this|the)\s+(?:letter\s+)?agreement"
+    r"|first\s+(?:written|above)|of\s+execution)|effective\s+date|execution\s+date)",
+    re.IGNORECASE,
+)
+_LENGTH_BEFORE_RE = re.compile(rf"\b(?P<duration>{_DURATION})$", re.IGNORECASE)
+_LENGTH_REACH = 40
 # A length that runs after the agreement ends, or that binds a person's conduct, is no term of the agreement.
 _NOT_TERM_RE = re.compile(
     r"\bthereafter\b|\b(?:after|following)\s+(?:the\s+)?(?:date\s+of\s+)?(?:the\s+|any\s+|such\s+)?"
     r"(?:termination|cessation|expiration)|\brevoke|\bsolicit|\bcompet|\bemploy",
     re.IGNORECASE,
 )
+
+
+def _lengths(body: str) -> Iterator[tuple[int, int, int]]:
+    """Every length of time said to be a period ("for a period of two years") or counted from the agreement's date
+    ("two years from the date hereof"), in days, with where it is written."""
+    for match in _TERM_RE.finditer(body):
+        days = parse_duration(match["duration"])
+        if days is not None:
+            yield days, match.start(), match.end()
+    for anchor in _ITS_DATE_RE.finditer(body):
+        length = _LENGTH_BEFORE_RE.search(body, max(0, anchor.start() - _LENGTH_REACH), anchor.start())
+        days = parse_duration(length["duration"]) if length else None
+        if days is not None:
+            yield days, length.start(), anchor.end()
 
 
 def term_days(body: str) -> list[Found]:
@@ -270,13 +199,10 @@ def term_days(body: str) -> list[Found]:
     for five says two different things, and gives nothing.
     """
     lengths: dict[int, tuple[int, int]] = {}
-    for match in _TERM_RE.finditer(body):
-        days = parse_duration(match["duration"])
-        if days is None:
-            continue
-        start, end = sentence_around(body, match.start(), match.end())
-        if _TERM_SENTENCE_RE.search(body, start, end) and not _NOT_TERM_RE.search(body, start, end):
-            lengths.setdefault(days, (start, end))
+    for days, start, end in _lengths(body):
+        sentence = sentence_around(body, start, end)
+        if _TERM_SENTENCE_RE.search(body, *sentence) and not _NOT_TERM_RE.search(body, *sentence):
+            lengths.setdefault(days, sentence)
     if len(lengths) != 1:
         return []
     return [Found(days, *span) for days, span in lengths.items()]

@@ -51,7 +51,9 @@ _ENUMERATOR_RE = re.compile(r"\s*\(\s*(?:\d|[a-z]|ii?i?)\s*\)\s*")
 # A list of parties ends with its sentence: a full stop after a word (not after an initial, "R. J. Seifert"), or a
 # blank line, unless "and" stands on one side of it (a cover page puts each party and the "and" on lines of their own).
 _LIST_END_RE = re.compile(
-    r"(?<=[a-z]{2})\.\s+(?=[A-Z])(?!AND\b|And\b)|(?<![ \t])(?<!(?i:and))[ \t]*\n[ \t]*\n(?![ \t\n]*(?i:and)\b)|\bWHEREAS\b|\bRECITALS\b"
+    r"(?<=[a-z]{2})\.\s+(?=[A-Z])(?!AND\b|And\b)"
+    r"|(?<![ \t])(?<!(?i:and))[ \t]*\n[ \t]*\n(?![ \t\n]*(?i:and)\b)"
+    r"|\bWHEREAS\b|\bRECITALS\b"
 )
 # Two bare names and the end of the sentence: "between High Speed Net Solutions and R. J. Seifert Enterprises."
 _TWO_NAMES_RE = re.compile(rf"(?P<first>(?:{_WORD}\s+){{0,9}}?[A-Z0-9]{_WORD_REST})\s+and\s+(?=[A-Z])")

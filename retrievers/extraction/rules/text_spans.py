@@ -49,6 +49,11 @@ DATE_PATTERN = (
 as in EDGAR's American contracts). A date missing its day or year is no date here."""
 # A date may touch the word before it when text extraction lost a space ("as of1 August 2019").
 _DATE_RE = re.compile(rf"(?<![\d/.]){DATE_PATTERN}", re.IGNORECASE)
+# Every full date ends with its year: years are found first (a cheap scan), then the date is read in the few
+# characters before each, so the month names are not tried at every character of a long contract.
+_YEAR_RE = re.compile(rf"(?<!\d){_YEAR}(?!\d)")
+_DATE_CHARS = 40
+"""The most characters a date takes before its year ("30th day of September, of ")."""
 _MONTH_NUMBER = {name[:3]: number for name, number in MONTHS.items()}
 
 
@@ -67,7 +72,12 @@ def date_of(match: re.Match) -> date | None:
 
 def dates_in(body: str, start: int = 0, end: int | None = None) -> Iterator[tuple[date, re.Match]]:
     """Every full date in `body[start:end]`, in order, with its match."""
-    for match in _DATE_RE.finditer(body, start, len(body) if end is None else end):
-        value = date_of(match)
-        if value is not None:
-            yield value, match
+    last_end = start
+    for year in _YEAR_RE.finditer(body, start, len(body) if end is None else end):
+        for match in _DATE_RE.finditer(body, max(last_end, year.start() - _DATE_CHARS), year.end()):
+            if match.end() == year.end():
+                last_end = match.end()
+                value = date_of(match)
+                if value is not None:
+                    yield value, match
+                break
