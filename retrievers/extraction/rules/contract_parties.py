@@ -69,6 +69,7 @@ _DEFINED_NAME_RE = re.compile(
 OPENING_CHARS = 1500
 """How far into a contract with no list of parties its parties are looked for."""
 _MOST_DEFINED = 4
+_WRAPPED_LINE_CHARS = 60
 # Words no party's name holds, but the capitalised headings, sentences and defined terms of an opening do.
 _NOT_IN_NAMES = {
     "agreement", "amendment", "contract", "section", "act", "commission", "meeting", "protocol", "web", "office",
@@ -118,7 +119,8 @@ def _defined_names(body: str) -> list[Found]:
         name = re.sub(r"\s+", " ", match["name"]).strip(" ,")
         words = re.sub(r"[^\w\s]", "", name).lower().split()
         unlikely = _NOT_IN_NAMES.intersection(words) or words[0] in _NOT_NAMES or _PLACE_CORPORATION_RE.match(name)
-        if unlikely and "\n" in match["name"]:  # a heading line joined to the name below it: read that line again
+        if "\n" in match["name"] and (unlikely or not _wrapped(body, match.start() + match["name"].index("\n"))):
+            # a heading or a line of a letter's address block joined to the name below it: read that line again
             position = match.start() + match["name"].index("\n") + 1
             continue
         # a digit: an address ("CA 94710 (“Aduro”)"), a statute ("Section 11 of the 1933 Act")
@@ -129,6 +131,12 @@ def _defined_names(body: str) -> list[Found]:
         found = [known for known in found if known.value.lower() not in name.lower()]
         found.append(Found(name, *sentence_around(body, match.start(), match.end())))
     return found if len(found) <= _MOST_DEFINED else []
+
+
+def _wrapped(body: str, line_end: int) -> bool:
+    """Whether the line ending at `line_end` is a paragraph's line wrapped by the text extraction (a long one), not
+    a line of its own ("LOGO", "Execution Version", a signatory's name above the company's)."""
+    return line_end - body.rfind("\n", 0, line_end) > _WRAPPED_LINE_CHARS
 
 
 def _listed_names(body: str, start: int) -> list[tuple[str, int]]:
