@@ -70,6 +70,7 @@ OPENING_CHARS = 1500
 """How far into a contract with no list of parties its parties are looked for."""
 _MOST_DEFINED = 4
 _WRAPPED_LINE_CHARS = 60
+_NUMBER_RE = re.compile(r"\b\d+\b")
 # Words no party's name holds, but the capitalised headings, sentences and defined terms of an opening do.
 _NOT_IN_NAMES = {
     "agreement", "amendment", "contract", "section", "act", "commission", "meeting", "protocol", "web", "office",
@@ -123,8 +124,9 @@ def _defined_names(body: str) -> list[Found]:
             # a heading or a line of a letter's address block joined to the name below it: read that line again
             position = match.start() + match["name"].index("\n") + 1
             continue
-        # a digit: an address ("CA 94710 (“Aduro”)"), a statute ("Section 11 of the 1933 Act")
-        if unlikely or any(character.isdigit() for character in name):
+        # a number: an address ("CA 94710 (“Aduro”)"), a statute ("Section 11 of the 1933 Act")
+        if unlikely or _NUMBER_RE.search(name):
+            # "Board of Directors of Interactive Data Corporation": the name may start at a later word
             continue
         if any(name.lower() in known.value.lower() for known in found):
             continue
