@@ -100,8 +100,17 @@ def test_tally_counts_a_prediction_without_a_label_as_a_false_positive():
 
 @pytest.mark.parametrize(
     "body",
-    ["", "\x00" * 1000, "laws of " * 200_000, "between " + "Acme Corp, " * 100_000, "x" * 10_000_000],
-    ids=["empty", "nul", "repeated-laws", "repeated-names", "10MB-line"],
+    [
+        "",
+        "\x00" * 1000,
+        "laws of " * 200_000,
+        "Texas law " * 200_000,
+        "between " + "Acme Corp, " * 100_000,
+        "January 1, 2001 " * 500_000,
+        "for a period of two years " * 300_000,
+        "x" * 10_000_000,
+    ],
+    ids=["empty", "nul", "laws-of", "place-law", "names", "dates", "lengths", "10MB-line"],
 )
 def test_hostile_text_gives_nothing_quickly(body):
     began = time.perf_counter()

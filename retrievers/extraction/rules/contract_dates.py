@@ -14,6 +14,9 @@ from retrievers.extraction.found import Found
 from retrievers.extraction.rules.text_spans import dates_in, sentence_around
 
 _CUE_REACH = 80
+_MOST_DATES = 1000
+"""More full dates than any contract holds (CUAD's most has 166): past them the text is a table or a hostile file,
+and gives nothing; this also bounds the time it takes."""
 OPENING_CHARS = 5000
 """How far into a contract its own date is looked for: the title, preamble and cover letter, before the clauses
 that mention the dates of other documents."""
@@ -69,7 +72,9 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
     signed: list[Found] = []
     effective: list[Found] = []
     witnessed: list[Found] = []
-    for value, match in dates_in(body):
+    for count, (value, match) in enumerate(dates_in(body)):
+        if count >= _MOST_DATES:
+            return [], []
         opening = match.start() < OPENING_CHARS
         before = body[max(0, match.start() - _CUE_REACH) : match.start()]
         defined = bool(_EFFECTIVE_DATE_BEFORE_RE.search(before) or _EFFECTIVE_AFTER_RE.match(body, match.end()))

@@ -170,6 +170,8 @@ _ITS_DATE_RE = re.compile(
 )
 _LENGTH_BEFORE_RE = re.compile(rf"\b(?P<duration>{_DURATION})$", re.IGNORECASE)
 _LENGTH_REACH = 40
+_MOST_LENGTHS = 200
+"""More lengths of time than any contract states (CUAD's most has 19): past them the text gives nothing."""
 # A length that runs after the agreement ends, or that binds a person's conduct, is no term of the agreement.
 _NOT_TERM_RE = re.compile(
     r"\bthereafter\b|\b(?:after|following)\s+(?:the\s+)?(?:date\s+of\s+)?(?:the\s+|any\s+|such\s+)?"
@@ -199,7 +201,9 @@ def term_days(body: str) -> list[Found]:
     for five says two different things, and gives nothing.
     """
     lengths: dict[int, tuple[int, int]] = {}
-    for days, start, end in _lengths(body):
+    for count, (days, start, end) in enumerate(_lengths(body)):
+        if count >= _MOST_LENGTHS:
+            return []
         sentence = sentence_around(body, start, end)
         if _TERM_SENTENCE_RE.search(body, *sentence) and not _NOT_TERM_RE.search(body, *sentence):
             lengths.setdefault(days, sentence)

@@ -3,8 +3,9 @@ corporation (“Kite”), and Gilead Sciences, Inc. (“Company”)".
 
 A party is a run of capitalised words that opens one of the clauses the preamble lists after "between" or
 "among", and that the contract then describes ("a Delaware corporation", "an individual") or names with a defined
-term ("(“Kite”)"). Names are returned as written, as CUAD's labels give them; a preamble that lists fewer than two
-such names gives nothing (it is a letter, a form with blanks, or prose this rule does not read).
+term ("(“Kite”)"). A contract with no such list (a letter, an employee's undertaking) gives the names in its
+opening lines that end in a company suffix or are given a defined term, at most four of them. Names are returned as
+written, as CUAD's labels give them.
 """
 
 from __future__ import annotations
@@ -57,10 +58,10 @@ _LIST_END_RE = re.compile(
 )
 # Two bare names and the end of the sentence: "between High Speed Net Solutions and R. J. Seifert Enterprises."
 _TWO_NAMES_RE = re.compile(rf"(?P<first>(?:{_WORD}\s+){{0,9}}?[A-Z0-9]{_WORD_REST})\s+and\s+(?=[A-Z])")
-# A name standing alone in the opening lines: capitalised words on one line, ending in a company suffix or followed
-# by its defined term.
 # Words of a name are spaced, or broken over two lines ("UBS\nSecurities LLC", as text extraction wraps them).
 _GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*(?=[A-Z&]))"
+# A name in the opening lines of a contract with no list of parties: capitalised words ending in a company suffix
+# or followed by their defined term.
 _DEFINED_NAME_RE = re.compile(
     rf"(?<![\w.])(?P<name>[A-Z]{_WORD_REST}{_GAP}(?:{_WORD}{_GAP}){{0,6}}"
     rf"(?:[A-Z0-9]{_WORD_REST}(?:,?\s+{_SUFFIX}(?![\w.]))+"
@@ -81,6 +82,8 @@ _NOT_IN_NAMES = {
 _PLACE_CORPORATION_RE = re.compile(r"^[A-Z][a-z]+(?: [A-Z][a-z]+)? (?i:corporation|company|limited liability company)$")
 _NOT_NAMES = {
     "the",
+    "and",
+    "of",
     "party",
     "parties",
     "each",
@@ -93,8 +96,6 @@ _NOT_NAMES = {
     "it",
     "agreement",
     "inc",
-    "and",
-    "of",
 }
 
 
@@ -126,7 +127,6 @@ def _defined_names(body: str) -> list[Found]:
             continue
         # a number: an address ("CA 94710 (“Aduro”)"), a statute ("Section 11 of the 1933 Act")
         if unlikely or _NUMBER_RE.search(name):
-            # "Board of Directors of Interactive Data Corporation": the name may start at a later word
             continue
         if any(name.lower() in known.value.lower() for known in found):
             continue
