@@ -31,19 +31,29 @@ _SIGNED_CUE_RE = re.compile(
 _EFFECTIVE_BEFORE_RE = re.compile(
     r"\beffective(?:\s+(?:as\s+(?:of|from)|on|from|of|the|this|day|for\s+all\s+purposes))*[\s,:]*$", re.IGNORECASE
 )
+# "This letter agreement will be effective as of": the agreement's own effective date, wherever it is said.
+_AGREEMENT_EFFECTIVE_RE = re.compile(
+    r"\bthis\s+(?:[\w-]+\s+){0,3}agreement\s+(?:shall|will|is)\s+(?:be(?:come)?\s+)?effective"
+    r"(?:\s+(?:as\s+of|on|from|the|this|day))*[\s,:]*$",
+    re.IGNORECASE,
+)
 # The defined term "Effective Date" just before a date ("Effective Date: March 3, 2011", "“Effective Date” means").
 _EFFECTIVE_DATE_BEFORE_RE = re.compile(
-    r"\beffective\s+date[\"”]?\s*(?:(?:shall\s+)?(?:means?|is|be)|:)(?:\s+(?:as\s+of|on|the|this|day|of))*[\s,:]*$",
+    r"\beffective\s+date[\"”)]*\s*(?:(?:shall\s+)?(?:means?|is|be)\b(?:[^.;\d]{0,40}\s(?:on|of))?|:)?"
+    r"(?:\s+(?:as\s+of|on|the|this|day|of))*[\s,:]*$",
     re.IGNORECASE,
 )
 # The words just before a date on which the agreement's term starts ("The term ... shall commence on").
 _STARTS_RE = re.compile(
-    r"\b(?:commenc\w*|begin(?:s|ning)?|start(?:s|ing)?)(?:\s+(?:on|as\s+of|from|date|the|this|day|of))*[\s,:]*$",
+    r"\b(?:commenc\w*|begin(?:s|ning)?|start(?:s|ing)?)(?:[\"”]?\s+(?:on|as\s+of|from|date|the|this|day|of|means|is))*"
+    r"[\s,:]*$",
     re.IGNORECASE,
 )
 _TERM_OF_AGREEMENT_RE = re.compile(r"\b(?:term|agreement|contract)\b", re.IGNORECASE)
 # The definition just after a date that names it the effective date ("(the “Effective Date”)").
-_EFFECTIVE_AFTER_RE = re.compile(r"[\s,]*\(?\s*(?:the|this|hereinafter)?\s*[\"“”']*effective\s+date", re.IGNORECASE)
+_EFFECTIVE_AFTER_RE = re.compile(
+    r"[\s,]*\(?\s*(?:such\s+date,?\s*)?(?:the|this|hereinafter)?\s*[\"“”']*effective\s+date", re.IGNORECASE
+)
 # "IN WITNESS WHEREOF, the parties have executed this Agreement as of the 22nd day of May 2001".
 _WITNESS_RE = re.compile(r"\bexecuted\s+this\s+agreement\s+(?:on|as\s+of|this)[\s\w]{0,12}$", re.IGNORECASE)
 # A date standing on its own line near the top, as a letter is dated ("December 11, 2014").
@@ -78,7 +88,9 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
         opening = match.start() < OPENING_CHARS
         before = body[max(0, match.start() - _CUE_REACH) : match.start()]
         defined = bool(_EFFECTIVE_DATE_BEFORE_RE.search(before) or _EFFECTIVE_AFTER_RE.match(body, match.end()))
-        said_effective = opening and bool(_EFFECTIVE_BEFORE_RE.search(before))
+        said_effective = bool(
+            (opening and _EFFECTIVE_BEFORE_RE.search(before)) or _AGREEMENT_EFFECTIVE_RE.search(before)
+        )
         said_signed = opening and bool(_SIGNED_CUE_RE.search(before))
         letter = (
             match.start() < _LETTER_DATE_CHARS
