@@ -76,8 +76,11 @@ _OTHER_DOCUMENT_AFTER_RE = re.compile(
 def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
     """The dates the text gives as the agreement's own date and as its effective date, each in document order.
 
-    The agreement's date is read from its opening only; "the Effective Date" is read wherever it is defined, and
-    "effective as of" only in the opening (later it is the date some clause takes effect).
+    The agreement's date is read from its opening ("dated as of", "entered into this", a letter's date line), or
+    else from the signature clause ("executed this Agreement as of"). The effective date is read wherever "the
+    Effective Date" is defined or the agreement's term is said to commence, and from "effective as of" in the
+    opening or after "this Agreement shall be effective" (elsewhere it is the day some clause takes effect). Both
+    rules run on the same body one after the other, so the last body's answer is kept.
     """
     signed: list[Found] = []
     effective: list[Found] = []
