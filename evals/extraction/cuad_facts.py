@@ -1,0 +1,77 @@
+"""The contract-facts rules scored on CUAD: agreement and effective dates, governing law and parties.
+
+Gold is what the CUAD loader puts in each contract's `properties` row (the lawyers' answers, typed); the text is the
+loader's document body. Per field, over the documents of the split:
+- values are compared per document as sets, after the normalisation below; a prediction where the gold row has
+  no value for the field (CUAD left it blank, or gave a partial date such as "[]/[]/2004") is a false positive,
+  and a gold value not predicted is a miss; precision, recall and F1 are micro-averaged over values;
+- accuracy is the share of documents whose predicted values are exactly the gold ones, "none" and "none" included.
+Normalisation: dates are ISO strings and must be equal; places compare case-insensitively; party names compare
+case-insensitively with punctuation and spacing ignored and "&" read as "and" ("NIKE, Inc." = "Nike Inc"), since
+CUAD writes one name several ways; a label left with no name at all ("[ * * * ]", a redacted party) is no label.
+`term_days` is an NDA field CUAD does not label, so it is not scored here.
+Tune on `tune` (310 contracts), report `held-out` (`evals.extraction.cuad_held_out`, 200).
+`python -m evals.extraction.cuad_facts --split held-out`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import time
+
+from evals.extraction import cuad_held_out
+from evals.extraction.tally import Tally, print_table
+from retrievers.extraction.rules.contract_facts import RULES
+from retrievers.loaders import cuad, shared_data_dir
+
+SPLITS = ("tune", "held-out")
+FIELDS = ("agreement_date", "effective_date", "governing_law", "parties")
+
+
+def comparable(field: str, value: object) -> str:
+    """A value as it is compared (see the module docstring)."""
+    text = str(value)
+    if field == "parties":
+        return " ".join(re.sub(r"[^\w\s]", " ", text.replace("&", " and ")).lower().split())
+    return text.lower() if field == "governing_law" else text
+
+
+def _values(field: str, value: object) -> set[str]:
+    values = value if isinstance(value, list) else [] if value is None else [value]
+    return {comparable(field, v) for v in values} - {""}
+
+
+def score(split: str) -> dict:
+    """Per field: accuracy, precision, recall, F1 on `tune` or `held-out`; seconds per contract for all rules."""
+    documents = list(cuad.load(shared_data_dir() / cuad.SHARED_FOLDER))
+    held_out = cuad_held_out([d.document.doc_id for d in documents])
+    chosen = [d for d in documents if (d.document.doc_id in held_out) == (split == "held-out")]
+    tallies = {field: Tally() for field in FIELDS}
+    seconds = 0.0
+    for source in chosen:
+        body = source.document.body
+        gold = source.annotations[0].row if source.annotations else {}
+        began = time.perf_counter()
+        found = {field: rule(body) for field, rule in RULES.items()}
+        seconds += time.perf_counter() - began
+        for field in FIELDS:
+            tallies[field].add(_values(field, [f.value for f in found[field]]), _values(field, gold.get(field)))
+    return {
+        "split": split,
+        "documents": len(chosen),
+        **{field: tally.figures() for field, tally in tallies.items()},
+        "seconds_per_document": seconds / max(len(chosen), 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", choices=SPLITS, default="tune")
+    figures = score(parser.parse_args().split)
+    rows = {field: figures[field] for field in FIELDS}
+    print_table(f"CUAD {figures['split']} ({figures['documents']} contracts)", rows, figures["seconds_per_document"])
+
+
+if __name__ == "__main__":
+    main()

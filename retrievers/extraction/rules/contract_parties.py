@@ -1,0 +1,187 @@
+"""The parties of a contract, read from its opening words: "… by and between Kite Pharma, Inc., a Delaware
+corporation (“Kite”), and Gilead Sciences, Inc. (“Company”)".
+
+A party is a run of capitalised words that opens one of the clauses the preamble lists after "between" or
+"among", and that the contract then describes ("a Delaware corporation", "an individual") or names with a defined
+term ("(“Kite”)"). A contract with no such list (a letter, an employee's undertaking) gives the names in its
+opening lines that end in a company suffix or are given a defined term, at most four of them. Names are returned as
+written, as CUAD's labels give them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from retrievers.extraction.found import Found
+from retrievers.extraction.rules.text_spans import sentence_around
+
+PREAMBLE_CHARS = 6000
+"""How far into a contract its list of parties is looked for (after cover pages and confidentiality legends)."""
+_LIST_CHARS = 2500
+"""How much text after "between" the list of parties may take."""
+
+_BETWEEN_RE = re.compile(r"\b(?:by\s+and\s+)?(?:between|among|amongst)\b[\s:]*", re.IGNORECASE)
+_SUFFIX = (
+    r"(?i:Inc|Incorporated|Corp|Corporation|Co|Company|Ltd|Limited|LLC|L\.L\.C|LLP|L\.L\.P|LP|L\.P|N\.A|N\.V|S\.A"
+    r"|S\.A\.S|B\.V|AG|GmbH|plc|Pte|S\.p\.A|S\.r\.l|SRL|SE|AB|ASA|KK|Limitada|Ltda)\.?"
+)
+_TITLE = r",?\s+(?:M\.D\.|Ph\.D\.|Jr\.|Sr\.|Esq\.)"
+_WORD_REST = r"[^\s,;:()\[\]“”\"]*"
+_WORD = rf"(?:[A-Z0-9]{_WORD_REST}|&|of|the|de|du|des|la|for|von|van|der)"
+# What may follow a party's name: a description, an address or a defined term; or the next party.
+_AFTER_NAME = (
+    r"\s*\(|\s*,|\s*;|\s*\.?\s*$|\s+and\b"
+    r"|\s+(?:an?|d/b/a|f/k/a|having|with|located|whose|organized|incorporated|residing|of)\b"
+)
+# A name: capitalised words (with the few small words names hold), then any company suffixes, each of which may
+# follow a comma ("Kite Pharma, Inc.", "Ono Pharmaceutical Co., Ltd."), or a personal title ("M.D."), dropped.
+_NAME_RE = re.compile(
+    rf"(?P<name>(?:{_WORD}\s+){{0,9}}[A-Z0-9]{_WORD_REST}(?:,?\s+{_SUFFIX}(?!\w))*)(?:{_TITLE})?(?={_AFTER_NAME})"
+)
+# What follows a party's name: a description, an address, or a defined term.
+_DESCRIBED_RE = re.compile(
+    r"\s*,?\s*(?:\(|an?\s|having\b|with\s|located\b|whose\b|organized\b|incorporated\b|residing\b|of\s|d/b/a\b"
+    r"|f/k/a\b)",
+    re.IGNORECASE,
+)
+# Where the next party's clause begins: "and", ";" or "), " after the end of the previous clause, then any "(2)".
+_NEXT_PARTY_RE = re.compile(
+    r"(?:\)\s*,\s*(?:and\b)?|[;,]?\s*\band\b|;)[\s,:_-]*(?:\(\s*(?:\d|[a-z]|ii?i?)\s*\)\s*)?", re.IGNORECASE
+)
+_ENUMERATOR_RE = re.compile(r"\s*\(\s*(?:\d|[a-z]|ii?i?)\s*\)\s*")
+# A list of parties ends with its sentence: a full stop after a word (not after an initial, "R. J. Seifert"), or a
+# blank line, unless "and" stands on one side of it (a cover page puts each party and the "and" on lines of their own).
+_LIST_END_RE = re.compile(
+    r"(?<=[a-z]{2})\.\s+(?=[A-Z])(?!AND\b|And\b)"
+    r"|(?<![ \t])(?<!(?i:and))[ \t]*\n[ \t]*\n(?![ \t\n]*(?i:and)\b)"
+    r"|\bWHEREAS\b|\bRECITALS\b"
+)
+# Two bare names and the end of the sentence: "between High Speed Net Solutions and R. J. Seifert Enterprises."
+_TWO_NAMES_RE = re.compile(rf"(?P<first>(?:{_WORD}\s+){{0,9}}?[A-Z0-9]{_WORD_REST})\s+and\s+(?=[A-Z])")
+# Words of a name are spaced, or broken over two lines ("UBS\nSecurities LLC", as text extraction wraps them).
+_GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*(?=[A-Z&]))"
+# A name in the opening lines of a contract with no list of parties: capitalised words ending in a company suffix
+# or followed by their defined term.
+_DEFINED_NAME_RE = re.compile(
+    rf"(?<![\w.])(?P<name>[A-Z]{_WORD_REST}{_GAP}(?:{_WORD}{_GAP}){{0,6}}"
+    rf"(?:[A-Z0-9]{_WORD_REST}(?:,?\s+{_SUFFIX}(?![\w.]))+"
+    rf"|[A-Z0-9]{_WORD_REST}(?=\s*\((?:the\s+|hereinafter\s+)?[“\"])))"
+)
+OPENING_CHARS = 1500
+"""How far into a contract with no list of parties its parties are looked for."""
+_MOST_DEFINED = 4
+_WRAPPED_LINE_CHARS = 60
+_NUMBER_RE = re.compile(r"\b\d+\b")
+# Words no party's name holds, but the capitalised headings, sentences and defined terms of an opening do.
+_NOT_IN_NAMES = {
+    "agreement", "amendment", "contract", "section", "act", "commission", "meeting", "protocol", "web", "office",
+    "state", "whereas", "shares", "authorized", "signatory", "that", "my", "with", "by", "to", "or", "this", "board",
+    "directors", "option", "i", "we",
+}  # fmt: skip
+# "a Delaware corporation" describes a party; it does not name one.
+_PLACE_CORPORATION_RE = re.compile(r"^[A-Z][a-z]+(?: [A-Z][a-z]+)? (?i:corporation|company|limited liability company)$")
+_NOT_NAMES = {
+    "the",
+    "and",
+    "of",
+    "party",
+    "parties",
+    "each",
+    "this",
+    "such",
+    "company",
+    "you",
+    "i",
+    "we",
+    "it",
+    "agreement",
+    "inc",
+}
+
+
+def parties(body: str) -> list[Found]:
+    """The names the preamble lists as the contract's parties, in order, each with the preamble as its source."""
+    head = body[:PREAMBLE_CHARS]
+    for opening in _BETWEEN_RE.finditer(head):
+        names = _listed_names(body, opening.end())
+        if names:
+            start, end = sentence_around(body, opening.start(), opening.end())
+            return [Found(name, start, max(end, name_end)) for name, name_end in names]
+    return _defined_names(body)
+
+
+def _defined_names(body: str) -> list[Found]:
+    """For a preamble with no "between" list (a letter, an employee's undertaking): the company names with a
+    suffix and the names given a defined term ("Eric Dean Sprunk (“EMPLOYEE”)") in the opening lines."""
+    found: list[Found] = []
+    end = min(len(body), OPENING_CHARS)
+    position = 0
+    while match := _DEFINED_NAME_RE.search(body, position, end):
+        position = match.end()
+        name = re.sub(r"\s+", " ", match["name"]).strip(" ,")
+        words = re.sub(r"[^\w\s]", "", name).lower().split()
+        unlikely = _NOT_IN_NAMES.intersection(words) or words[0] in _NOT_NAMES or _PLACE_CORPORATION_RE.match(name)
+        if "\n" in match["name"] and (unlikely or not _wrapped(body, match.start() + match["name"].index("\n"))):
+            # a heading or a line of a letter's address block joined to the name below it: read that line again
+            position = match.start() + match["name"].index("\n") + 1
+            continue
+        # a number: an address ("CA 94710 (“Aduro”)"), a statute ("Section 11 of the 1933 Act")
+        if unlikely or _NUMBER_RE.search(name):
+            continue
+        if any(name.lower() in known.value.lower() for known in found):
+            continue
+        found = [known for known in found if known.value.lower() not in name.lower()]
+        found.append(Found(name, *sentence_around(body, match.start(), match.end())))
+    return found if len(found) <= _MOST_DEFINED else []
+
+
+def _wrapped(body: str, line_end: int) -> bool:
+    """Whether the line ending at `line_end` is a paragraph's line wrapped by the text extraction (a long one), not
+    a line of its own ("LOGO", "Execution Version", a signatory's name above the company's)."""
+    return line_end - body.rfind("\n", 0, line_end) > _WRAPPED_LINE_CHARS
+
+
+def _listed_names(body: str, start: int) -> list[tuple[str, int]]:
+    """The party names of the list that starts at `start`, each with where it ends; [] when it is no list.
+
+    The first clause must open with a described name; each later "and" or ";" that is followed by one opens
+    another party, and an "and" inside a description ("organized and existing") is passed over.
+    """
+    list_end = _LIST_END_RE.search(body, start, start + _LIST_CHARS)
+    end = list_end.start() if list_end else min(len(body), start + _LIST_CHARS)
+    names: list[tuple[str, int]] = []
+    first = _party_at(body, start, end)
+    if first is None:
+        return _two_bare_names(body, start, end)
+    names.append(first)
+    for separator in _NEXT_PARTY_RE.finditer(body, first[1], end):
+        if separator.start() < names[-1][1]:
+            continue
+        party = _party_at(body, separator.end(), end)
+        if party and party[0] not in (known for known, _ in names):
+            names.append(party)
+    return names
+
+
+def _party_at(body: str, position: int, end: int) -> tuple[str, int] | None:
+    """The described name that opens a party's clause at `position` (after any "(1)"), and where it ends."""
+    enumerator = _ENUMERATOR_RE.match(body, position, end)
+    if enumerator:
+        position = enumerator.end()
+    match = _NAME_RE.match(body, position, end)
+    if match is None:
+        return None
+    name = re.sub(r"\s+", " ", match["name"]).strip(" ,")
+    last = not body[match.end() : end].strip(" \n,.")
+    if " " not in name or not (last or _DESCRIBED_RE.match(body, match.end(), end)):
+        return None
+    return name, match.end()
+
+
+def _two_bare_names(body: str, start: int, end: int) -> list[tuple[str, int]]:
+    """ "High Speed Net Solutions and R. J. Seifert Enterprises": two names with no description, ending the list."""
+    pair = _TWO_NAMES_RE.match(body, start, end)
+    second = pair and _NAME_RE.match(body, pair.end(), end)
+    if not second or body[second.end() : end].strip(" \n,."):
+        return []
+    return [(re.sub(r"\s+", " ", pair["first"]), pair.end()), (re.sub(r"\s+", " ", second["name"]), second.end())]

@@ -1,0 +1,131 @@
+"""The contract-facts rules: the value a user gets and the sentence they can open to check it."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from evals.extraction.kleister import kleister_party, kleister_term
+from evals.extraction.tally import Tally
+from retrievers.extraction.rules.contract_facts import RULES
+from retrievers.loaders import shared_data_dir
+
+PREAMBLE = (
+    "MUTUAL CONFIDENTIALITY AGREEMENT\n"
+    "This Mutual Confidentiality Agreement (“Agreement”) is effective as of February 10, 2017 (“Effective Date”), "
+    "between Kite Pharma,\nInc., a Delaware corporation having a place of business at 2225 Colorado Avenue, Santa "
+    "Monica, CA 90404 (“Kite”) and Gilead Sciences, Inc., a Delaware corporation (“Company”).\n"
+    "1. Term. This Agreement shall remain in effect for a period of two (2) years from the Effective Date.\n"
+    "2. Governing Law. This Agreement shall be governed by the laws of the State of California, without regard "
+    "to its conflict of laws principles.\n"
+)
+
+
+def _read(field: str, body: str) -> list[tuple[object, str]]:
+    return [(found.value, body[found.start : found.end]) for found in RULES[field](body)]
+
+
+def test_each_fact_comes_with_the_sentence_that_states_it():
+    (law, cited), *_ = _read("governing_law", PREAMBLE)
+    assert law == "California" and cited.startswith("This Agreement shall be governed by the laws of the State")
+    (effective, cited), *_ = _read("effective_date", PREAMBLE)
+    assert effective == "2017-02-10" and "effective as of February 10, 2017" in cited
+    assert _read("agreement_date", PREAMBLE)[0][0] == "2017-02-10"
+    (term, cited), *_ = _read("term_days", PREAMBLE)
+    assert term == 730 and "two (2) years" in cited
+    names = _read("parties", PREAMBLE)
+    assert [name for name, _ in names] == ["Kite Pharma, Inc.", "Gilead Sciences, Inc."]
+    assert all("between Kite Pharma" in cited for _, cited in names)
+
+
+def test_a_dated_contract_without_an_effective_date_has_only_an_agreement_date():
+    body = 'THIS AGENCY AGREEMENT, dated November 9, 2005 ("Agreement"), between General Electric Capital Corporation.'
+    assert _read("agreement_date", body)[0][0] == "2005-11-09"
+    assert _read("effective_date", body) == []
+
+
+def test_a_date_missing_its_day_is_no_date():
+    assert RULES["agreement_date"]("This Reseller Agreement is entered as of this ___ day of _________, 2004.") == []
+
+
+def test_the_law_of_a_state_and_the_federal_law_is_the_states():
+    body = "This Agreement shall be governed by the laws of the United States and of the State of Texas."
+    assert [value for value, _ in _read("governing_law", body)] == ["Texas"]
+    body = "This Agreement shall be governed by the laws of the Province of Ontario and the federal laws of Canada."
+    assert [value for value, _ in _read("governing_law", body)] == ["Ontario, Canada"]
+
+
+def test_two_different_chosen_laws_give_nothing():
+    body = (
+        "This Agreement shall be governed by the laws of the State of New York. "
+        "This Agreement shall be construed in accordance with the laws of the State of Delaware."
+    )
+    assert RULES["governing_law"](body) == []
+
+
+def test_the_agreements_own_choice_outranks_a_law_mentioned_in_passing():
+    body = (
+        "Counsel's opinion shall be limited to matters governed by the laws of Tennessee. "
+        "This Agreement shall be construed in accordance with the laws of the State of New York."
+    )
+    assert [value for value, _ in _read("governing_law", body)] == ["New York"]
+
+
+def test_where_a_party_is_incorporated_is_not_the_governing_law():
+    body = "Ingram Micro, a corporation organized under the laws of the State of California, agrees that terms govern."
+    assert RULES["governing_law"](body) == []
+
+
+def test_a_period_after_termination_is_not_the_agreements_term():
+    body = "During the term of this Agreement and for a period of one (1) year thereafter, Employee shall not solicit."
+    assert RULES["term_days"](body) == []
+
+
+def test_kleister_forms_of_party_names_and_terms():
+    assert kleister_party("Leonard Green & Partners, L.P.") == "Leonard Green and Partners LP"
+    assert kleister_party("ALTIMO HOLDINGS & INVESTMENTS LIMITED") == "ALTIMO HOLDINGS and INVESTMENTS Ltd."
+    (found,) = RULES["term_days"](PREAMBLE)
+    assert kleister_term(PREAMBLE, found) == "2 years"
+
+
+def test_tally_counts_a_prediction_without_a_label_as_a_false_positive():
+    tally = Tally()
+    tally.add(["New York"], [])
+    tally.add([], [])
+    tally.add(["Delaware"], ["Delaware"])
+    figures = tally.figures()
+    assert (figures["precision"], figures["recall"], figures["accuracy"]) == (0.5, 1.0, round(2 / 3, 4))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "",
+        "\x00" * 1000,
+        "laws of " * 200_000,
+        "Texas law " * 200_000,
+        "between " + "Acme Corp, " * 100_000,
+        "January 1, 2001 " * 500_000,
+        "for a period of two years " * 300_000,
+        "x" * 10_000_000,
+    ],
+    ids=["empty", "nul", "laws-of", "place-law", "names", "dates", "lengths", "10MB-line"],
+)
+def test_hostile_text_gives_nothing_quickly(body):
+    began = time.perf_counter()
+    for rule in RULES.values():
+        assert isinstance(rule(body), list)
+    assert time.perf_counter() - began < 5
+
+
+def test_no_choice_of_law_and_no_dates_give_nothing():
+    body = "The parties met to discuss a possible transaction and agreed to talk again."
+    assert all(RULES[field](body) == [] for field in ("governing_law", "effective_date", "agreement_date", "term_days"))
+
+
+@pytest.mark.skipif(not (shared_data_dir() / "kleister_nda").is_dir(), reason="Kleister-NDA data not present")
+def test_kleister_train_scores_above_the_floor_it_was_tuned_to():
+    from evals.extraction.kleister import score
+
+    assert score("train")["all"]["f1"] >= 0.75
