@@ -1,0 +1,160 @@
+"""Yes/no clauses of a contract (CUAD's categories): is there a non-compete, an audit right, an exclusivity ...?
+
+Each clause is a few `Test`s: words that place a candidate sentence (`anchor`), words the sentence must also hold
+(`require`) and words that show it is about something else (`exclude`). The first sentence passing any test is the
+clause (True, cited). A contract of some length where no sentence passes has no such clause (False, nothing to
+cite); a text too short to be a contract gets no answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from retrievers.extraction.found import FieldRule, Found
+from retrievers.extraction.rules.contract_sentences import sentences_matching
+
+MIN_CONTRACT_CHARS = 2000
+"""Below this a text is a fragment, not a contract: the absence of a clause from it says nothing."""
+
+
+def _words(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Test:
+    """One way a clause is written: a sentence with `anchor`, also holding `require` and not holding `exclude`."""
+
+    anchor: re.Pattern[str]
+    require: re.Pattern[str] | None = None
+    exclude: re.Pattern[str] | None = None
+
+
+_NEGATED = (
+    r"\b(?:shall|will|may|must|can|should|agrees?|agreed|covenants?|undertakes?|promises?)\s+not\b"
+    r"|\b(?:neither|nor|refrain|prohibited|restricted)\b|\bnot\s+to\b|\bno\s+(?:party|participant)\b"
+)
+
+_MAY_TERMINATE = (
+    r"\b(?:may|can|shall\s+have\s+the\s+(?:absolute\s+)?right\s+to|is\s+entitled\s+to|reserves\s+the\s+right\s+to)\s+"
+    r"(?:[\w,]+\s+){0,5}(?:terminate|cancel)\b|\bmay\s+(?:also\s+)?be\s+(?:terminated|cancell?ed)\b|\b(?:terminable|cancell?able)\b|"
+    r"\b(?:terminated\s+by|until)\s+(?:either|any|both|one)\s+(?:party|of\s+the\s+parties)"
+)
+
+CLAUSES: dict[str, tuple[Test, ...]] = {
+    "non_compete": (
+        Test(
+            _words(r"\bnon-?compet\w*|\bcompet(?:e|es|ing|itive|itor|itors|ition)\b"),
+            _words(_NEGATED),
+            _words(r"competitive\s+(?:position|harm|disadvantage|advantage|bid|pric\w+|rates?)|antitrust"),
+        ),
+    ),
+    "exclusivity": (
+        Test(
+            _words(
+                r"(?<!non)(?<!non-)(?<!non- )(?<!not )\b(?:co-)?exclusive(?:ly)?\s+"
+                r"(?:and\s+\w+\s+|\([^()]{0,80}\)\s*|,\s*)?"
+                r"(?:\w+\s+){0,2}(?:rights?|licen[cs]e[ds]?|licensee|distribut\w*|dealers?|agent|agency|representatives?|"
+                r"resellers?|suppl\w+|providers?|source|basis|territor\w*|trade\s+area|sponsor\w*|partner\w*|"
+                r"marketing|sales|sell|manufactur\w*|provide|purchase|appointment|arrangement|relationship|"
+                r"dealing|services?|endorse\w*|promot\w*|carrier|vendor|reseller)\b"
+                r"|\bon\s+an?\s+(?:co-)?exclusive\s+basis\b|\bsole\s+(?:and\s+exclusive\s+)?(?:agent|distributor|supplier|provider|source|reseller)\b|\bexclusively\s+(?:from|to|through|with)\b"
+            ),
+            None,
+            _words(
+                r"\bnot\s+(?:\w+\s+){0,3}exclusiv|\bno\s+exclusiv|\bexclusiv\w*\s+(?:jurisdiction|venue|forum|courts?)|"
+                r"\bentire\s+and\s+exclusive|\bcomplete\s+and\s+exclusive|\bexclusive\s+remed|\bexclusive\s+right\s+to\s+"
+                r"(?:apply|file|prosecute|own|control|register|enforce)|\bexclusive\s+rights\s+and\s+interests?\s+in\s+all"
+                r"|\bexclusive\s+of\b|\bexclusively\s+own|\bright,\s+title\b|^\s*whereas\b|\bnot\s+be\s+considered\b"
+            ),
+        ),
+    ),
+    "termination_for_convenience": (
+        Test(
+            _words(
+                r"\bfor\s+(?:its|their|his|her|any\s+party's)?\s*(?:own\s+)?convenience|\bwithout\s+cause\b|"
+                r"\bfor\s+any\s+(?:or\s+no\s+)?reason\b|\bfor\s+no\s+reason\b|\bwith\s+or\s+without\s+cause\b|\bnon-cause\b"
+            ),
+            _words(_MAY_TERMINATE),
+            _words(
+                r"\bsurviv|\bnot\s+be\s+terminated|\bnot\s+(?:\w+\s+){0,6}(?:for\s+(?:its\s+)?(?:own\s+)?convenience)|"
+                r"\b(?:upon|after|following|in\s+the\s+event\s+of)\s+(?:the\s+|any\s+)?(?:expiration\s+or\s+)?"
+                r"(?:earlier\s+)?termination\b|\bmutual"
+            ),
+        ),
+        Test(
+            _words(_MAY_TERMINATE),
+            _words(
+                r"\b(?:upon|with|by\s+giving|on|by\s+providing|giving|providing)\s+(?:the\s+other\s+party\s+)?(?:at\s+least\s+|"
+                r"not\s+less\s+than\s+|no\s+less\s+than\s+|a\s+minimum\s+of\s+)?(?:\w+\s+)?(?:\(\d+\)\s*|\d+\s*)?"
+                r"(?:calendar\s+|business\s+)?(?:days?|months?|weeks?|years?)'?\s*(?:prior\s+|advance\s+)?(?:written\s+)?"
+                r"notice|\bat\s+any\s+time\b"
+            ),
+            _words(
+                r"\bbreach|\bdefault|\binsolv|\bbankrupt|\bfails?\b|\bfailure|\bcause\b|\bviolat|\bchange\s+(?:of|in)"
+                r"\s+control|\bforce\s+majeure|\bcure|\bexpiration|\bexpiry|\brenew|\bend\s+of\s+the\s+(?:initial\s+)?term|"
+                r"\bif\b|\bin\s+the\s+event\s+(?:of|that)\b|\bmutual|\bby\s+agreement\b|\bcontingenc|\bas\s+follows\b"
+            ),
+        ),
+    ),
+    "anti_assignment": (
+        Test(
+            _words(r"\bassign(?:s|ed|ment|able)?\b|\btransfer(?:s|red|able)?\b"),
+            _words(r"\bconsent|\bapproval|\bnot\s+be\s+assign|\bnon-?assignable|\bvoid\b|" + _NEGATED),
+            _words(r"\bhereby\s+(?:irrevocably\s+)?assigns?\b"),
+        ),
+    ),
+    "change_of_control": (
+        Test(
+            _words(
+                r"\bchange\s+(?:of|in)\s+(?:the\s+)?(?:control|ownership)\b|\bcontrolling\s+(?:interest|stake)\b|"
+                r"\bacquired\s+by\b|\bacquisition\s+of\s+(?:control|a\s+majority)\b|\bmajority\s+of\s+(?:the\s+|its\s+)?"
+                r"(?:voting|outstanding|equity|shares|stock)|\bchange\s+in\s+(?:the\s+)?(?:management\s+or\s+)?ownership\b"
+            ),
+            _words(r"\bterminat|\bassign|\bconsent|\bnotif|\bnotice\b|\bdeemed\b|\bright\b"),
+            _words(r"\bmaterial\s+adverse\s+change"),
+        ),
+        Test(
+            _words(r"\bmerger\b|\bmerges?\b|\bconsolidat\w+\b|\bsale\s+of\s+(?:all|substantially\s+all)\b"),
+            _words(r"\bmay\s+(?:\w+\s+){0,4}terminate\b|\bright\s+to\s+terminate\b|\bshall\s+terminate\b"),
+            _words(r"\bmaterial\s+adverse\s+change|\bassign"),
+        ),
+    ),
+    "audit_rights": (
+        Test(
+            _words(r"\baudit(?:s|ed|ing|or|ors)?\b|\binspect\w*|\bexamin\w+"),
+            _words(r"\bright\b|\bpermit|\ballow|\bmay\b|\bavailable\b|\baccess\b|\bopen\s+(?:for|to)\b"),
+            _words(r"\baudited\s+(?:financial|consolidated|balance)|\bfinancial\s+statements\b"),
+        ),
+    ),
+    "most_favored_nation": (
+        Test(
+            _words(
+                r"\bmost\s+favou?red\b|\b(?:no|not)\s+less\s+favou?rable\b|\bat\s+least\s+as\s+favou?rabl[ey]\b|"
+                r"\bmore\s+favou?rable\s+(?:terms|prices?|pricing|rates?|conditions)\b|\blowest\s+(?:price|rate|fee)s?\b|"
+                r"\b(?:higher|greater)\s+(?:fees?|prices?|rates?)\s+than\b|\bbest\s+(?:price|pricing)\b"
+            ),
+            _words(r"\bthird\s+part|\bany\s+other\b|\bcustomers?\b|\bothers?\b|\blicensees?\b|\bresellers?\b"),
+        ),
+    ),
+}
+
+
+def clause_rule(tests: tuple[Test, ...]) -> FieldRule:
+    """The rule for one clause: True with the first sentence passing a test, False when none does."""
+
+    def rule(body: str) -> list[Found]:
+        if len(body) < MIN_CONTRACT_CHARS:
+            return []
+        found = [next(sentences_matching(body, test.anchor, test.require, test.exclude), None) for test in tests]
+        spans = [span for span in found if span is not None]
+        if not spans:
+            return [Found(False, 0, 0)]
+        start, end = min(spans)
+        return [Found(True, start, end)]
+
+    return rule
+
+
+RULES: dict[str, FieldRule] = {field: clause_rule(tests) for field, tests in CLAUSES.items()}
