@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from retrievers.extraction.found import FieldRule, Found
-from retrievers.extraction.rules.contract_sentences import sentences_matching
+from retrievers.extraction.rules.contract_sentences import cue, sentences_matching
 
 MIN_CONTRACT_CHARS = 2000
 """Below this a text is a fragment, not a contract: the absence of a clause from it says nothing."""
@@ -24,8 +24,9 @@ def _words(pattern: str) -> re.Pattern[str]:
 
 @dataclass(frozen=True)
 class Test:
-    """One way a clause is written: a sentence with `anchor`, also holding `require` and not holding `exclude`."""
+    """One way a clause is written: a sentence with `cue_words` and `anchor`, holding `require`, not `exclude`."""
 
+    cue_words: re.Pattern[str]
     anchor: re.Pattern[str]
     require: re.Pattern[str] | None = None
     exclude: re.Pattern[str] | None = None
@@ -45,6 +46,7 @@ _MAY_TERMINATE = (
 CLAUSES: dict[str, tuple[Test, ...]] = {
     "non_compete": (
         Test(
+            cue(r"compet"),
             _words(r"\bnon-?compet\w*|\bcompet(?:e|es|ing|itive|itor|itors|ition)\b"),
             _words(_NEGATED),
             _words(r"competitive\s+(?:position|harm|disadvantage|advantage|bid|pric\w+|rates?)|antitrust"),
@@ -52,6 +54,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
     ),
     "exclusivity": (
         Test(
+            cue(r"exclusiv|sole"),
             _words(
                 r"(?<!non)(?<!non-)(?<!non- )(?<!not )\b(?:co-)?exclusive(?:ly)?\s+"
                 r"(?:and\s+\w+\s+|\([^()]{0,80}\)\s*|,\s*)?"
@@ -72,6 +75,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
     ),
     "termination_for_convenience": (
         Test(
+            cue(r"convenience|cause|reason"),
             _words(
                 r"\bfor\s+(?:its|their|his|her|any\s+party's)?\s*(?:own\s+)?convenience|\bwithout\s+cause\b|"
                 r"\bfor\s+any\s+(?:or\s+no\s+)?reason\b|\bfor\s+no\s+reason\b|\bwith\s+or\s+without\s+cause\b|\bnon-cause\b"
@@ -84,6 +88,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             ),
         ),
         Test(
+            cue(r"terminat|cancel|until"),
             _words(_MAY_TERMINATE),
             _words(
                 r"\b(?:upon|with|by\s+giving|on|by\s+providing|giving|providing)\s+(?:the\s+other\s+party\s+)?(?:at\s+least\s+|"
@@ -100,6 +105,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
     ),
     "anti_assignment": (
         Test(
+            cue(r"assign|transfer"),
             _words(r"\bassign(?:s|ed|ment|able)?\b|\btransfer(?:s|red|able)?\b"),
             _words(r"\bconsent|\bapproval|\bnot\s+be\s+assign|\bnon-?assignable|\bvoid\b|" + _NEGATED),
             _words(r"\bhereby\s+(?:irrevocably\s+)?assigns?\b"),
@@ -107,6 +113,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
     ),
     "change_of_control": (
         Test(
+            cue(r"change|controlling|acquired|acquisition|majority"),
             _words(
                 r"\bchange\s+(?:of|in)\s+(?:the\s+)?(?:control|ownership)\b|\bcontrolling\s+(?:interest|stake)\b|"
                 r"\bacquired\s+by\b|\bacquisition\s+of\s+(?:control|a\s+majority)\b|\bmajority\s+of\s+(?:the\s+|its\s+)?"
@@ -116,6 +123,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             _words(r"\bmaterial\s+adverse\s+change"),
         ),
         Test(
+            cue(r"merge|consolidat|sale of"),
             _words(r"\bmerger\b|\bmerges?\b|\bconsolidat\w+\b|\bsale\s+of\s+(?:all|substantially\s+all)\b"),
             _words(r"\bmay\s+(?:\w+\s+){0,4}terminate\b|\bright\s+to\s+terminate\b|\bshall\s+terminate\b"),
             _words(r"\bmaterial\s+adverse\s+change|\bassign"),
@@ -123,6 +131,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
     ),
     "audit_rights": (
         Test(
+            cue(r"audit|inspect|examin"),
             _words(r"\baudit(?:s|ed|ing|or|ors)?\b|\binspect\w*|\bexamin\w+"),
             _words(r"\bright\b|\bpermit|\ballow|\bmay\b|\bavailable\b|\baccess\b|\bopen\s+(?:for|to)\b"),
             _words(r"\baudited\s+(?:financial|consolidated|balance)|\bfinancial\s+statements\b"),
@@ -130,6 +139,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
     ),
     "most_favored_nation": (
         Test(
+            cue(r"favo|lowest|higher|greater|best pric"),
             _words(
                 r"\bmost\s+favou?red\b|\b(?:no|not)\s+less\s+favou?rable\b|\bat\s+least\s+as\s+favou?rabl[ey]\b|"
                 r"\bmore\s+favou?rable\s+(?:terms|prices?|pricing|rates?|conditions)\b|\blowest\s+(?:price|rate|fee)s?\b|"
@@ -147,7 +157,10 @@ def clause_rule(tests: tuple[Test, ...]) -> FieldRule:
     def rule(body: str) -> list[Found]:
         if len(body) < MIN_CONTRACT_CHARS:
             return []
-        found = [next(sentences_matching(body, test.anchor, test.require, test.exclude), None) for test in tests]
+        found = [
+            next(sentences_matching(body, test.cue_words, test.anchor, test.require, test.exclude), None)
+            for test in tests
+        ]
         spans = [span for span in found if span is not None]
         if not spans:
             return [Found(False, 0, 0)]

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from functools import lru_cache
 
 from dateutil.relativedelta import relativedelta
 
 from english.numbers import WORD_NUMBER
 from retrievers.extraction.found import FieldRule, Found
-from retrievers.extraction.rules.contract_sentences import sentences_matching
+from retrievers.extraction.rules.contract_sentences import cue, lowered, sentences_matching
 from retrievers.loaders.normalize import parse_date, parse_duration
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -45,6 +46,7 @@ def _date(text: str) -> date | None:
 
 # --- expiration ---------------------------------------------------------------------------------------
 
+_TERM_CUE = cue(r"term|commenc|begin|continu|remain|expir|valid|effect")
 _TERM_SENTENCE = _words(
     r"\b(?:initial\s+|contract\s+)?term\s+(?:of\s+(?:this|the)\s+\w+\s+)?(?:\([^()]{0,40}\)\s+)?(?:shall|will|is|to)\b|"
     r"\b(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract|amendment)\s+(?:shall|will|is)\s+(?:\w+\s+){0,4}"
@@ -83,22 +85,34 @@ _OTHER_START = _words(
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
              "ninth": 9, "tenth": 10, "fifteenth": 15, "twentieth": 20}  # fmt: skip
 _PREAMBLE_CHARS = 4000
+_EFFECTIVE_CUE = cue(r"effective|commencement")
+_EFFECTIVE_MENTIONS_READ = 50
+_DATE_REACH = 60
 _TERM_SENTENCES_READ = 4
 
 
 def _effective_date(body: str) -> date | None:
     """The date the contract starts: the one its "Effective Date" names, else the one it is dated."""
-    for pattern, reach in ((_EFFECTIVE, _PREAMBLE_CHARS), (_DATED, _PREAMBLE_CHARS), (_EFFECTIVE, len(body))):
-        for count, match in enumerate(pattern.finditer(body, 0, min(len(body), reach))):
-            found = _date(match[match.lastgroup or "date"])
-            if found or count > 50:
+    opening = min(len(body), _PREAMBLE_CHARS)
+    for pattern in (_EFFECTIVE, _DATED):
+        for match in pattern.finditer(body, 0, opening):
+            if found := _date(match[match.lastgroup or "date"]):
                 return found
+    for count, named in enumerate(_EFFECTIVE_CUE.finditer(lowered(body), opening)):
+        if count >= _EFFECTIVE_MENTIONS_READ:
+            break
+        match = _EFFECTIVE.search(body, max(0, named.start() - _DATE_REACH), named.end() + _DATE_REACH)
+        if match and (found := _date(match[match.lastgroup or "date"])):
+            return found
     return None
 
 
+@lru_cache(maxsize=4)
 def _term(body: str) -> tuple[date | None, bool, int, int] | None:
-    """The initial term: (its last day when known, whether it has a fixed end, sentence start, end), or None."""
-    candidates = sentences_matching(body, _words(r"\bterm\b|\bterminat|\bexpir|\bcontinue|\beffect"), _TERM_SENTENCE)
+    """The initial term: (its last day when known, whether it has a fixed end, sentence start, end), or None.
+
+    Remembered for the last few bodies: the expiration and perpetual rules both read it."""
+    candidates = sentences_matching(body, _TERM_CUE, _TERM_SENTENCE)
     for count, (start, end) in enumerate(candidates):
         if count >= _TERM_SENTENCES_READ:
             break
@@ -156,13 +170,14 @@ def perpetual(body: str) -> list[Found]:
     term = _term(body)
     if term is not None:
         return [Found(False, term[2], term[3])]
-    for start, end in sentences_matching(body, _UNTIL_TERMINATED, None, _FIXED_TERM):
+    for start, end in sentences_matching(body, cue(r"until|indefinite|perpetu"), _UNTIL_TERMINATED, None, _FIXED_TERM):
         return [Found(True, start, end)]
     return []
 
 
 # --- renewal and notice -------------------------------------------------------------------------------
 
+_RENEWAL_CUE = cue(r"renew|extend|extension|continue")
 _RENEWAL = _words(r"\b(?:renew\w*|extend\w*|extension|continue\s+(?:automatically|thereafter))\b")
 _RENEWAL_KIND = _words(
     r"\bautomatic\w*|\bsuccessive|\badditional|\bsubsequent|\bfurther|\byear[\s-]to[\s-]year|\bannual"
@@ -180,7 +195,7 @@ _NOTICE = _words(
 
 def renewal_terms(body: str) -> list[Found]:
     """The length of each renewal, from the sentence that renews or extends the term."""
-    for start, end in sentences_matching(body, _RENEWAL, _RENEWAL_KIND):
+    for start, end in sentences_matching(body, _RENEWAL_CUE, _RENEWAL, _RENEWAL_KIND):
         sentence = body[start:end]
         length = _RENEWAL_LENGTH.search(sentence)
         if not length:
@@ -197,7 +212,7 @@ def renewal_terms(body: str) -> list[Found]:
 
 def notice_periods(body: str) -> list[Found]:
     """The notice needed to stop the term renewing, from the sentence about renewal or non-renewal."""
-    for start, end in sentences_matching(body, _RENEWAL, _RENEWAL_KIND):
+    for start, end in sentences_matching(body, _RENEWAL_CUE, _RENEWAL, _RENEWAL_KIND):
         notice = _NOTICE.search(body, start, end)
         if notice and (days := parse_duration(notice["duration"])):
             return [Found(days, start, end)]
