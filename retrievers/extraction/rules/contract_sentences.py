@@ -19,6 +19,9 @@ REACH = 700
 MAX_CANDIDATES = 400
 """Matches of an anchor looked at per document: a clause is in one of the first few, a hostile text has millions."""
 
+MIN_WORDS = 6
+"""Fewer words make a heading or a title ("EXCLUSIVE DISTRIBUTOR AGREEMENT", "Exclusivity."), not a clause."""
+
 _SENTENCE_END = re.compile(r"[.!?](?=[\s\"”')]*\s[\"“(]?[A-Z0-9])|\n[ \t\r]*\n")
 
 
@@ -77,6 +80,8 @@ def sentences_matching(
             continue
         last = span
         sentence = body[span[0] : span[1]]
+        if sentence.count(" ") < MIN_WORDS - 1:
+            continue
         if anchor is not None and not anchor.search(sentence):
             continue
         if require is not None and not require.search(sentence):
