@@ -30,6 +30,26 @@ class Test:
     anchor: re.Pattern[str]
     require: re.Pattern[str] | None = None
     exclude: re.Pattern[str] | None = None
+    per_item: bool = False
+    """Read `exclude` only in the list item holding what `require` found ("(i) ... ; (ii) ..."), not the whole
+    sentence: a termination right on notice alone and another for breach are often items of one sentence."""
+
+
+_LIST_BREAK = re.compile(r";|:\s|\(\s?(?:[a-z]{1,3}|[ivx]{1,5}|\d{1,2})\s?\)\s", re.IGNORECASE)
+
+
+def _passes(test: Test, sentence: str) -> bool:
+    if not test.anchor.search(sentence):
+        return False
+    required = test.require.search(sentence) if test.require is not None else None
+    if test.require is not None and required is None:
+        return False
+    part = sentence
+    if test.per_item and required is not None:
+        begin = max((cut.end() for cut in _LIST_BREAK.finditer(sentence, 0, required.start())), default=0)
+        after = _LIST_BREAK.search(sentence, required.end())
+        part = sentence[begin : after.start() if after else len(sentence)]
+    return test.exclude is None or not test.exclude.search(part)
 
 
 _NEGATED = (
@@ -49,7 +69,26 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             cue(r"compet"),
             _words(r"\bnon-?compet\w*|\bcompet(?:e|es|ing|itive|itor|itors|ition)\b"),
             _words(_NEGATED),
-            _words(r"competitive\s+(?:position|harm|disadvantage|advantage|bid|pric\w+|rates?)|antitrust"),
+            _words(
+                r"competitive\s+(?:position|harm|disadvantage|advantage|bid|pric\w+|rates?|analysis)|antitrust|"
+                r"\bwarrants?\b|\bknowledge\b|\bunfair\s+competition|\bnot\s+(?:be\s+deemed\s+to\s+)?prevent|"
+                r"\bdeemed\s+reasonable|\bnondisclosure|\bnon-disclosure"
+            ),
+        ),
+        Test(
+            cue(r"during|following|thereafter"),
+            _words(r"\bduring\s+the\s+(?:term|cooperation|period|life)\b|\bfor\s+a\s+period\s+of\b"),
+            _words(
+                r"\b(?:shall|will|may|agrees?\s+to)\s+not\s+(?:[\w,]+\s+){0,4}(?:develop|manufactur|sell|market|distribut|"
+                r"promot|engage|enter\s+into|carry|represent|handle|commerciali[sz]|research|endorse|own|operate|"
+                r"participate|invest)|\bagrees?\s+not\s+to\s+(?:[\w,]+\s+){0,4}(?:develop|manufactur|sell|market|"
+                r"distribut|promot|engage|enter\s+into|carry|represent|handle|commerciali[sz]|research|endorse)"
+            ),
+            _words(
+                r"\bconfidential|\bdisclos|\bsolicit|\bhire\b|\bemploy|\bassign|\bsublicens|\bwithout\s+(?:the\s+)?"
+                r"(?:prior\s+)?(?:written\s+)?(?:consent|approval)|\bexcept\s+as\s+(?:set\s+forth|provided)\s+in\s+the\s+"
+                r"(?:specifications|quality)|\boutside\s+(?:of\s+)?the\s+territory\b"
+            ),
         ),
     ),
     "exclusivity": (
@@ -94,13 +133,16 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
                 r"\b(?:upon|with|by\s+giving|on|by\s+providing|giving|providing)\s+(?:the\s+other\s+party\s+)?(?:at\s+least\s+|"
                 r"not\s+less\s+than\s+|no\s+less\s+than\s+|a\s+minimum\s+of\s+)?(?:\w+\s+)?(?:\(\d+\)\s*|\d+\s*)?"
                 r"(?:calendar\s+|business\s+)?(?:days?|months?|weeks?|years?)'?\s*(?:prior\s+|advance\s+)?(?:written\s+)?"
-                r"notice|\bat\s+any\s+time\b"
+                r"notice|\bat\s+any\s+time\b|\b(?:upon|with|by\s+giving|by\s+providing|giving|providing)\s+"
+                r"(?:[\w\[\]*()\"'-]+\s+){0,5}?(?:prior\s+|advance\s+)?(?:written\s+)?notice\b"
             ),
             _words(
                 r"\bbreach|\bdefault|\binsolv|\bbankrupt|\bfails?\b|\bfailure|\bcause\b|\bviolat|\bchange\s+(?:of|in)"
                 r"\s+control|\bforce\s+majeure|\bcure|\bexpiration|\bexpiry|\brenew|\bend\s+of\s+the\s+(?:initial\s+)?term|"
-                r"\bif\b|\bin\s+the\s+event\s+(?:of|that)\b|\bmutual|\bby\s+agreement\b|\bcontingenc|\bas\s+follows\b"
+                r"\bif\b|\bin\s+the\s+event\b|\bmutual|\bby\s+agreement\b|\bcontingenc|\bas\s+follows\b|\boccurrence\b|"
+                r"\bfollowing\b|\bwhen\b|\bimmediately\b|\bvote\b|\bunless\b|:\s*$"
             ),
+            per_item=True,
         ),
     ),
     "anti_assignment": (
@@ -120,7 +162,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
                 r"(?:voting|outstanding|equity|shares|stock)|\bchange\s+in\s+(?:the\s+)?(?:management\s+or\s+)?ownership\b"
             ),
             _words(r"\bterminat|\bassign|\bconsent|\bnotif|\bnotice\b|\bdeemed\b|\bright\b"),
-            _words(r"\bmaterial\s+adverse\s+change"),
+            _words(r"\bmaterial\s+adverse\s+change|\bvote\s+of\s+a\s+majority"),
         ),
         Test(
             cue(r"merge|consolidat|sale of"),
@@ -141,11 +183,20 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
         Test(
             cue(r"favo|lowest|higher|greater|best pric"),
             _words(
-                r"\bmost\s+favou?red\b|\b(?:no|not)\s+less\s+favou?rable\b|\bat\s+least\s+as\s+favou?rabl[ey]\b|"
-                r"\bmore\s+favou?rable\s+(?:terms|prices?|pricing|rates?|conditions)\b|\blowest\s+(?:price|rate|fee)s?\b|"
-                r"\b(?:higher|greater)\s+(?:fees?|prices?|rates?)\s+than\b|\bbest\s+(?:price|pricing)\b"
+                r"\bmost\s+favou?r(?:ed|able)\b|\b(?:no|not)\s+(?:be\s+)?less\s+favou?rable\b|"
+                r"\bat\s+least\s+as\s+favou?rabl[ey]\b|\bmore\s+favou?rable\s+(?:terms|prices?|pricing|rates?|conditions)\b|"
+                r"\blowest\s+(?:price|rate|fee)s?\b|\b(?:higher|greater)\s+(?:fees?|prices?|rates?)\s+than\b|"
+                r"\bbest\s+(?:price|pricing)\b"
             ),
-            _words(r"\bthird\s+part|\bany\s+other\b|\bcustomers?\b|\bothers?\b|\blicensees?\b|\bresellers?\b"),
+            _words(
+                r"\bthird\s+part|\bany\s+other\b|\bother\s+(?:customers?|distributors?|licensees?|resellers?|clients?|"
+                r"purchasers?|users?|agents?)\b|\bcustomers?\b|\bsimilarly\s+situated\b|\bthan\s+(?:those|that|the\s+"
+                r"(?:terms|prices?))\b|\bany\s+of\s+\w+'s\b"
+            ),
+            _words(
+                r"\boffer\s+(?:to\s+any|the\s+opportunity)|\bfirst\s+(?:refusal|negotiation)|\barm's\s+length|"
+                r"\bemployees?\b|\bgood\s+faith\b"
+            ),
         ),
     ),
 }
@@ -157,10 +208,10 @@ def clause_rule(tests: tuple[Test, ...]) -> FieldRule:
     def rule(body: str) -> list[Found]:
         if len(body) < MIN_CONTRACT_CHARS:
             return []
-        found = [
-            next(sentences_matching(body, test.cue_words, test.anchor, test.require, test.exclude), None)
+        found = (
+            next((span for span in sentences_matching(body, test.cue_words) if _passes(test, body[slice(*span)])), None)
             for test in tests
-        ]
+        )
         spans = [span for span in found if span is not None]
         if not spans:
             return [Found(False, 0, 0)]
