@@ -186,8 +186,13 @@ _RENEWAL_LENGTH = _words(
     rf"(?:successive|additional|subsequent|further|renewal|consecutive|another)\s+(?:terms?\s+of\s+|periods?\s+of\s+)?"
     rf"(?:\w+\s+)?(?:\(\d+\)\s+)?(?P<a>{DURATION})|(?P<b>{DURATION})\s*(?:renewal\s+)?(?:periods?|terms?|increments?|"
     rf"extensions?|basis)|(?P<yearly>year[\s-]to[\s-]year|successive\s+annual|annual\s+(?:periods|basis|renewal)|"
-    rf"renewed\s+tacitly\s+every\s+year)|(?P<monthly>month[\s-]to[\s-]month)"
+    rf"renewed\s+tacitly\s+every\s+year|(?:another|additional|further)\s+year\b)|(?P<monthly>month[\s-]to[\s-]month)"
 )
+_NOT_A_RENEWAL = _words(r"\bmutual\w*|\bwarrant\w*|\bmeans\b|\binsur\w*|\bstandstill\b")
+_STOPS_RENEWAL = _words(
+    r"\bnon-?\s?renewal|\bnot\s+(?:to\s+)?(?:be\s+)?(?:renew|extend)|\bintention\s+not|\bterminat|\bcancel|\bunless\b"
+)
+"""Renewal by a new agreement is no renewal term, and a warranty or a definition is not the contract's term."""
 _NOTICE = _words(
     rf"(?P<duration>{DURATION})\s*(?:'|’)?\s*(?:prior|before|in\s+advance|advance|written\s+notice|notice)"
 )
@@ -195,9 +200,10 @@ _NOTICE = _words(
 
 def renewal_terms(body: str) -> list[Found]:
     """The length of each renewal, from the sentence that renews or extends the term."""
-    for start, end in sentences_matching(body, _RENEWAL_CUE, _RENEWAL, _RENEWAL_KIND):
+    for start, end in sentences_matching(body, _RENEWAL_CUE, _RENEWAL, _RENEWAL_KIND, _NOT_A_RENEWAL):
         sentence = body[start:end]
-        length = _RENEWAL_LENGTH.search(sentence)
+        renews = _RENEWAL.search(sentence)
+        length = _RENEWAL_LENGTH.search(sentence, renews.start() if renews else 0)
         if not length:
             continue
         if length["yearly"]:
@@ -212,7 +218,7 @@ def renewal_terms(body: str) -> list[Found]:
 
 def notice_periods(body: str) -> list[Found]:
     """The notice needed to stop the term renewing, from the sentence about renewal or non-renewal."""
-    for start, end in sentences_matching(body, _RENEWAL_CUE, _RENEWAL, _RENEWAL_KIND):
+    for start, end in sentences_matching(body, _RENEWAL_CUE, _RENEWAL, _STOPS_RENEWAL, _NOT_A_RENEWAL):
         notice = _NOTICE.search(body, start, end)
         if notice and (days := parse_duration(notice["duration"])):
             return [Found(days, start, end)]
