@@ -49,7 +49,8 @@ def _date(text: str) -> date | None:
 _TERM_CUE = cue(r"term|commenc|begin|continu|remain|expir|valid|effect")
 _TERM_SENTENCE = _words(
     r"\b(?:initial\s+|contract\s+)?term\s+(?:of\s+(?:this|the)\s+\w+\s+)?(?:\([^()]{0,40}\)\s+)?(?:shall|will|is|to)\b|"
-    r"\b(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract|amendment)\s+(?:shall|will|is)\s+(?:\w+\s+){0,4}"
+    r"\bterm\s+of\s+(?:this|the)\s+[^.;]{0,40}?\b(?:shall|will)\s+(?:commence|begin|continue|expire|end|be)\b|"
+    r"\b(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract|amendment|joint\s+venture)\s+(?:shall|will|is)\s+(?:\w+\s+){0,4}"
     r"(?:commence|begin|continue|remain|expire|terminate|end|be\s+(?:effective|valid|for|in\s+effect))|"
     r"\beffective\s+(?:term|period)\b|^\W*term\s*:|\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+on\b"
 )
@@ -66,7 +67,7 @@ _FIXED_TERM = _words(
     rf"\b(?:for|of|be|is|have)\s+(?:at\s+least\s+)?(?:a\s+(?:minimum\s+)?(?:term|period)\s+of\s+|an?\s+(?:initial\s+)?"
     rf"(?:term|period)\s+of\s+)?(?P<duration>{DURATION})|\b(?P<nth>first|second|third|fourth|fifth|sixth|seventh|"
     rf"eighth|ninth|tenth|fifteenth|twentieth)\s*(?:\(\d+(?:st|nd|rd|th)\)\s*)?anniversary\s+of\s+the\s+"
-    rf"(?:effective\s+date|commencement\s+date|date\s+hereof|date\s+of\s+this\s+agreement)|\b(?P<years>\d{{1,2}})\s*(?:\(\w+\)\s*)?[\s-]*year\s+anniversary"
+    rf"(?:effective\s+date|commencement\s+date|date\s+hereof|date\s+of\s+this\s+agreement)|\b(?P<years>\d{{1,2}})\)?\s*(?:\(\w+\)\s*)?[\s-]*year\s+anniversary"
 )
 _EFFECTIVE = _words(
     rf"\beffective\s+(?:as\s+of\s+|on\s+|from\s+)?(?:the\s+)?(?P<date>{DATE})|(?P<defined>{DATE})\W{{0,3}}\(?\s*"
@@ -88,7 +89,7 @@ _PREAMBLE_CHARS = 4000
 _EFFECTIVE_CUE = cue(r"effective|commencement")
 _EFFECTIVE_MENTIONS_READ = 50
 _DATE_REACH = 60
-_TERM_SENTENCES_READ = 4
+_TERM_SENTENCES_READ = 8
 
 
 def _effective_date(body: str) -> date | None:
@@ -112,13 +113,14 @@ def _term(body: str) -> tuple[date | None, bool, int, int] | None:
     """The initial term: (its last day when known, whether it has a fixed end, sentence start, end), or None.
 
     Remembered for the last few bodies: the expiration and perpetual rules both read it."""
-    candidates = sentences_matching(body, _TERM_CUE, _TERM_SENTENCE)
-    for count, (start, end) in enumerate(candidates):
-        if count >= _TERM_SENTENCES_READ:
+    read: set[int] = set()
+    for start, end in sentences_matching(body, _TERM_CUE, _TERM_SENTENCE, None, _NOT_THE_CONTRACT):
+        if start in read:
+            continue
+        read.add(start)
+        if len(read) > _TERM_SENTENCES_READ:
             break
         sentence = body[start:end]
-        if _NOT_THE_CONTRACT.search(sentence):
-            continue
         stated = _EXPLICIT_END.search(sentence)
         if stated and (end_date := _date(stated["date"])):
             return end_date, True, start, end
