@@ -12,14 +12,10 @@ import re
 from dataclasses import dataclass
 
 from retrievers.extraction.found import FieldRule, Found
-from retrievers.extraction.rules.contract_sentences import cue, sentences_matching
+from retrievers.extraction.rules.contract_sentences import cue, sentences_matching, words
 
 MIN_CONTRACT_CHARS = 2000
 """Below this a text is a fragment, not a contract: the absence of a clause from it says nothing."""
-
-
-def _words(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -67,9 +63,9 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
     "non_compete": (
         Test(
             cue(r"compet"),
-            _words(r"\bnon-?compet\w*|\bcompet(?:e|es|ing|itive|itor|itors|ition)\b"),
-            _words(_NEGATED),
-            _words(
+            words(r"\bnon-?compet\w*|\bcompet(?:e|es|ing|itive|itor|itors|ition)\b"),
+            words(_NEGATED),
+            words(
                 r"competitive\s+(?:position|harm|disadvantage|advantage|bid|pric\w+|rates?|analysis)|antitrust|"
                 r"\bwarrants?\b|\bknowledge\b|\bunfair\s+competition|\bnot\s+(?:be\s+deemed\s+to\s+)?prevent|"
                 r"\bdeemed\s+reasonable|\bnondisclosure|\bnon-disclosure"
@@ -77,14 +73,14 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
         ),
         Test(
             cue(r"during|following|thereafter"),
-            _words(r"\bduring\s+the\s+(?:term|cooperation|period|life)\b|\bfor\s+a\s+period\s+of\b"),
-            _words(
+            words(r"\bduring\s+the\s+(?:term|cooperation|period|life)\b|\bfor\s+a\s+period\s+of\b"),
+            words(
                 r"\b(?:shall|will|may|agrees?\s+to)\s+not\s+(?:[\w,]+\s+){0,4}(?:develop|manufactur|sell|market|distribut|"
                 r"promot|engage|enter\s+into|carry|represent|handle|commerciali[sz]|research|endorse|own|operate|"
                 r"participate|invest)|\bagrees?\s+not\s+to\s+(?:[\w,]+\s+){0,4}(?:develop|manufactur|sell|market|"
                 r"distribut|promot|engage|enter\s+into|carry|represent|handle|commerciali[sz]|research|endorse)"
             ),
-            _words(
+            words(
                 r"\bconfidential|\bdisclos|\bsolicit|\bhire\b|\bemploy|\bassign|\bsublicens|\bwithout\s+(?:the\s+)?"
                 r"(?:prior\s+)?(?:written\s+)?(?:consent|approval)|\bexcept\s+as\s+(?:set\s+forth|provided)\s+in\s+the\s+"
                 r"(?:specifications|quality)|\boutside\s+(?:of\s+)?the\s+territory\b"
@@ -94,7 +90,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
     "exclusivity": (
         Test(
             cue(r"exclusiv|sole"),
-            _words(
+            words(
                 r"(?<!non)(?<!non-)(?<!non- )(?<!not )\b(?:co-)?exclusive(?:ly)?\s+"
                 r"(?:and\s+\w+\s+|\([^()]{0,80}\)\s*|,\s*)?"
                 r"(?:\w+\s+){0,2}(?:rights?|licen[cs]e[ds]?|licensee|distribut\w*|dealers?|agent|agency|representatives?|"
@@ -104,7 +100,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
                 r"|\bon\s+an?\s+(?:co-)?exclusive\s+basis\b|\bsole\s+(?:and\s+exclusive\s+)?(?:agent|distributor|supplier|provider|source|reseller)\b|\bexclusively\s+(?:from|to|through|with)\b"
             ),
             None,
-            _words(
+            words(
                 r"\bnot\s+(?:\w+\s+){0,3}exclusiv|\bno\s+exclusiv|\bexclusiv\w*\s+(?:jurisdiction|venue|forum|courts?)|"
                 r"\bentire\s+and\s+exclusive|\bcomplete\s+and\s+exclusive|\bexclusive\s+remed|\bexclusive\s+right\s+to\s+"
                 r"(?:apply|file|prosecute|own|control|register|enforce)|\bexclusive\s+rights\s+and\s+interests?\s+in\s+all"
@@ -115,12 +111,12 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
     "termination_for_convenience": (
         Test(
             cue(r"convenience|cause|reason"),
-            _words(
+            words(
                 r"\bfor\s+(?:its|their|his|her|any\s+party's)?\s*(?:own\s+)?convenience|\bwithout\s+cause\b|"
                 r"\bfor\s+any\s+(?:or\s+no\s+)?reason\b|\bfor\s+no\s+reason\b|\bwith\s+or\s+without\s+cause\b|\bnon-cause\b"
             ),
-            _words(_MAY_TERMINATE),
-            _words(
+            words(_MAY_TERMINATE),
+            words(
                 r"\bsurviv|\bnot\s+be\s+terminated|\bnot\s+(?:\w+\s+){0,6}(?:for\s+(?:its\s+)?(?:own\s+)?convenience)|"
                 r"\b(?:upon|after|following|in\s+the\s+event\s+of)\s+(?:the\s+|any\s+)?(?:expiration\s+or\s+)?"
                 r"(?:earlier\s+)?termination\b|\bmutual"
@@ -128,15 +124,15 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
         ),
         Test(
             cue(r"terminat|cancel|until"),
-            _words(_MAY_TERMINATE),
-            _words(
+            words(_MAY_TERMINATE),
+            words(
                 r"\b(?:upon|with|by\s+giving|on|by\s+providing|giving|providing)\s+(?:the\s+other\s+party\s+)?(?:at\s+least\s+|"
                 r"not\s+less\s+than\s+|no\s+less\s+than\s+|a\s+minimum\s+of\s+)?(?:\w+\s+)?(?:\(\d+\)\s*|\d+\s*)?"
                 r"(?:calendar\s+|business\s+)?(?:days?|months?|weeks?|years?)'?\s*(?:prior\s+|advance\s+)?(?:written\s+)?"
                 r"notice|\bat\s+any\s+time\b|\b(?:upon|with|by\s+giving|by\s+providing|giving|providing)\s+"
                 r"(?:[\w\[\]*()\"'-]+\s+){0,5}?(?:prior\s+|advance\s+)?(?:written\s+)?notice\b"
             ),
-            _words(
+            words(
                 r"\bbreach|\bdefault|\binsolv|\bbankrupt|\bfails?\b|\bfailure|\bcause\b|\bviolat|\bchange\s+(?:of|in)"
                 r"\s+control|\bforce\s+majeure|\bcure|\bexpiration|\bexpiry|\brenew|\bend\s+of\s+the\s+(?:initial\s+)?term|"
                 r"\bif\b|\bin\s+the\s+event\b|\bmutual|\bby\s+agreement\b|\bcontingenc|\bas\s+follows\b|\boccurrence\b|"
@@ -148,52 +144,52 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
     "anti_assignment": (
         Test(
             cue(r"assign|transfer"),
-            _words(r"\bassign(?:s|ed|ment|able)?\b|\btransfer(?:s|red|able)?\b"),
-            _words(r"\bconsent|\bapproval|\bnot\s+be\s+assign|\bnon-?assignable|\bvoid\b|" + _NEGATED),
-            _words(r"\bhereby\s+(?:irrevocably\s+)?assigns?\b"),
+            words(r"\bassign(?:s|ed|ment|able)?\b|\btransfer(?:s|red|able)?\b"),
+            words(r"\bconsent|\bapproval|\bnot\s+be\s+assign|\bnon-?assignable|\bvoid\b|" + _NEGATED),
+            words(r"\bhereby\s+(?:irrevocably\s+)?assigns?\b"),
         ),
     ),
     "change_of_control": (
         Test(
             cue(r"change|controlling|acquired|acquisition|majority"),
-            _words(
+            words(
                 r"\bchange\s+(?:of|in)\s+(?:the\s+)?(?:control|ownership)\b|\bcontrolling\s+(?:interest|stake)\b|"
                 r"\bacquired\s+by\b|\bacquisition\s+of\s+(?:control|a\s+majority)\b|\bmajority\s+of\s+(?:the\s+|its\s+)?"
                 r"(?:voting|outstanding|equity|shares|stock)|\bchange\s+in\s+(?:the\s+)?(?:management\s+or\s+)?ownership\b"
             ),
-            _words(r"\bterminat|\bassign|\bconsent|\bnotif|\bnotice\b|\bdeemed\b|\bright\b"),
-            _words(r"\bmaterial\s+adverse\s+change|\bvote\s+of\s+a\s+majority"),
+            words(r"\bterminat|\bassign|\bconsent|\bnotif|\bnotice\b|\bdeemed\b|\bright\b"),
+            words(r"\bmaterial\s+adverse\s+change|\bvote\s+of\s+a\s+majority"),
         ),
         Test(
             cue(r"merge|consolidat|sale of"),
-            _words(r"\bmerger\b|\bmerges?\b|\bconsolidat\w+\b|\bsale\s+of\s+(?:all|substantially\s+all)\b"),
-            _words(r"\bmay\s+(?:\w+\s+){0,4}terminate\b|\bright\s+to\s+terminate\b|\bshall\s+terminate\b"),
-            _words(r"\bmaterial\s+adverse\s+change|\bassign"),
+            words(r"\bmerger\b|\bmerges?\b|\bconsolidat\w+\b|\bsale\s+of\s+(?:all|substantially\s+all)\b"),
+            words(r"\bmay\s+(?:\w+\s+){0,4}terminate\b|\bright\s+to\s+terminate\b|\bshall\s+terminate\b"),
+            words(r"\bmaterial\s+adverse\s+change|\bassign"),
         ),
     ),
     "audit_rights": (
         Test(
             cue(r"audit|inspect|examin"),
-            _words(r"\baudit(?:s|ed|ing|or|ors)?\b|\binspect\w*|\bexamin\w+"),
-            _words(r"\bright\b|\bpermit|\ballow|\bmay\b|\bavailable\b|\baccess\b|\bopen\s+(?:for|to)\b"),
-            _words(r"\baudited\s+(?:financial|consolidated|balance)|\bfinancial\s+statements\b"),
+            words(r"\baudit(?:s|ed|ing|or|ors)?\b|\binspect\w*|\bexamin\w+"),
+            words(r"\bright\b|\bpermit|\ballow|\bmay\b|\bavailable\b|\baccess\b|\bopen\s+(?:for|to)\b"),
+            words(r"\baudited\s+(?:financial|consolidated|balance)|\bfinancial\s+statements\b"),
         ),
     ),
     "most_favored_nation": (
         Test(
             cue(r"favo|lowest|higher|greater|best pric"),
-            _words(
+            words(
                 r"\bmost\s+favou?r(?:ed|able)\b|\b(?:no|not)\s+(?:be\s+)?less\s+favou?rable\b|"
                 r"\bat\s+least\s+as\s+favou?rabl[ey]\b|\bmore\s+favou?rable\s+(?:terms|prices?|pricing|rates?|conditions)\b|"
                 r"\blowest\s+(?:price|rate|fee)s?\b|\b(?:higher|greater)\s+(?:fees?|prices?|rates?)\s+than\b|"
                 r"\bbest\s+(?:price|pricing)\b"
             ),
-            _words(
+            words(
                 r"\bthird\s+part|\bany\s+other\b|\bother\s+(?:customers?|distributors?|licensees?|resellers?|clients?|"
                 r"purchasers?|users?|agents?)\b|\bcustomers?\b|\bsimilarly\s+situated\b|\bthan\s+(?:those|that|the\s+"
                 r"(?:terms|prices?))\b|\bany\s+of\s+\w+'s\b"
             ),
-            _words(
+            words(
                 r"\boffer\s+(?:to\s+any|the\s+opportunity)|\bfirst\s+(?:refusal|negotiation)|\barm's\s+length|"
                 r"\bemployees?\b|\bgood\s+faith\b"
             ),

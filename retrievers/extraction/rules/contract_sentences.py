@@ -63,6 +63,11 @@ def cue(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
+def words(pattern: str) -> re.Pattern[str]:
+    """A case-blind pattern, read only inside the sentences a cue found."""
+    return re.compile(pattern, re.IGNORECASE)
+
+
 def sentences_matching(
     body: str,
     cue_words: re.Pattern[str],

@@ -17,7 +17,7 @@ from dateutil.relativedelta import relativedelta
 
 from english.numbers import WORD_NUMBER
 from retrievers.extraction.found import FieldRule, Found
-from retrievers.extraction.rules.contract_sentences import cue, lowered, sentences_matching
+from retrievers.extraction.rules.contract_sentences import cue, lowered, sentences_matching, words
 from retrievers.loaders.normalize import parse_date, parse_duration
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -32,10 +32,6 @@ _DATE = re.compile(DATE, re.IGNORECASE)
 _DURATION = re.compile(DURATION, re.IGNORECASE)
 
 
-def _words(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
-
-
 _DATE_NOISE = re.compile(r"(?<=\d)\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)\b|\bday\s+of\b|\s(?=[,.])|(?<=\d)\.", re.IGNORECASE)
 
 
@@ -47,39 +43,39 @@ def _date(text: str) -> date | None:
 # --- expiration ---------------------------------------------------------------------------------------
 
 _TERM_CUE = cue(r"term|commenc|begin|continu|remain|expir|valid|effect")
-_TERM_SENTENCE = _words(
+_TERM_SENTENCE = words(
     r"\b(?:initial\s+|contract\s+)?term\s+(?:of\s+(?:this|the)\s+\w+\s+)?(?:\([^()]{0,40}\)\s+)?(?:shall|will|is|to)\b|"
     r"\bterm\s+of\s+(?:this|the)\s+[^.;]{0,40}?\b(?:shall|will)\s+(?:commence|begin|continue|expire|end|be)\b|"
     r"\b(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract|amendment|joint\s+venture)\s+(?:shall|will|is)\s+(?:\w+\s+){0,4}"
     r"(?:commence|begin|continue|remain|expire|terminate|end|be\s+(?:effective|valid|for|in\s+effect))|"
     r"\beffective\s+(?:term|period)\b|^\W*term\s*:|\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+on\b"
 )
-_NOT_THE_CONTRACT = _words(
+_NOT_THE_CONTRACT = words(
     r"\b(?:patent|option|warrant|lease|offer|insurance|policy|loan|note|confidential\w*|surviv\w*|breach\w*|"
     r"solicit\w*|compet\w*)\b|\b(?:calendar|contract|fiscal|lease|royalty)\s+(?:year|quarter|month|term)s?\b|\b(?:after|following)\s+(?:its\s+|the\s+|any\s+)?(?:expiration\s+or\s+)?termination\b"
 )
-_EXPLICIT_END = _words(
+_EXPLICIT_END = words(
     rf"\b(?:terminat\w*|expir\w*|end(?:s|ing)?|conclud\w*|until|through|thru|to|effect|force)\s+(?:on\s+|at\s+|as\s+of\s+|"
     rf"at\s+midnight\s+on\s+)?(?:and\s+including\s+)?(?:the\s+)?(?P<date>{DATE})"
 )
-_STATED_START = _words(rf"\b(?:commenc\w*|begin\w*|from|effective)\s+(?:on\s+|as\s+of\s+)?(?:the\s+)?(?P<date>{DATE})")
-_FIXED_TERM = _words(
+_STATED_START = words(rf"\b(?:commenc\w*|begin\w*|from|effective)\s+(?:on\s+|as\s+of\s+)?(?:the\s+)?(?P<date>{DATE})")
+_FIXED_TERM = words(
     rf"\b(?:for|of|be|is|have)\s+(?:at\s+least\s+)?(?:a\s+(?:minimum\s+)?(?:term|period)\s+of\s+|an?\s+(?:initial\s+)?"
     rf"(?:term|period)\s+of\s+)?(?P<duration>{DURATION})|\b(?P<nth>first|second|third|fourth|fifth|sixth|seventh|"
     rf"eighth|ninth|tenth|fifteenth|twentieth)\s*(?:\(\d+(?:st|nd|rd|th)\)\s*)?anniversary\s+of\s+the\s+"
     rf"(?:effective\s+date|commencement\s+date|date\s+hereof|date\s+of\s+this\s+agreement)|\b(?P<years>\d{{1,2}})\)?\s*(?:\(\w+\)\s*)?[\s-]*year\s+anniversary"
 )
-_EFFECTIVE = _words(
+_EFFECTIVE = words(
     rf"\beffective\s+(?:as\s+of\s+|on\s+|from\s+)?(?:the\s+)?(?P<date>{DATE})|(?P<defined>{DATE})\W{{0,3}}\(?\s*"
     rf"(?:the\s+)?\W?(?:effective|commencement)\s*date|\b(?:effective|commencement)\s+date\W{{0,3}}\s*(?:means|is|shall\s+be|:)"
     rf"\s*(?P<means>{DATE})"
 )
-_DATED = _words(
+_DATED = words(
     rf"\b(?:dated|entered\s+into|made|executed|as\s+of)\s+(?:and\s+entered\s+into\s+)?(?:as\s+of\s+|on\s+)?"
     rf"(?:this\s+|the\s+)?"
     rf"(?P<date>{DATE})"
 )
-_OTHER_START = _words(
+_OTHER_START = words(
     r"\b(?:launch|first\s+commercial|completion|delivery|approval|acceptance|opening|installation|closing)\b"
 )
 """A term counted from an event the contract cannot date (a launch, a first sale): no date can be counted."""
@@ -159,7 +155,7 @@ def _counted_end(first_day: date, fixed: re.Match[str]) -> date | None:
 
 # --- perpetual ----------------------------------------------------------------------------------------
 
-_UNTIL_TERMINATED = _words(
+_UNTIL_TERMINATED = words(
     r"\b(?:continue|remain|be\s+valid|be\s+effective)\s+(?:in\s+(?:full\s+)?(?:force|effect)\s+(?:and\s+effect\s+)?)?"
     r"(?:thereafter\s+)?(?:indefinitely|perpetually|in\s+perpetuity|until\s+(?:it\s+is\s+)?terminated|until\s+"
     r"(?:either|one)\s+party|until\s+the\s+(?:expiration\s+or\s+)?(?:earlier\s+)?termination\s+of\s+(?:the|that)\b)"
@@ -180,24 +176,22 @@ def perpetual(body: str) -> list[Found]:
 # --- renewal and notice -------------------------------------------------------------------------------
 
 _RENEWAL_CUE = cue(r"renew|extend|extension|continue")
-_RENEWAL = _words(r"\b(?:renew\w*|extend\w*|extension|continue\s+(?:automatically|thereafter))\b")
-_RENEWAL_KIND = _words(
+_RENEWAL = words(r"\b(?:renew\w*|extend\w*|extension|continue\s+(?:automatically|thereafter))\b")
+_RENEWAL_KIND = words(
     r"\bautomatic\w*|\bsuccessive|\badditional|\bsubsequent|\bfurther|\byear[\s-]to[\s-]year|\bannual"
 )
-_RENEWAL_LENGTH = _words(
+_RENEWAL_LENGTH = words(
     rf"(?:successive|additional|subsequent|further|renewal|consecutive|another)\s+(?:terms?\s+of\s+|periods?\s+of\s+)?"
     rf"(?:\w+\s+)?(?:\(\d+\)\s+)?(?P<a>{DURATION})|(?P<b>{DURATION})\s*(?:renewal\s+)?(?:periods?|terms?|increments?|"
     rf"extensions?|basis)|(?P<yearly>year[\s-]to[\s-]year|successive\s+annual|annual\s+(?:periods|basis|renewal)|"
     rf"renewed\s+tacitly\s+every\s+year|(?:another|additional|further)\s+year\b)|(?P<monthly>month[\s-]to[\s-]month)"
 )
-_NOT_A_RENEWAL = _words(r"\bmutual\w*|\bwarrant\w*|\bmeans\b|\binsur\w*|\bstandstill\b")
-_STOPS_RENEWAL = _words(
+_NOT_A_RENEWAL = words(r"\bmutual\w*|\bwarrant\w*|\bmeans\b|\binsur\w*|\bstandstill\b")
+_STOPS_RENEWAL = words(
     r"\bnon-?\s?renewal|\bnot\s+(?:to\s+)?(?:be\s+)?(?:renew|extend)|\bintention\s+not|\bterminat|\bcancel|\bunless\b"
 )
 """Renewal by a new agreement is no renewal term, and a warranty or a definition is not the contract's term."""
-_NOTICE = _words(
-    rf"(?P<duration>{DURATION})\s*(?:'|’)?\s*(?:prior|before|in\s+advance|advance|written\s+notice|notice)"
-)
+_NOTICE = words(rf"(?P<duration>{DURATION})\s*(?:'|’)?\s*(?:prior|before|in\s+advance|advance|written\s+notice|notice)")
 
 
 def renewal_terms(body: str) -> list[Found]:
