@@ -1,0 +1,220 @@
+"""Yes/no clauses of a contract (CUAD's categories): is there a non-compete, an audit right, an exclusivity ...?
+
+Each clause is a few `Test`s: words that place a candidate sentence (`anchor`), words the sentence must also hold
+(`require`) and words that show it is about something else (`exclude`). The first sentence passing any test is the
+clause (True, cited). A contract of some length where no sentence passes has no such clause (False, nothing to
+cite); a text too short to be a contract gets no answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from retrievers.extraction.found import FieldRule, Found
+from retrievers.extraction.rules.contract_sentences import cue, sentences_matching, words
+
+MIN_CONTRACT_CHARS = 2000
+"""Below this a text is a fragment, not a contract: the absence of a clause from it says nothing."""
+
+
+@dataclass(frozen=True)
+class Test:
+    """One way a clause is written: a sentence with `cue_words` and `anchor`, holding `require`, not `exclude`."""
+
+    cue_words: re.Pattern[str]
+    anchor: re.Pattern[str]
+    require: re.Pattern[str] | None = None
+    exclude: re.Pattern[str] | None = None
+    per_item: bool = False
+    """Read `exclude` only in the list item holding what `require` found ("(i) ... ; (ii) ..."), not the whole
+    sentence: a termination right on notice alone and another for breach are often items of one sentence."""
+
+
+_LIST_BREAK = re.compile(r";|:\s|\(\s?(?:[a-z]{1,3}|[ivx]{1,5}|\d{1,2})\s?\)\s", re.IGNORECASE)
+
+
+def _passes(test: Test, sentence: str) -> bool:
+    if not test.anchor.search(sentence):
+        return False
+    required = test.require.search(sentence) if test.require is not None else None
+    if test.require is not None and required is None:
+        return False
+    part = sentence
+    if test.per_item and required is not None:
+        begin = max((cut.end() for cut in _LIST_BREAK.finditer(sentence, 0, required.start())), default=0)
+        after = _LIST_BREAK.search(sentence, required.end())
+        part = sentence[begin : after.start() if after else len(sentence)]
+    return test.exclude is None or not test.exclude.search(part)
+
+
+_NEGATED = (
+    r"\b(?:shall|will|may|must|can|should|agrees?|agreed|covenants?|undertakes?|promises?)\s+not\b"
+    r"|\b(?:neither|nor|refrain|prohibited|restricted)\b|\bnot\s+to\b|\bno\s+(?:party|participant)\b"
+)
+
+_MAY_TERMINATE = (
+    r"\b(?:may|can|shall\s+have\s+the\s+(?:absolute\s+)?right\s+to|is\s+entitled\s+to|reserves\s+the\s+right\s+to)\s+"
+    r"(?:[\w,]+\s+){0,5}(?:terminate|cancel)\b|\bmay\s+(?:also\s+)?be\s+(?:terminated|cancell?ed)\b|\b(?:terminable|cancell?able)\b|"
+    r"\b(?:terminated\s+by|until)\s+(?:either|any|both|one)\s+(?:party|of\s+the\s+parties)"
+)
+
+CLAUSES: dict[str, tuple[Test, ...]] = {
+    "non_compete": (
+        Test(
+            cue(r"compet"),
+            words(r"\bnon-?compet\w*|\bcompet(?:e|es|ing|itive|itor|itors|ition)\b"),
+            words(_NEGATED),
+            words(
+                r"competitive\s+(?:position|harm|disadvantage|advantage|bid|pric\w+|rates?|analysis)|antitrust|"
+                r"\bwarrants?\b|\bknowledge\b|\bunfair\s+competition|\bnot\s+(?:be\s+deemed\s+to\s+)?prevent|"
+                r"\bdeemed\s+reasonable|\bnondisclosure|\bnon-disclosure"
+            ),
+        ),
+        Test(
+            cue(r"during|following|thereafter"),
+            words(r"\bduring\s+the\s+(?:term|cooperation|period|life)\b|\bfor\s+a\s+period\s+of\b"),
+            words(
+                r"\b(?:shall|will|may|agrees?\s+to)\s+not\s+(?:[\w,]+\s+){0,4}(?:develop|manufactur|sell|market|distribut|"
+                r"promot|engage|enter\s+into|carry|represent|handle|commerciali[sz]|research|endorse|own|operate|"
+                r"participate|invest)|\bagrees?\s+not\s+to\s+(?:[\w,]+\s+){0,4}(?:develop|manufactur|sell|market|"
+                r"distribut|promot|engage|enter\s+into|carry|represent|handle|commerciali[sz]|research|endorse)"
+            ),
+            words(
+                r"\bconfidential|\bdisclos|\bsolicit|\bhire\b|\bemploy|\bassign|\bsublicens|\bwithout\s+(?:the\s+)?"
+                r"(?:prior\s+)?(?:written\s+)?(?:consent|approval)|\bexcept\s+as\s+(?:set\s+forth|provided)\s+in\s+the\s+"
+                r"(?:specifications|quality)|\boutside\s+(?:of\s+)?the\s+territory\b"
+            ),
+        ),
+    ),
+    "exclusivity": (
+        Test(
+            cue(r"exclusiv|sole"),
+            words(
+                r"(?<!non)(?<!non-)(?<!non- )(?<!not )\b(?:co-)?exclusive(?:ly)?\s+"
+                r"(?:and\s+\w+\s+|\([^()]{0,80}\)\s*|,\s*)?"
+                r"(?:\w+\s+){0,2}(?:rights?|licen[cs]e[ds]?|licensee|distribut\w*|dealers?|agent|agency|representatives?|"
+                r"resellers?|suppl\w+|providers?|source|basis|territor\w*|trade\s+area|sponsor\w*|partner\w*|"
+                r"marketing|sales|sell|manufactur\w*|provide|purchase|appointment|arrangement|relationship|"
+                r"dealing|services?|endorse\w*|promot\w*|carrier|vendor|reseller)\b"
+                r"|\bon\s+an?\s+(?:co-)?exclusive\s+basis\b|\bsole\s+(?:and\s+exclusive\s+)?(?:agent|distributor|supplier|provider|source|reseller)\b|\bexclusively\s+(?:from|to|through|with)\b"
+            ),
+            None,
+            words(
+                r"\bnot\s+(?:\w+\s+){0,3}exclusiv|\bno\s+exclusiv|\bexclusiv\w*\s+(?:jurisdiction|venue|forum|courts?)|"
+                r"\bentire\s+and\s+exclusive|\bcomplete\s+and\s+exclusive|\bexclusive\s+remed|\bexclusive\s+right\s+to\s+"
+                r"(?:apply|file|prosecute|own|control|register|enforce)|\bexclusive\s+rights\s+and\s+interests?\s+in\s+all"
+                r"|\bexclusive\s+of\b|\bexclusively\s+own|\bright,\s+title\b|^\s*whereas\b|\bnot\s+be\s+considered\b"
+            ),
+        ),
+    ),
+    "termination_for_convenience": (
+        Test(
+            cue(r"convenience|cause|reason"),
+            words(
+                r"\bfor\s+(?:its|their|his|her|any\s+party's)?\s*(?:own\s+)?convenience|\bwithout\s+cause\b|"
+                r"\bfor\s+any\s+(?:or\s+no\s+)?reason\b|\bfor\s+no\s+reason\b|\bwith\s+or\s+without\s+cause\b|\bnon-cause\b"
+            ),
+            words(_MAY_TERMINATE),
+            words(
+                r"\bsurviv|\bnot\s+be\s+terminated|\bnot\s+(?:\w+\s+){0,6}(?:for\s+(?:its\s+)?(?:own\s+)?convenience)|"
+                r"\b(?:upon|after|following|in\s+the\s+event\s+of)\s+(?:the\s+|any\s+)?(?:expiration\s+or\s+)?"
+                r"(?:earlier\s+)?termination\b|\bmutual"
+            ),
+        ),
+        Test(
+            cue(r"terminat|cancel|until"),
+            words(_MAY_TERMINATE),
+            words(
+                r"\b(?:upon|with|by\s+giving|on|by\s+providing|giving|providing)\s+(?:the\s+other\s+party\s+)?(?:at\s+least\s+|"
+                r"not\s+less\s+than\s+|no\s+less\s+than\s+|a\s+minimum\s+of\s+)?(?:\w+\s+)?(?:\(\d+\)\s*|\d+\s*)?"
+                r"(?:calendar\s+|business\s+)?(?:days?|months?|weeks?|years?)'?\s*(?:prior\s+|advance\s+)?(?:written\s+)?"
+                r"notice|\bat\s+any\s+time\b|\b(?:upon|with|by\s+giving|by\s+providing|giving|providing)\s+"
+                r"(?:[\w\[\]*()\"'-]+\s+){0,5}?(?:prior\s+|advance\s+)?(?:written\s+)?notice\b"
+            ),
+            words(
+                r"\bbreach|\bdefault|\binsolv|\bbankrupt|\bfails?\b|\bfailure|\bcause\b|\bviolat|\bchange\s+(?:of|in)"
+                r"\s+control|\bforce\s+majeure|\bcure|\bexpiration|\bexpiry|\brenew|\bend\s+of\s+the\s+(?:initial\s+)?term|"
+                r"\bif\b|\bin\s+the\s+event\b|\bmutual|\bby\s+agreement\b|\bcontingenc|\bas\s+follows\b|\boccurrence\b|"
+                r"\bfollowing\b|\bwhen\b|\bimmediately\b|\bvote\b|\bunless\b|:\s*$"
+            ),
+            per_item=True,
+        ),
+    ),
+    "anti_assignment": (
+        Test(
+            cue(r"assign|transfer"),
+            words(r"\bassign(?:s|ed|ment|able)?\b|\btransfer(?:s|red|able)?\b"),
+            words(r"\bconsent|\bapproval|\bnot\s+be\s+assign|\bnon-?assignable|\bvoid\b|" + _NEGATED),
+            words(r"\bhereby\s+(?:irrevocably\s+)?assigns?\b"),
+        ),
+    ),
+    "change_of_control": (
+        Test(
+            cue(r"change|controlling|acquired|acquisition|majority"),
+            words(
+                r"\bchange\s+(?:of|in)\s+(?:the\s+)?(?:control|ownership)\b|\bcontrolling\s+(?:interest|stake)\b|"
+                r"\bacquired\s+by\b|\bacquisition\s+of\s+(?:control|a\s+majority)\b|\bmajority\s+of\s+(?:the\s+|its\s+)?"
+                r"(?:voting|outstanding|equity|shares|stock)|\bchange\s+in\s+(?:the\s+)?(?:management\s+or\s+)?ownership\b"
+            ),
+            words(r"\bterminat|\bassign|\bconsent|\bnotif|\bnotice\b|\bdeemed\b|\bright\b"),
+            words(r"\bmaterial\s+adverse\s+change|\bvote\s+of\s+a\s+majority"),
+        ),
+        Test(
+            cue(r"merge|consolidat|sale of"),
+            words(r"\bmerger\b|\bmerges?\b|\bconsolidat\w+\b|\bsale\s+of\s+(?:all|substantially\s+all)\b"),
+            words(r"\bmay\s+(?:\w+\s+){0,4}terminate\b|\bright\s+to\s+terminate\b|\bshall\s+terminate\b"),
+            words(r"\bmaterial\s+adverse\s+change|\bassign"),
+        ),
+    ),
+    "audit_rights": (
+        Test(
+            cue(r"audit|inspect|examin"),
+            words(r"\baudit(?:s|ed|ing|or|ors)?\b|\binspect\w*|\bexamin\w+"),
+            words(r"\bright\b|\bpermit|\ballow|\bmay\b|\bavailable\b|\baccess\b|\bopen\s+(?:for|to)\b"),
+            words(r"\baudited\s+(?:financial|consolidated|balance)|\bfinancial\s+statements\b"),
+        ),
+    ),
+    "most_favored_nation": (
+        Test(
+            cue(r"favo|lowest|higher|greater|best pric"),
+            words(
+                r"\bmost\s+favou?r(?:ed|able)\b|\b(?:no|not)\s+(?:be\s+)?less\s+favou?rable\b|"
+                r"\bat\s+least\s+as\s+favou?rabl[ey]\b|\bmore\s+favou?rable\s+(?:terms|prices?|pricing|rates?|conditions)\b|"
+                r"\blowest\s+(?:price|rate|fee)s?\b|\b(?:higher|greater)\s+(?:fees?|prices?|rates?)\s+than\b|"
+                r"\bbest\s+(?:price|pricing)\b"
+            ),
+            words(
+                r"\bthird\s+part|\bany\s+other\b|\bother\s+(?:customers?|distributors?|licensees?|resellers?|clients?|"
+                r"purchasers?|users?|agents?)\b|\bcustomers?\b|\bsimilarly\s+situated\b|\bthan\s+(?:those|that|the\s+"
+                r"(?:terms|prices?))\b|\bany\s+of\s+\w+'s\b"
+            ),
+            words(
+                r"\boffer\s+(?:to\s+any|the\s+opportunity)|\bfirst\s+(?:refusal|negotiation)|\barm's\s+length|"
+                r"\bemployees?\b|\bgood\s+faith\b"
+            ),
+        ),
+    ),
+}
+
+
+def clause_rule(tests: tuple[Test, ...]) -> FieldRule:
+    """The rule for one clause: True with the first sentence passing a test, False when none does."""
+
+    def rule(body: str) -> list[Found]:
+        if len(body) < MIN_CONTRACT_CHARS:
+            return []
+        found = (
+            next((span for span in sentences_matching(body, test.cue_words) if _passes(test, body[slice(*span)])), None)
+            for test in tests
+        )
+        spans = [span for span in found if span is not None]
+        if not spans:
+            return [Found(False, 0, 0)]
+        start, end = min(spans)
+        return [Found(True, start, end)]
+
+    return rule
+
+
+RULES: dict[str, FieldRule] = {field: clause_rule(tests) for field, tests in CLAUSES.items()}

@@ -1,0 +1,229 @@
+"""How long a contract runs: when it expires, whether it is perpetual, how it renews and the notice to stop that.
+
+Read as CUAD's lawyers labelled them: the expiration date is the one the term sentence names ("shall terminate
+on December 31, 2020") or the one it implies from a stated start ("five (5) years from the Effective Date", the
+Effective Date being dated in the contract): the same day N years or months later. A term that runs "until
+terminated" makes the contract perpetual; a fixed end makes it not. Renewal terms and notice periods are the
+durations of the renewal sentence, in days as `normalize.parse_duration` counts them.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from functools import lru_cache
+
+from dateutil.relativedelta import relativedelta
+
+from english.numbers import WORD_NUMBER
+from retrievers.extraction.found import FieldRule, Found
+from retrievers.extraction.rules.contract_sentences import cue, lowered, sentences_matching, words
+from retrievers.loaders.normalize import parse_date, parse_duration
+
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+_ORDINAL_SUFFIX = r"(?:\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)\b)?"
+DATE = (
+    rf"(?:{_MONTH}\s+\d{{1,2}}{_ORDINAL_SUFFIX}\s?[,.]?\s+(?:19|20)\d\d"
+    rf"|\d{{1,2}}{_ORDINAL_SUFFIX}\s+(?:day\s+of\s+)?{_MONTH}\s?,?\s+(?:19|20)\d\d"
+    r"|\d{1,2}/\d{1,2}/(?:19|20)\d\d)"
+)
+DURATION = rf"(?:\d{{1,3}}|{WORD_NUMBER})(?:\s*\(\s*\d{{1,3}}\s*\))?[\s-]*(?:day|week|month|year)s?\b"
+_DATE = re.compile(DATE, re.IGNORECASE)
+_DURATION = re.compile(DURATION, re.IGNORECASE)
+
+
+_DATE_NOISE = re.compile(r"(?<=\d)\s?(?:s\s?t|n\s?d|r\s?d|t\s?h)\b|\bday\s+of\b|\s(?=[,.])|(?<=\d)\.", re.IGNORECASE)
+
+
+def _date(text: str) -> date | None:
+    """A date as contracts type it ("1s t day of June, 2004", "April 15 , 2010", "March 18. 2021")."""
+    return parse_date(_DATE_NOISE.sub("", text), day_first=False)
+
+
+# --- expiration ---------------------------------------------------------------------------------------
+
+_TERM_CUE = cue(r"term|commenc|begin|continu|remain|expir|valid|effect")
+_TERM_SENTENCE = words(
+    r"\b(?:initial\s+|contract\s+)?term\s+(?:of\s+(?:this|the)\s+\w+\s+)?(?:\([^()]{0,40}\)\s+)?(?:shall|will|is|to)\b|"
+    r"\bterm\s+of\s+(?:this|the)\s+[^.;]{0,40}?\b(?:shall|will)\s+(?:commence|begin|continue|expire|end|be)\b|"
+    r"\b(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract|amendment|joint\s+venture)\s+(?:shall|will|is)\s+(?:\w+\s+){0,4}"
+    r"(?:commence|begin|continue|remain|expire|terminate|end|be\s+(?:effective|valid|for|in\s+effect))|"
+    r"\beffective\s+(?:term|period)\b|^\W*term\s*:|\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+on\b"
+)
+_NOT_THE_CONTRACT = words(
+    r"\b(?:patent|option|warrant|lease|offer|insurance|policy|loan|note|confidential\w*|surviv\w*|breach\w*|"
+    r"solicit\w*|compet\w*)\b|\b(?:calendar|contract|fiscal|lease|royalty)\s+(?:year|quarter|month|term)s?\b|\b(?:after|following)\s+(?:its\s+|the\s+|any\s+)?(?:expiration\s+or\s+)?termination\b"
+)
+_EXPLICIT_END = words(
+    rf"\b(?:terminat\w*|expir\w*|end(?:s|ing)?|conclud\w*|until|through|thru|to|effect|force)\s+(?:on\s+|at\s+|as\s+of\s+|"
+    rf"at\s+midnight\s+on\s+)?(?:and\s+including\s+)?(?:the\s+)?(?P<date>{DATE})"
+)
+_STATED_START = words(rf"\b(?:commenc\w*|begin\w*|from|effective)\s+(?:on\s+|as\s+of\s+)?(?:the\s+)?(?P<date>{DATE})")
+_FIXED_TERM = words(
+    rf"\b(?:for|of|be|is|have)\s+(?:at\s+least\s+)?(?:a\s+(?:minimum\s+)?(?:term|period)\s+of\s+|an?\s+(?:initial\s+)?"
+    rf"(?:term|period)\s+of\s+)?(?P<duration>{DURATION})|\b(?P<nth>first|second|third|fourth|fifth|sixth|seventh|"
+    rf"eighth|ninth|tenth|fifteenth|twentieth)\s*(?:\(\d+(?:st|nd|rd|th)\)\s*)?anniversary\s+of\s+the\s+"
+    rf"(?:effective\s+date|commencement\s+date|date\s+hereof|date\s+of\s+this\s+agreement)|\b(?P<years>\d{{1,2}})\)?\s*(?:\(\w+\)\s*)?[\s-]*year\s+anniversary"
+)
+_EFFECTIVE = words(
+    rf"\beffective\s+(?:as\s+of\s+|on\s+|from\s+)?(?:the\s+)?(?P<date>{DATE})|(?P<defined>{DATE})\W{{0,3}}\(?\s*"
+    rf"(?:the\s+)?\W?(?:effective|commencement)\s*date|\b(?:effective|commencement)\s+date\W{{0,3}}\s*(?:means|is|shall\s+be|:)"
+    rf"\s*(?P<means>{DATE})"
+)
+_DATED = words(
+    rf"\b(?:dated|entered\s+into|made|executed|as\s+of)\s+(?:and\s+entered\s+into\s+)?(?:as\s+of\s+|on\s+)?"
+    rf"(?:this\s+|the\s+)?"
+    rf"(?P<date>{DATE})"
+)
+_OTHER_START = words(
+    r"\b(?:launch|first\s+commercial|completion|delivery|approval|acceptance|opening|installation|closing)\b"
+)
+"""A term counted from an event the contract cannot date (a launch, a first sale): no date can be counted."""
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+             "ninth": 9, "tenth": 10, "fifteenth": 15, "twentieth": 20}  # fmt: skip
+_PREAMBLE_CHARS = 4000
+_EFFECTIVE_CUE = cue(r"effective|commencement")
+_EFFECTIVE_MENTIONS_READ = 50
+_DATE_REACH = 60
+_TERM_SENTENCES_READ = 8
+
+
+def _effective_date(body: str) -> date | None:
+    """The date the contract starts: the one its "Effective Date" names, else the one it is dated."""
+    opening = min(len(body), _PREAMBLE_CHARS)
+    for pattern in (_EFFECTIVE, _DATED):
+        for match in pattern.finditer(body, 0, opening):
+            if found := _date(match[match.lastgroup or "date"]):
+                return found
+    for count, named in enumerate(_EFFECTIVE_CUE.finditer(lowered(body), opening)):
+        if count >= _EFFECTIVE_MENTIONS_READ:
+            break
+        match = _EFFECTIVE.search(body, max(0, named.start() - _DATE_REACH), named.end() + _DATE_REACH)
+        if match and (found := _date(match[match.lastgroup or "date"])):
+            return found
+    return None
+
+
+@lru_cache(maxsize=4)
+def _term(body: str) -> tuple[date | None, bool, int, int] | None:
+    """The initial term: (its last day when known, whether it has a fixed end, sentence start, end), or None.
+
+    Remembered for the last few bodies: the expiration and perpetual rules both read it."""
+    read: set[int] = set()
+    for start, end in sentences_matching(body, _TERM_CUE, _TERM_SENTENCE, None, _NOT_THE_CONTRACT):
+        if start in read:
+            continue
+        read.add(start)
+        if len(read) > _TERM_SENTENCES_READ:
+            break
+        sentence = body[start:end]
+        stated = _EXPLICIT_END.search(sentence)
+        if stated and (end_date := _date(stated["date"])):
+            return end_date, True, start, end
+        fixed = _FIXED_TERM.search(sentence)
+        if fixed and _OTHER_START.search(sentence):
+            return None, True, start, end
+        if fixed:
+            began = _STATED_START.search(sentence)
+            first_day = (_date(began["date"]) if began else None) or _effective_date(body)
+            return (_counted_end(first_day, fixed) if first_day else None), True, start, end
+    return None
+
+
+def expiration(body: str) -> list[Found]:
+    """The date the initial term ends, stated or counted from the start; [] when neither is clear."""
+    term = _term(body)
+    if term is None or term[0] is None:
+        return []
+    last_day, _, start, end = term
+    return [Found(last_day.isoformat(), start, end)]
+
+
+def _counted_end(first_day: date, fixed: re.Match[str]) -> date | None:
+    """The same day so many years or months after `first_day`, as the labels count a term."""
+    if fixed["nth"] or fixed["years"]:
+        years = _ORDINALS[fixed["nth"].lower()] if fixed["nth"] else int(fixed["years"])
+        return first_day + relativedelta(years=years)
+    days = parse_duration(fixed["duration"])
+    if days is None:
+        return None
+    years, rest = divmod(days, 365)
+    if rest % 30:
+        return first_day + relativedelta(years=years, days=rest)
+    return first_day + relativedelta(years=years, months=rest // 30)
+
+
+# --- perpetual ----------------------------------------------------------------------------------------
+
+_UNTIL_TERMINATED = words(
+    r"\b(?:continue|remain|be\s+valid|be\s+effective)\s+(?:in\s+(?:full\s+)?(?:force|effect)\s+(?:and\s+effect\s+)?)?"
+    r"(?:thereafter\s+)?(?:indefinitely|perpetually|in\s+perpetuity|until\s+(?:it\s+is\s+)?terminated|until\s+"
+    r"(?:either|one)\s+party|until\s+the\s+(?:expiration\s+or\s+)?(?:earlier\s+)?termination\s+of\s+(?:the|that)\b)"
+    r"|\bindefinite\s+(?:period|term|duration)\b|\bperpetual\s+term\b"
+)
+
+
+def perpetual(body: str) -> list[Found]:
+    """True when the term runs until someone ends it, False when it has a fixed end, [] when unclear."""
+    term = _term(body)
+    if term is not None:
+        return [Found(False, term[2], term[3])]
+    for start, end in sentences_matching(body, cue(r"until|indefinite|perpetu"), _UNTIL_TERMINATED, None, _FIXED_TERM):
+        return [Found(True, start, end)]
+    return []
+
+
+# --- renewal and notice -------------------------------------------------------------------------------
+
+_RENEWAL_CUE = cue(r"renew|extend|extension|continue")
+_RENEWAL = words(r"\b(?:renew\w*|extend\w*|extension|continue\s+(?:automatically|thereafter))\b")
+_RENEWAL_KIND = words(
+    r"\bautomatic\w*|\bsuccessive|\badditional|\bsubsequent|\bfurther|\byear[\s-]to[\s-]year|\bannual"
+)
+_RENEWAL_LENGTH = words(
+    rf"(?:successive|additional|subsequent|further|renewal|consecutive|another)\s+(?:terms?\s+of\s+|periods?\s+of\s+)?"
+    rf"(?:\w+\s+)?(?:\(\d+\)\s+)?(?P<a>{DURATION})|(?P<b>{DURATION})\s*(?:renewal\s+)?(?:periods?|terms?|increments?|"
+    rf"extensions?|basis)|(?P<yearly>year[\s-]to[\s-]year|successive\s+annual|annual\s+(?:periods|basis|renewal)|"
+    rf"renewed\s+tacitly\s+every\s+year|(?:another|additional|further)\s+year\b)|(?P<monthly>month[\s-]to[\s-]month)"
+)
+_NOT_A_RENEWAL = words(r"\bmutual\w*|\bwarrant\w*|\bmeans\b|\binsur\w*|\bstandstill\b")
+_STOPS_RENEWAL = words(
+    r"\bnon-?\s?renewal|\bnot\s+(?:to\s+)?(?:be\s+)?(?:renew|extend)|\bintention\s+not|\bterminat|\bcancel|\bunless\b"
+)
+"""Renewal by a new agreement is no renewal term, and a warranty or a definition is not the contract's term."""
+_NOTICE = words(rf"(?P<duration>{DURATION})\s*(?:'|’)?\s*(?:prior|before|in\s+advance|advance|written\s+notice|notice)")
+
+
+def renewal_terms(body: str) -> list[Found]:
+    """The length of each renewal, from the sentence that renews or extends the term."""
+    for start, end in sentences_matching(body, _RENEWAL_CUE, _RENEWAL, _RENEWAL_KIND, _NOT_A_RENEWAL):
+        sentence = body[start:end]
+        renews = _RENEWAL.search(sentence)
+        length = _RENEWAL_LENGTH.search(sentence, renews.start() if renews else 0)
+        if not length:
+            continue
+        if length["yearly"]:
+            days = 365
+        elif length["monthly"]:
+            days = 30
+        else:
+            days = parse_duration(length["a"] or length["b"])
+        return [Found(days, start, end)] if days else []
+    return []
+
+
+def notice_periods(body: str) -> list[Found]:
+    """The notice needed to stop the term renewing, from the sentence about renewal or non-renewal."""
+    for start, end in sentences_matching(body, _RENEWAL_CUE, _RENEWAL, _STOPS_RENEWAL, _NOT_A_RENEWAL):
+        notice = _NOTICE.search(body, start, end)
+        if notice and (days := parse_duration(notice["duration"])):
+            return [Found(days, start, end)]
+    return []
+
+
+RULES: dict[str, FieldRule] = {
+    "expiration_date": expiration,
+    "perpetual": perpetual,
+    "renewal_term_days": renewal_terms,
+    "notice_period_days": notice_periods,
+}

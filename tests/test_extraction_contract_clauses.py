@@ -1,0 +1,122 @@
+"""The CUAD clause and term rules: the value a user sees for a contract, and the sentence it cites."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from retrievers.extraction.found import Found
+from retrievers.extraction.rules import contract_clauses, contract_kind, contract_terms
+from retrievers.loaders import dataset_path
+
+RULES = {**contract_terms.RULES, **contract_kind.RULES, **contract_clauses.RULES}
+FILLER = "The parties shall cooperate in good faith in all matters relating to the services described herein. " * 30
+
+CONTRACT = (
+    "Exhibit 10.1\n\nEXCLUSIVE DISTRIBUTOR AGREEMENT\n\n"
+    'This Distributor Agreement is made as of June 1, 2004 (the "Effective Date") between Acme Inc. and Beta LLC.\n\n'
+    "1. Appointment. Acme hereby grants Beta the exclusive right to sell the Products in the Territory.\n\n"
+    "2. Term. The initial term of this Agreement will be for two (2) years commencing on the Effective Date. "
+    "Thereafter, this Agreement shall automatically renew for successive one (1) year periods unless either party "
+    "gives written notice of non-renewal at least sixty (60) days prior to the end of the then current term.\n\n"
+    "3. Termination. Either party may terminate this Agreement for convenience upon ninety (90) days prior written "
+    "notice to the other party.\n\n"
+    "4. Non-Competition. During the term of this Agreement, Beta shall not sell any products that compete with the "
+    "Products.\n\n"
+    "5. Records. Acme shall have the right to audit the books and records of Beta relating to its sales.\n\n"
+    "6. Assignment. Neither party may assign this Agreement without the prior written consent of the other party.\n\n"
+    "7. Change of Control. Acme may terminate this Agreement upon notice if Beta undergoes a change of control.\n\n"
+    "8. Pricing. Acme warrants that the prices charged to Beta shall be no less favorable than those charged to any "
+    "other distributor.\n\n" + FILLER
+)
+
+
+def cited(body: str, found: Found) -> str:
+    return body[found.start : found.end]
+
+
+def test_every_field_of_a_contract_is_read_with_its_sentence():
+    found = {field: rule(CONTRACT) for field, rule in RULES.items()}
+    assert [f.value for f in found["contract_type"]] == ["Distributor Agreement"]
+    assert [f.value for f in found["expiration_date"]] == ["2006-06-01"]
+    assert "two (2) years" in cited(CONTRACT, found["expiration_date"][0])
+    assert [f.value for f in found["perpetual"]] == [False]
+    assert [f.value for f in found["renewal_term_days"]] == [365]
+    assert [f.value for f in found["notice_period_days"]] == [60]
+    assert "sixty (60) days" in cited(CONTRACT, found["notice_period_days"][0])
+    quotes = {
+        "exclusivity": "exclusive right to sell",
+        "termination_for_convenience": "for convenience",
+        "non_compete": "shall not sell any products that compete",
+        "audit_rights": "right to audit",
+        "anti_assignment": "Neither party may assign",
+        "change_of_control": "change of control",
+        "most_favored_nation": "no less favorable",
+    }
+    for field, words in quotes.items():
+        assert [f.value for f in found[field]] == [True], field
+        assert words in cited(CONTRACT, found[field][0]), field
+
+
+def test_a_contract_without_the_clauses_says_no_and_cites_nothing():
+    body = (
+        "SERVICES AGREEMENT\n\nThis Agreement shall continue in effect until terminated as provided herein. " + FILLER
+    )
+    for field in contract_clauses.RULES:
+        assert RULES[field](body) == [Found(False, 0, 0)], field
+    assert [f.value for f in RULES["perpetual"](body)] == [True]
+    assert RULES["expiration_date"](body) == []
+    assert RULES["renewal_term_days"](body) == []
+
+
+def test_a_stated_end_date_is_read_as_written():
+    body = "The term of this Agreement shall commence on March 1, 2003 and shall terminate on December 31, 2020. "
+    found = contract_terms.RULES["expiration_date"](body + FILLER)
+    assert [f.value for f in found] == ["2020-12-31"]
+    assert cited(body, found[0]).startswith("The term of this Agreement")
+
+
+def test_a_term_counted_from_an_undatable_event_gives_no_date():
+    body = "The term of this Agreement shall continue for five (5) years from the Launch Date. " + FILLER
+    assert contract_terms.RULES["expiration_date"](body) == []
+
+
+def test_negated_exclusivity_and_jurisdiction_are_not_exclusivity():
+    body = (
+        "Acme grants Beta a non-exclusive license to the Software. This appointment is not exclusive. "
+        "The courts of New York shall have exclusive jurisdiction. " + FILLER
+    )
+    assert contract_clauses.RULES["exclusivity"](body) == [Found(False, 0, 0)]
+
+
+def test_survival_for_any_reason_is_not_termination_for_convenience():
+    body = "Sections 5 and 6 shall survive termination of this Agreement for any reason. " + FILLER
+    assert contract_clauses.RULES["termination_for_convenience"](body) == [Found(False, 0, 0)]
+
+
+@pytest.mark.parametrize("body", ["", "\x00" * 5000, "a" * 3000, "Agreement. " * 10])
+def test_empty_or_meaningless_text_gives_no_values(body):
+    for field, rule in RULES.items():
+        assert all(found.value is False for found in rule(body)), field
+
+
+def test_a_huge_single_line_is_read_quickly():
+    body = ("shall not compete exclusive audit assign term renew " * 200_000)[:10_000_000]
+    started = time.perf_counter()
+    for rule in RULES.values():
+        rule(body)
+    assert time.perf_counter() - started < 10
+
+
+def test_real_contracts_read_without_error():
+    folder = dataset_path("cuad")
+    if folder is None or not (folder / "derived_contracts.jsonl").is_file():
+        pytest.skip("CUAD is not in the shared data folder")
+    from retrievers.loaders import cuad
+
+    for source in cuad.load(folder, limit=5):
+        body = source.document.body
+        for rule in RULES.values():
+            for found in rule(body):
+                assert 0 <= found.start <= found.end <= len(body)
