@@ -1,0 +1,279 @@
+"""Company, date, address and total read from a receipt's OCR text, one OCR line per line (bucket `receipts`).
+
+A receipt prints its header first: the shop's name (often ending in a legal form, "SDN BHD", "S/B"), its
+registration number, the address over a few lines, then telephone, tax numbers and the sale. The rules read that
+layout from the lines alone (no image, no positions). A value is returned with the line, or the run of lines, it was
+read from; company and address are the printed text itself, since that is what a reader checks against the receipt.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import date
+
+from retrievers.extraction.found import FieldRule, Found
+from retrievers.loaders.normalize import parse_amount, parse_date
+
+HEADER_LINES = 12
+"""The shop's name is among a receipt's first lines (a scanner's name or "TAX INVOICE" may come before it)."""
+
+MAX_LINE_CHARS = 120
+"""Longer lines are no header line of a receipt (a hostile one-line document is skipped, not read)."""
+
+_LINE_RE = re.compile(r"[^\n]+")
+
+# --- lines -----------------------------------------------------------------------------------------------------
+
+
+class Line:
+    """One OCR line with its place in the body."""
+
+    __slots__ = ("start", "end", "text")
+
+    def __init__(self, start: int, end: int, text: str) -> None:
+        self.start, self.end, self.text = start, end, text
+
+
+def _lines(body: str, limit: int | None = None) -> list[Line]:
+    """The body's non-blank lines, stripped, at most `limit` of them."""
+    lines: list[Line] = []
+    for match in _LINE_RE.finditer(body):
+        text = match.group().strip()
+        if not text:
+            continue
+        offset = match.group().index(text[0])
+        lines.append(Line(match.start() + offset, match.start() + offset + len(text), text))
+        if limit is not None and len(lines) >= limit:
+            break
+    return lines
+
+
+# --- company ---------------------------------------------------------------------------------------------------
+
+# A Malaysian company's legal form ends its name: "SDN BHD", "SDN. BHD.", "S/B", "BHD", "BERHAD".
+_LEGAL_FORM_RE = re.compile(r"\b(?:SDN\.?\s?BHD\.?|S/B|BHD\.?|BERHAD)(?![A-Z0-9])", re.IGNORECASE)
+# Words a shop's name ends with, or carries, when it has no legal form ("SANYU STATIONERY SHOP").
+_SHOP_WORD_RE = re.compile(
+    r"\b(?:ENTERPRISES?|TRADING|RESTORAN|RESTAURANT|CAFE|STORE|SHOP|MART|HARDWARE|STATIONERY|PHARMACY|FARMASI|"
+    r"KEDAI|PERNIAGAAN|SYARIKAT|BAKERY|BAKERIES|MARKETING|SUPERMARKET|MINIMARKET|HOLDINGS|INDUSTRIES|"
+    r"COMPANY|CORPORATION|GALLERY|BOOKS?|CENTRE|CENTER|FOOD|SEAFOOD|KITCHEN|TEA|TRADERS?|SERVICES?)\b",
+    re.IGNORECASE,
+)
+# A line that continues the name on the line above: it closes a bracket opened there, or starts with a legal form.
+_CONTINUATION_RE = re.compile(r"^(?:CO\.|COMPANY\b|ENTERPRISE|\(M\)|SDN\b|BHD\b|S/B\b|&)", re.IGNORECASE)
+# Lines of a receipt's header that are no name: the document's kind, a copy stamp, a bare number.
+_NOT_A_NAME_RE = re.compile(
+    r"TAX\s*INVOICE|INVOICE|RECEIPT|\bCOPY\b|CASH\s*(?:SALE|BILL)|WELCOME|THANK|\bTEL\b|\bFAX\b|GST|\bREG\b|"
+    r"^[\W\d]*$",
+    re.IGNORECASE,
+)
+
+
+def _unbalanced(text: str) -> bool:
+    """Whether a line closes a bracket it did not open: it ends a name begun on the line above."""
+    return text.count(")") > text.count("(")
+
+
+def _company_lines(lines: list[Line]) -> tuple[int, int, str] | None:
+    """The first and last header line of the shop's name and the name as printed, or None when no line is one."""
+    for index, line in enumerate(lines):
+        legal = None
+        for legal in _LEGAL_FORM_RE.finditer(line.text):
+            pass
+        if legal is None:
+            continue
+        name = line.text[: legal.end()]
+        first = index
+        while first > 0 and (
+            _unbalanced(name) or _CONTINUATION_RE.match(name) or lines[first - 1].text.endswith(("&", "("))
+        ):
+            first -= 1
+            name = f"{lines[first].text} {name}"
+        return first, index, name
+    for index, line in enumerate(lines):
+        if _SHOP_WORD_RE.search(line.text) and not _NOT_A_NAME_RE.search(line.text):
+            return index, index, line.text
+    return None
+
+
+def company(body: str) -> list[Found]:
+    """The shop's name as printed in the receipt's header, with its legal form and without its registration number."""
+    lines = [line for line in _lines(body, HEADER_LINES) if len(line.text) <= MAX_LINE_CHARS]
+    found = _company_lines(lines)
+    if found is None:
+        return []
+    first, last, name = found
+    return [Found(name, lines[first].start, lines[last].end)]
+
+
+# --- address ---------------------------------------------------------------------------------------------------
+
+# Lines that are no part of an address: contact details, tax numbers, the document's kind, the sale.
+_NOT_ADDRESS_RE = re.compile(
+    r"\b(?:TEL|TELEPHONE|PHONE|FAX|H/P|HP|EMAIL|E-MAIL|WEBSITE|WWW|GST|SST|TAX|INVOICE|RECEIPT|DATE|CASHIER|"
+    r"BILL|DOC|TABLE|OPEN|ORDER|REG|ROC|COMPANY|CO\.|SDN|BHD|THANK|FORMERLY|LICENSEE)\b|@|HTTP",
+    re.IGNORECASE,
+)
+# A Malaysian postcode: five digits, not part of a longer number, a registration number ("81109-A") or a phone number.
+_POSTCODE_RE = re.compile(r"(?<![\d-])\d{5}(?![\d-])")
+# Words that start or fill an address line: a building, a street, a district.
+_ADDRESS_WORD_RE = re.compile(
+    r"^\d|^(?:NO|LOT|LEVEL|UNIT|BLOCK|BLK|SUITE|GROUND|FLOOR|G\d|[A-Z]-?\d)\b|\b(?:JALAN|JLN|LORONG|PERSIARAN|"
+    r"LEBUH(?:RAYA)?|TAMAN|TMN|BANDAR|KAWASAN|KAMPUNG|KG|SEKSYEN|SECTION|BATU|PLAZA|WISMA|MENARA|KOMPLEKS|COMPLEX|"
+    r"BANGUNAN|PUSAT|MALL|SS\d+|PJU|USJ|FLR|FLOOR|LEVEL|BLOCK)\b|,$",
+    re.IGNORECASE,
+)
+# What may follow the postcode's line: the town, the state, the country.
+_PLACE_RE = re.compile(
+    r"^(?:JOHOR|KEDAH|KELANTAN|MELAKA|MALACCA|NEGERI SEMBILAN|PAHANG|PULAU PINANG|PENANG|PERAK|PERLIS|SABAH|"
+    r"SARAWAK|SELANGOR|TERENGGANU|KUALA LUMPUR|PUTRAJAYA|LABUAN|WILAYAH PERSEKUTUAN|W\.\s?P\.?|MALAYSIA)\b"
+    r"[A-Z .,]*$",
+    re.IGNORECASE,
+)
+_POSTCODE_END_RE = re.compile(r"(?:(?<![\d-])\d{5}|,)\s*$")
+_TOWN_RE = re.compile(r"^[A-Z][A-Z .,']*$", re.IGNORECASE)
+ADDRESS_LINES = 6
+"""An address runs to a handful of lines; a longer run is the receipt's body, not its header."""
+
+
+# A line that is only a registration number ("789417-W", "(1072825-A)", "JM0325965-V").
+_REGISTRATION_RE = re.compile(r"^[(\[]?[A-Z]{0,3}\s?\d[\d ]{3,}\s?-?\s?[A-Z]?[)\]]?[.,]?$", re.IGNORECASE)
+
+
+def _part_of_address(line: Line) -> bool:
+    """Whether a header line may be part of the address: no contact detail, tax number, registration or date."""
+    text = line.text
+    return not (_NOT_ADDRESS_RE.search(text) or _REGISTRATION_RE.match(text) or next(_dates(text), None))
+
+
+def _addressy(lines: list[Line], index: int, top: int) -> bool:
+    """Whether the line at `index` reads as an address line, or bridges to one just above it (an OCR-misread word)."""
+    if not _part_of_address(lines[index]):
+        return False
+    if _ADDRESS_WORD_RE.search(lines[index].text):
+        return True
+    above = index - 1
+    return above >= top and _part_of_address(lines[above]) and bool(_ADDRESS_WORD_RE.search(lines[above].text))
+
+
+def address(body: str) -> list[Found]:
+    """The shop's address as printed: the header lines around its postcode, from the street to the state."""
+    lines = [line for line in _lines(body, HEADER_LINES + ADDRESS_LINES) if len(line.text) <= MAX_LINE_CHARS]
+    name = _company_lines(lines[:HEADER_LINES])
+    top = name[1] + 1 if name else 0
+    postcode = next(
+        (i for i in range(top, len(lines)) if _POSTCODE_RE.search(lines[i].text) and _part_of_address(lines[i])),
+        None,
+    )
+    if postcode is None:
+        return []
+    first = last = postcode
+    while first > top and last - first < ADDRESS_LINES - 1 and _addressy(lines, first - 1, top):
+        first -= 1
+    # A postcode that ends its line is followed by the town on the next ("41050" / "KLANG SELANGOR D.E").
+    town_follows = _POSTCODE_END_RE.search(lines[postcode].text) is not None
+    while last + 1 < len(lines) and last - first < ADDRESS_LINES - 1 and _part_of_address(lines[last + 1]):
+        following = lines[last + 1].text
+        if not (_PLACE_RE.match(following) or (town_follows and _TOWN_RE.match(following))):
+            break
+        town_follows = following.endswith(",")
+        last += 1
+    text = " ".join(line.text for line in lines[first : last + 1])
+    return [Found(text, lines[first].start, lines[last].end)]
+
+
+# --- date ------------------------------------------------------------------------------------------------------
+
+_MONTH = r"(?:JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|SEPT|OCT|NOV|DEC)[A-Z]*"
+_DATE_RE = re.compile(
+    r"(?<![\d/.-])(?:"
+    r"\d{1,2}\s?[/.-]\s?\d{1,2}\s?[/.-]\s?(?:\d{4}|\d{2})"
+    r"|\d{4}[/.-]\d{1,2}[/.-]\d{1,2}"
+    rf"|\d{{1,2}}[\s/.-]?{_MONTH}[\s/.,-]{{0,2}}(?:\d{{4}}|\d{{2}})"
+    rf"|{_MONTH}\s?\d{{1,2}},?\s?\d{{4}}"
+    r")(?![\d/.-]*\d)",
+    re.IGNORECASE,
+)
+_EARLIEST_YEAR, _LATEST_YEAR = 1990, 2099
+
+
+def _dates(body: str) -> Iterator[tuple[date, int, int]]:
+    """Every full calendar date written in the body, day first as Malaysian receipts write them, where it is."""
+    for match in _DATE_RE.finditer(body):
+        parsed = parse_date(re.sub(r"\s+", " ", match.group()), day_first=True)
+        if parsed is not None and _EARLIEST_YEAR <= parsed.year <= _LATEST_YEAR:
+            yield parsed, match.start(), match.end()
+
+
+def purchase_date(body: str) -> list[Found]:
+    """The receipt's date: the first full date printed on it (a receipt prints the sale's date before any other)."""
+    for parsed, start, end in _dates(body):
+        line_start = body.rfind("\n", 0, start) + 1
+        line_end = body.find("\n", end)
+        return [Found(parsed.isoformat(), line_start, len(body) if line_end < 0 else line_end)]
+    return []
+
+
+# --- total -----------------------------------------------------------------------------------------------------
+
+_AMOUNT_RE = re.compile(r"(?<![\d.,])(?:RM|\$)?\s?(-?\d{1,3}(?:,\d{3})*\.\d{2})(?![\d.])")
+_TOTAL_RE = re.compile(r"TOTAL|GRAND|NETT|AMOUNT\s*DUE|JUMLAH", re.IGNORECASE)
+_ROUNDED_RE = re.compile(r"ROUND", re.IGNORECASE)
+# Totals that are not what was paid: before tax, the tax itself, savings, counts of items.
+_NOT_PAID_RE = re.compile(
+    r"SUB\s*-?\s*TOTAL|EXCL|BEFORE|W/O|TOTAL\s*(?:GST|TAX|QTY|QUANTITY|ITEM|DISC|SAV|NO|PCS|UNIT)|\bQTY\b|ADJ",
+    re.IGNORECASE,
+)
+TOTAL_FOLLOW_LINES = 4
+"""An amount printed in a column of its own follows its label within a few OCR lines."""
+
+
+def _amount_after(lines: list[Line], index: int) -> tuple[float, Line] | None:
+    """The amount a total's label line gives: on the line itself, else on the first amount-only line below it."""
+    match = _AMOUNT_RE.search(lines[index].text)
+    if match:
+        return parse_amount(match.group(1)), lines[index]
+    for line in lines[index + 1 : index + 1 + TOTAL_FOLLOW_LINES]:
+        match = _AMOUNT_RE.fullmatch(line.text.strip(" :"))
+        if match:
+            return parse_amount(match.group(1)), line
+        if _TOTAL_RE.search(line.text):
+            return None
+    return None
+
+
+def total(body: str) -> list[Found]:
+    """The amount paid: the rounded total when the receipt prints one, else the largest amount labelled a total."""
+    lines = _lines(body)
+    rounded: list[tuple[float, Line, Line]] = []
+    plain: list[tuple[float, Line, Line]] = []
+    for index, line in enumerate(lines):
+        if len(line.text) > MAX_LINE_CHARS or not _TOTAL_RE.search(line.text) or _NOT_PAID_RE.search(line.text):
+            continue
+        found = _amount_after(lines, index)
+        if found is None or found[0] is None or found[0] <= 0:
+            continue
+        (rounded if _ROUNDED_RE.search(line.text) else plain).append((found[0], line, found[1]))
+    candidates = rounded or plain
+    if not candidates:
+        return []
+    value, label_line, amount_line = max(candidates, key=lambda candidate: candidate[0])
+    if not rounded and _ROUNDED_RE.search(body):
+        value, amount_line = _rounded(value, lines, lines.index(amount_line)) or (value, amount_line)
+    return [Found(value, label_line.start, amount_line.end)]
+
+
+def _rounded(value: float, lines: list[Line], index: int) -> tuple[float, Line] | None:
+    """The total rounded to five sen (Malaysia's rounding of cash sales), where it is printed below the unrounded one."""
+    target = round(round(value * 20) / 20, 2)
+    if abs(target - value) < 0.005:
+        return None
+    for line in lines[index + 1 : index + 1 + 2 * TOTAL_FOLLOW_LINES]:
+        for match in _AMOUNT_RE.finditer(line.text):
+            if parse_amount(match.group(1)) == target:
+                return target, line
+    return None
+
+
+RULES: dict[str, FieldRule] = {"company": company, "date": purchase_date, "address": address, "total": total}
