@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 from datetime import date
 
 from retrievers.extraction.found import FieldRule, Found
@@ -49,6 +50,14 @@ def _lines(body: str, limit: int | None = None) -> list[Line]:
     return lines
 
 
+class Name(NamedTuple):
+    """The shop's name as printed and the first and last header line it takes."""
+
+    first: int
+    last: int
+    text: str
+
+
 # --- company ---------------------------------------------------------------------------------------------------
 
 # A Malaysian company's legal form ends its name: "SDN BHD", "SDN. BHD.", "S/B", "BHD", "BERHAD".
@@ -60,6 +69,10 @@ _SHOP_WORD_RE = re.compile(
     r"COMPANY|CORPORATION|GALLERY|BOOKS?|CENTRE|CENTER|FOOD|SEAFOOD|KITCHEN|TEA|TRADERS?|SERVICES?)\b",
     re.IGNORECASE,
 )
+# A label or a counter printed before the name ("DIMILIKI: BANH MI CAFE SDN BHD", "#000002 BAIFU (M) SDN BHD").
+_LABEL_PREFIX_RE = re.compile(r"^(?:#\d+\s+|[A-Z]+(?:\s[A-Z]+)?\s?:\s*)", re.IGNORECASE)
+# A registration number printed after a name without a legal form ("BEST DENKI MALAYSIA (308282-A)").
+_REGISTRATION_SUFFIX_RE = re.compile(r"\s*\(\s*[A-Z]{0,3}\d{4,}\s?-?\s?[A-Z]?\s*\)$", re.IGNORECASE)
 # A line that continues the name on the line above: it closes a bracket opened there, or starts with a legal form.
 _CONTINUATION_RE = re.compile(r"^(?:CO\.|COMPANY\b|ENTERPRISE|\(M\)|SDN\b|BHD\b|S/B\b|&)", re.IGNORECASE)
 # Lines of a receipt's header that are no name: the document's kind, a copy stamp, a bare number.
@@ -75,36 +88,83 @@ def _unbalanced(text: str) -> bool:
     return text.count(")") > text.count("(")
 
 
-def _company_lines(lines: list[Line]) -> tuple[int, int, str] | None:
-    """The first and last header line of the shop's name and the name as printed, or None when no line is one."""
+def _name_like(line: Line) -> bool:
+    """Whether a header line can be (part of) a shop's name: words, not a registration, a document kind or a number."""
+    text = line.text
+    return not (_NOT_A_NAME_RE.search(text) or _REGISTRATION_RE.match(text) or ":" in text)
+
+
+def _legal_name(lines: list[Line]) -> Name | None:
+    """The first name in the header that ends in a legal form, joined with the lines it continues."""
     for index, line in enumerate(lines):
         legal = None
         for legal in _LEGAL_FORM_RE.finditer(line.text):
             pass
         if legal is None:
             continue
-        name = line.text[: legal.end()]
+        name = _LABEL_PREFIX_RE.sub("", line.text[: legal.end()])
         first = index
-        while first > 0 and (
-            _unbalanced(name) or _CONTINUATION_RE.match(name) or lines[first - 1].text.endswith(("&", "("))
+        while first > 0 and _name_like(lines[first - 1]) and (
+            _unbalanced(name)
+            or _CONTINUATION_RE.match(name)
+            or lines[first - 1].text.endswith(("&", "("))
+            or len(name[: legal.start()].split()) <= 1
         ):
             first -= 1
             name = f"{lines[first].text} {name}"
-        return first, index, name
-    for index, line in enumerate(lines):
-        if _SHOP_WORD_RE.search(line.text) and not _NOT_A_NAME_RE.search(line.text):
-            return index, index, line.text
+        return Name(first, index, name)
     return None
+
+
+def _name_at(lines: list[Line], index: int) -> Name:
+    """The name on one line, with the next line when it ends in "&" ("HOME MASTER HARDWARE &" / "ELECTRICAL")."""
+    text = _REGISTRATION_SUFFIX_RE.sub("", lines[index].text)
+    if text.endswith("&") and index + 1 < len(lines) and _name_like(lines[index + 1]):
+        return Name(index, index + 1, f"{text} {lines[index + 1].text}")
+    return Name(index, index, text)
+
+
+def _name_above(lines: list[Line], index: int) -> Name | None:
+    """The name printed just above the address (skipping a registration number), as shops without a legal form do."""
+    for above in range(index - 1, -1, -1):
+        if _REGISTRATION_RE.match(lines[above].text):
+            continue
+        if _name_like(lines[above]) and sum(c.isalpha() for c in lines[above].text) >= 3:
+            return _name_at(lines, above)
+        return None
+    return None
+
+
+def _shop_name(lines: list[Line]) -> Name | None:
+    """The first header line that carries a word shops are named with ("STATIONERY", "RESTORAN")."""
+    for index, line in enumerate(lines):
+        if _SHOP_WORD_RE.search(line.text) and _name_like(line):
+            return _name_at(lines, index)
+    return None
+
+
+def _header(body: str) -> tuple[list[Line], Name | None, tuple[int, int] | None]:
+    """The receipt's header lines, the shop's name in them and the first and last line of its address.
+
+    A name with a legal form above the address wins; a shop without one prints its name just above the address
+    (after, at most, its registration number); failing both, a line with a shop's word is the name.
+    """
+    lines = [line for line in _lines(body, HEADER_LINES + ADDRESS_LINES) if len(line.text) <= MAX_LINE_CHARS]
+    legal = _legal_name(lines[:HEADER_LINES])
+    block = _address_block(lines, 0)
+    if block is not None and (legal is None or legal.first > block[0]):
+        return lines, _name_above(lines, block[0]) or legal or _shop_name(lines[:HEADER_LINES]), block
+    if legal is not None:
+        return lines, legal, _address_block(lines, legal.last + 1)
+    return lines, _shop_name(lines[:HEADER_LINES]), block
 
 
 def company(body: str) -> list[Found]:
     """The shop's name as printed in the receipt's header, with its legal form and without its registration number."""
-    lines = [line for line in _lines(body, HEADER_LINES) if len(line.text) <= MAX_LINE_CHARS]
-    found = _company_lines(lines)
-    if found is None:
+    lines, name, _ = _header(body)
+    if name is None:
         return []
-    first, last, name = found
-    return [Found(name, lines[first].start, lines[last].end)]
+    return [Found(name.text, lines[name.first].start, lines[name.last].end)]
 
 
 # --- address ---------------------------------------------------------------------------------------------------
@@ -138,7 +198,7 @@ ADDRESS_LINES = 6
 
 
 # A line that is only a registration number ("789417-W", "(1072825-A)", "JM0325965-V").
-_REGISTRATION_RE = re.compile(r"^[(\[]?[A-Z]{0,3}\s?\d[\d ]{3,}\s?-?\s?[A-Z]?[)\]]?[.,]?$", re.IGNORECASE)
+_REGISTRATION_RE = re.compile(r"^[(\[<]?[A-Z]{0,3}\s?\d[\d ]{3,}\s?-?\s?[A-Z]?[)\]>]?[.,]?$", re.IGNORECASE)
 
 
 def _part_of_address(line: Line) -> bool:
@@ -157,17 +217,14 @@ def _addressy(lines: list[Line], index: int, top: int) -> bool:
     return above >= top and _part_of_address(lines[above]) and bool(_ADDRESS_WORD_RE.search(lines[above].text))
 
 
-def address(body: str) -> list[Found]:
-    """The shop's address as printed: the header lines around its postcode, from the street to the state."""
-    lines = [line for line in _lines(body, HEADER_LINES + ADDRESS_LINES) if len(line.text) <= MAX_LINE_CHARS]
-    name = _company_lines(lines[:HEADER_LINES])
-    top = name[1] + 1 if name else 0
+def _address_block(lines: list[Line], top: int) -> tuple[int, int] | None:
+    """The first and last line of the address below line `top`: the run of lines around the first postcode."""
     postcode = next(
         (i for i in range(top, len(lines)) if _POSTCODE_RE.search(lines[i].text) and _part_of_address(lines[i])),
         None,
     )
     if postcode is None:
-        return []
+        return None
     first = last = postcode
     while first > top and last - first < ADDRESS_LINES - 1 and _addressy(lines, first - 1, top):
         first -= 1
@@ -179,8 +236,16 @@ def address(body: str) -> list[Found]:
             break
         town_follows = following.endswith(",")
         last += 1
-    text = " ".join(line.text for line in lines[first : last + 1])
-    return [Found(text, lines[first].start, lines[last].end)]
+    return first, last
+
+
+def address(body: str) -> list[Found]:
+    """The shop's address as printed: the header lines around its postcode, from the street to the state."""
+    lines, _, block = _header(body)
+    if block is None:
+        return []
+    first, last = block
+    return [Found(" ".join(line.text for line in lines[first : last + 1]), lines[first].start, lines[last].end)]
 
 
 # --- date ------------------------------------------------------------------------------------------------------
