@@ -193,6 +193,10 @@ _PLACE_RE = re.compile(
 )
 _POSTCODE_END_RE = re.compile(r"(?:(?<![\d-])\d{5}|,)\s*$")
 _TOWN_RE = re.compile(r"^[A-Z][A-Z .,']*$", re.IGNORECASE)
+# A shop's branch, printed under its address as a number and a name ("1076-IJOK", "1320-TMN BATU").
+_BRANCH_RE = re.compile(r"^\d{3,4}\s?-\s?[A-Z][A-Z .']*$", re.IGNORECASE)
+# How an address without a postcode starts: a street number, a lot or a unit ("NO.12,JALAN SS4C/5").
+_STREET_START_RE = re.compile(r"^(?:NO\.?\s?:?\s?\d|LOT\b|UNIT\b|\d+[A-Z]?\s?,\s?(?:JALAN|JLN|LORONG)\b)", re.IGNORECASE)
 ADDRESS_LINES = 6
 """An address runs to a handful of lines; a longer run is the receipt's body, not its header."""
 
@@ -224,7 +228,7 @@ def _address_block(lines: list[Line], top: int) -> tuple[int, int] | None:
         None,
     )
     if postcode is None:
-        return None
+        return _street_block(lines, top)
     first = last = postcode
     while first > top and last - first < ADDRESS_LINES - 1 and _addressy(lines, first - 1, top):
         first -= 1
@@ -236,7 +240,25 @@ def _address_block(lines: list[Line], top: int) -> tuple[int, int] | None:
             break
         town_follows = following.endswith(",")
         last += 1
+    if last + 1 < len(lines) and _BRANCH_RE.match(lines[last + 1].text):
+        last += 1
     return first, last
+
+
+def _street_block(lines: list[Line], top: int) -> tuple[int, int] | None:
+    """An address printed without a postcode: the run of address lines that starts with a street number or a lot."""
+    start = next(
+        (i for i in range(top, min(len(lines), HEADER_LINES)) if _STREET_START_RE.match(lines[i].text)), None
+    )
+    if start is None or not _part_of_address(lines[start]):
+        return None
+    last = start
+    while last + 1 < len(lines) and last - start < ADDRESS_LINES - 1 and _part_of_address(lines[last + 1]):
+        following = lines[last + 1].text
+        if not (_ADDRESS_WORD_RE.search(following) or _PLACE_RE.match(following)):
+            break
+        last += 1
+    return start, last
 
 
 def address(body: str) -> list[Found]:
