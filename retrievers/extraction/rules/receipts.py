@@ -307,24 +307,68 @@ def purchase_date(body: str) -> list[Found]:
 _AMOUNT_RE = re.compile(r"(?<![\d.,])(?:RM|\$)?\s?(-?\d{1,3}(?:,\d{3})*\.\d{2})(?![\d.])")
 _TOTAL_RE = re.compile(r"TOTAL|GRAND|NETT|AMOUNT\s*DUE|JUMLAH", re.IGNORECASE)
 _ROUNDED_RE = re.compile(r"ROUND", re.IGNORECASE)
+# The words of the last, payable total, where a receipt prints several ("TOTAL PAYABLE" after "TOTAL 6% SUPPLIES").
+_FINAL_RE = re.compile(r"GRAND|NETT?\b|PAYABLE|DUE|INCL|INCLUSIVE", re.IGNORECASE)
 # Totals that are not what was paid: before tax, the tax itself, savings, counts of items.
 _NOT_PAID_RE = re.compile(
     r"SUB\s*-?\s*TOTAL|EXCL|BEFORE|W/O|TOTAL\s*(?:GST|TAX|QTY|QUANTITY|ITEM|DISC|SAV|NO|PCS|UNIT)|\bQTY\b|ADJ",
     re.IGNORECASE,
 )
 TOTAL_FOLLOW_LINES = 4
+SUMMARY_LINES = 8
+# The labels of a receipt's closing summary, which may be printed as one column with the amounts as another.
+_SUMMARY_LABEL_RE = re.compile(
+    r"TOTAL|GST|TAX|ROUND|CASH|CHANGE|DISC|SERVICE|PAID|PAYMENT|TENDER|VISA|MASTER|CARD|DUE|BALANCE|AMOUNT|NETT|"
+    r"GRAND|DEPOSIT|CREDIT|DEBIT|VOUCHER",
+    re.IGNORECASE,
+)
 """An amount printed in a column of its own follows its label within a few OCR lines."""
 
 
+def _amount_only(line: Line) -> float | None:
+    """The amount a line holds when it holds nothing else ("RM 37.10", "9.10", ": 4.00")."""
+    match = _AMOUNT_RE.fullmatch(line.text.strip(" :"))
+    return parse_amount(match.group(1)) if match else None
+
+
+def _in_column(lines: list[Line], index: int) -> tuple[float, Line] | None:
+    """The amount of a label printed in a column of summary labels whose amounts follow as a column of their own:
+    the label's place among the labels is its amount's place among the amounts ("TOTAL TAX" / "ROUNDING" / "TOTAL"
+    / "CASH", then "1.02" / "0.00" / "18.00" / "20.00")."""
+    start = index
+    while start > 0 and index - start < SUMMARY_LINES and _SUMMARY_LABEL_RE.search(lines[start - 1].text):
+        if _AMOUNT_RE.search(lines[start - 1].text):
+            break
+        start -= 1
+    end = index
+    while end + 1 < len(lines) and end - start < SUMMARY_LINES and _SUMMARY_LABEL_RE.search(lines[end + 1].text):
+        if _AMOUNT_RE.search(lines[end + 1].text):
+            break
+        end += 1
+    if end == start:
+        return None
+    amounts: list[tuple[float, Line]] = []
+    for line in lines[end + 1 : end + 2 + end - start]:
+        value = _amount_only(line)
+        if value is None:
+            break
+        amounts.append((value, line))
+    return amounts[index - start] if len(amounts) == end - start + 1 else None
+
+
 def _amount_after(lines: list[Line], index: int) -> tuple[float, Line] | None:
-    """The amount a total's label line gives: on the line itself, else on the first amount-only line below it."""
+    """The amount a total's label line gives: on the line itself, at its place in a column of amounts, else on the
+    first amount-only line below it."""
     match = _AMOUNT_RE.search(lines[index].text)
     if match:
         return parse_amount(match.group(1)), lines[index]
+    in_column = _in_column(lines, index)
+    if in_column is not None:
+        return in_column
     for line in lines[index + 1 : index + 1 + TOTAL_FOLLOW_LINES]:
-        match = _AMOUNT_RE.fullmatch(line.text.strip(" :"))
-        if match:
-            return parse_amount(match.group(1)), line
+        value = _amount_only(line)
+        if value is not None:
+            return value, line
         if _TOTAL_RE.search(line.text):
             return None
     return None
@@ -334,6 +378,7 @@ def total(body: str) -> list[Found]:
     """The amount paid: the rounded total when the receipt prints one, else the largest amount labelled a total."""
     lines = _lines(body)
     rounded: list[tuple[float, Line, Line]] = []
+    final: list[tuple[float, Line, Line]] = []
     plain: list[tuple[float, Line, Line]] = []
     for index, line in enumerate(lines):
         if len(line.text) > MAX_LINE_CHARS or not _TOTAL_RE.search(line.text) or _NOT_PAID_RE.search(line.text):
@@ -341,14 +386,32 @@ def total(body: str) -> list[Found]:
         found = _amount_after(lines, index)
         if found is None or found[0] is None or found[0] <= 0:
             continue
-        (rounded if _ROUNDED_RE.search(line.text) else plain).append((found[0], line, found[1]))
-    candidates = rounded or plain
+        kind = rounded if _ROUNDED_RE.search(line.text) else final if _FINAL_RE.search(line.text) else plain
+        kind.append((found[0], line, found[1]))
+    candidates = rounded or final or plain
     if not candidates:
-        return []
+        return _most_repeated(lines)
     value, label_line, amount_line = max(candidates, key=lambda candidate: candidate[0])
     if not rounded and _ROUNDED_RE.search(body):
         value, amount_line = _rounded(value, lines, lines.index(amount_line)) or (value, amount_line)
     return [Found(value, label_line.start, amount_line.end)]
+
+
+def _most_repeated(lines: list[Line]) -> list[Found]:
+    """Without a labelled total, the amount printed most often (at least twice): the total recurs as the amount
+    tendered or charged to a card, and in a tax summary, where an item's price seldom does."""
+    seen: dict[float, tuple[int, Line]] = {}
+    for line in lines:
+        if len(line.text) > MAX_LINE_CHARS:
+            continue
+        for match in _AMOUNT_RE.finditer(line.text):
+            value = parse_amount(match.group(1))
+            if value is not None and value > 0:
+                seen[value] = (seen.get(value, (0, line))[0] + 1, line)
+    if not seen:
+        return []
+    value, (count, line) = max(seen.items(), key=lambda item: (item[1][0], item[0]))
+    return [Found(value, line.start, line.end)] if count >= 2 else []
 
 
 def _rounded(value: float, lines: list[Line], index: int) -> tuple[float, Line] | None:
