@@ -273,15 +273,18 @@ def address(body: str) -> list[Found]:
 # --- date ------------------------------------------------------------------------------------------------------
 
 _MONTH = r"(?:JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|SEPT|OCT|NOV|DEC)[A-Z]*"
+# A date standing on its own (not the tail of a product code such as "HC03-7-15"), with one separator throughout.
 _DATE_RE = re.compile(
-    r"(?<![\d/.-])(?:"
-    r"\d{1,2}\s?[/.-]\s?\d{1,2}\s?[/.-]\s?(?:\d{4}|\d{2})"
-    r"|\d{4}[/.-]\d{1,2}[/.-]\d{1,2}"
+    r"(?<![A-Z\d/.-])(?:"
+    r"\d{1,2}\s?(?P<sep>[/.-])\s?\d{1,2}\s?(?P=sep)\s?(?:\d{4}|\d{2})"
+    r"|\d{4}(?P<iso>[/.-])\d{1,2}(?P=iso)\d{1,2}"
     rf"|\d{{1,2}}[\s/.-]?{_MONTH}[\s/.,-]{{0,2}}(?:\d{{4}}|\d{{2}})"
     rf"|{_MONTH}\s?\d{{1,2}},?\s?\d{{4}}"
     r")(?![\d/.-]*\d)",
     re.IGNORECASE,
 )
+# What marks the date of the sale: a label, or the time of day printed beside it.
+_SALE_DATE_RE = re.compile(r"DATE|\b\d{1,2}:\d{2}", re.IGNORECASE)
 _EARLIEST_YEAR, _LATEST_YEAR = 1990, 2099
 
 
@@ -294,12 +297,16 @@ def _dates(body: str) -> Iterator[tuple[date, int, int]]:
 
 
 def purchase_date(body: str) -> list[Found]:
-    """The receipt's date: the first full date printed on it (a receipt prints the sale's date before any other)."""
+    """The receipt's date: the first date labelled as one or printed with a time of day, else the first date."""
+    first = None
     for parsed, start, end in _dates(body):
         line_start = body.rfind("\n", 0, start) + 1
         line_end = body.find("\n", end)
-        return [Found(parsed.isoformat(), line_start, len(body) if line_end < 0 else line_end)]
-    return []
+        found = Found(parsed.isoformat(), line_start, len(body) if line_end < 0 else line_end)
+        if _SALE_DATE_RE.search(body, line_start, found.end):
+            return [found]
+        first = first or found
+    return [first] if first else []
 
 
 # --- total -----------------------------------------------------------------------------------------------------
