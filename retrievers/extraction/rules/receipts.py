@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import islice
 from typing import NamedTuple
 from datetime import date
 
@@ -21,6 +22,10 @@ HEADER_LINES = 12
 
 MAX_LINE_CHARS = 120
 """Longer lines are no header line of a receipt (a hostile one-line document is skipped, not read)."""
+
+MAX_RECEIPT_LINES = 2_000
+"""A receipt has a few dozen OCR lines (SROIE's longest about 200); a body with more is no receipt, and the rules
+that read the whole body (date, total) return nothing for it rather than spend seconds on it."""
 
 _LINE_RE = re.compile(r"[^\n]+")
 
@@ -56,6 +61,14 @@ class Name(NamedTuple):
     first: int
     last: int
     text: str
+
+
+def _receipt_lines(body: str) -> list[Line]:
+    """All the body's lines short enough to be a receipt's; none when it has more lines than any receipt has."""
+    lines = _lines(body, MAX_RECEIPT_LINES + 1)
+    if len(lines) > MAX_RECEIPT_LINES:
+        return []
+    return [line for line in lines if len(line.text) <= MAX_LINE_CHARS]
 
 
 # --- company ---------------------------------------------------------------------------------------------------
@@ -104,11 +117,15 @@ def _legal_name(lines: list[Line]) -> Name | None:
             continue
         name = _LABEL_PREFIX_RE.sub("", line.text[: legal.end()])
         first = index
-        while first > 0 and _name_like(lines[first - 1]) and (
-            _unbalanced(name)
-            or _CONTINUATION_RE.match(name)
-            or lines[first - 1].text.endswith(("&", "("))
-            or len(name[: legal.start()].split()) <= 1
+        while (
+            first > 0
+            and _name_like(lines[first - 1])
+            and (
+                _unbalanced(name)
+                or _CONTINUATION_RE.match(name)
+                or lines[first - 1].text.endswith(("&", "("))
+                or len(name[: legal.start()].split()) <= 1
+            )
         ):
             first -= 1
             name = f"{lines[first].text} {name}"
@@ -196,7 +213,9 @@ _TOWN_RE = re.compile(r"^[A-Z][A-Z .,']*$", re.IGNORECASE)
 # A shop's branch, printed under its address as a number and a name ("1076-IJOK", "1320-TMN BATU").
 _BRANCH_RE = re.compile(r"^\d{3,4}\s?-\s?[A-Z][A-Z .']*$", re.IGNORECASE)
 # How an address without a postcode starts: a street number, a lot or a unit ("NO.12,JALAN SS4C/5").
-_STREET_START_RE = re.compile(r"^(?:NO\.?\s?:?\s?\d|LOT\b|UNIT\b|\d+[A-Z]?\s?,\s?(?:JALAN|JLN|LORONG)\b)", re.IGNORECASE)
+_STREET_START_RE = re.compile(
+    r"^(?:NO\.?\s?:?\s?\d|LOT\b|UNIT\b|\d+[A-Z]?\s?,\s?(?:JALAN|JLN|LORONG)\b)", re.IGNORECASE
+)
 ADDRESS_LINES = 6
 """An address runs to a handful of lines; a longer run is the receipt's body, not its header."""
 
@@ -247,9 +266,7 @@ def _address_block(lines: list[Line], top: int) -> tuple[int, int] | None:
 
 def _street_block(lines: list[Line], top: int) -> tuple[int, int] | None:
     """An address printed without a postcode: the run of address lines that starts with a street number or a lot."""
-    start = next(
-        (i for i in range(top, min(len(lines), HEADER_LINES)) if _STREET_START_RE.match(lines[i].text)), None
-    )
+    start = next((i for i in range(top, min(len(lines), HEADER_LINES)) if _STREET_START_RE.match(lines[i].text)), None)
     if start is None or not _part_of_address(lines[start]):
         return None
     last = start
@@ -286,11 +303,13 @@ _DATE_RE = re.compile(
 # What marks the date of the sale: a label, or the time of day printed beside it.
 _SALE_DATE_RE = re.compile(r"DATE|\b\d{1,2}:\d{2}", re.IGNORECASE)
 _EARLIEST_YEAR, _LATEST_YEAR = 1990, 2099
+DATED_LINES = 50
+"""A receipt prints a handful of dates; past this many lines with one, the sale's date has been seen."""
 
 
-def _dates(body: str) -> Iterator[tuple[date, int, int]]:
-    """Every full calendar date written in the body, day first as Malaysian receipts write them, where it is."""
-    for match in _DATE_RE.finditer(body):
+def _dates(text: str) -> Iterator[tuple[date, int, int]]:
+    """Every full calendar date written in a line, day first as Malaysian receipts write them, where it is."""
+    for match in _DATE_RE.finditer(text):
         parsed = parse_date(re.sub(r"\s+", " ", match.group()), day_first=True)
         if parsed is not None and _EARLIEST_YEAR <= parsed.year <= _LATEST_YEAR:
             yield parsed, match.start(), match.end()
@@ -299,13 +318,13 @@ def _dates(body: str) -> Iterator[tuple[date, int, int]]:
 def purchase_date(body: str) -> list[Found]:
     """The receipt's date: the first date labelled as one or printed with a time of day, else the first date."""
     first = None
-    for parsed, start, end in _dates(body):
-        line_start = body.rfind("\n", 0, start) + 1
-        line_end = body.find("\n", end)
-        found = Found(parsed.isoformat(), line_start, len(body) if line_end < 0 else line_end)
-        if _SALE_DATE_RE.search(body, line_start, found.end):
-            return [found]
-        first = first or found
+    dated_lines = (line for line in _receipt_lines(body) if _DATE_RE.search(line.text))
+    for line in islice(dated_lines, DATED_LINES):
+        for parsed, _, _ in _dates(line.text):
+            found = Found(parsed.isoformat(), line.start, line.end)
+            if _SALE_DATE_RE.search(line.text):
+                return [found]
+            first = first or found
     return [first] if first else []
 
 
@@ -383,12 +402,12 @@ def _amount_after(lines: list[Line], index: int) -> tuple[float, Line] | None:
 
 def total(body: str) -> list[Found]:
     """The amount paid: the rounded total when the receipt prints one, else the largest amount labelled a total."""
-    lines = _lines(body)
+    lines = _receipt_lines(body)
     rounded: list[tuple[float, Line, Line]] = []
     final: list[tuple[float, Line, Line]] = []
     plain: list[tuple[float, Line, Line]] = []
     for index, line in enumerate(lines):
-        if len(line.text) > MAX_LINE_CHARS or not _TOTAL_RE.search(line.text) or _NOT_PAID_RE.search(line.text):
+        if not _TOTAL_RE.search(line.text) or _NOT_PAID_RE.search(line.text):
             continue
         found = _amount_after(lines, index)
         if found is None or found[0] is None or found[0] <= 0:
@@ -409,8 +428,6 @@ def _most_repeated(lines: list[Line]) -> list[Found]:
     tendered or charged to a card, and in a tax summary, where an item's price seldom does."""
     seen: dict[float, tuple[int, Line]] = {}
     for line in lines:
-        if len(line.text) > MAX_LINE_CHARS:
-            continue
         for match in _AMOUNT_RE.finditer(line.text):
             value = parse_amount(match.group(1))
             if value is not None and value > 0:
