@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import date
 from itertools import islice
 from typing import NamedTuple
-from datetime import date
 
 from retrievers.extraction.found import FieldRule, Found
 from retrievers.loaders.normalize import parse_amount, parse_date
@@ -82,6 +82,8 @@ _SHOP_WORD_RE = re.compile(
     r"COMPANY|CORPORATION|GALLERY|BOOKS?|CENTRE|CENTER|FOOD|SEAFOOD|KITCHEN|TEA|TRADERS?|SERVICES?)\b",
     re.IGNORECASE,
 )
+# A line that is only a registration number ("789417-W", "(1072825-A)", "JM0325965-V").
+_REGISTRATION_RE = re.compile(r"^[(\[<]?[A-Z]{0,3}\s?\d[\d ]{3,}\s?-?\s?[A-Z]?[)\]>]?[.,]?$", re.IGNORECASE)
 # A label or a counter printed before the name ("DIMILIKI: BANH MI CAFE SDN BHD", "#000002 BAIFU (M) SDN BHD").
 _LABEL_PREFIX_RE = re.compile(r"^(?:#\d+\s+|[A-Z]+(?:\s[A-Z]+)?\s?:\s*)", re.IGNORECASE)
 # A registration number printed after a name without a legal form ("BEST DENKI MALAYSIA (308282-A)").
@@ -107,12 +109,18 @@ def _name_like(line: Line) -> bool:
     return not (_NOT_A_NAME_RE.search(text) or _REGISTRATION_RE.match(text) or ":" in text)
 
 
+def _last_legal_form(text: str) -> re.Match | None:
+    """The last legal form on a line: the name ends there ("AEON CO. (M) BHD (126926-H)")."""
+    last = None
+    for last in _LEGAL_FORM_RE.finditer(text):  # noqa: B007 (the loop only runs to the last match)
+        pass
+    return last
+
+
 def _legal_name(lines: list[Line]) -> Name | None:
     """The first name in the header that ends in a legal form, joined with the lines it continues."""
     for index, line in enumerate(lines):
-        legal = None
-        for legal in _LEGAL_FORM_RE.finditer(line.text):
-            pass
+        legal = _last_legal_form(line.text)
         if legal is None:
             continue
         name = _LABEL_PREFIX_RE.sub("", line.text[: legal.end()])
@@ -218,10 +226,6 @@ _STREET_START_RE = re.compile(
 )
 ADDRESS_LINES = 6
 """An address runs to a handful of lines; a longer run is the receipt's body, not its header."""
-
-
-# A line that is only a registration number ("789417-W", "(1072825-A)", "JM0325965-V").
-_REGISTRATION_RE = re.compile(r"^[(\[<]?[A-Z]{0,3}\s?\d[\d ]{3,}\s?-?\s?[A-Z]?[)\]>]?[.,]?$", re.IGNORECASE)
 
 
 def _part_of_address(line: Line) -> bool:
@@ -341,14 +345,15 @@ _NOT_PAID_RE = re.compile(
     re.IGNORECASE,
 )
 TOTAL_FOLLOW_LINES = 4
+"""An amount printed below its label follows it within a few OCR lines."""
 SUMMARY_LINES = 8
+"""A receipt's closing summary (subtotal, tax, rounding, total, cash, change) has at most this many labels."""
 # The labels of a receipt's closing summary, which may be printed as one column with the amounts as another.
 _SUMMARY_LABEL_RE = re.compile(
     r"TOTAL|GST|TAX|ROUND|CASH|CHANGE|DISC|SERVICE|PAID|PAYMENT|TENDER|VISA|MASTER|CARD|DUE|BALANCE|AMOUNT|NETT|"
     r"GRAND|DEPOSIT|CREDIT|DEBIT|VOUCHER",
     re.IGNORECASE,
 )
-"""An amount printed in a column of its own follows its label within a few OCR lines."""
 
 
 def _amount_only(line: Line) -> float | None:
@@ -439,7 +444,7 @@ def _most_repeated(lines: list[Line]) -> list[Found]:
 
 
 def _rounded(value: float, lines: list[Line], index: int) -> tuple[float, Line] | None:
-    """The total rounded to five sen (Malaysia's rounding of cash sales), where it is printed below the unrounded one."""
+    """The total rounded to five sen (Malaysia rounds cash sales so), where it is printed below the unrounded one."""
     target = round(round(value * 20) / 20, 2)
     if abs(target - value) < 0.005:
         return None
