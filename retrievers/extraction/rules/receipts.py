@@ -344,6 +344,8 @@ _NOT_PAID_RE = re.compile(
     r"SUB\s*-?\s*TOTAL|EXCL|BEFORE|W/O|TOTAL\s*(?:GST|TAX|QTY|QUANTITY|ITEM|DISC|SAV|NO|PCS|UNIT)|\bQTY\b|ADJ",
     re.IGNORECASE,
 )
+# The tax summary printed after the sale, whose "TOTAL" is the taxed amounts' (often before tax), not the sale's.
+_TAX_SUMMARY_RE = re.compile(r"(?:GST|TAX|SST)\s*SUMMARY", re.IGNORECASE)
 TOTAL_FOLLOW_LINES = 4
 """An amount printed below its label follows it within a few OCR lines."""
 SUMMARY_LINES = 8
@@ -412,6 +414,8 @@ def total(body: str) -> list[Found]:
     final: list[tuple[float, Line, Line]] = []
     plain: list[tuple[float, Line, Line]] = []
     for index, line in enumerate(lines):
+        if _TAX_SUMMARY_RE.search(line.text):
+            break
         if not _TOTAL_RE.search(line.text) or _NOT_PAID_RE.search(line.text):
             continue
         found = _amount_after(lines, index)
