@@ -79,6 +79,13 @@ def test_company_of_a_shop_without_legal_form_is_the_name_above_its_address_not_
     assert STATIONERY[found.start : found.end] == "SANYU STATIONERY SHOP"
 
 
+def test_company_split_over_two_lines_is_joined() -> None:
+    body = "HOME MASTER HARDWARE &\nELECTRICAL\n(001234567-X)\nNO.113G, JALAN SETIA\n40170 SETIA ALAM\nTEL: 03-1234"
+    found = _one("company", body)
+    assert found.value == "HOME MASTER HARDWARE & ELECTRICAL"
+    assert body[found.start : found.end] == "HOME MASTER HARDWARE &\nELECTRICAL"
+
+
 def test_address_joins_its_lines_from_street_to_state_and_cites_them() -> None:
     found = _one("address", HARDWARE)
     assert found.value == "NO.53 55,57 & 59, JALAN SAGU 18, TAMAN DAYA, 81100 JOHOR BAHRU, JOHOR."

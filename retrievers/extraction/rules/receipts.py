@@ -142,11 +142,16 @@ def _legal_name(lines: list[Line]) -> Name | None:
 
 
 def _name_at(lines: list[Line], index: int) -> Name:
-    """The name on one line, with the next line when it ends in "&" ("HOME MASTER HARDWARE &" / "ELECTRICAL")."""
-    text = _REGISTRATION_SUFFIX_RE.sub("", lines[index].text)
-    if text.endswith("&") and index + 1 < len(lines) and _name_like(lines[index + 1]):
-        return Name(index, index + 1, f"{text} {lines[index + 1].text}")
-    return Name(index, index, text)
+    """The name on one line, joined with the line it continues or that continues it: across an "&" ("HOME MASTER
+    HARDWARE &" / "ELECTRICAL"), and a lone word with the line above ("THE ROTI MAN" / "BAKERY")."""
+    first, last, text = index, index, _REGISTRATION_SUFFIX_RE.sub("", lines[index].text)
+    if first > 0 and _name_like(lines[first - 1]) and (lines[first - 1].text.endswith("&") or " " not in text):
+        first -= 1
+        text = f"{lines[first].text} {text}"
+    if text.endswith("&") and last + 1 < len(lines) and _name_like(lines[last + 1]):
+        last += 1
+        text = f"{text} {lines[last].text}"
+    return Name(first, last, text)
 
 
 def _name_above(lines: list[Line], index: int) -> Name | None:
