@@ -19,7 +19,9 @@ How a prediction is matched, and why:
 
 The ceiling: labels were typed from the image, the rules read the OCR, so some labels cannot be produced from the
 text at all. `ceiling` is the share of labels whose raw string, whitespace removed, occurs in the OCR text with
-whitespace removed (a company split over two OCR lines still occurs).
+whitespace removed (a company split over two OCR lines still occurs). It is a string ceiling: a date label typed in
+another format than the print ("25032018" for "25/03/2018") falls outside it though its typed value can be read, so
+date recall may pass it.
 """
 
 from __future__ import annotations
