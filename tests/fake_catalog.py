@@ -213,6 +213,18 @@ class FakeCatalog:
             if doc_id in wanted
         }
 
+    def documents_titled(self, words: list[str]) -> dict[str, list[tuple[str, str]]]:
+        """Up to two documents whose id (the fake documents' only title) holds each word, spaces and punctuation
+        aside, as the store compares them."""
+        self.reads.append(("documents_titled", tuple(words)))
+        held = [
+            (doc_id, bucket, re.sub(r"[\W_]+", "", doc_id.lower()))
+            for bucket, docs in self._documents.items()
+            if bucket in self.buckets
+            for doc_id, _, _ in docs
+        ]
+        return {w: [(doc_id, bucket) for doc_id, bucket, title in sorted(held) if w in title][:2] for w in words}
+
     # -- reads of the documents' content ------------------------------------------------------------------------
 
     def text_hits(self, bucket: str, words: str, filters: dict | None = None) -> int | None:

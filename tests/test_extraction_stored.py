@@ -50,6 +50,8 @@ def test_ingest_finds_the_declared_fields_and_says_where_each_was_read(stack, tm
     assert said == {"cuisine": "Cuisine: Thai", "prep_minutes": "Time: 2 hr 5 min"}
     catalog = {f.name: f for f in stack.store.field_catalog("default", "recipes")}
     assert catalog["prep_minutes"].doc_count == 3 and catalog["cuisine"].values == ["Thai"]
+    covered = stack.store.coverage("default", "recipes", ["cuisine"])  # what a figure over the field says of itself
+    assert (covered["documents"], covered["missing"], covered["extracted"]) == (3, {"cuisine": 0}, {"cuisine": 3})
 
 
 def test_a_labelled_value_is_never_overwritten_and_a_reingest_finds_the_rest_again(stack, tmp_path):

@@ -118,6 +118,7 @@ def test_the_tools_say_how_many_documents_lack_each_field_within_a_doc_id_list(p
         "missing": {},
         "ungrouped": {"governing_law": 1},
         "unannotated": 1,
+        "extracted": {},  # the sample's values are labels
     }
     listed = call_tool(
         "annotations_search",
@@ -129,4 +130,5 @@ def test_the_tools_say_how_many_documents_lack_each_field_within_a_doc_id_list(p
         "missing": {"notice_period_days": 6},
         "ungrouped": {},
         "unannotated": None,
+        "extracted": {},
     }

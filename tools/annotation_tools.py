@@ -34,6 +34,7 @@ def _coverage(
         missing={f: missing[f] for f in dict.fromkeys(required)},
         ungrouped={f: missing[f] for f in grouped},
         unannotated=found["unannotated"],
+        extracted={f: k for f, k in found["extracted"].items() if k},
     )
 
 

@@ -101,6 +101,12 @@ class Catalog:
         its id is about that document)."""
         return self._read(self.context.stack.store.document_buckets, self.scope, doc_ids) if doc_ids else {}
 
+    def documents_titled(self, words: list[str]) -> dict[str, list[tuple[str, str]]]:
+        """For each of `words` (lower-case letters and digits), up to two documents of this scope (id, bucket) whose
+        title or id holds it, spaces and punctuation aside: a question that names a document by its company or
+        title is about that document when a word finds one only."""
+        return self._read(self.context.stack.store.documents_titled, self.scope, words) if words else {}
+
     def text_hits(self, bucket: str, words: str, filters: dict | None = None) -> int | None:
         """How many chunks of the bucket hold any of `words` (the keyword index's count, through the tools), in the
         documents whose annotations pass `filters` when given: how common words are in the documents themselves;

@@ -76,12 +76,14 @@ class Coverage(HitModel):
     silently: the documents of the bucket in the run's scope (within the call's doc_id list, if any); per field a
     document must have to be counted or listed (a condition's, the measured field of sum/avg/min/max), how many of
     them have no value for it; the same for each group_by field (those documents fall in the blank group, or
-    nowhere without a row); and, where known, how many have no annotation row at all."""
+    nowhere without a row); where known, how many have no annotation row at all; and over the whole bucket, per field
+    how many documents' values were found in their own text rather than labelled (`extracted`)."""
 
     documents: int
     missing: dict[str, int] = Field(default_factory=dict)
     ungrouped: dict[str, int] = Field(default_factory=dict)
     unannotated: int | None = None
+    extracted: dict[str, int] = Field(default_factory=dict)
 
 
 class DocumentMetadata(HitModel):

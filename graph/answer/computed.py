@@ -55,8 +55,10 @@ def failures(evidence: list[Evidence]) -> str:
 
 def left_out(coverage: Coverage | None, bucket: str, verb: str) -> str:
     """The sentence that follows a figure or list computed over annotation fields when documents of the bucket have
-    no value for a field it depends on: "3 of the 10 contracts have no governing_law recorded and are not counted."
-    Nothing when every document has every such field (or the tool said nothing of its coverage)."""
+    no value for a field it depends on: "3 of the 10 contracts have no governing_law recorded and are not counted.";
+    and the one that says which values were read from the documents' text rather than labelled, so that a figure
+    resting on extraction never reads as if it rested on labels. Nothing when every document has every such field
+    from its labels (or the tool said nothing of its coverage)."""
     if coverage is None or not coverage.documents:
         return ""
     n = coverage.documents
@@ -85,6 +87,9 @@ def left_out(coverage: Coverage | None, bucket: str, verb: str) -> str:
             said[-1] += f" (the blank {field} group)"
         elif uncounted is not None:
             said[-1] += f": {k - uncounted} in the blank group, {uncounted} not {verb}"
+    if coverage.extracted:
+        read = ", ".join(f"{field} in {k}" for field, k in coverage.extracted.items())
+        said.append(f"values read from the documents' text, not labelled: {read} (`ragent documents show` quotes each)")
     return " ".join(sentence(s[0].upper() + s[1:]) for s in said)
 
 

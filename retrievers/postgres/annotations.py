@@ -204,6 +204,7 @@ class PostgresAnnotations(PostgresCatalog):
         when the catalog was refreshed by the last ingest, extraction or delete): one read of a few catalog rows,
         whatever the bucket's size. Over a doc_id list their rows are read by the (scope, doc_id) index and counted
         exactly, with the documents that have no annotation row at all (`unannotated`, else None), in one statement.
+        Over the whole bucket, also per field how many documents' values were found in their text (`extracted`).
         """
         with self.pool.connection() as conn:
             catalog = [f for f in self._stored_catalog(conn, scope, bucket) if kind is None or f.kind == kind]
@@ -231,10 +232,13 @@ class PostgresAnnotations(PostgresCatalog):
             with self.pool.connection() as conn:
                 documents, (annotated, *having) = conn.execute(count, params).fetchone()
             unannotated = documents - annotated
+        found_in_text = {f.name: f.extracted_count for f in catalog if on_kind is None or f.kind == on_kind}
         return {
             "documents": documents,
             "missing": {name: max(0, documents - n) for name, n in zip(fields, having, strict=True)},
             "unannotated": unannotated,
+            # bucket-wide counts from the catalog: said only of an answer over the whole bucket
+            "extracted": {name: found_in_text.get(name, 0) for name in fields} if doc_ids is None else {},
         }
 
     @contextmanager

@@ -203,17 +203,23 @@ class PostgresCatalog:
         rows = conn.execute(
             """
             WITH fields AS (
-                SELECT a.kind, a.doc_id, e.key, e.value FROM annotations a CROSS JOIN LATERAL jsonb_each(a.row) e
+                SELECT a.kind, a.doc_id, e.key, e.value, a.sources ? e.key AS extracted
+                FROM annotations a CROSS JOIN LATERAL jsonb_each(a.row) e
                 WHERE a.scope = %s AND a.bucket = %s AND jsonb_typeof(e.value) <> 'null'
             ),
-            docs AS (SELECT kind, key, count(DISTINCT doc_id) AS docs FROM fields GROUP BY 1, 2),
+            docs AS (
+                SELECT kind, key, count(DISTINCT doc_id) AS docs,
+                    count(DISTINCT doc_id) FILTER (WHERE extracted) AS extracted_docs
+                FROM fields GROUP BY 1, 2
+            ),
             vals AS (
                 SELECT f.kind, f.key, v.value, count(*) AS n, bool_or(jsonb_typeof(f.value) = 'array') AS is_list
                 FROM fields f CROSS JOIN LATERAL jsonb_path_query(f.value, 'lax $[*]') v(value)
                 WHERE jsonb_typeof(v.value) <> 'null'
                 GROUP BY 1, 2, 3
             )
-            SELECT kind, key, value, n, is_list, docs FROM vals JOIN docs USING (kind, key) ORDER BY 1, 2, 3
+            SELECT kind, key, value, n, is_list, docs, extracted_docs FROM vals JOIN docs USING (kind, key)
+            ORDER BY 1, 2, 3
             """,
             (scope, bucket),
         ).fetchall()
@@ -222,13 +228,22 @@ class PostgresCatalog:
         ).fetchone()
         counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
         multi: dict[tuple[str, str], bool] = defaultdict(bool)
-        docs: dict[tuple[str, str], int] = {}
-        for kind, field, value, n, is_list, doc_count in rows:
+        docs: dict[tuple[str, str], tuple[int, int]] = {}
+        for kind, field, value, n, is_list, doc_count, extracted_count in rows:
             counts[(kind, field)][value] += n
             multi[(kind, field)] |= is_list
-            docs[(kind, field)] = doc_count
+            docs[(kind, field)] = doc_count, extracted_count
         return [
-            build_field(kind, name, counts[kind, name], docs[kind, name], multi[kind, name], specs.get(name), documents)
+            build_field(
+                kind,
+                name,
+                counts[kind, name],
+                docs[kind, name][0],
+                multi[kind, name],
+                specs.get(name),
+                bucket_documents=documents,
+                extracted_count=docs[kind, name][1],
+            )
             for kind, name in sorted(counts)
         ]
 

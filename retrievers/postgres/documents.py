@@ -19,7 +19,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from core.models import AnnotationRow, Chunk, Document, IndexedChunk, SourceDocument, timestamp
-from retrievers.postgres.schema import MARK_STALE
+from retrievers.postgres.schema import COMPACT_TITLE, MARK_STALE
 
 # The tables whose rows belong to a document (by a foreign key on (scope, doc_id)).
 _DOCUMENT_ROWS = ("chunks", "annotations")
@@ -86,6 +86,21 @@ class PostgresDocuments:
                 "SELECT doc_id, bucket FROM documents WHERE scope = %s AND doc_id = ANY(%s)", (scope, list(doc_ids))
             ).fetchall()
         return dict(rows)
+
+    def documents_titled(self, scope: str, words: Sequence[str], limit: int = 2) -> dict[str, list[tuple[str, str]]]:
+        """For each of `words` (lower-case letters and digits, at least three), up to `limit` documents of `scope`
+        whose title or id holds it with spaces and punctuation taken out (`COMPACT_TITLE`), with their buckets: how a
+        question that names a document by its company or title finds it (a trigram index makes it one lookup)."""
+        usable = [w for w in dict.fromkeys(words) if len(w) >= 3 and w.isalnum() and w == w.lower()]
+        if not usable:
+            return {}
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                f"SELECT w, ARRAY(SELECT ARRAY[doc_id, bucket] FROM documents WHERE scope = %s"
+                f" AND {COMPACT_TITLE} LIKE '%%' || w || '%%' ORDER BY doc_id LIMIT %s) FROM unnest(%s::text[]) w",
+                (scope, limit, usable),
+            ).fetchall()
+        return {word: [tuple(found) for found in documents] for word, documents in rows}
 
     def content_hashes(self, scope: str, doc_ids: Sequence[str]) -> dict[str, str]:
         with self.pool.connection() as conn:

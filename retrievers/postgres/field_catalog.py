@@ -29,6 +29,8 @@ class CatalogField(BaseModel):
     multi: bool
     description: str = ""
     doc_count: int
+    extracted_count: int = 0
+    """The documents whose value was found in their own text (`retrievers.extraction`), not labelled."""
     bucket_documents: int | None = None
     """The documents of the bucket in the scope when the catalog was computed, with or without this field: what an
     answer over the field compares `doc_count` with to say whom it leaves out (None in catalogs from before)."""
@@ -138,6 +140,7 @@ def build_field(
     multi: bool,
     spec: FieldSpec | None,
     bucket_documents: int | None = None,
+    extracted_count: int = 0,
 ) -> CatalogField:
     """Catalog entry from the (value -> rows) counts of one field. The range of a number or date field is that of
     its values of that type: a field declared a number may still hold a stray text value ("n/a"), which the
@@ -153,6 +156,7 @@ def build_field(
         multi=multi or bool(spec and spec.multi),
         description=spec.description if spec else "",
         doc_count=doc_count,
+        extracted_count=extracted_count,
         bucket_documents=bucket_documents,
         distinct_count=len(values),
         examples=by_frequency[:5],

@@ -170,3 +170,10 @@ MARK_STALE = (
     "INSERT INTO stale_catalogs AS s (scope, bucket) {} "
     "ON CONFLICT (scope, bucket) DO UPDATE SET changes = s.changes + 1"
 )
+
+COMPACT_TITLE = "lower(regexp_replace(title || ' ' || doc_id, '[^[:alnum:]]+', '', 'g'))"
+"""A document's title and id in lower-case letters and digits only, as a question's name for it is compared with them
+("Joint Corp" and "JOINTCORP_09_19_2014-EX-10.15-FRANCHISE AGREEMENT" both hold "jointcorp")."""
+TITLE_INDEX = (
+    f"CREATE INDEX IF NOT EXISTS documents_compact_title ON documents USING gin (({COMPACT_TITLE}) gin_trgm_ops)"
+)

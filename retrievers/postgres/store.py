@@ -16,7 +16,7 @@ from core.errors import BackendUnavailable
 from retrievers.postgres.annotation_indexes import ensure_functions
 from retrievers.postgres.annotations import PostgresAnnotations
 from retrievers.postgres.documents import PostgresDocuments
-from retrievers.postgres.schema import DEFAULT_BUCKETS, MARK_STALE, SCHEMA
+from retrievers.postgres.schema import DEFAULT_BUCKETS, MARK_STALE, SCHEMA, TITLE_INDEX
 
 
 def redact(url: str) -> str:
@@ -32,6 +32,18 @@ def redact(url: str) -> str:
 MIN_SERVER_VERSION = 140000
 """Postgres 14: the first with statistics on expressions (`CREATE STATISTICS ... ON (expression)`), which the
 annotation field indexes make (`retrievers.postgres.annotation_indexes`)."""
+
+
+def _ensure_title_index(conn: psycopg.Connection) -> None:
+    """The trigram index that finds documents by a name in their title in one lookup (`documents_titled`), where
+    the server has pg_trgm (every Postgres ships it; a managed one may not let this user create it): without it the
+    same lookup reads every title of the scope."""
+    try:
+        with conn.transaction():
+            conn.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+    except psycopg.Error:
+        return
+    conn.execute(TITLE_INDEX)
 
 
 class PostgresStore(PostgresDocuments, PostgresAnnotations):
@@ -83,6 +95,7 @@ class PostgresStore(PostgresDocuments, PostgresAnnotations):
             untracked = conn.execute("SELECT to_regclass('stale_catalogs') IS NULL").fetchone()[0]
             conn.execute(SCHEMA)
             ensure_functions(conn)
+            _ensure_title_index(conn)
             if untracked:
                 # A database from before catalogs were tracked may hold catalogs a killed ingest left behind.
                 conn.execute(MARK_STALE.format("SELECT DISTINCT scope, bucket FROM documents"))

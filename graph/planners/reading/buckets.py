@@ -19,16 +19,80 @@ VALUE_BUCKET_MARGIN = 0.1
 bucket: on the shared corpora, Wikipedia questions that merely mention a state or a nationality are 0.2 to 0.3 closer
 to the Wikipedia paragraphs than to the contracts, while terse field questions ("What is in EUR?") are within 0.1."""
 _DOC_ID = re.compile(r"(?<![\w-])[A-Za-z0-9][\w.-]*\d[\w.-]*(?![\w-])|(?<![\w-])[a-z]+_\w+")
+_NAME_RUN = re.compile(r"(?<![\w'’])[A-Z][\w'’&.-]*(?:\s+[A-Z0-9][\w'’&.-]*)*")
+_NAME_WORD = re.compile(r"[A-Za-z0-9][\w'’&.-]*")
+MIN_NAME_CHARS = 4
+"""The shortest name a title is searched for: shorter ones ("IBM", "RV") hold in too many titles by chance."""
+MOST_NAMED = 3
+"""A question that seems to name more documents than this names none of them: its words are common in titles."""
 
 
 def doc_ids(question: Question, vocabulary: Vocabulary, claims: Claims) -> dict[str, str]:
-    """Document ids the question names ("receipt X51005361907", "cuad_042"), with their buckets."""
+    """Documents the question names, with their buckets: by id ("receipt X51005361907", "cuad_042"), else by a name
+    in their title or file name ("the PaxMedica master service agreement", "the Joint Corp franchise agreement")."""
     candidates = {m.group(0).rstrip(".?"): m.span() for m in _DOC_ID.finditer(question.text)}
-    if not candidates:
-        return {}
-    found = vocabulary.catalog.documents(list(candidates))
+    found = vocabulary.catalog.documents(list(candidates)) if candidates else {}
     claims.claim(*(candidates[doc_id] for doc_id in found))
-    return found
+    return found or titled(question, vocabulary, claims)
+
+
+def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> dict[str, str]:
+    """Documents the question names by a name their title holds: a run of capitalised words, whole or one of its
+    words, that the title of one document only holds (spaces and punctuation aside). Words that name something
+    else are not names of a document: the first word of the sentence, stopwords, the scope's bucket and field
+    words, and the values of its fields: a governing law such as "Delaware", and a company or party a name field
+    holds ("Lakeside Taxi"), which the value readers read as a condition on every document that has it."""
+    common = _not_names(question, vocabulary)
+    valued = _name_values(vocabulary)
+    runs: list[tuple[list[str], tuple[int, int]]] = []
+    for run in _NAME_RUN.finditer(question.text):
+        words = _NAME_WORD.findall(run.group(0))
+        if run.start() == 0 and (len(words) == 1 or words[0].lower() in STOPWORDS):
+            words = words[1:]  # capitalised because it begins the sentence
+        while words and words[0].lower() in STOPWORDS:  # "The Joint Corp"
+            words = words[1:]
+        whole = [_compact(" ".join(words))] if len(words) > 1 else []
+        candidates = [
+            c
+            for c in (*whole, *map(_compact, words))
+            if c not in common and len(c) >= MIN_NAME_CHARS and not any(c in value for value in valued)
+        ]
+        if candidates:
+            runs.append((candidates, run.span()))
+    titles = vocabulary.catalog.documents_titled(sorted({c for candidates, _ in runs for c in candidates}))
+    named: dict[str, str] = {}
+    for candidates, span in runs:
+        for candidate in candidates:
+            if len(found := titles.get(candidate, [])) == 1:
+                doc_id, bucket = found[0]
+                named[doc_id] = bucket
+                claims.claim(span)
+                break
+    return named if len(named) <= MOST_NAMED else {}
+
+
+def _compact(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
+def _name_values(vocabulary: Vocabulary) -> list[str]:
+    """The values of the scope's name fields (companies, parties), compacted."""
+    return [
+        _compact(value)
+        for view in vocabulary.buckets.values()
+        for f in view.role("name")
+        for value in view.values(f).values
+    ]
+
+
+def _not_names(question: Question, vocabulary: Vocabulary) -> set[str]:
+    """The compacted words that name buckets, fields or non-name values of the scope, and the stopwords."""
+    words = {_compact(w) for w in (*STOPWORDS, *question.bucket_words)}
+    for view in vocabulary.buckets.values():
+        for f in view.fields:
+            said = [f.name, *f.name.split("_"), *f.aliases, *([] if f.role == "name" else map(str, f.values or []))]
+            words |= {_compact(part) for text in said for part in (text, *str(text).split())}
+    return words
 
 
 def named(question: Question, vocabulary: Vocabulary, within: list[str] | None, doc_ids: dict[str, str]) -> list[str]:

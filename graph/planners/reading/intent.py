@@ -31,6 +31,7 @@ from english.intents import (
     WHAT_IS_THE,
     WHICH_MOST,
 )
+from english.lexicon import STOPWORDS
 from english.quantities import time_unit
 from graph.decomposition import Constraint, Intent, OrderBy
 from graph.planners.reading import leftovers
@@ -215,7 +216,10 @@ def read(question: Question, views: list[BucketWords], doc_ids: dict[str, str]) 
     lowered = question.lowered
     reading = read_intent(lowered, views)
     if doc_ids and reading.intent not in ("qa", "summarize"):
-        return Reading("lookup")
+        # a value of named documents ("the VAT number of X123", "which law governs the PaxMedica agreement"), or
+        # their text when a question names no field of them ("how is liability limited in the Bluefly agreement?")
+        asks_text = QUESTION_START.match(lowered) and not _names_a_field(lowered, views)
+        return Reading("qa" if asks_text else "lookup")
     if reading.intent is None and opens_with_a_field(lowered, views):
         return replace(reading, intent="lookup")
     if reading.intent is None and question.mentions and not QUESTION_START.match(lowered):
@@ -243,6 +247,14 @@ def settled(
         if not documents_asked:
             said = "qa"
     return replace(reading, intent=said)
+
+
+def _names_a_field(lowered: str, views: list[BucketWords]) -> bool:
+    """Whether a field's own words are in the question: not a stopword alias ("with" of parties, as in "the
+    agreement with IBM")."""
+    return any(
+        m.text.lower() not in STOPWORDS for view in views for f in view.fields for m in view.field_mentions(lowered, f)
+    )
 
 
 def opens_with_a_field(lowered: str, views: list[BucketWords]) -> bool:

@@ -1,0 +1,79 @@
+"""Questions that name a document by its company or title, as users name their own files ("the PaxMedica master
+service agreement", "The Joint Corp franchise agreement"): they are about that document only, a value of it or its
+text; a word several titles hold, or a value of a field ("Delaware"), names no document, and a name a party field
+holds is a condition on every document that has it, as before."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.models import Document, SourceDocument
+from graph.planners.rule_decomposer import RuleDecomposer
+from retrievers.loaders.cuad import FIELDS
+from tests.fake_catalog import FakeCatalog
+
+PAXMEDICA = "PAXMEDICA,INC_07_02_2020-EX-10.12-Master Service Agreement.txt"
+JOINT_CORP = "JOINTCORP_09_19_2014-EX-10.15-FRANCHISE AGREEMENT.txt"
+BLUEFLY = "BLUEFLYINC_03_27_2002-EX-10.27-e-business Hosting Agreement.txt"
+DELAWARE_TRUST = "DELAWARETRUSTCO_01_01_2001-EX-10.1-Custody Agreement.txt"
+CONTRACTS = {
+    PAXMEDICA: {"contract_type": "Service Agreement", "governing_law": ["Connecticut"], "parties": ["CRO Consulting"]},
+    JOINT_CORP: {"contract_type": "Franchise Agreement", "governing_law": ["Arizona"]},
+    BLUEFLY: {"contract_type": "Hosting Agreement", "governing_law": ["New York"], "parties": ["IBM"]},
+    "ACME-SUPPLY.txt": {"contract_type": "Supply Agreement", "parties": ["Lakeside Taxi Co."]},
+    DELAWARE_TRUST: {"contract_type": "Custody Agreement", "governing_law": ["Delaware"], "parties": ["DTC"]},
+    "JOINT FILING AGREEMENT.txt": {"contract_type": "Joint Venture Agreement", "governing_law": ["Delaware"]},
+}
+
+
+@pytest.fixture(scope="module")
+def rules():
+    documents = {"contracts": [(doc_id, doc_id, [("properties", row)]) for doc_id, row in CONTRACTS.items()]}
+    return RuleDecomposer(FakeCatalog(documents, specs={"contracts": FIELDS}))
+
+
+@pytest.mark.parametrize(
+    ("question", "doc_id", "intent"),
+    [
+        ("Which state's law governs the PaxMedica master service agreement?", PAXMEDICA, "lookup"),
+        ("What governing law applies to The Joint Corp franchise agreement?", JOINT_CORP, "lookup"),
+        ("How is liability limited in the Bluefly e-business hosting agreement with IBM?", BLUEFLY, "qa"),
+    ],
+)
+def test_a_question_naming_a_document_by_its_company_is_about_that_document(rules, question, doc_id, intent):
+    d = rules.decompose(question)
+    assert (d.doc_ids, d.intent, d.unmapped) == ([doc_id], intent, [])
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many contracts are governed by Delaware law?",  # a value of a field, though one title holds it
+        "Which Agreement has the longest term?",  # a word every title holds
+        "List the Joint Venture agreements",  # a kind of contract, though one title holds "joint"
+    ],
+)
+def test_a_word_many_titles_hold_or_a_fields_value_names_no_document(rules, question):
+    assert rules.decompose(question).doc_ids == []
+
+
+def test_a_name_a_party_field_holds_is_a_condition_on_the_documents_that_have_it_not_a_title(rules):
+    d = rules.decompose("Which contracts do we have with Lakeside Taxi?")
+    assert d.doc_ids == [] and [(c.field, c.op, c.value) for c in d.constraints] == [
+        ("parties", "=", "Lakeside Taxi Co.")
+    ]
+
+
+def test_the_store_finds_a_name_in_titles_and_ids_spaces_and_punctuation_aside(store):
+    store.add_bucket("contracts", "")
+    for doc_id in (PAXMEDICA, JOINT_CORP, "notes.txt"):
+        document = Document(doc_id=doc_id, bucket="contracts", title=doc_id.removesuffix(".txt"), body="text")
+        store.commit_document(SourceDocument(document=document), doc_id, [], [])
+    found = store.documents_titled("default", ["jointcorp", "paxmedica", "agreement", "delaware", "a%b"])
+    assert found == {
+        "jointcorp": [(JOINT_CORP, "contracts")],
+        "paxmedica": [(PAXMEDICA, "contracts")],
+        "agreement": [(JOINT_CORP, "contracts"), (PAXMEDICA, "contracts")],
+        "delaware": [],
+    }
+    assert store.documents_titled("other-scope", ["jointcorp"]) == {"jointcorp": []}
