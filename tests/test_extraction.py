@@ -141,3 +141,12 @@ def test_a_schema_file_declares_fields_found_in_the_text_and_names_what_is_wrong
     with pytest.raises(InvalidInput, match="declares no fields"):
         (tmp_path / "empty.toml").write_text("")
         read_schema(tmp_path / "empty.toml")
+
+
+def test_every_shipped_rule_finds_a_field_its_buckets_schema_declares_found_by_rule():
+    from retrievers.extraction.rules import RULES
+    from retrievers.extraction.shipped import SHIPPED
+
+    for bucket, rules in RULES.items():
+        declared = {spec.name: spec.found_by for spec in SHIPPED[bucket]}
+        assert {name: declared.get(name) for name in rules} == dict.fromkeys(rules, "rule")

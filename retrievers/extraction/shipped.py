@@ -1,11 +1,21 @@
 """The schemas of the buckets every database has: the fields their datasets' loaders label, declared for any
 document that enters the bucket, so that a user's own contracts, receipts and invoices get the same fields, found
-in their text, as the labelled datasets (`found_by="rule"` where a shipped rule finds the field)."""
+in their text, as the labelled datasets have (`found_by="rule"` where a shipped rule finds the field)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from core.models import FieldSpec
+from retrievers.extraction.rules import RULES
 from retrievers.loaders import cuad, invoices, kleister_nda, sroie
+
+
+def with_rules(bucket: str, specs: Iterable[FieldSpec]) -> list[FieldSpec]:
+    """`specs` of `bucket`, each found by its shipped rule where there is one (a loader's specs go through this, so
+    that ingesting a labelled dataset declares the fields as a user's folder finds them)."""
+    rules = RULES.get(bucket, {})
+    return [spec.model_copy(update={"found_by": "rule"}) if spec.name in rules else spec for spec in specs]
 
 
 def _unique(*specs: FieldSpec) -> list[FieldSpec]:
@@ -13,7 +23,7 @@ def _unique(*specs: FieldSpec) -> list[FieldSpec]:
 
 
 SHIPPED: dict[str, list[FieldSpec]] = {
-    "contracts": _unique(*cuad.FIELDS, *kleister_nda.FIELDS),
-    "receipts": list(sroie.FIELDS),
-    "invoices": list(invoices.FIELDS),
+    "contracts": with_rules("contracts", _unique(*cuad.FIELDS, *kleister_nda.FIELDS)),
+    "receipts": with_rules("receipts", sroie.FIELDS),
+    "invoices": with_rules("invoices", invoices.FIELDS),
 }

@@ -31,7 +31,7 @@ from tqdm import tqdm
 
 from core.models import Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
 from retrievers.extraction.extractor import extracted
-from retrievers.extraction.shipped import SHIPPED
+from retrievers.extraction.shipped import SHIPPED, with_rules
 from retrievers.ingestion.chunking import chunk_spans
 from retrievers.ingestion.documents import finish_pending_deletions
 from retrievers.loaders.files import Skipped
@@ -159,7 +159,8 @@ class Ingestor:
         progress: bool | None = None,
         force: bool = False,
     ) -> IngestReport:
-        """Ingest every document; `field_specs` declares annotation fields by bucket; `progress=None` shows a bar only
+        """Ingest every document; `field_specs` declares annotation fields by bucket (each found by its shipped rule
+        where there is one: `with_rules`); `progress=None` shows a bar only
         on a terminal; `force` rewrites unchanged documents too (to rebuild an engine's index from the sources)."""
         report = IngestReport()
         self._schemas.clear()
@@ -167,7 +168,7 @@ class Ingestor:
         hits_before, misses_before = self.stack.embedder.hits, self.stack.embedder.misses
         finish_pending_deletions(self.stack)  # a delete left part-way drops its chunks before any are written again
         for bucket, specs in (field_specs or {}).items():
-            self.stack.store.record_field_specs(bucket, specs)
+            self.stack.store.record_field_specs(bucket, with_rules(bucket, specs))
         scopes: set[str] = set()
         try:
             with tqdm(

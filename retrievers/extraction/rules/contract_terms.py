@@ -17,7 +17,8 @@ from dateutil.relativedelta import relativedelta
 
 from english.numbers import WORD_NUMBER
 from retrievers.extraction.found import FieldRule, Found
-from retrievers.extraction.rules.contract_sentences import cue, lowered, sentences_matching, words
+from retrievers.extraction.rules.contract_dates import agreement_date, effective_date
+from retrievers.extraction.rules.contract_sentences import cue, sentences_matching, words
 from retrievers.loaders.normalize import parse_date, parse_duration
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -65,42 +66,19 @@ _FIXED_TERM = words(
     rf"eighth|ninth|tenth|fifteenth|twentieth)\s*(?:\(\d+(?:st|nd|rd|th)\)\s*)?anniversary\s+of\s+the\s+"
     rf"(?:effective\s+date|commencement\s+date|date\s+hereof|date\s+of\s+this\s+agreement)|\b(?P<years>\d{{1,2}})\)?\s*(?:\(\w+\)\s*)?[\s-]*year\s+anniversary"
 )
-_EFFECTIVE = words(
-    rf"\beffective\s+(?:as\s+of\s+|on\s+|from\s+)?(?:the\s+)?(?P<date>{DATE})|(?P<defined>{DATE})\W{{0,3}}\(?\s*"
-    rf"(?:the\s+)?\W?(?:effective|commencement)\s*date|\b(?:effective|commencement)\s+date\W{{0,3}}\s*(?:means|is|shall\s+be|:)"
-    rf"\s*(?P<means>{DATE})"
-)
-_DATED = words(
-    rf"\b(?:dated|entered\s+into|made|executed|as\s+of)\s+(?:and\s+entered\s+into\s+)?(?:as\s+of\s+|on\s+)?"
-    rf"(?:this\s+|the\s+)?"
-    rf"(?P<date>{DATE})"
-)
 _OTHER_START = words(
     r"\b(?:launch|first\s+commercial|completion|delivery|approval|acceptance|opening|installation|closing)\b"
 )
 """A term counted from an event the contract cannot date (a launch, a first sale): no date can be counted."""
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
              "ninth": 9, "tenth": 10, "fifteenth": 15, "twentieth": 20}  # fmt: skip
-_PREAMBLE_CHARS = 4000
-_EFFECTIVE_CUE = cue(r"effective|commencement")
-_EFFECTIVE_MENTIONS_READ = 50
-_DATE_REACH = 60
 _TERM_SENTENCES_READ = 8
 
 
-def _effective_date(body: str) -> date | None:
-    """The date the contract starts: the one its "Effective Date" names, else the one it is dated."""
-    opening = min(len(body), _PREAMBLE_CHARS)
-    for pattern in (_EFFECTIVE, _DATED):
-        for match in pattern.finditer(body, 0, opening):
-            if found := _date(match[match.lastgroup or "date"]):
-                return found
-    for count, named in enumerate(_EFFECTIVE_CUE.finditer(lowered(body), opening)):
-        if count >= _EFFECTIVE_MENTIONS_READ:
-            break
-        match = _EFFECTIVE.search(body, max(0, named.start() - _DATE_REACH), named.end() + _DATE_REACH)
-        if match and (found := _date(match[match.lastgroup or "date"])):
-            return found
+def _start_date(body: str) -> date | None:
+    """The date the contract starts: the one it calls its effective date, else the one it is dated."""
+    for found in (*effective_date(body), *agreement_date(body)):
+        return date.fromisoformat(found.value)
     return None
 
 
@@ -125,7 +103,7 @@ def _term(body: str) -> tuple[date | None, bool, int, int] | None:
             return None, True, start, end
         if fixed:
             began = _STATED_START.search(sentence)
-            first_day = (_date(began["date"]) if began else None) or _effective_date(body)
+            first_day = (_date(began["date"]) if began else None) or _start_date(body)
             return (_counted_end(first_day, fixed) if first_day else None), True, start, end
     return None
 
