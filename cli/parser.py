@@ -38,6 +38,7 @@ BENCH_SECTIONS = (
     "server",
     "cold",
     "llm",
+    "extraction",
 )
 BENCH_SCALE_SIZES = [10_000, 100_000, 1_000_000]
 EVAL_OUT, BENCH_OUT = "eval-out", "bench-out"
@@ -331,7 +332,8 @@ def _evals(sub) -> None:
 
     p = sub.add_parser(
         "bench",
-        help="the benchmarks side by side: vs LangChain, vs naive RAG, multi-hop, cost at scale, latency",
+        help="the benchmarks side by side: vs LangChain, vs naive RAG, multi-hop, cost at scale, latency, fields found "
+        "in the text",
     )
     p.add_argument(
         "--only", nargs="+", choices=BENCH_SECTIONS, default=list(BENCH_SECTIONS), help="run only these sections"

@@ -16,7 +16,9 @@ Sections, each also runnable alone as `python -m evals.bench_<name>`:
 - server: one structured question at a time through `ragent serve`, its run queue woken by each run and left polling;
 - cold: `ragent ask` wall time from the shell (annotations only, needing the embedder, and `--server`), before/after;
 - llm: the blind recipes set by the rules, by `auto` with the local 0.5B and 1.5B models and by the 1.5B in every
-  mode (model calls, tokens, seconds, and the wrong answers that look right).
+  mode (model calls, tokens, seconds, and the wrong answers that look right);
+- extraction: the fields found in a document's own text against Kleister-NDA, SROIE, CUAD and invoice2data's
+  labels (reporting splits), the rules' documents per second, and what extraction adds to ingest time.
 
 The naive, multihop and answers sections run on the corpus of every shared dataset and the sample corpus (`--home`, by
 default the eval folder for that combination, ingested on first use).
@@ -98,6 +100,7 @@ def run(out: Path, *, sections: list[str], home: Path | None, scale_sizes: list[
         "server": ("bench_server", lambda m: m.run(out)),
         "cold": ("bench_cold", lambda m: m.run(out)),
         "llm": ("bench_llm", lambda m: m.run(out)),
+        "extraction": ("bench_extraction", lambda m: m.run(out)),
     }
     reports: dict = {"machine": machine()}
     parts = [f"# ragent bench ({time.strftime('%Y-%m-%d')})", machine_markdown(reports["machine"])]

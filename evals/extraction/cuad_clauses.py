@@ -10,7 +10,7 @@ gold values (a single value is a set of one):
   misled by it.
 - yes/no clauses: precision, recall and F1 of the True class (a False or no answer on a "Yes" contract is a miss).
 - dates, durations, types: exact match of the set. Precision is over documents where the rule answered, recall
-  over documents with a gold value.
+  over documents with a gold value (`evals.extraction.tally` counts each contract's set as one value).
 
 `score("tune")` is for tuning (310 contracts); `score("held_out")` (the fixed 200 of `cuad_held_out`) is for
 reported figures only. `python -m evals.extraction.cuad_clauses --split tune|held_out` prints the table and the
@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import argparse
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from evals.extraction import cuad_held_out
+from evals.extraction.tally import Tally
 from retrievers.extraction.found import FieldRule
 from retrievers.extraction.rules import contract_clauses, contract_kind, contract_terms
 from retrievers.loaders import cuad, dataset_path
@@ -34,44 +35,25 @@ RULES: dict[str, FieldRule] = {**contract_terms.RULES, **contract_kind.RULES, **
 
 
 @dataclass
-class FieldScore:
-    """Counts for one field over one split."""
+class FieldTallies:
+    """One field over a split: `answers` compares each contract's whole set of values as one value (accuracy, and
+    how many contracts the rule answered); a yes/no clause's precision, recall and F1 count its True answers
+    (`true_answers`), every other field's are those of `answers`."""
 
-    documents: int = 0
-    correct: int = 0
-    answered: int = 0
-    answered_correct: int = 0
-    labelled: int = 0
-    labelled_correct: int = 0
-    true_positive: int = 0
-    false_positive: int = 0
-    false_negative: int = 0
-    boolean: bool = False
+    answers: Tally = field(default_factory=Tally)
+    true_answers: Tally | None = None
 
     @property
-    def accuracy(self) -> float:
-        return self.correct / self.documents if self.documents else 0.0
+    def scored(self) -> Tally:
+        """What precision, recall and F1 are read from."""
+        return self.answers if self.true_answers is None else self.true_answers
 
-    @property
-    def precision(self) -> float:
-        if self.boolean:
-            return _ratio(self.true_positive, self.true_positive + self.false_positive)
-        return _ratio(self.answered_correct, self.answered)
-
-    @property
-    def recall(self) -> float:
-        if self.boolean:
-            return _ratio(self.true_positive, self.true_positive + self.false_negative)
-        return _ratio(self.labelled_correct, self.labelled)
-
-    @property
-    def f1(self) -> float:
-        p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
-
-
-def _ratio(part: int, whole: int) -> float:
-    return part / whole if whole else 0.0
+    def figures(self) -> dict[str, float]:
+        return {
+            **self.scored.figures(),
+            "accuracy": round(self.answers.accuracy, 4),
+            "answered": self.answers.predicted,
+        }
 
 
 @cache
@@ -100,36 +82,28 @@ def as_set(value: Any) -> frozenset:
     return frozenset(value) if isinstance(value, list) else frozenset([value])
 
 
-def score(split: str) -> tuple[dict[str, FieldScore], float]:
-    """Per-field scores over `split`, and the seconds per document all rules together took."""
-    scores = {field: FieldScore(boolean=cuad_field_is_boolean(field)) for field in RULES}
+def score(split: str) -> tuple[dict[str, FieldTallies], float]:
+    """Per-field tallies over `split`, and the seconds per document all rules together took."""
+    tallies = {name: FieldTallies(true_answers=Tally() if cuad_field_is_boolean(name) else None) for name in RULES}
     rows = split_contracts(split)
     elapsed = 0.0
     for _, body, labels in rows:
-        for field, rule in RULES.items():
+        for name, rule in RULES.items():
             started = time.perf_counter()
             predicted = frozenset(found.value for found in rule(body))
             elapsed += time.perf_counter() - started
-            _count(scores[field], predicted, as_set(labels.get(field)))
-    return scores, elapsed / max(len(rows), 1)
+            _count(tallies[name], predicted, as_set(labels.get(name)))
+    return tallies, elapsed / max(len(rows), 1)
 
 
-def _count(counts: FieldScore, predicted: frozenset, gold: frozenset) -> None:
-    right = predicted == gold
-    counts.documents += 1
-    counts.correct += right
-    counts.answered += bool(predicted)
-    counts.answered_correct += bool(predicted) and right
-    counts.labelled += bool(gold)
-    counts.labelled_correct += bool(gold) and right
-    said_true, is_true = True in predicted, True in gold
-    counts.true_positive += said_true and is_true
-    counts.false_positive += said_true and not is_true
-    counts.false_negative += is_true and not said_true
+def _count(tallies: FieldTallies, predicted: frozenset, gold: frozenset) -> None:
+    tallies.answers.add([predicted] if predicted else [], [gold] if gold else [])
+    if tallies.true_answers is not None:
+        tallies.true_answers.add([True] if True in predicted else [], [True] if True in gold else [])
 
 
-def cuad_field_is_boolean(field: str) -> bool:
-    return any(spec.name == field and spec.type == "boolean" for spec in cuad.FIELDS)
+def cuad_field_is_boolean(name: str) -> bool:
+    return any(spec.name == name and spec.type == "boolean" for spec in cuad.FIELDS)
 
 
 def main() -> None:
@@ -139,10 +113,11 @@ def main() -> None:
     scores, seconds = score(split)
     print(f"CUAD {split}: {len(split_contracts(split))} contracts")
     print(f"{'field':30} {'acc':>6} {'prec':>6} {'rec':>6} {'F1':>6} {'answered':>9} {'labelled':>9}")
-    for field, s in scores.items():
-        labelled = s.true_positive + s.false_negative if s.boolean else s.labelled
+    for name, tallies in scores.items():
+        s = tallies.scored
         print(
-            f"{field:30} {s.accuracy:6.3f} {s.precision:6.3f} {s.recall:6.3f} {s.f1:6.3f} {s.answered:9d} {labelled:9d}"
+            f"{name:30} {tallies.answers.accuracy:6.3f} {s.precision:6.3f} {s.recall:6.3f} {s.f1:6.3f} "
+            f"{tallies.answers.predicted:9d} {s.labelled:9d}"
         )
     print(f"seconds per document (all rules): {seconds:.4f}")
 

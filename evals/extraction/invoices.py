@@ -14,10 +14,11 @@ from __future__ import annotations
 import argparse
 import re
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from evals.extraction.counts import FieldCounts
+from evals.extraction.tally import Tally, as_labels
 from retrievers.extraction.rules.invoices import RULES
 from retrievers.loaders import shared_data_dir
 from retrievers.loaders.invoices import SHARED_FOLDER, load
@@ -38,9 +39,9 @@ def same_value(name: str, predicted: Any, label: Any) -> bool:
     return predicted == label
 
 
-def score(folder: Path | None = None) -> tuple[dict[str, FieldCounts], list[tuple[str, str, Any, Any]], float]:
+def score(folder: Path | None = None) -> tuple[dict[str, Tally], list[tuple[str, str, Any, Any]], float]:
     """Counts by field over the twelve invoices, the wrong or missing values, and the rules' seconds per invoice."""
-    counts = {name: FieldCounts() for name in FIELD_NAMES}
+    counts = {name: Tally() for name in FIELD_NAMES}
     errors: list[tuple[str, str, Any, Any]] = []
     elapsed, invoices = 0.0, 0
     for source in load(folder or shared_data_dir() / SHARED_FOLDER):
@@ -52,16 +53,11 @@ def score(folder: Path | None = None) -> tuple[dict[str, FieldCounts], list[tupl
         for name in FIELD_NAMES:
             predicted = list(dict.fromkeys(f.value for f in found[name]))
             label = labels.get(name)
-            counts[name].predicted += len(predicted)
-            if label in (None, ""):
-                if predicted:
-                    errors.append((source.document.doc_id, name, predicted, None))
-                continue
-            counts[name].labelled += 1
-            hit = any(same_value(name, value, label) for value in predicted)
-            counts[name].correct += hit
-            if not hit:
-                errors.append((source.document.doc_id, name, predicted, label))
+            gold = [] if label in (None, "") else [label]
+            matched = as_labels(predicted, gold, partial(same_value, name))
+            counts[name].add(matched, gold)
+            if (predicted and not gold) or (gold and label not in matched):
+                errors.append((source.document.doc_id, name, predicted, label if gold else None))
     return counts, errors, elapsed / invoices if invoices else 0.0
 
 
@@ -73,13 +69,10 @@ def main() -> None:
     if args.errors:
         for doc_id, name, predicted, label in errors:
             print(f"{doc_id} {name:<14} predicted {predicted!r} label {label!r}")
-    total = FieldCounts()
     print("invoice2data samples (12 invoices; a smoke figure)")
     print(f"{'field':<15} {'P':>6} {'R':>6} {'F1':>6} {'labels':>7}")
-    for name, field in [*counts.items(), ("all", total)]:
-        if name != "all":
-            total.add(field)
-        print(f"{name:<15} {field.precision():6.3f} {field.recall():6.3f} {field.f1():6.3f} {field.labelled:7d}")
+    for name, field in [*counts.items(), ("all", sum(counts.values(), Tally()))]:
+        print(f"{name:<15} {field.precision:6.3f} {field.recall:6.3f} {field.f1:6.3f} {field.labelled:7d}")
     print(f"rules: {seconds * 1000:.2f} ms per invoice")
 
 

@@ -30,10 +30,11 @@ import argparse
 import re
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from evals.extraction.counts import FieldCounts
+from evals.extraction.tally import Tally, as_labels
 from retrievers.extraction.rules.receipts import RULES
 from retrievers.loaders import shared_data_dir
 from retrievers.loaders.common import read_jsonl
@@ -68,14 +69,11 @@ class Score:
     strict: bool
     receipts: int = 0
     seconds_per_receipt: float = 0.0
-    fields: dict[str, FieldCounts] = field(default_factory=lambda: {name: FieldCounts() for name in FIELD_NAMES})
+    fields: dict[str, Tally] = field(default_factory=lambda: {name: Tally() for name in FIELD_NAMES})
     errors: list[tuple[str, str, Any, Any]] = field(default_factory=list)
 
-    def overall(self) -> FieldCounts:
-        total = FieldCounts()
-        for counts in self.fields.values():
-            total.add(counts)
-        return total
+    def overall(self) -> Tally:
+        return sum(self.fields.values(), Tally())
 
 
 def score(split: str, *, strict: bool = False, folder: Path | None = None) -> Score:
@@ -95,18 +93,13 @@ def score(split: str, *, strict: bool = False, folder: Path | None = None) -> Sc
         elapsed += time.perf_counter() - started
         squeezed_text = _WHITESPACE_RE.sub("", document.body)
         for name in FIELD_NAMES:
-            counts = result.fields[name]
             predicted = list(dict.fromkeys(f.value for f in found[name]))
             label = labels.get(name)
-            counts.predicted += len(predicted)
-            if label in (None, ""):
-                continue
-            counts.labelled += 1
+            gold = [] if label in (None, "") else [label]
+            matched = as_labels(predicted, gold, partial(same_value, name, strict=strict))
             raw = _WHITESPACE_RE.sub("", str(raw_labels[document.doc_id].get(name) or ""))
-            counts.in_text += bool(raw) and raw in squeezed_text
-            hits = sum(same_value(name, value, label, strict=strict) for value in predicted)
-            counts.correct += min(hits, 1)
-            if not hits:
+            result.fields[name].add(matched, gold, in_text=bool(gold and raw and raw in squeezed_text))
+            if gold and label not in matched:
                 result.errors.append((document.doc_id, name, predicted, label))
     result.seconds_per_receipt = elapsed / result.receipts if result.receipts else 0.0
     return result
@@ -117,9 +110,7 @@ def table(result: Score) -> str:
     rows = [f"SROIE {result.split} ({result.receipts} receipts, {'strict' if result.strict else 'whitespace removed'})"]
     rows.append(f"{'field':<9} {'P':>6} {'R':>6} {'F1':>6} {'ceiling':>8}")
     for name, counts in [*result.fields.items(), ("all", result.overall())]:
-        rows.append(
-            f"{name:<9} {counts.precision():6.3f} {counts.recall():6.3f} {counts.f1():6.3f} {counts.ceiling():8.3f}"
-        )
+        rows.append(f"{name:<9} {counts.precision:6.3f} {counts.recall:6.3f} {counts.f1:6.3f} {counts.ceiling:8.3f}")
     rows.append(f"rules: {result.seconds_per_receipt * 1000:.2f} ms per receipt")
     return "\n".join(rows)
 
@@ -137,7 +128,7 @@ def main() -> None:
     print(table(result))
     if not args.strict:
         strict = score(args.split, strict=True).overall()
-        print(f"strict (strings compared with only their ends stripped): all F1 {strict.f1():.3f}")
+        print(f"strict (strings compared with only their ends stripped): all F1 {strict.f1:.3f}")
 
 
 if __name__ == "__main__":
