@@ -145,8 +145,11 @@ class DocumentRecords(Protocol):
     ) -> None:
         """Replace the document, its chunks and its annotation rows atomically."""
 
-    def documents_titled(self, scope: str, words: Sequence[str], limit: int = 2) -> dict[str, list[tuple[str, str]]]:
-        """Up to `limit` documents (id, bucket) whose title or id holds each word, spaces and punctuation aside."""
+    def documents_titled(
+        self, scope: str, words: Sequence[str], limit: int = 2
+    ) -> dict[str, list[tuple[str, str, str]]]:
+        """Up to `limit` documents (id, bucket, title) whose title or id holds each word, spaces and punctuation
+        aside."""
 
     def replace_annotations(
         self, document: Document, rows: Sequence[AnnotationRow], extracted_with: str, *, was: str

@@ -213,7 +213,7 @@ class FakeCatalog:
             if doc_id in wanted
         }
 
-    def documents_titled(self, words: list[str]) -> dict[str, list[tuple[str, str]]]:
+    def documents_titled(self, words: list[str]) -> dict[str, list[tuple[str, str, str]]]:
         """Up to two documents whose id (the fake documents' only title) holds each word, spaces and punctuation
         aside, as the store compares them."""
         self.reads.append(("documents_titled", tuple(words)))
@@ -223,7 +223,9 @@ class FakeCatalog:
             if bucket in self.buckets
             for doc_id, _, _ in docs
         ]
-        return {w: [(doc_id, bucket) for doc_id, bucket, title in sorted(held) if w in title][:2] for w in words}
+        return {
+            w: [(doc_id, bucket, doc_id) for doc_id, bucket, title in sorted(held) if w in title][:2] for w in words
+        }
 
     # -- reads of the documents' content ------------------------------------------------------------------------
 

@@ -101,8 +101,9 @@ class Catalog:
         its id is about that document)."""
         return self._read(self.context.stack.store.document_buckets, self.scope, doc_ids) if doc_ids else {}
 
-    def documents_titled(self, words: list[str]) -> dict[str, list[tuple[str, str]]]:
-        """For each of `words` (lower-case letters and digits), up to two documents of this scope (id, bucket) whose
+    def documents_titled(self, words: list[str]) -> dict[str, list[tuple[str, str, str]]]:
+        """For each of `words` (lower-case letters and digits), up to two documents of this scope (id, bucket, title)
+        whose
         title or id holds it, spaces and punctuation aside: a question that names a document by its company or
         title is about that document when a word finds one only."""
         return self._read(self.context.stack.store.documents_titled, self.scope, words) if words else {}

@@ -29,8 +29,9 @@ class CatalogView(Protocol):
     def documents(self, doc_ids: list[str]) -> dict[str, str]:
         """Which of `doc_ids` are documents of this scope, with their buckets."""
 
-    def documents_titled(self, words: list[str]) -> dict[str, list[tuple[str, str]]]:
-        """For each word, up to two documents (id, bucket) whose title or id holds it, spaces and punctuation aside."""
+    def documents_titled(self, words: list[str]) -> dict[str, list[tuple[str, str, str]]]:
+        """For each word, up to two documents (id, bucket, title) whose title or id holds it, spaces and punctuation
+        aside."""
 
     def text_hits(self, bucket: str, words: str, filters: dict | None = None) -> int | None:
         """How many chunks of the bucket hold any of `words` (in the documents passing `filters`); None when the

@@ -87,16 +87,19 @@ class PostgresDocuments:
             ).fetchall()
         return dict(rows)
 
-    def documents_titled(self, scope: str, words: Sequence[str], limit: int = 2) -> dict[str, list[tuple[str, str]]]:
+    def documents_titled(
+        self, scope: str, words: Sequence[str], limit: int = 2
+    ) -> dict[str, list[tuple[str, str, str]]]:
         """For each of `words` (lower-case letters and digits, at least three), up to `limit` documents of `scope`
-        whose title or id holds it with spaces and punctuation taken out (`COMPACT_TITLE`), with their buckets: how a
-        question that names a document by its company or title finds it (a trigram index makes it one lookup)."""
+        whose title or id holds it with spaces and punctuation taken out (`COMPACT_TITLE`), as (id, bucket, title):
+        how a question that names a document by its company or title finds it (a trigram index makes it one
+        lookup)."""
         usable = [w for w in dict.fromkeys(words) if len(w) >= 3 and w.isalnum() and w == w.lower()]
         if not usable:
             return {}
         with self.pool.connection() as conn:
             rows = conn.execute(
-                f"SELECT w, ARRAY(SELECT ARRAY[doc_id, bucket] FROM documents WHERE scope = %s"
+                f"SELECT w, ARRAY(SELECT ARRAY[doc_id, bucket, title] FROM documents WHERE scope = %s"
                 f" AND {COMPACT_TITLE} LIKE '%%' || w || '%%' ORDER BY doc_id LIMIT %s) FROM unnest(%s::text[]) w",
                 (scope, limit, usable),
             ).fetchall()

@@ -39,13 +39,17 @@ def doc_ids(question: Question, vocabulary: Vocabulary, claims: Claims) -> dict[
 def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> dict[str, str]:
     """Documents the question names by a name their title holds: a run of capitalised words, whole or one of its
     words, that the title of one document only holds (spaces and punctuation aside). Words that name something
-    else are not names of a document: the first word of the sentence, stopwords, the scope's bucket and field
-    words, and the values of its fields: a governing law such as "Delaware", and a company or party a name field
-    holds ("Lakeside Taxi"), which the value readers read as a condition on every document that has it."""
+    else are not names of a document: dates and quantities, the first word of the sentence, stopwords, the scope's
+    bucket and field words, and the values of its fields: a governing law such as "Delaware", and a company or
+    party a name field holds ("Lakeside Taxi"), which the value readers read as a condition on every document that
+    has it."""
     common = _not_names(question, vocabulary)
     valued = _name_values(vocabulary)
     runs: list[tuple[list[str], tuple[int, int]]] = []
+    said = [d.span for d in (*question.dates, *question.relative_dates)] + [q.span for q in question.quantities]
     for run in _NAME_RUN.finditer(question.text):
+        if any(start < run.end() and run.start() < end for start, end in said):
+            continue  # "March 2018" is a date, though a memo's title may hold "march"
         words = _NAME_WORD.findall(run.group(0))
         if run.start() == 0 and (len(words) == 1 or words[0].lower() in STOPWORDS):
             words = words[1:]  # capitalised because it begins the sentence
@@ -64,7 +68,7 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> dict[s
     for candidates, span in runs:
         for candidate in candidates:
             if len(found := titles.get(candidate, [])) == 1:
-                doc_id, bucket = found[0]
+                doc_id, bucket, _ = found[0]
                 named[doc_id] = bucket
                 claims.claim(span)
                 break
@@ -75,14 +79,14 @@ def _compact(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.lower())
 
 
-def _name_values(vocabulary: Vocabulary) -> list[str]:
+def _name_values(vocabulary: Vocabulary) -> set[str]:
     """The values of the scope's name fields (companies, parties), compacted."""
-    return [
+    return {
         _compact(value)
         for view in vocabulary.buckets.values()
         for f in view.role("name")
         for value in view.values(f).values
-    ]
+    }
 
 
 def _not_names(question: Question, vocabulary: Vocabulary) -> set[str]:
