@@ -97,6 +97,9 @@ def _ordered(counts: Counter) -> Counter:
     return Counter(dict(sorted(counts.items(), key=lambda kv: repr(kv[0]))))
 
 
+_LABELLED = FieldSpec(name="labelled", type="string")
+
+
 class FakeCatalog:
     """The planners' view of one scope, from data. `documents` maps a bucket to its documents, each
     `(doc_id, text, rows)` with `rows` its annotation rows as `(kind, row)`; `specs` the loaders' field specs."""
@@ -180,7 +183,14 @@ class FakeCatalog:
             specs = self._specs.get(bucket, {})
             self._fields[bucket] = [
                 build_field(
-                    kind, name, _ordered(counts[kind, name]), len(docs[kind, name]), multi[kind, name], specs.get(name)
+                    kind,
+                    name,
+                    _ordered(counts[kind, name]),
+                    len(docs[kind, name]),
+                    multi[kind, name],
+                    specs.get(name),
+                    # a field found in the text (its spec says how) has every value extracted here
+                    extracted_count=len(docs[kind, name]) if specs.get(name, _LABELLED).found_by != "labels" else 0,
                 )
                 for kind, name in sorted(counts)
             ]
@@ -216,7 +226,6 @@ class FakeCatalog:
     def documents_titled(self, words: list[str]) -> dict[str, list[tuple[str, str, str]]]:
         """Up to two documents whose id (the fake documents' only title) holds each word, spaces and punctuation
         aside, as the store compares them."""
-        self.reads.append(("documents_titled", tuple(words)))
         held = [
             (doc_id, bucket, re.sub(r"[\W_]+", "", doc_id.lower()))
             for bucket, docs in self._documents.items()

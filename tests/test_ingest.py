@@ -137,8 +137,12 @@ def test_annotations_from_a_file_become_typed_catalog_fields(stack, tmp_path):
     )
     report = Ingestor(stack).ingest(files.load(folder, bucket="contracts", annotations_file=labels), progress=False)
     assert report.annotation_rows == 1
-    catalog = {f.name: f.type for f in stack.store.field_catalog("default", "contracts")}
-    assert catalog == {"notice_period_days": "integer", "governing_law": "string", "signed": "date"}
+    catalog = {f.name: f for f in stack.store.field_catalog("default", "contracts")}
+    labelled = {"notice_period_days": "integer", "governing_law": "string", "signed": "date"}
+    assert {name: catalog[name].type for name in labelled} == labelled
+    assert all(catalog[name].extracted_count == 0 for name in labelled)
+    # the contract's other fields come from its text (parties, the clause flags), each counted as extracted
+    assert all(f.extracted_count == f.doc_count == 1 for name, f in catalog.items() if name not in labelled)
 
 
 def test_a_folder_ingested_again_without_its_annotations_file_keeps_the_stored_rows(stack, tmp_path):
@@ -150,12 +154,16 @@ def test_a_folder_ingested_again_without_its_annotations_file_keeps_the_stored_r
     (folder / "nda.txt").write_text("Mutual non-disclosure agreement between Acme and Zenith.")
     again = ingest_source(stack, path=folder, bucket="contracts", progress=False)
     assert (again.added, again.unchanged, again.updated) == (1, 1, 0), "the labelled document is unchanged"
-    rows = [a["row"] for a in stack.store.document_annotations("default", "msa.txt")]
-    assert rows == [{"notice_period_days": 60, "governing_law": "Delaware"}]
+    assert _labelled(stack, "msa.txt") == [{"notice_period_days": 60, "governing_law": "Delaware"}]
     labels.write_text(json.dumps({"doc_id": "msa.txt", "row": {"notice_period_days": 90}}))
     ingest_source(stack, path=folder, bucket="contracts", annotations=labels, progress=False)
-    rows = [a["row"] for a in stack.store.document_annotations("default", "msa.txt")]
-    assert rows == [{"notice_period_days": 90}], "an annotations file still replaces the rows"
+    assert _labelled(stack, "msa.txt") == [{"notice_period_days": 90}], "an annotations file still replaces the rows"
+
+
+def _labelled(stack, doc_id: str) -> list[dict]:
+    """The document's rows as its labels give them (what extraction found in its text left out)."""
+    rows = stack.store.document_annotations("default", doc_id)
+    return [{k: v for k, v in r["row"].items() if k not in r["sources"]} for r in rows]
 
 
 def test_a_file_of_another_folder_with_the_same_name_does_not_replace_the_document(stack, tmp_path):

@@ -68,7 +68,10 @@ def _injected(scope: str) -> list[SourceDocument]:
                     "scope": scope,
                     "title": title,
                     "body": f"{title}. {INJECTION} Working from home: connect to the VPN. {INJECTION}",
-                }
+                },
+                # their text is read for the instructions in it, not for fields, so that a figure counts the same
+                # documents before and after (what extraction reads from a hostile text: tests/test_extraction*.py)
+                "labels_complete": True,
             }
         )
         for doc_id, bucket, title in documents

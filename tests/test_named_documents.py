@@ -9,7 +9,7 @@ import pytest
 
 from core.models import Document, SourceDocument
 from graph.planners.rule_decomposer import RuleDecomposer
-from retrievers.loaders.cuad import FIELDS
+from retrievers.extraction.shipped import SHIPPED
 from tests.fake_catalog import FakeCatalog
 
 PAXMEDICA = "PAXMEDICA,INC_07_02_2020-EX-10.12-Master Service Agreement.txt"
@@ -29,7 +29,7 @@ CONTRACTS = {
 @pytest.fixture(scope="module")
 def rules():
     documents = {"contracts": [(doc_id, doc_id, [("properties", row)]) for doc_id, row in CONTRACTS.items()]}
-    return RuleDecomposer(FakeCatalog(documents, specs={"contracts": FIELDS}))
+    return RuleDecomposer(FakeCatalog(documents, specs={"contracts": SHIPPED["contracts"]}))  # fields from the text
 
 
 @pytest.mark.parametrize(
@@ -62,6 +62,12 @@ def test_a_name_a_party_field_holds_is_a_condition_on_the_documents_that_have_it
     assert d.doc_ids == [] and [(c.field, c.op, c.value) for c in d.constraints] == [
         ("parties", "=", "Lakeside Taxi Co.")
     ]
+
+
+def test_titles_name_no_document_in_a_bucket_of_labelled_pages():
+    documents = {"generic": [("Terry Richardson", "Terry Richardson is a photographer.", [])]}
+    rules = RuleDecomposer(FakeCatalog(documents))
+    assert rules.decompose("Who is older, Annie Morton or Terry Richardson?").doc_ids == []
 
 
 def test_the_store_finds_a_name_in_titles_and_ids_spaces_and_punctuation_aside(store):

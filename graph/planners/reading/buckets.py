@@ -43,6 +43,9 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> dict[s
     bucket and field words, and the values of its fields: a governing law such as "Delaware", and a company or
     party a name field holds ("Lakeside Taxi"), which the value readers read as a condition on every document that
     has it."""
+    own = {name for name, view in vocabulary.buckets.items() if any(f.extracted_count for f in view.fields)}
+    if not own:
+        return {}
     common = _not_names(question, vocabulary)
     valued = _name_values(vocabulary)
     runs: list[tuple[list[str], tuple[int, int]]] = []
@@ -67,7 +70,7 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> dict[s
     named: dict[str, str] = {}
     for candidates, span in runs:
         for candidate in candidates:
-            if len(found := titles.get(candidate, [])) == 1:
+            if len(found := titles.get(candidate, [])) == 1 and found[0][1] in own:
                 doc_id, bucket, _ = found[0]
                 named[doc_id] = bucket
                 claims.claim(span)
