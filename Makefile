@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh machine:
 #   make demo   set up, ingest the sample corpus on the embedded engines, run searches of every kind
 #   make test   set up, lint (ruff check, ruff format --check) and run the tests: both tiers, the fast one and the
-#               integration one (real engines)
+#               integration one (real engines), on two workers
 # and one for the edit-test loop:
 #   make test-fast   only the fast tier (no engines, seconds): pytest -m "not integration"
 VENV ?= .venv
@@ -27,8 +27,10 @@ $(VENV)/.installed: pyproject.toml
 demo: setup
 	$(BIN)/ragent demo
 
+# Two workers, each a test file at a time (its module fixtures built once): most tests wait on Postgres, an engine or a
+# subprocess on one core, so two cores finish in about 0.6 of the time of one worker (docs/benchmarks.md).
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 lint: setup
 	$(BIN)/ruff check .

@@ -213,13 +213,20 @@ def test_a_malformed_reply_is_asked_again_and_the_second_is_used(home, cache, mo
 
 def test_the_single_loop_answers_only_from_the_rows_its_calls_returned(home, cache):
     """One model with the tools bound. The 0.5B model's calls need not fit the question (it has searched the
-    vegetarian recipes for "how many thai recipes"): what holds whatever it calls is that the user reads only rows
-    its calls returned, with the conditions they were found by, never a figure of the model's own."""
-    out = ragent("ask", "how many thai recipes do we have?", "--agent", "single-loop", "--json", home=home, cache=cache)
+    vegetarian recipes for "how many thai recipes", and a field named "text"): what holds whatever it calls is that
+    the user reads only rows its calls returned, with the conditions they were found by, never a figure of the
+    model's own."""
+    # one tool call (the cap): each turn of the loop is a model call over every tool's schema, minutes on two cores
+    question = "how many thai recipes do we have?"
+    out = ragent("ask", question, "--agent", "single-loop", "--max-tool-calls", "1", "--json", home=home, cache=cache)
     run = json.loads(out.stdout)
     assert run["status"] == "answered" and run["answer"]["composed_by"] in ("rules", "model", "extractive")
+    assert len(run["evidence"]) <= 1
     returned = {hit["doc_id"] for e in run["evidence"] for hit in e["envelope"]["hits"]}
     shown = {row["doc_id"] for row in run["answer"]["rows"]} | {c["doc_id"] for c in run["answer"]["citations"]}
     assert shown <= returned
-    called = {field for e in run["evidence"] for field in e["call"]["arguments"].get("predicates", {})}
-    assert all(field in run["answer"]["text"] for field in called), "the conditions used are shown"
+    if shown:  # rows or passages from its call: shown with the conditions that found them
+        called = {field for e in run["evidence"] for field in e["call"]["arguments"].get("predicates", {})}
+        assert all(field in run["answer"]["text"] for field in called), "the conditions used are shown"
+    else:  # its call found nothing (the 0.5B model has searched a field no row has): no figure of its own either
+        assert run["answer"]["value"] is None and not run["answer"]["rows"]
