@@ -265,3 +265,37 @@ def test_ctrl_c_while_the_command_loads_ends_it_in_one_line_too():
         [sys.executable, "-c", INTERRUPTED_WHILE_LOADING, "stats"], capture_output=True, text=True, timeout=120
     )
     assert (result.returncode, result.stderr) == (130, "ragent: interrupted\n")
+
+
+def test_a_users_fields_are_declared_found_in_the_text_found_again_and_quoted_end_to_end(tmp_path):
+    folder = tmp_path / "recipes"
+    folder.mkdir()
+    (folder / "larb.md").write_text("# Larb\n\nBy Priya Sharma\nCuisine: Thai\nPrep: 25 min\n\nToss and serve.\n")
+    (folder / "stew.md").write_text("# Stew\n\nCuisine: Irish\nPrep time: 2 hr 5 min\n")
+    schema = tmp_path / "recipes.toml"
+    schema.write_text(
+        '[fields.cuisine]\ntype = "string"\n\n[fields.prep_minutes]\ntype = "integer"\nunit = "minutes"\n'
+    )
+    added = ragent("buckets", "add", "recipes", "--schema", str(schema), home=tmp_path)
+    assert added.returncode == 0 and "2 fields declared (cuisine, prep_minutes)" in added.stdout, added.stderr
+    ingested = ragent("ingest", str(folder), "--bucket", "recipes", home=tmp_path)
+    assert "values found in the text: 3 in 2 documents" in ingested.stdout, ingested.stderr  # "Prep time" is no alias
+
+    described = ragent(
+        "catalog", "describe", "recipes", "prep_minutes", "--type", "integer", "--found-by", "pattern",
+        "--pattern", r"Prep(?: time)?: (?P<value>.+)", home=tmp_path,
+    )  # fmt: skip
+    assert described.returncode == 0, described.stderr
+    again = ragent("extract", "--bucket", "recipes", home=tmp_path)
+    assert "2 documents read, 2 with changed fields, 4 values found in the text" in again.stdout, again.stderr
+    shown = ragent("documents", "show", "stew.md", home=tmp_path)
+    assert 'prep_minutes found by pattern: "Prep time: 2 hr 5 min"' in shown.stdout, shown.stdout
+    assert '"prep_minutes": 125' in shown.stdout
+
+    wrong = _one_line_error(ragent("catalog", "describe", "recipes", "servings", "--found-by", "text", home=tmp_path))
+    assert "give its type" in wrong
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[fields.prep]\ntype = "duration"\n')
+    assert "field 'prep': type" in _one_line_error(
+        ragent("buckets", "add", "recipes", "--schema", str(bad), home=tmp_path)
+    )
