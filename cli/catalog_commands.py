@@ -13,7 +13,6 @@ from cli.schema_file import read_schema
 from cli.stores import opened_store
 from core.errors import InvalidInput, RagentError
 from core.models import FieldSpec
-from retrievers.extraction.rules import RULES
 
 if TYPE_CHECKING:
     from retrievers.postgres.field_catalog import Vocabulary
@@ -101,6 +100,8 @@ def _said(vocabulary: Vocabulary) -> str:
 def _declare(store, bucket: str, name: str, declaring: dict[str, Any]) -> None:
     """Declare field `name` of `bucket` (`--type`), or change how a declared one is found; a user's field is found
     in the text unless they say otherwise."""
+    from retrievers.extraction.rules import RULES  # compiling every rule is for this command, not every one
+
     declared = {spec.name: spec for spec in store.field_specs(bucket)}
     given = {key: value for key, value in declaring.items() if value is not None}
     if name not in declared and "type" not in given:
