@@ -42,22 +42,17 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> dict[s
     else are not names of a document: dates and quantities, the first word of the sentence, stopwords, the scope's
     bucket and field words, and the values of its fields: a governing law such as "Delaware", and a company or
     party a name field holds ("Lakeside Taxi"), which the value readers read as a condition on every document that
-    has it."""
+    has it. So titles name the documents whose names no field holds (a contract whose parties the rules did not
+    find), and only in the buckets whose fields are found in their documents' text (a user's own files, which the
+    user names by their file names): in a bucket of labelled pages (an encyclopedia's) a page's title is what the
+    question is about, not the one document to read, and the page readers follow it (`graph.planners.pages`)."""
     own = {name for name, view in vocabulary.buckets.items() if any(f.extracted_count for f in view.fields)}
-    if not own:
+    runs = _name_runs(question) if own else []
+    if not runs:
         return {}
-    common = _not_names(question, vocabulary)
-    valued = _name_values(vocabulary)
-    runs: list[tuple[list[str], tuple[int, int]]] = []
-    said = [d.span for d in (*question.dates, *question.relative_dates)] + [q.span for q in question.quantities]
-    for run in _NAME_RUN.finditer(question.text):
-        if any(start < run.end() and run.start() < end for start, end in said):
-            continue  # "March 2018" is a date, though a memo's title may hold "march"
-        words = _NAME_WORD.findall(run.group(0))
-        if run.start() == 0 and (len(words) == 1 or words[0].lower() in STOPWORDS):
-            words = words[1:]  # capitalised because it begins the sentence
-        while words and words[0].lower() in STOPWORDS:  # "The Joint Corp"
-            words = words[1:]
+    common, valued = _not_names(question, vocabulary), _name_values(vocabulary)
+    wanted: list[tuple[list[str], tuple[int, int]]] = []
+    for words, span in runs:
         whole = [_compact(" ".join(words))] if len(words) > 1 else []
         candidates = [
             c
@@ -65,10 +60,10 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> dict[s
             if c not in common and len(c) >= MIN_NAME_CHARS and not any(c in value for value in valued)
         ]
         if candidates:
-            runs.append((candidates, run.span()))
-    titles = vocabulary.catalog.documents_titled(sorted({c for candidates, _ in runs for c in candidates}))
+            wanted.append((candidates, span))
+    titles = vocabulary.catalog.documents_titled(sorted({c for candidates, _ in wanted for c in candidates}))
     named: dict[str, str] = {}
-    for candidates, span in runs:
+    for candidates, span in wanted:
         for candidate in candidates:
             if len(found := titles.get(candidate, [])) == 1 and found[0][1] in own:
                 doc_id, bucket, _ = found[0]
@@ -76,6 +71,24 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> dict[s
                 claims.claim(span)
                 break
     return named if len(named) <= MOST_NAMED else {}
+
+
+def _name_runs(question: Question) -> list[tuple[list[str], tuple[int, int]]]:
+    """The runs of capitalised words that may name something, each as its words and its span; not a date or a
+    quantity ("March 2018"), nor the sentence's first word or leading stopwords ("The Joint Corp" is "Joint Corp")."""
+    said = [d.span for d in (*question.dates, *question.relative_dates)] + [q.span for q in question.quantities]
+    runs = []
+    for run in _NAME_RUN.finditer(question.text):
+        if any(start < run.end() and run.start() < end for start, end in said):
+            continue
+        words = _NAME_WORD.findall(run.group(0))
+        if run.start() == 0 and (len(words) == 1 or words[0].lower() in STOPWORDS):
+            words = words[1:]  # capitalised because it begins the sentence
+        while words and words[0].lower() in STOPWORDS:
+            words = words[1:]
+        if words:
+            runs.append((words, run.span()))
+    return runs
 
 
 def _compact(text: str) -> str:
