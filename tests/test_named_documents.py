@@ -23,6 +23,11 @@ CONTRACTS = {
     "Lakeside Taxi Co.": {"contract_type": "Supply Agreement", "parties": ["Lakeside Taxi Co."]},
     DELAWARE_TRUST: {"contract_type": "Custody Agreement", "governing_law": ["Delaware"], "parties": ["DTC"]},
     "JOINT FILING AGREEMENT.txt": {"contract_type": "Joint Venture Agreement", "governing_law": ["Delaware"]},
+    "ASHWORTH-PROMOTION AGREEMENT.txt": {
+        "contract_type": "Promotion Agreement",
+        "governing_law": ["California"],
+        "parties": ["ASHWORTH, INC.", "JAMES W. NANTZ III"],
+    },
 }
 
 
@@ -62,6 +67,11 @@ def test_a_name_a_party_field_holds_is_a_condition_on_the_documents_that_have_it
     assert d.doc_ids == [] and [(c.field, c.op, c.value) for c in d.constraints] == [
         ("parties", "=", "Lakeside Taxi Co.")
     ]
+
+
+def test_a_first_name_before_a_party_name_that_matched_is_part_of_that_name(rules):
+    d = rules.decompose("Which state's law governs the Ashworth promotion agreement with Jim Nantz?")
+    assert d.unmapped == [] and "JAMES W. NANTZ III" in next(c.value for c in d.constraints if c.field == "parties")
 
 
 def test_titles_name_no_document_in_a_bucket_of_labelled_pages():

@@ -8,6 +8,8 @@ only letters, digits and '_' in them.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from graph.decomposition import Constraint, Decomposition
 from graph.markdown import escape
 from graph.schemas import Answer, Citation, Evidence, GradedHit
@@ -160,14 +162,18 @@ def table(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit])
     )
 
 
-def best_passages(evidence: list[Evidence], relevant: list[GradedHit], limit: int) -> list[GradedHit]:
-    """The best relevant passages, one per document, ordered by reciprocal-rank fusion of the searches that found
-    them (BM25 and cosine scores are not comparable)."""
+def best_passages(
+    evidence: list[Evidence], relevant: list[GradedHit], limit: int, per_document: int = 1
+) -> list[GradedHit]:
+    """The best relevant passages, at most `per_document` of each document (one: as many documents as there are
+    passages), ordered by reciprocal-rank fusion of the searches that found them (BM25 and cosine scores are not
+    comparable)."""
     fused = dict(reciprocal_rank_fusion([[h.chunk_id for h in e.envelope.passages()] for e in evidence]))
-    passages, seen = [], set()
+    passages: list[GradedHit] = []
+    taken: Counter[str] = Counter()
     for g in sorted((g for g in relevant if g.chunk_id), key=lambda g: -fused.get(g.chunk_id, 0.0)):
-        if g.doc_id not in seen:
-            seen.add(g.doc_id)
+        if taken[g.doc_id] < per_document:
+            taken[g.doc_id] += 1
             passages.append(g)
         if len(passages) == limit:
             break

@@ -15,6 +15,13 @@ near ties. When the question names things (proper names, quoted titles), the ans
 one of them or is on the page of one; the sentences after it come from other documents, those on a page an
 earlier sentence names first (the second hop of "the director of the film that ...").
 
+A question about particular documents ("what does the Arconic trademark license say about assignment?": it names
+them, or its conditions select them, and the searches were confined to them) is answered from those documents
+only, several sentences of one document if they answer, and only by sentences that hold what it asks about: the
+words that name the documents (their titles, the values that selected them: "Arconic", "trademark license") are in
+every sentence of them and answer nothing. When no sentence holds what it asks about, the answer says so ("I found
+no passage about assignment in ...") rather than quoting the closest sentence of the document.
+
 Tuned on HotpotQA dev and SciFact train (`evals.bench_answers`); the weights below are what that tuning chose.
 """
 
@@ -24,9 +31,10 @@ import math
 import re
 from dataclasses import dataclass
 
+from english.lexicon import ASKING_VERBS, FILLER
 from english.names import proper_names
 from english.sentences import split_sentences
-from english.words import counted, has_phrase, occurs, states_a_number_of, stems
+from english.words import counted, has_phrase, occurs, states_a_number_of, stem, stems
 from graph.answer.computed import best_passages
 from graph.decomposition import Decomposition
 from graph.markdown import escape
@@ -48,6 +56,8 @@ far below the best one lengthens the answer without answering more."""
 MIN_CHARS = 25
 HEADING_WORDS = 8
 NO_PASSAGE = "I found no passage that answers this."
+NAMED_TITLES = 3
+"""The documents a "found no passage" answer names by title; past this many it counts them."""
 
 _DIGITS = re.compile(r"\b\d[\d,.]*\b")
 _PUNCTUATION_FIRST = re.compile(r"^…?\s*[)\]},;:.!?%]")
@@ -102,10 +112,9 @@ def _is_heading(sentence: str) -> bool:
     return len(words) <= HEADING_WORDS and all(w[0].isupper() for w in words if len(w) > 3)
 
 
-def _word_scores(question: str, candidates: list[Candidate]) -> list[float]:
-    """Share of the question's words each sentence holds, every word weighted by its inverse frequency among the
-    sentences."""
-    terms = list(dict.fromkeys(stems(question)))
+def _word_scores(terms: list[str], candidates: list[Candidate]) -> list[float]:
+    """Share of the question's words (`terms`, stemmed) each sentence holds, every word weighted by its inverse
+    frequency among the sentences."""
     held = [set(stems(c.text)) for c in candidates]
     weights = {t: math.log(1 + len(candidates) / (1 + sum(t in h for h in held))) for t in terms}
     total = sum(weights.values()) or 1.0
@@ -125,9 +134,10 @@ def _passage_cosines(evidence: list[Evidence]) -> dict[str, float]:
 
 
 def _chosen(
-    d: Decomposition, candidates: list[Candidate], score: dict[int, float], worded: set[int]
+    d: Decomposition, candidates: list[Candidate], score: dict[int, float], worded: set[int], confined: bool
 ) -> list[Candidate]:
-    """Up to MAX_SENTENCES sentences from different documents, best first. When the question sets things side by
+    """Up to MAX_SENTENCES sentences from different documents (when the question is `confined` to its documents,
+    from a document already quoted once the others have none to give), best first. When the question sets things side by
     side (its sub-queries after the question itself: "Arthur's Magazine", "First for Women"), the first sentences
     name one side each, so that both are there to compare; otherwise the first names something the question names
     (when any sentence does). Each later one is weighed with BRIDGE_WEIGHT more when it is on a page a chosen
@@ -145,14 +155,15 @@ def _chosen(
         open_ = [
             i
             for i in score
-            if candidates[i].passage.doc_id not in docs
+            if (confined or candidates[i].passage.doc_id not in docs)
             and candidates[i].text not in said
-            and (i in worded or _bridged(candidates[i], chosen))
+            and (i in worded or not confined and _bridged(candidates[i], chosen))
         ]
         uncovered = [s for s in sides if not any(_names_one(c, [s]) for c in chosen)]
         wanted = [i for i in open_ if _names_one(candidates[i], uncovered)] if uncovered else []
         leading = [i for i in open_ if i in named] if not chosen else []
-        open_ = wanted or leading or open_
+        fresh = [i for i in open_ if candidates[i].passage.doc_id not in docs]
+        open_ = wanted or leading or fresh or open_
         if not open_:
             break
         weighed = {i: score[i] + BRIDGE_WEIGHT * _bridged(candidates[i], chosen) for i in open_}
@@ -189,15 +200,57 @@ def _sources(chosen: list[Candidate]) -> str:
     return "Sources: " + "; ".join(escape(doc_id) + (f" ({escape(page)})" if page else "") for doc_id, page in pages)
 
 
+def _confined(d: Decomposition, evidence: list[Evidence]) -> bool:
+    """Whether the question is about particular documents: it names them, or every search for passages was made
+    only in the documents its conditions allow."""
+    searches = [e.call.arguments for e in evidence if not e.call.tool.startswith("annotations_")]
+    return bool(d.doc_ids) or bool(searches) and all(a.get("filters") or a.get("doc_id") for a in searches)
+
+
+def _searched_titles(evidence: list[Evidence]) -> list[str]:
+    """The titles (else ids) of the documents the searches for passages found, best first."""
+    return list(
+        dict.fromkeys((hit.metadata.title or hit.doc_id).strip() for e in evidence for hit in e.envelope.passages())
+    )
+
+
+def _asked_terms(d: Decomposition, titles: list[str]) -> list[str]:
+    """The stems of what a question confined to its documents asks about: its words less those that name the
+    documents (their `titles`, the words of the conditions that selected them; a yes/no clause's words stay: "about
+    assignment" asks about the clause), the words that only phrase a question ("say", "tell") and the filler."""
+    selecting = " ".join(c.source_text for c in d.constraints if not isinstance(c.value, bool))
+    naming = {*stems(selecting), *stems(" ".join(titles)), *(stem(w) for w in ASKING_VERBS | FILLER)}
+    return [t for t in dict.fromkeys(stems(d.question)) if t not in naming]
+
+
+def _nothing_about(d: Decomposition, terms: list[str], titles: list[str]) -> str:
+    """ "I found no passage about <what it asks> in <the documents>.", in the question's own words."""
+    if not terms or not titles:
+        return NO_PASSAGE
+    words = [w for w in re.findall(r"[\w'’-]+", d.question) if stem(w.lower()) in terms]
+    conditions = " and ".join(f"{c.field} {c.op} {c.value}" for c in d.constraints)
+    where = (
+        ", ".join(escape(t) for t in titles)
+        if len(titles) <= NAMED_TITLES or not conditions
+        else f"the documents where {escape(conditions)}"
+    )
+    return f"I found no passage about {escape(' '.join(dict.fromkeys(words)))} in {where}."
+
+
 def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
     """At most MAX_SENTENCES sentences, best first, each cited by its document and chunk; for a "how many" question
     only sentences that put a number on what it counts (a sentence that merely mentions employees is no count)."""
-    candidates = _candidates(best_passages(evidence, relevant, CANDIDATE_PASSAGES))
+    confined = _confined(d, evidence)
+    titles = _searched_titles(evidence) if confined else []
+    terms = _asked_terms(d, titles) if confined else list(dict.fromkeys(stems(d.question)))
+    nothing = _nothing_about(d, terms, titles)
+    per_document = CANDIDATE_PASSAGES if confined else 1
+    candidates = _candidates(best_passages(evidence, relevant, CANDIDATE_PASSAGES, per_document))
     if things := counted(d.question):  # "how many ...": only a sentence that puts a number on it answers
         candidates = [c for c in candidates if states_a_number_of(c.text, things)]
     if not candidates:
-        return Answer(format="prose", text=NO_PASSAGE, composed_by="extractive")
-    words = _word_scores(d.question, candidates)
+        return Answer(format="prose", text=nothing, composed_by="extractive")
+    words = _word_scores(terms, candidates)
     meaning = _passage_cosines(evidence)
     unseen = min(meaning.values(), default=0.0)
     score = {
@@ -208,9 +261,10 @@ def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list
         + NEW_WEIGHT * _tells_something_new(c.text, d.question)
         for i, c in enumerate(candidates)
     }
-    chosen = _chosen(d, candidates, score, {i for i in score if words[i] > 0})
+    worded = {i for i in score if words[i] > 0 or confined and not terms}
+    chosen = _chosen(d, candidates, score, worded, confined)
     if not chosen:
-        return Answer(format="prose", text=NO_PASSAGE, composed_by="extractive")
+        return Answer(format="prose", text=nothing, composed_by="extractive")
     sentences = [
         CheckedSentence(
             text=c.text,

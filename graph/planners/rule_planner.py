@@ -76,14 +76,15 @@ class RulePlanner:
         those documents (their rows may be blank where the question looks). A question for text with field
         constraints, or a lookup whose words name no field but a topic ("the parental leave policy": the kind is a
         field, the topic is not, and the policy rows would answer with any policy): the passages of the documents
-        the constraints allow, then any passages. Anything else: the passages."""
+        the constraints allow, and only those: the question is about them ("what does the hosting agreement say
+        about uptime?" is not answered by a franchise agreement). Anything else: the passages."""
         if d.intent in STRUCTURED_INTENTS:
             order: list[RouteKind] = ["structured"]
         elif d.intent == "lookup" and (d.doc_ids or d.constraints and (d.show_fields or not _topic(d))):
             # the documents are named: their text only, never any document's passages
             order = ["structured", "hybrid"] if d.constraints else ["structured", "long_text"]
         elif d.constraints:
-            order = ["hybrid", "long_text"]
+            order = ["hybrid"]  # the documents it is about: their passages only, never any document's
         else:
             order = ["long_text"]
         remaining = [r for r in order if r not in tried] or order[-1:]
@@ -132,7 +133,7 @@ class RulePlanner:
                     )
                 )
         elif route.kind == "hybrid":
-            query = " ".join(d.topic_terms) or d.question
+            query = " ".join(_search_words(d)) or d.question
             for bucket in constrained:
                 for tool in ("search_text", "search_semantic"):
                     calls.append(
@@ -286,6 +287,9 @@ class RulePlanner:
                 reason=f"nothing relevant in {', '.join(sorted(filter(None, searched)))}{note}; try the other buckets",
                 next_calls=calls,
             )
+        if not route.fallback_order and (d.doc_ids or d.constraints) and passage_hits(evidence):
+            reason = f"no passage of the documents the question is about answers it{note}; the answer says so"
+            return Decision(action="enough", reason=reason)
         return self._too_little(route, left, f"no relevant passage{note}")
 
     def _values_not_held(self, d: Decomposition) -> str | None:
@@ -391,6 +395,14 @@ class RulePlanner:
 def _topic(d: Decomposition) -> list[str]:
     """The topic words that are more than filler ("law" in "contracts under NY law" only fills the question out)."""
     return [t for t in d.topic_terms if t not in FILLER]
+
+
+def _search_words(d: Decomposition) -> list[str]:
+    """What a search inside the documents the constraints allow looks for: the topic, and the words of a yes/no
+    clause the question names ("what does the Arconic license say about assignment?": the clause is what the
+    passage must be about; the filter alone would return any passage of a contract that has one)."""
+    clauses = [c.source_text for c in d.constraints if isinstance(c.value, bool) and c.source_text]
+    return list(dict.fromkeys([*d.topic_terms, *clauses]))
 
 
 def _holds_any(evidence: list[Evidence], fields: list[str]) -> bool:

@@ -102,8 +102,12 @@ def absent(
     constraints: list[Constraint],
     vocabulary: Vocabulary,
 ) -> list[Unmapped]:
-    """The words a question for text asks about that no document it can be about holds (`leftovers.absent`); a
-    field's words are no topic ("the due date on ...")."""
+    """The words a question for text asks about that no document it can be about holds (`leftovers.absent`): the
+    names it gives that nothing read, first (a name no document holds means the documents it is about are not
+    there: "our Starbucks supply contract"), then what it asks about; a field's words are no topic ("the due date
+    on ...")."""
     fields = set().union(*(view.field_words_all for view in views))
-    words = [w for w in leftovers.asked_about(understood.question.lowered, understood.spans) if w not in fields]
-    return leftovers.absent(words, buckets, constraints, vocabulary)
+    question = understood.question
+    named = leftovers.names_unread(question.text, question.lowered, understood.spans, fields | vocabulary.bucket_words)
+    asked = [w for w in leftovers.asked_about(question.lowered, understood.spans) if w not in fields]
+    return leftovers.absent(list(dict.fromkeys([*named, *asked])), buckets, constraints, vocabulary)

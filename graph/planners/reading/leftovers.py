@@ -58,6 +58,9 @@ def names_left(
         digits = any(has_digit(tokens[i].group(0)) for i in run)
         if not digits and any(0 <= first.start() - s[1] <= 1 for s in value_spans):
             continue  # "the Free fibre invoice": words right after a name that matched describe it
+        capitalised = all(text[tokens[i].start()].isupper() for i in run)
+        if capitalised and any(0 <= s[0] - last.end() <= 1 for s in value_spans):
+            continue  # "Jim Nantz" when "Nantz" matched "JAMES W. NANTZ III": a first name of the name that matched
         following = tokens[run[-1] + 1].group(0) if run[-1] + 1 < len(tokens) else ""
         slot = (
             before in slots
@@ -125,6 +128,20 @@ def asked_about(lowered: str, understood: list) -> list[str]:
                 taken = any(overlap(token.span(), s) for s in understood)
                 if not taken and len(word) > 2 and not word.isdigit() and word not in FILLER:
                     words.append(word)
+    return list(dict.fromkeys(words))
+
+
+def names_unread(text: str, lowered: str, understood: list, known: set[str]) -> list[str]:
+    """The words capitalised inside the question ("our Starbucks supply contract") that no reading took and that
+    are not `known` words (the scope's bucket and field words): a name the question gives what it is about, in
+    whatever place it stands, which the documents hold as it is written when any holds it."""
+    words, common = [], STOPWORDS | FILLER | known
+    for token in TOKEN.finditer(lowered):
+        word = plain(token.group(0))
+        taken = any(overlap(token.span(), s) for s in understood)
+        capitalised = token.start() > 0 and text[token.start()].isupper()
+        if capitalised and not taken and len(word) > 2 and not word.isdigit() and word not in common:
+            words.append(word)
     return list(dict.fromkeys(words))
 
 

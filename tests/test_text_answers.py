@@ -1,0 +1,89 @@
+"""Text answers about a user's own contracts (no labels; fields found in the text) quote only what answers, from the
+documents the question is about: a clause asked about in a named contract is quoted from that contract, not from
+another with the same clause; what the named contract does not say is said to be missing ("I found no passage about
+parental leave in ..."), not filled with its nearest sentence or another contract's; and a contract named by a name
+no document holds is asked about, not answered with every contract of its kind."""
+
+from __future__ import annotations
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from graph.builder import compile_agent
+from graph.checkpointing import SERDE
+from graph.context import AgentContext
+from graph.services import AgentServices
+from retrievers.ingestion.sources import ingest_source
+from tests.conftest import fresh_database, make_stack
+from tests.test_agent import Run
+
+RULES = AgentContext(planner="rules")
+
+SECTIONS = {
+    "assignment": "{name} may not assign this Agreement or any of its rights hereunder without the prior written "
+    "consent of the other party, which consent shall not be unreasonably withheld.",
+    "payment": "{name} shall pay each invoice within thirty (30) days of its receipt by wire transfer.",
+    "confidentiality": "Each party shall keep the terms of this Agreement and all information it receives from the "
+    "other party in strict confidence and use it only to perform this Agreement.",
+    "law": "This Agreement shall be governed by and construed in accordance with the laws of the State of {law}.",
+}
+CONTRACTS = {
+    "ACMEWIDGETS_2019-SUPPLY AGREEMENT.txt": ("SUPPLY AGREEMENT", "Acme Widgets, Inc.", "Borealis Foods LLC", "Ohio"),
+    "COBALTHOSTING_2001-WEB HOSTING AGREEMENT.txt": (
+        "WEB HOSTING AGREEMENT",
+        "Cobalt Hosting Corp.",
+        "Dunmore Retail, Inc.",
+        "Texas",
+    ),
+}
+ACME = "ACMEWIDGETS_2019-SUPPLY AGREEMENT.txt"
+COBALT = "COBALTHOSTING_2001-WEB HOSTING AGREEMENT.txt"
+
+
+def _contract(kind: str, first: str, second: str, law: str) -> str:
+    preamble = (
+        f'This {kind.title()} (the "Agreement") is made as of March 1, 2019 by and between {first}, a Delaware '
+        f'corporation ("{first.split()[0]}"), and {second}, an Ohio limited liability company ("Customer").'
+    )
+    body = [
+        f"{n}. {heading.upper()}. {text.format(name='Customer', law=law)}"
+        for n, (heading, text) in enumerate(SECTIONS.items(), start=1)
+    ]
+    return "\n\n".join([kind, preamble, *body, "IN WITNESS WHEREOF, the parties have signed this Agreement."])
+
+
+@pytest.fixture(scope="module")
+def own_contracts(postgres_url, minilm, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("mycontracts")
+    for name, (kind, first, second, law) in CONTRACTS.items():
+        (folder / name).write_text(_contract(kind, first, second, law))
+    with fresh_database(postgres_url) as url:
+        stack = make_stack(url, tmp_path_factory.mktemp("own"), minilm)
+        ingest_source(stack, path=folder, bucket="contracts", scope="default", progress=False)
+        with AgentServices(stack) as services:
+            yield compile_agent(services, InMemorySaver(serde=SERDE))
+        stack.close()
+
+
+def test_a_clause_of_a_named_contract_is_quoted_from_that_contract_only(own_contracts):
+    answer = Run(own_contracts, "What does the Acme Widgets supply agreement say about assignment?", RULES).answer
+    assert {c.doc_id for c in answer.citations} == {ACME}
+    assert "may not assign this Agreement" in answer.text
+
+
+def test_what_a_named_contract_does_not_say_is_said_to_be_missing(own_contracts):
+    answer = Run(own_contracts, "What does the Acme Widgets supply agreement say about parental leave?", RULES).answer
+    assert answer.text == "I found no passage about parental leave in ACMEWIDGETS_2019-SUPPLY AGREEMENT."
+    assert answer.citations == []
+
+
+def test_a_question_about_a_kind_of_contract_is_not_answered_from_another_kind(own_contracts):
+    answer = Run(own_contracts, "What does the hosting agreement say about uptime?", RULES).answer
+    assert answer.text.startswith("I found no passage about uptime in COBALTHOSTING_2001-WEB HOSTING AGREEMENT")
+    assert ACME not in answer.text
+
+
+def test_a_contract_named_by_a_name_no_document_holds_is_asked_about(own_contracts):
+    run = Run(own_contracts, "What are the payment terms in our Starbucks supply contract?", RULES)
+    assert run.answer is None and run.interrupt["kind"] == "no_low"
+    assert "'starbucks': no document holds this word" in run.interrupt["reason"]
