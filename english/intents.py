@@ -34,13 +34,14 @@ GROUPING = re.compile(
 WHICH_MOST = re.compile(r"\bwhich\s+(?P<words>\w+(?:\s\w+)?)\b(?P<rest>.*)$")
 SPEND = re.compile(r"\b(spend|spent|paid|pay|billed|cost|amount|worth)\b")
 TEXT = re.compile(
-    r"^(?:why|explain|describe)\b|\bhow (?:do|does|did|should|can|to|is|are|was|were|long (?:do|does|did|should|must))\b|"
+    r"^(?:why|explain|describe)\b|"
+    r"\bhow (?:do|does|did|should|can|to|is|are|was|were|long (?:do|does|did|should|must))\b|"
     r"\bwhat (?:does|do|did)\b.{0,80}\b(?:say|says|state|states|require|requires|mean|cover)\b|"
     r"\bwhat (?:caused|happened)\b|\btell me about\b|\bwhat (?:is|are) the (?:rules|steps|policy|process)\b|"
     r"\b(?:have|has|need|needs) to\b|\bwhat (?:must|should|shall)\b"
 )
-"""A question for text: why, how to, how something is done ("how is liability limited"), what a document says, what happened, what one has to do ("what must the
-employee return ...")."""
+"""A question for text: why, how to, how something is done ("how is liability limited"), what a document says,
+what happened, what one has to do ("what must the employee return ...")."""
 LIST = re.compile(r"^(?:which|list|show|find|give me|get|any|are there any)\b|\ball (?:the |our )?\w+")
 LOOKUP = re.compile(
     r"^(?:what(?:'s| is| was| are)? (?:the|its)|what \w+ is|when|who(?:'s)?|where|how much (?:is|was) the)\b"
