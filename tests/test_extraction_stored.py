@@ -1,5 +1,6 @@
 """Fields found in the text at ingest and by `ragent extract`, on the real Postgres and engines: values with their
-sources, labels never overwritten, a run killed with SIGKILL part-way resumed where it stopped."""
+sources, labels never overwritten, a run killed with SIGKILL part-way resumed where it stopped, a run of some fields
+(`--fields`) leaving the others as they were, and the same through the ingest graph."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from core.errors import InvalidInput
 from core.models import Document, FieldSpec, SourceDocument
+from graph.ingest_graph import build_ingest
 from retrievers.extraction.found import Found
 from retrievers.extraction.stored import extract_stored, fields_to_extract
 from retrievers.ingestion.pipeline import Ingestor
@@ -220,3 +223,39 @@ def test_a_field_a_run_cannot_find_stops_it_with_the_bucket_s_fields_named():
     ]:
         with pytest.raises(InvalidInput, match=re.escape(said)):
             fields_to_extract("recipes", specs, fields, with_model)
+
+
+def test_the_ingest_graph_extracts_named_fields_streams_its_progress_and_refuses_what_it_cannot_do(stack, tmp_path):
+    stack.store.add_bucket("recipes", "")
+    stack.store.record_field_specs("recipes", FIELDS[:1])
+    ingest_source(stack, path=_recipes(tmp_path), bucket="recipes", scope="default")
+    stack.store.record_field_specs("recipes", FIELDS[1:])
+    graph = build_ingest(SimpleNamespace(stack=stack, chat_model=None)).compile()
+
+    parts = list(
+        graph.stream(
+            {"extract": True, "bucket": "recipes", "fields": ["prep_minutes"]}, stream_mode=["custom", "values"]
+        )
+    )
+    progress = [p for mode, p in parts if mode == "custom"]
+    assert progress[0] == {"event": "extract", "bucket": "recipes", "done": 0, "total": 3}
+    assert progress[-1]["done"] == 3 and len(progress) <= 3, "the last is always sent, the rest a few a second"
+    result = parts[-1][1]
+    assert (result["extracted_fields"], result["documents"], result["values"], result["failed"]) == (
+        ["prep_minutes"],
+        3,
+        3,
+        0,
+    )
+    assert result["summary"].startswith("recipes (prep_minutes): 3 documents read, 3 with changed fields")
+
+    for request, said in [
+        ({"bucket": "recipez"}, "bucket 'recipez' is unknown"),
+        ({"bucket": "recipes", "fields": ["servings"]}, "its fields are cuisine, prep_minutes"),
+        ({"bucket": "recipes", "model": True}, "this server has no chat model to extract with"),
+        ({"bucket": "recipes", "fields": "cuisine"}, "fields must be a list of the bucket's field names"),
+        ({"bucket": "recipes", "path": "inbox"}, "not path (an ingest's)"),
+        ({}, "an extraction needs the bucket"),
+    ]:
+        with pytest.raises(InvalidInput, match=re.escape(said)):
+            graph.invoke({"extract": True, **request})
