@@ -69,6 +69,7 @@ class IngestState(IngestRequest, IngestResult):
 
 
 INGEST_ONLY = ("path", "annotations", "dataset", "force", "limit")
+EXTRACT_ONLY = ("fields", "model")
 PROGRESS_EVERY_S = 0.25
 """An extraction's progress events are this far apart at least (and its last is always sent)."""
 
@@ -117,6 +118,8 @@ def checked_limit(limit: object) -> int | None:
 
 
 def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> IngestResult:
+    if given := [key for key in EXTRACT_ONLY if key in state]:
+        raise InvalidInput(f'{", ".join(given)} go with an extraction: add "extract": true')
     server = runtime.server_info
     scope = ingest_scope(state.get("scope"), server.user if server else None, state.get("dataset"))
     stack = services.stack
@@ -162,7 +165,7 @@ def extract(state: IngestState, runtime: Runtime, *, services: AgentServices) ->
     store.require_bucket(bucket)
     fields_to_extract(bucket, store.field_specs(bucket), fields, with_model)  # before the model starts
     model, model_name = _model_finder(services) if with_model else (None, "")
-    progressed = _every(PROGRESS_EVERY_S, get_stream_writer(), bucket)
+    progressed = progress_events(PROGRESS_EVERY_S, get_stream_writer(), bucket)
     report = extract_stored(
         store, scope, bucket, fields=fields, model=model, model_name=model_name, progressed=progressed
     )
@@ -187,7 +190,7 @@ def _model_finder(services: AgentServices):
     return ModelReader(services.chat_model), ChatSettings.from_env().model
 
 
-def _every(seconds: float, write: Callable[[dict], None], bucket: str) -> Callable[[int, int], None]:
+def progress_events(seconds: float, write: Callable[[dict], None], bucket: str) -> Callable[[int, int], None]:
     """Progress `(done, total)` written as `extract` events at most every `seconds`, and the last one always."""
     last = -seconds
 
@@ -200,7 +203,7 @@ def _every(seconds: float, write: Callable[[dict], None], bucket: str) -> Callab
     return progressed
 
 
-def _request(state: IngestState) -> str:
+def _node_for(state: IngestState) -> str:
     return "extract" if state.get("extract") else "ingest"
 
 
@@ -208,7 +211,7 @@ def build_ingest(services: AgentServices) -> StateGraph:
     builder = StateGraph(IngestState, input_schema=IngestRequest, output_schema=IngestResult)
     builder.add_node("ingest", partial(ingest, services=services))
     builder.add_node("extract", partial(extract, services=services))
-    builder.add_conditional_edges(START, _request, ["ingest", "extract"])
+    builder.add_conditional_edges(START, _node_for, ["ingest", "extract"])
     builder.add_edge("ingest", END)
     builder.add_edge("extract", END)
     return builder
