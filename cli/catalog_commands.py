@@ -149,19 +149,24 @@ def buckets(args: argparse.Namespace) -> None:
 
 
 def extract(args: argparse.Namespace) -> None:
-    """`ragent extract`: the declared fields found again in the stored documents of a scope (see
-    retrievers.extraction.stored); with --model the chat model's fields too."""
-    from retrievers.extraction.stored import extract_stored
+    """`ragent extract`: the declared fields (or those of --fields) found again in the stored documents of a scope
+    (see retrievers.extraction.stored); with --model the chat model's fields too."""
+    from retrievers.extraction.stored import extract_stored, fields_to_extract
 
+    if args.fields and len(args.bucket or []) != 1:
+        raise RagentError("--fields names fields of one bucket: `ragent extract --bucket BUCKET --fields F1,F2`")
     with opened_store() as store:
         buckets = args.bucket or [
             name for name in store.buckets() if any(s.found_by != "labels" for s in store.field_specs(name))
         ]
         for bucket in buckets:
             store.require_bucket(bucket)
+        if args.fields:  # a field it cannot find stops the command before the model starts
+            fields_to_extract(buckets[0], store.field_specs(buckets[0]), args.fields, args.model)
         model, model_name = _model_finder() if args.model else (None, "")
         for bucket in buckets:
-            print(extract_stored(store, args.scope, bucket, model=model, model_name=model_name).summary())
+            report = extract_stored(store, args.scope, bucket, fields=args.fields, model=model, model_name=model_name)
+            print(report.summary())
 
 
 def _model_finder():

@@ -258,6 +258,12 @@ def _catalog_and_buckets(sub) -> None:
         action="append",
         help="only this bucket (repeatable; default: every bucket with fields found in the text)",
     )
+    p.add_argument(
+        "--fields",
+        type=word_list,
+        action="extend",
+        help="only these fields of the --bucket, e.g. cuisine,prep_minutes (repeatable; the others stay as they are)",
+    )
     p.add_argument("--model", action="store_true", help="also the fields found by the chat model (RAGENT_CHAT)")
     _scope(p)
     p.set_defaults(run=catalog_commands.extract)

@@ -5,15 +5,22 @@ documents reach a running server: from Studio's form or the API, a folder (with 
 annotations file) or a named dataset. A client names folders on the server's machine, so folders are accepted only
 under the ingest roots: `RAGENT_INGEST_ROOTS` (folders separated by the path separator), by default the data
 home's `inbox` folder and the shared data folder. A relative path is taken inside the first root.
+
+A request with `"extract": true` goes to the other node: `ragent extract` on the server, the declared fields (or
+those of `fields`) found again in the stored documents of a bucket, with the chat model too for `"model": true`.
+It streams its progress to `custom` stream clients, a few events a second.
 """
 
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any, NotRequired
 
+from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
@@ -22,6 +29,7 @@ from core.errors import InvalidInput
 from core.scope import DEFAULT_SCOPE, dataset_scope
 from graph.access.tenancy import request_scope
 from graph.services import AgentServices
+from retrievers.extraction.stored import extract_stored, fields_to_extract
 from retrievers.ingestion.sources import ingest_source
 from retrievers.loaders import shared_data_dir
 
@@ -34,6 +42,9 @@ class IngestRequest(TypedDict):
     scope: NotRequired[str]
     force: NotRequired[bool]
     limit: NotRequired[int]
+    extract: NotRequired[bool]
+    fields: NotRequired[list[str]]
+    model: NotRequired[bool]
 
 
 class IngestResult(TypedDict, total=False):
@@ -45,10 +56,22 @@ class IngestResult(TypedDict, total=False):
     annotation_rows: int
     skipped: list[dict[str, str]]  # the first retrievers.ingestion.pipeline.SKIPPED_SHOWN, with reasons
     skipped_total: int
+    extracted_fields: list[str]  # an extraction's: the fields it found, and what it did
+    documents: int
+    changed: int
+    values: int
+    failed: int
+    replaced_meanwhile: int
 
 
 class IngestState(IngestRequest, IngestResult):
     pass
+
+
+INGEST_ONLY = ("path", "annotations", "dataset", "force", "limit")
+EXTRACT_ONLY = ("fields", "model")
+PROGRESS_EVERY_S = 0.25
+"""An extraction's progress events are this far apart at least (and its last is always sent)."""
 
 
 def ingest_roots(home: Path) -> list[Path]:
@@ -95,6 +118,8 @@ def checked_limit(limit: object) -> int | None:
 
 
 def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> IngestResult:
+    if given := [key for key in EXTRACT_ONLY if key in state]:
+        raise InvalidInput(f'{", ".join(given)} go with an extraction: add "extract": true')
     server = runtime.server_info
     scope = ingest_scope(state.get("scope"), server.user if server else None, state.get("dataset"))
     stack = services.stack
@@ -122,9 +147,71 @@ def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> 
     }
 
 
+def extract(state: IngestState, runtime: Runtime, *, services: AgentServices) -> IngestResult:
+    """`ragent extract --bucket B [--fields F ...] [--model]` in the caller's scope, with the ingest permission."""
+    server = runtime.server_info
+    scope = request_scope(state.get("scope"), server.user if server else None, writes="extract documents' fields")
+    if given := [key for key in INGEST_ONLY if key in state]:
+        raise InvalidInput(f"an extraction takes bucket, fields, model and scope, not {', '.join(given)} (an ingest's)")
+    bucket, fields, with_model = state.get("bucket"), state.get("fields"), state.get("model", False)
+    if not isinstance(bucket, str):
+        raise InvalidInput(f"an extraction needs the bucket whose fields it finds, got {bucket!r}")
+    if fields is not None and not (isinstance(fields, list) and all(isinstance(f, str) for f in fields)):
+        raise InvalidInput(f"fields must be a list of the bucket's field names, got {fields!r}")
+    for key in ("extract", "model"):
+        if not isinstance(state.get(key, False), bool):
+            raise InvalidInput(f"{key} must be true or false, got {state[key]!r}")
+    store = services.stack.store
+    store.require_bucket(bucket)
+    fields_to_extract(bucket, store.field_specs(bucket), fields, with_model)  # before the model starts
+    model, model_name = _model_finder(services) if with_model else (None, "")
+    progressed = progress_events(PROGRESS_EVERY_S, get_stream_writer(), bucket)
+    report = extract_stored(
+        store, scope, bucket, fields=fields, model=model, model_name=model_name, progressed=progressed
+    )
+    return {
+        "summary": report.summary(),
+        "extracted_fields": report.fields,
+        "documents": report.documents,
+        "changed": report.changed,
+        "values": report.values,
+        "failed": report.failed,
+        "replaced_meanwhile": report.replaced_meanwhile,
+    }
+
+
+def _model_finder(services: AgentServices):
+    """The server's chat model as the `model` finder, and its name (recorded with what it extracts)."""
+    from chat.settings import ChatSettings
+    from retrievers.extraction.model_reader import ModelReader
+
+    if services.chat_model is None:
+        raise InvalidInput("this server has no chat model to extract with: start it with RAGENT_CHAT=local or openai")
+    return ModelReader(services.chat_model), ChatSettings.from_env().model
+
+
+def progress_events(seconds: float, write: Callable[[dict], None], bucket: str) -> Callable[[int, int], None]:
+    """Progress `(done, total)` written as `extract` events at most every `seconds`, and the last one always."""
+    last = -seconds
+
+    def progressed(done: int, total: int) -> None:
+        nonlocal last
+        if done == total or time.monotonic() - last >= seconds:
+            last = time.monotonic()
+            write({"event": "extract", "bucket": bucket, "done": done, "total": total})
+
+    return progressed
+
+
+def _node_for(state: IngestState) -> str:
+    return "extract" if state.get("extract") else "ingest"
+
+
 def build_ingest(services: AgentServices) -> StateGraph:
     builder = StateGraph(IngestState, input_schema=IngestRequest, output_schema=IngestResult)
     builder.add_node("ingest", partial(ingest, services=services))
-    builder.add_edge(START, "ingest")
+    builder.add_node("extract", partial(extract, services=services))
+    builder.add_conditional_edges(START, _node_for, ["ingest", "extract"])
     builder.add_edge("ingest", END)
+    builder.add_edge("extract", END)
     return builder

@@ -152,14 +152,18 @@ class DocumentRecords(Protocol):
         aside."""
 
     def replace_annotations(
-        self, document: Document, rows: Sequence[AnnotationRow], extracted_with: str, *, was: str
+        self, document: Document, rows: Sequence[AnnotationRow], stamps: dict[str, str], *, was: str
     ) -> bool:
-        """Replace a document's annotation rows after extraction, while its content hash is still `was`."""
+        """Replace a document's annotation rows after extraction, while its content hash is still `was`, and record
+        what each field in `stamps` was extracted with."""
+
+    def count_to_extract(self, scope: str, bucket: str, stamps: dict[str, str]) -> int: ...
 
     def documents_to_extract(
-        self, scope: str, bucket: str, extracted_with: str, after: str = "", limit: int = 100
-    ) -> list[tuple[SourceDocument, str]]:
-        """The next documents of a bucket not labelled completely nor extracted with `extracted_with`."""
+        self, scope: str, bucket: str, stamps: dict[str, str], after: str = "", limit: int = 100
+    ) -> list[tuple[SourceDocument, str, dict[str, str]]]:
+        """The next documents of a bucket not labelled completely with a field not extracted with its stamp in
+        `stamps`: each with its content hash and its fields' stamps."""
 
     def get_document(self, scope: str, doc_id: str) -> dict[str, Any] | None: ...
 

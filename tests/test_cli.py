@@ -288,6 +288,8 @@ def test_a_users_fields_are_declared_found_in_the_text_found_again_and_quoted_en
     assert described.returncode == 0, described.stderr
     again = ragent("extract", "--bucket", "recipes", home=tmp_path)
     assert "2 documents read, 2 with changed fields, 4 values found in the text" in again.stdout, again.stderr
+    unknown = _one_line_error(ragent("extract", "--bucket", "recipes", "--fields", "cuisine,servings", home=tmp_path))
+    assert "recipes has no field 'servings'; its fields are cuisine, prep_minutes" in unknown
     shown = ragent("documents", "show", "stew.md", home=tmp_path)
     assert 'prep_minutes found by pattern: "Prep time: 2 hr 5 min"' in shown.stdout, shown.stdout
     assert '"prep_minutes": 125' in shown.stdout

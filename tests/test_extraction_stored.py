@@ -1,19 +1,26 @@
 """Fields found in the text at ingest and by `ragent extract`, on the real Postgres and engines: values with their
-sources, labels never overwritten, a run killed with SIGKILL part-way resumed where it stopped."""
+sources, labels never overwritten, a run killed with SIGKILL part-way resumed where it stopped, a run of some fields
+(`--fields`) leaving the others as they were, and the same through the ingest graph."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
+import pytest
+
+from core.errors import InvalidInput
 from core.models import Document, FieldSpec, SourceDocument
+from graph.ingest_graph import build_ingest, progress_events
 from retrievers.extraction.found import Found
-from retrievers.extraction.stored import extract_stored
+from retrievers.extraction.stored import extract_stored, fields_to_extract
 from retrievers.ingestion.pipeline import Ingestor
 from retrievers.ingestion.sources import ingest_source
 from retrievers.loaders import files
@@ -136,3 +143,134 @@ def test_an_extraction_killed_with_sigkill_keeps_what_it_finished_and_the_next_r
     assert (rest.documents, rest.values) == (81, 81)
     rows = [store.document_annotations("default", f"d{i:03}.md") for i in range(120)]
     assert all(len(r) == 1 and r[0]["row"] == {"cuisine": f"Thai {i}"} for i, r in enumerate(rows))
+
+
+def _found_after_colon(calls: list[str]):
+    """A scripted model that reads `Cuisine: X` and counts the documents it was asked about."""
+
+    def model(body, specs):
+        calls.append(body)
+        line = next(line for line in body.splitlines() if line.startswith("Cuisine"))
+        start = body.index(line)
+        return {"cuisine": [Found(line.split(": ")[1], start, start + len(line))]}
+
+    return model
+
+
+def test_a_run_of_named_fields_leaves_the_other_fields_as_they_were_and_due_for_the_next_full_run(stack, tmp_path):
+    stack.store.add_bucket("recipes", "")
+    stack.store.record_field_specs("recipes", FIELDS[:1])
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"doc_id": "dish-0.md", "row": {"prep_minutes": 5}}) + "\n")
+    ingest_source(stack, path=_recipes(tmp_path), bucket="recipes", annotations=labels, scope="default")
+    cuisine = {d: _properties(stack.store, d) for d in ("dish-0.md", "dish-1.md", "dish-2.md")}
+    two_letters = FIELDS[0].model_copy(update={"found_by": "pattern", "pattern": r"Cuisine: (?P<value>\w\w)"})
+    stack.store.record_field_specs("recipes", [two_letters, FIELDS[1]])  # both changed since ingest
+
+    only_prep = extract_stored(stack.store, "default", "recipes", fields=["prep_minutes"], progress=False)
+    assert (only_prep.fields, only_prep.documents, only_prep.values) == (["prep_minutes"], 3, 2)
+    assert _properties(stack.store, "dish-0.md") == cuisine["dish-0.md"], "the label is kept, cuisine untouched"
+    row = _properties(stack.store, "dish-1.md")
+    assert row["row"] == {"cuisine": "Thai", "prep_minutes": 125}, "cuisine not found again with its new pattern"
+    assert row["sources"]["cuisine"] == cuisine["dish-1.md"]["sources"]["cuisine"]
+
+    rest = extract_stored(stack.store, "default", "recipes", progress=False)
+    assert (rest.documents, rest.values) == (3, 3), "cuisine is due in every document, prep_minutes in none"
+    assert _properties(stack.store, "dish-1.md")["row"] == {"cuisine": "Th", "prep_minutes": 125}
+    assert _properties(stack.store, "dish-0.md")["row"] == {"cuisine": "Th", "prep_minutes": 5}
+    assert extract_stored(stack.store, "default", "recipes", progress=False).documents == 0
+    assert extract_stored(stack.store, "default", "recipes", fields=["cuisine"], progress=False).documents == 0
+
+
+def test_the_models_values_are_kept_by_a_run_without_it_and_not_asked_for_again(store):
+    store.add_bucket("recipes", "")
+    by_model = FieldSpec(name="cuisine", type="string", found_by="model")
+    store.record_field_specs("recipes", [by_model, FIELDS[1]])
+    for i in range(3):
+        document = Document(doc_id=f"d{i}.md", bucket="recipes", body=f"Cuisine: Thai {i}\nTime: {i + 1} min")
+        store.commit_document(SourceDocument(document=document), f"hash-{i}", [], [])
+    calls, progress = [], []
+    model = _found_after_colon(calls)
+    first = extract_stored(
+        store,
+        "default",
+        "recipes",
+        model=model,
+        model_name="m",
+        progress=False,
+        progressed=lambda *p: progress.append(p),
+    )
+    assert (first.documents, first.values, len(calls)) == (3, 6, 3)
+    assert progress == [(0, 3), (1, 3), (2, 3), (3, 3)]
+    store.record_field_specs("recipes", [FIELDS[1].model_copy(update={"description": "minutes to prepare"})])
+    without_model = extract_stored(store, "default", "recipes", progress=False)
+    assert (without_model.documents, without_model.values) == (3, 3)
+    rows = store.document_annotations("default", "d2.md")
+    assert rows[0]["row"] == {"cuisine": "Thai 2", "prep_minutes": 3}
+    assert rows[0]["sources"]["cuisine"]["found_by"] == "model"
+    again = extract_stored(store, "default", "recipes", model=model, model_name="m", progress=False)
+    assert (again.documents, len(calls)) == (0, 3), "nothing due: the model is not asked again"
+
+
+def test_a_field_a_run_cannot_find_stops_it_with_the_bucket_s_fields_named():
+    specs = [*FIELDS, FieldSpec(name="chef", type="string"), FieldSpec(name="rating", type="string", found_by="model")]
+    assert [s.name for s in fields_to_extract("recipes", specs, ["prep_minutes"], False)] == ["prep_minutes"]
+    assert [s.name for s in fields_to_extract("recipes", specs, None, True)] == ["cuisine", "prep_minutes", "rating"]
+    for fields, with_model, said in [
+        (["servings"], False, "recipes has no field 'servings'; its fields are cuisine, prep_minutes, chef, rating"),
+        (["chef"], True, "recipes.chef comes from labels only and is not found in the text"),
+        (["rating"], False, "recipes.rating is found by the chat model: ask for the model too"),
+    ]:
+        with pytest.raises(InvalidInput, match=re.escape(said)):
+            fields_to_extract("recipes", specs, fields, with_model)
+
+
+def test_the_ingest_graph_extracts_named_fields_streams_its_progress_and_refuses_what_it_cannot_do(stack, tmp_path):
+    stack.store.add_bucket("recipes", "")
+    stack.store.record_field_specs("recipes", FIELDS[:1])
+    ingest_source(stack, path=_recipes(tmp_path), bucket="recipes", scope="default")
+    stack.store.record_field_specs("recipes", FIELDS[1:])
+    graph = build_ingest(SimpleNamespace(stack=stack, chat_model=None)).compile()
+
+    parts = list(
+        graph.stream(
+            {"extract": True, "bucket": "recipes", "fields": ["prep_minutes"]}, stream_mode=["custom", "values"]
+        )
+    )
+    progress = [p for mode, p in parts if mode == "custom"]
+    assert progress[0] == {"event": "extract", "bucket": "recipes", "done": 0, "total": 3}
+    assert progress[-1]["done"] == 3, "the last is always sent"
+    result = parts[-1][1]
+    assert (result["extracted_fields"], result["documents"], result["values"], result["failed"]) == (
+        ["prep_minutes"],
+        3,
+        3,
+        0,
+    )
+    assert result["summary"].startswith("recipes (prep_minutes): 3 documents read, 3 with changed fields")
+
+    for request, said in [
+        ({"bucket": "recipez"}, "bucket 'recipez' is unknown"),
+        ({"bucket": "recipes", "fields": ["servings"]}, "its fields are cuisine, prep_minutes"),
+        ({"bucket": "recipes", "model": True}, "this server has no chat model to extract with"),
+        ({"bucket": "recipes", "fields": "cuisine"}, "fields must be a list of the bucket's field names"),
+        ({"bucket": "recipes", "path": "inbox"}, "not path (an ingest's)"),
+        ({}, "an extraction needs the bucket"),
+        ({"bucket": "recipes", "extract": False, "fields": ["cuisine"]}, 'fields go with an extraction: add "extract"'),
+    ]:
+        with pytest.raises(InvalidInput, match=re.escape(said)):
+            graph.invoke({"extract": True, **request})
+
+
+def test_progress_is_sent_a_few_times_a_second_however_fast_documents_go_and_its_end_always():
+    events = []
+    progressed = progress_events(0.25, events.append, "recipes")
+    for done in range(100_001):
+        progressed(done, 100_000)
+    assert events[0]["done"] == 0 and events[-1] == {
+        "event": "extract",
+        "bucket": "recipes",
+        "done": 100_000,
+        "total": 100_000,
+    }
+    assert len(events) <= 2 + 4 * 10, "a hundred thousand calls take well under ten seconds"

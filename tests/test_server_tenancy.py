@@ -25,11 +25,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from langgraph_sdk import get_sync_client
 
-from core.models import SourceDocument
+from core.models import FieldSpec, SourceDocument
 from core.settings import Settings
 from evals.served_agent import ServedAgent
 from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
+from retrievers.postgres.store import PostgresStore
 from retrievers.stack import open_stack
 from tests.conftest import fresh_database
 from tests.test_isolation import A_LABELS, EURO, _in_scope, _tenant_b_labels
@@ -276,6 +277,55 @@ def test_ingestion_is_a_permission_and_only_into_the_callers_scopes(served):
     assert "parking.md" not in json.dumps(theirs)
     _, ours = ask(alice, "Where do visitors park in the quorvex garage?")
     assert ours["answer"]["citations"][0]["doc_id"].endswith("parking.md")
+
+
+def test_fields_are_extracted_on_the_server_in_the_callers_scope_with_its_progress_streamed(served):
+    alice, bob = client(served, "alice"), client(served, "bob")
+    folder = served.home / "inbox" / "recipes"
+    folder.mkdir(parents=True)
+    for i in range(3):
+        (folder / f"dish-{i}.md").write_text(f"# Dish {i}\n\nCuisine: Thai\nServes: {i + 2}\n")
+    store = PostgresStore(served.database_url)  # a bucket and its fields, declared as `ragent buckets add` does
+    try:
+        store.add_bucket("recipes", "")
+        store.record_field_specs("recipes", [FieldSpec(name="cuisine", type="string", found_by="text")])
+        ingest = {"path": "recipes", "bucket": "recipes"}
+        ingested = alice.runs.wait(alice.threads.create()["thread_id"], "ingest", input=ingest)
+        servings = FieldSpec(name="servings", type="integer", aliases=["serves"], found_by="text")
+        store.record_field_specs("recipes", [servings])  # declared after the documents came
+    finally:
+        store.close()
+    assert ingested["added"] == 3
+    request = {"extract": True, "bucket": "recipes", "fields": ["servings"]}
+
+    refused = bob.runs.wait(bob.threads.create()["thread_id"], "ingest", input=request, raise_error=False)
+    assert "bob may not extract documents' fields" in refused["__error__"]["message"]
+    with pytest.raises(httpx.HTTPStatusError) as elsewhere:
+        alice.runs.wait(alice.threads.create()["thread_id"], "ingest", input={**request, "scope": B})
+    assert elsewhere.value.response.status_code == 403
+    unknown = alice.runs.wait(
+        alice.threads.create()["thread_id"], "ingest", input={**request, "fields": ["serves"]}, raise_error=False
+    )
+    assert "recipes has no field 'serves'; its fields are cuisine, servings" in unknown["__error__"]["message"]
+
+    parts = list(
+        alice.runs.stream(
+            alice.threads.create()["thread_id"], "ingest", input=request, stream_mode=["custom", "values"]
+        )
+    )
+    progress = [p.data for p in parts if p.event == "custom"]
+    assert progress[0] == {"event": "extract", "bucket": "recipes", "done": 0, "total": 3} and progress[-1]["done"] == 3
+    result = [p.data for p in parts if p.event == "values"][-1]
+    assert (result["extracted_fields"], result["documents"], result["values"]) == (["servings"], 3, 3)
+    with psycopg.connect(served.database_url) as conn:
+        rows = conn.execute(
+            "SELECT a.scope, a.row FROM annotations a JOIN documents d USING (scope, doc_id) WHERE d.bucket = 'recipes'"
+        ).fetchall()
+    assert sorted((scope, row["servings"], row["cuisine"]) for scope, row in rows) == [
+        (A, 2, "Thai"),
+        (A, 3, "Thai"),
+        (A, 4, "Thai"),
+    ]
 
 
 def test_requests_without_a_valid_key_are_refused(served):

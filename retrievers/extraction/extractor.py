@@ -9,7 +9,7 @@ keeps where it was read (`AnnotationRow.sources`), which is what a citation of i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from core.models import AnnotationRow, FieldSpec, SourceDocument, ValueSource
@@ -49,13 +49,17 @@ def chosen(spec: FieldSpec, found: list[Found]) -> tuple[Any, Found] | None:
     return (values if spec.multi else values[0]), first
 
 
-def without_extracted(rows: Sequence[AnnotationRow]) -> list[AnnotationRow]:
-    """The rows as their labels gave them: every extracted value taken out again (before extracting anew)."""
+def without_extracted(rows: Sequence[AnnotationRow], fields: Collection[str] | None = None) -> list[AnnotationRow]:
+    """The rows as their labels gave them: every extracted value taken out again (before extracting anew), or only
+    those of `fields` (the other fields' values, and where each was read, kept as they are)."""
     kept = []
     for row in rows:
-        if row.sources:
+        if taken := {name for name in row.sources if fields is None or name in fields}:
             row = AnnotationRow(
-                kind=row.kind, row={k: v for k, v in row.row.items() if k not in row.sources}, raw=row.raw
+                kind=row.kind,
+                row={k: v for k, v in row.row.items() if k not in taken},
+                raw=row.raw,
+                sources={k: v for k, v in row.sources.items() if k not in taken},
             )
         if row.row or row.raw or row.kind != PROPERTIES:
             kept.append(row)

@@ -1,10 +1,13 @@
 """Extraction over documents already stored (`ragent extract`): after a bucket's fields were declared or changed,
 and for the fields the chat model finds, which ingest leaves to this pass.
 
-Each document is read from Postgres with its rows, its extracted values are taken out and found again, and its rows
-are replaced in a transaction of its own that also records what they were extracted with (`extracted_with`): a run
-killed part-way keeps every document it finished, and the next run skips those and goes on. A document re-ingested
-meanwhile keeps the rows its new version came with (the replace checks the content hash it read).
+Each document is read from Postgres with its rows, the extracted values of the fields to find are taken out and
+found again (every other row and value stays as it was), and its rows are replaced in a transaction of its own that
+also records, field by field, what each was extracted with (`extraction_stamps`): a run killed part-way keeps every
+document it finished, and the next run skips those and goes on. As the stamps are a field's, a run of some fields
+(`--fields`) leaves the others due for the next run that asks for them, and that run reads again only the fields
+whose stamp changed. A document re-ingested meanwhile keeps the rows its new version came with (the replace checks
+the content hash it read).
 """
 
 from __future__ import annotations
@@ -12,12 +15,12 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from tqdm import tqdm
 
-from core.errors import BackendUnavailable
+from core.errors import BackendUnavailable, InvalidInput
 from core.models import FieldSpec
 from retrievers.extraction.extractor import AT_INGEST, ModelFinder, extracted, without_extracted
 from retrievers.extraction.rules import RULES_VERSION
@@ -33,6 +36,7 @@ class ExtractionReport:
     """What one `ragent extract` run did."""
 
     bucket: str
+    fields: list[str] = field(default_factory=list)
     documents: int = 0
     changed: int = 0
     values: int = 0
@@ -43,7 +47,8 @@ class ExtractionReport:
     def summary(self) -> str:
         rate = f" ({self.documents / self.seconds:.1f} documents/s)" if self.seconds and self.documents else ""
         lines = [
-            f"{self.bucket}: {self.documents} documents read, {self.changed} with changed fields, "
+            f"{self.bucket} ({', '.join(self.fields) or 'no fields'}): {self.documents} documents read, "
+            f"{self.changed} with changed fields, "
             f"{self.values} values found in the text; {self.seconds:.1f} s{rate}"
         ]
         if self.failed:
@@ -53,12 +58,39 @@ class ExtractionReport:
         return "\n".join(lines)
 
 
-def extraction_stamp(specs: Sequence[FieldSpec], found_by: Sequence[str], model_name: str = "") -> str:
-    """What a document's rows were extracted with: the fields and how each is found, the rules' version and the
-    model; a change in any of them makes the next run read the document again."""
-    used = [spec.model_dump(mode="json") for spec in specs if spec.found_by in found_by]
-    text = json.dumps([used, RULES_VERSION, model_name], sort_keys=True)
+def field_stamp(spec: FieldSpec, model_name: str = "") -> str:
+    """What a field of a document was extracted with: its declaration, the rules' version and, for a field the
+    model finds, the model; a change in any of them makes the next run read that field again."""
+    model = model_name if spec.found_by == "model" else ""
+    text = json.dumps([spec.model_dump(mode="json"), RULES_VERSION, model], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def fields_to_extract(
+    bucket: str, specs: Sequence[FieldSpec], fields: Sequence[str] | None, with_model: bool
+) -> list[FieldSpec]:
+    """The declared fields of `bucket` a run finds: every one found in the text (by the model too `with_model`),
+    or only those named in `fields`, each of which must be declared and found so; else the run stops, before the
+    model is started or anything read."""
+    found_by = (*AT_INGEST, "model") if with_model else AT_INGEST
+    if not fields:
+        return [spec for spec in specs if spec.found_by in found_by]
+    declared = {spec.name: spec for spec in specs}
+    for name in fields:
+        spec = declared.get(name)
+        if spec is None:
+            raise InvalidInput(
+                f"{bucket} has no field {name!r}; its fields are {', '.join(declared) or 'none yet'}"
+                f" (declare one: `ragent catalog describe {bucket} FIELD --type string`)"
+            )
+        if spec.found_by == "labels":
+            raise InvalidInput(
+                f"{bucket}.{name} comes from labels only and is not found in the text; to find it there: "
+                f"`ragent catalog describe {bucket} {name} --found-by text`"
+            )
+        if spec.found_by not in found_by:
+            raise InvalidInput(f"{bucket}.{name} is found by the chat model: ask for the model too (--model)")
+    return [declared[name] for name in dict.fromkeys(fields)]
 
 
 def extract_stored(
@@ -66,42 +98,54 @@ def extract_stored(
     scope: str,
     bucket: str,
     *,
+    fields: Sequence[str] | None = None,
     model: ModelFinder | None = None,
     model_name: str = "",
     progress: bool | None = None,
+    progressed: Callable[[int, int], None] | None = None,
 ) -> ExtractionReport:
-    """Find the declared fields of `bucket` in every document of `scope` not labelled completely (the `model` ones
-    too when `model` is given) and store them; see the module docstring."""
-    report = ExtractionReport(bucket=bucket)
+    """Find the declared fields of `bucket` (those named in `fields`, else all) in every document of `scope` not
+    labelled completely (the `model` ones too when `model` is given) and store them; see the module docstring.
+    `progressed(done, total)` is told of the start and of each document read."""
     started = time.perf_counter()
-    specs = store.field_specs(bucket)
     found_by = (*AT_INGEST, "model") if model else AT_INGEST
-    stamp = extraction_stamp(specs, found_by, model_name)
-    total = store.bucket_document_counts(scope).get(bucket, 0)
+    wanted = fields_to_extract(bucket, store.field_specs(bucket), fields, model is not None)
+    report = ExtractionReport(bucket=bucket, fields=[spec.name for spec in wanted])
+    stamps = {spec.name: field_stamp(spec, model_name) for spec in wanted}
+    total = store.count_to_extract(scope, bucket, stamps)
+    if progressed:
+        progressed(0, total)
     after, failures = "", 0
     shown = None if progress is None else not progress
     with tqdm(total=total, unit="doc", desc=f"extract {bucket}", disable=shown) as bar:
-        while page := store.documents_to_extract(scope, bucket, stamp, after=after, limit=PAGE):
-            for source, content_hash in page:
-                labelled = without_extracted(source.annotations)
+        while page := store.documents_to_extract(scope, bucket, stamps, after=after, limit=PAGE):
+            for source, content_hash, extracted_with in page:
+                due = [spec for spec in wanted if extracted_with.get(spec.name) != stamps[spec.name]]
+                names = {spec.name for spec in due}
+                labelled = without_extracted(source.annotations, names)
                 try:
-                    found = extracted(source.model_copy(update={"annotations": labelled}), specs, found_by, model)
+                    found = extracted(source.model_copy(update={"annotations": labelled}), due, found_by, model)
                 except Exception as error:  # the model's endpoint or reply; the document keeps its rows
                     report.failed += 1
                     failures += 1
                     if failures >= FAILURES_IN_A_ROW:
                         raise BackendUnavailable(f"the chat model failed {failures} times in a row: {error}") from error
-                    continue
-                failures = 0
-                values = sum(len(row.sources) for row in found.annotations)
-                changed = [r.model_dump() for r in found.annotations] != [r.model_dump() for r in source.annotations]
-                if store.replace_annotations(found.document, found.annotations, stamp, was=content_hash):
-                    report.values += values
-                    report.changed += changed
                 else:
-                    report.replaced_meanwhile += 1
-                report.documents += 1
+                    failures = 0
+                    values = sum(name in names for row in found.annotations for name in row.sources)
+                    changed = [r.model_dump() for r in found.annotations] != [
+                        r.model_dump() for r in source.annotations
+                    ]
+                    due_stamps = {name: stamps[name] for name in names}
+                    if store.replace_annotations(found.document, found.annotations, due_stamps, was=content_hash):
+                        report.values += values
+                        report.changed += changed
+                    else:
+                        report.replaced_meanwhile += 1
+                    report.documents += 1
                 bar.update(1)
+                if progressed:
+                    progressed(report.documents + report.failed, total)
             after = page[-1][0].document.doc_id
     store.refresh_stale_catalogs(scope)
     report.seconds = time.perf_counter() - started

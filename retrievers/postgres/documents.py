@@ -21,6 +21,9 @@ from psycopg_pool import ConnectionPool
 from core.models import AnnotationRow, Chunk, Document, IndexedChunk, SourceDocument, timestamp
 from retrievers.postgres.schema import COMPACT_TITLE, MARK_STALE
 
+_TO_EXTRACT = "scope = %s AND bucket = %s AND doc_id > %s AND NOT labels_complete AND NOT extraction_stamps @> %s"
+"""The documents an extraction with some stamps has to read: those with a field extracted with another stamp."""
+
 # The tables whose rows belong to a document (by a foreign key on (scope, doc_id)).
 _DOCUMENT_ROWS = ("chunks", "annotations")
 
@@ -150,7 +153,7 @@ class PostgresDocuments:
                     bucket = EXCLUDED.bucket, title = EXCLUDED.title, author = EXCLUDED.author, tags = EXCLUDED.tags,
                     created_at = EXCLUDED.created_at, source = EXCLUDED.source, summary = EXCLUDED.summary,
                     body = EXCLUDED.body, content_hash = EXCLUDED.content_hash,
-                    labels_complete = EXCLUDED.labels_complete, extracted_with = '',
+                    labels_complete = EXCLUDED.labels_complete, extraction_stamps = '{}',
                     version = documents.version + 1, ingested_at = now()
                 """,
                 (
@@ -181,15 +184,17 @@ class PostgresDocuments:
                 _insert_annotations(cur, doc, source.annotations)
 
     def replace_annotations(
-        self, document: Document, rows: Sequence[AnnotationRow], extracted_with: str, *, was: str
+        self, document: Document, rows: Sequence[AnnotationRow], stamps: dict[str, str], *, was: str
     ) -> bool:
-        """Replace the document's annotation rows (after extracting its fields again) and record what they were
-        extracted with, in one transaction that marks its bucket's catalog stale; only while its content hash is
-        still `was`, so that a document re-ingested meanwhile keeps the new version's rows. False when it was."""
+        """Replace the document's annotation rows (after extracting fields again) and record what each of those
+        fields was extracted with (`stamps`, by field; the other fields keep theirs), in one transaction that marks
+        its bucket's catalog stale; only while its content hash is still `was`, so that a document re-ingested
+        meanwhile keeps the new version's rows. False when it was."""
         with self.pool.connection() as conn, conn.transaction():
             updated = conn.execute(
-                "UPDATE documents SET extracted_with = %s WHERE scope = %s AND doc_id = %s AND content_hash = %s",
-                (extracted_with, document.scope, document.doc_id, was),
+                "UPDATE documents SET extraction_stamps = extraction_stamps || %s"
+                " WHERE scope = %s AND doc_id = %s AND content_hash = %s",
+                (Jsonb(stamps), document.scope, document.doc_id, was),
             ).rowcount
             if not updated:
                 return False
@@ -199,17 +204,24 @@ class PostgresDocuments:
                 _insert_annotations(cur, document, rows)
         return True
 
+    def count_to_extract(self, scope: str, bucket: str, stamps: dict[str, str]) -> int:
+        """How many documents of (scope, bucket) `documents_to_extract` has to give for `stamps`."""
+        with self.pool.connection() as conn:
+            return conn.execute(
+                f"SELECT count(*) FROM documents WHERE {_TO_EXTRACT}", (scope, bucket, "", Jsonb(stamps))
+            ).fetchone()[0]
+
     def documents_to_extract(
-        self, scope: str, bucket: str, extracted_with: str, after: str = "", limit: int = 100
-    ) -> list[tuple[SourceDocument, str]]:
+        self, scope: str, bucket: str, stamps: dict[str, str], after: str = "", limit: int = 100
+    ) -> list[tuple[SourceDocument, str, dict[str, str]]]:
         """The next `limit` documents of (scope, bucket) after doc id `after` that are not labelled completely and
-        were not extracted with `extracted_with` yet, with their rows and content hashes, in doc id order."""
+        have a field not extracted with its stamp in `stamps` yet, in doc id order, each with its rows, its content
+        hash and the stamps its fields were extracted with."""
         with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             documents = cur.execute(
-                "SELECT doc_id, bucket, scope, title, author, tags, created_at, source, summary, body, content_hash"
-                " FROM documents WHERE scope = %s AND bucket = %s AND doc_id > %s AND NOT labels_complete"
-                " AND extracted_with <> %s ORDER BY doc_id LIMIT %s",
-                (scope, bucket, after, extracted_with, limit),
+                "SELECT doc_id, bucket, scope, title, author, tags, created_at, source, summary, body, content_hash,"
+                f" extraction_stamps FROM documents WHERE {_TO_EXTRACT} ORDER BY doc_id LIMIT %s",
+                (scope, bucket, after, Jsonb(stamps), limit),
             ).fetchall()
             rows = cur.execute(
                 "SELECT doc_id, kind, row, raw, sources FROM annotations WHERE scope = %s AND doc_id = ANY(%s)"
@@ -221,9 +233,10 @@ class PostgresDocuments:
             by_document[row.pop("doc_id")].append(AnnotationRow.model_validate(row))
         found = []
         for record in documents:
-            content_hash = record.pop("content_hash")
+            content_hash, extracted_with = record.pop("content_hash"), record.pop("extraction_stamps")
             document = Document.model_validate(record)
-            found.append((SourceDocument(document=document, annotations=by_document[document.doc_id]), content_hash))
+            source = SourceDocument(document=document, annotations=by_document[document.doc_id])
+            found.append((source, content_hash, extracted_with))
         return found
 
     def get_document(self, scope: str, doc_id: str) -> dict[str, Any] | None:

@@ -161,7 +161,9 @@ ALTER TABLE field_specs ADD COLUMN IF NOT EXISTS found_by text NOT NULL DEFAULT 
 ALTER TABLE field_specs ADD COLUMN IF NOT EXISTS pattern text NOT NULL DEFAULT '';
 ALTER TABLE annotations ADD COLUMN IF NOT EXISTS sources jsonb NOT NULL DEFAULT '{}';
 ALTER TABLE documents ADD COLUMN IF NOT EXISTS labels_complete boolean NOT NULL DEFAULT false;
-ALTER TABLE documents ADD COLUMN IF NOT EXISTS extracted_with text NOT NULL DEFAULT '';
+ALTER TABLE documents ADD COLUMN IF NOT EXISTS extraction_stamps jsonb NOT NULL DEFAULT '{}';
+-- One stamp a document, replaced by a stamp a field (`extraction_stamps`): such documents are read once again.
+ALTER TABLE documents DROP COLUMN IF EXISTS extracted_with;
 """
 
 # Counts a change to the rows of (scope, bucket). The update (not DO NOTHING) locks the mark until the writer
