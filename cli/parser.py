@@ -264,7 +264,11 @@ def _catalog_and_buckets(sub) -> None:
         action="extend",
         help="only these fields of the --bucket, e.g. cuisine,prep_minutes (repeatable; the others stay as they are)",
     )
-    p.add_argument("--model", action="store_true", help="also the fields found by the chat model (RAGENT_CHAT)")
+    p.add_argument(
+        "--model",
+        action="store_true",
+        help="also the fields found by the chat model (RAGENT_CHAT), and the model fills what the rules left empty",
+    )
     _scope(p)
     p.set_defaults(run=catalog_commands.extract)
 

@@ -209,7 +209,38 @@ def test_the_models_values_are_kept_by_a_run_without_it_and_not_asked_for_again(
     assert rows[0]["row"] == {"cuisine": "Thai 2", "prep_minutes": 3}
     assert rows[0]["sources"]["cuisine"]["found_by"] == "model"
     again = extract_stored(store, "default", "recipes", model=model, model_name="m", progress=False)
-    assert (again.documents, len(calls)) == (0, 3), "nothing due: the model is not asked again"
+    assert (again.values, len(calls)) == (0, 3), "the model is not asked again: nothing it finds changed"
+    assert extract_stored(store, "default", "recipes", model=model, model_name="m", progress=False).documents == 0
+
+
+def test_the_model_fills_what_the_rules_left_empty_and_a_run_without_it_keeps_that(store):
+    store.add_bucket("recipes", "")
+    store.record_field_specs("recipes", FIELDS[:1])  # cuisine, found in the text by its labelled line
+    bodies = {"d0.md": "Cuisine: Thai\nServe hot.", "d1.md": "A dish from Laos, cooked the Lao way."}
+    for doc_id, body in bodies.items():
+        document = Document(doc_id=doc_id, bucket="recipes", body=body)
+        store.commit_document(SourceDocument(document=document), doc_id, [], [])
+    extract_stored(store, "default", "recipes", progress=False)
+    assert store.document_annotations("default", "d1.md") == [], "the labelled-line rule finds nothing in d1"
+    asked = []
+
+    def model(body, specs):
+        asked.append((body, [spec.name for spec in specs]))
+        start = body.index("Lao")
+        return {"cuisine": [Found("Lao", start, start + 3)]}
+
+    def run(**model_args):
+        return extract_stored(store, "default", "recipes", progress=False, **model_args)
+
+    assert run(model=model, model_name="m").values == 1
+    assert asked == [(bodies["d1.md"], ["cuisine"])], "only the document the rules left empty is asked"
+    (row,) = store.document_annotations("default", "d1.md")
+    assert row["row"] == {"cuisine": "Lao"} and row["sources"]["cuisine"]["found_by"] == "model"
+    assert store.document_annotations("default", "d0.md")[0]["sources"]["cuisine"]["found_by"] == "text"
+    assert run().documents == 0, "a run without the model keeps what it filled"
+    assert (run(model=model, model_name="m").documents, len(asked)) == (0, 1), "and it is not asked again"
+    assert run(model=model, model_name="another").values == 1 and len(asked) == 2, "another model reads it again"
+    assert store.document_annotations("default", "d1.md")[0]["row"] == {"cuisine": "Lao"}
 
 
 def test_a_field_a_run_cannot_find_stops_it_with_the_bucket_s_fields_named():

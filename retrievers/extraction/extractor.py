@@ -71,23 +71,33 @@ def extracted(
     specs: Sequence[FieldSpec],
     found_by: Sequence[str] = AT_INGEST,
     model: ModelFinder | None = None,
+    fill: Sequence[FieldSpec] = (),
 ) -> SourceDocument:
     """`source` with the values its text gives for the fields of `specs` found by one of `found_by` (the `model`
-    ones by `model`) that no row of its labels holds, in its `properties` row (made if it has none)."""
+    ones by `model`) that no row of its labels holds, in its `properties` row (made if it has none). The fields of
+    `fill` that hold no value once the rules have read the text are asked of `model` too, in the same call: the
+    model fills what the rules left empty, and its values are checked against the text like its own fields'."""
     if source.labels_complete:
         return source
     body, bucket = source.document.body, source.document.bucket
-    labelled = {name for row in source.annotations if row.kind == PROPERTIES for name in row.row}
-    wanted = [s for s in specs if s.found_by in found_by and s.name not in labelled]
+    held = {name for row in source.annotations if row.kind == PROPERTIES for name in row.row}
+    wanted = [s for s in specs if s.found_by in found_by and s.name not in held]
     found = {s.name: find(body) for s in wanted if (find := finder(bucket, s)) is not None}
-    if model is not None and (asked := [s for s in wanted if s.found_by == "model"]):
-        found |= model(body, asked)
+    by_model: set[str] = set()
+    if model is not None:
+        empty = [s for s in fill if s.name not in held and chosen(s, found.get(s.name, [])) is None]
+        if asked := [s for s in wanted if s.found_by == "model"] + empty:
+            read = model(body, asked)
+            by_model = {name for name, finds in read.items() if finds}
+            found |= {name: finds for name, finds in read.items() if finds}
+            wanted += [s for s in empty if s not in wanted]
     values: dict[str, Any] = {}
     sources: dict[str, ValueSource] = {}
     for spec in wanted:
         if (picked := chosen(spec, found.get(spec.name, []))) is not None:
             values[spec.name], cited = picked
-            sources[spec.name] = ValueSource(start=cited.start, end=cited.end, found_by=spec.found_by)
+            how = "model" if spec.name in by_model else spec.found_by
+            sources[spec.name] = ValueSource(start=cited.start, end=cited.end, found_by=how)
     if not values:
         return source
     rows = list(source.annotations)

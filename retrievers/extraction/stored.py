@@ -8,6 +8,10 @@ document it finished, and the next run skips those and goes on. As the stamps ar
 (`--fields`) leaves the others due for the next run that asks for them, and that run reads again only the fields
 whose stamp changed. A document re-ingested meanwhile keeps the rows its new version came with (the replace checks
 the content hash it read).
+
+With the chat model, the fields the rules find are offered to the model where the rules left them empty (or found
+two values), in the call that reads the model's own fields; a value it fills says `found_by="model"`, is kept by
+runs without the model, and is offered again only when the field, the rules or the model change (`filled`).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from dataclasses import dataclass, field
 from tqdm import tqdm
 
 from core.errors import BackendUnavailable, InvalidInput
-from core.models import FieldSpec
+from core.models import FieldSpec, SourceDocument
 from retrievers.extraction.extractor import AT_INGEST, ModelFinder, extracted, without_extracted
 from retrievers.extraction.rules import RULES_VERSION
 from retrievers.protocols import DocumentStore
@@ -64,6 +68,17 @@ def field_stamp(spec: FieldSpec, model_name: str = "") -> str:
     model = model_name if spec.found_by == "model" else ""
     text = json.dumps([spec.model_dump(mode="json"), RULES_VERSION, model], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def filled(spec: FieldSpec) -> str:
+    """The stamp key that says a field the rules find was offered to the model where they left it empty. Its stamp
+    is the field's with the model's name: a change of the field, the rules or the model offers it again."""
+    return f"{spec.name}+model"
+
+
+def _by_model(source: SourceDocument, name: str) -> bool:
+    """Whether the document's value of `name` was filled by the model (it is taken out when the model reads again)."""
+    return any(row.sources.get(name) and row.sources[name].found_by == "model" for row in source.annotations)
 
 
 def fields_to_extract(
@@ -112,6 +127,10 @@ def extract_stored(
     wanted = fields_to_extract(bucket, store.field_specs(bucket), fields, model is not None)
     report = ExtractionReport(bucket=bucket, fields=[spec.name for spec in wanted])
     stamps = {spec.name: field_stamp(spec, model_name) for spec in wanted}
+    fillable = [spec for spec in wanted if spec.found_by in AT_INGEST] if model else []
+    stamps |= {
+        filled(spec): field_stamp(spec.model_copy(update={"found_by": "model"}), model_name) for spec in fillable
+    }
     total = store.count_to_extract(scope, bucket, stamps)
     if progressed:
         progressed(0, total)
@@ -121,10 +140,12 @@ def extract_stored(
         while page := store.documents_to_extract(scope, bucket, stamps, after=after, limit=PAGE):
             for source, content_hash, extracted_with in page:
                 due = [spec for spec in wanted if extracted_with.get(spec.name) != stamps[spec.name]]
-                names = {spec.name for spec in due}
+                fill = [s for s in fillable if s in due or extracted_with.get(filled(s)) != stamps[filled(s)]]
+                due_names = {spec.name for spec in due}
+                names = due_names | {spec.name for spec in fill if _by_model(source, spec.name)}
                 labelled = without_extracted(source.annotations, names)
                 try:
-                    found = extracted(source.model_copy(update={"annotations": labelled}), due, found_by, model)
+                    found = extracted(source.model_copy(update={"annotations": labelled}), due, found_by, model, fill)
                 except Exception as error:  # the model's endpoint or reply; the document keeps its rows
                     report.failed += 1
                     failures += 1
@@ -132,11 +153,17 @@ def extract_stored(
                         raise BackendUnavailable(f"the chat model failed {failures} times in a row: {error}") from error
                 else:
                     failures = 0
-                    values = sum(name in names for row in found.annotations for name in row.sources)
+                    read = due_names | {spec.name for spec in fill}
+                    values = sum(
+                        name in read and (name in due_names or how.found_by == "model")
+                        for row in found.annotations
+                        for name, how in row.sources.items()
+                    )
                     changed = [r.model_dump() for r in found.annotations] != [
                         r.model_dump() for r in source.annotations
                     ]
-                    due_stamps = {name: stamps[name] for name in names}
+                    due_stamps = {name: stamps[name] for name in due_names}
+                    due_stamps |= {filled(spec): stamps[filled(spec)] for spec in fill}
                     if store.replace_annotations(found.document, found.annotations, due_stamps, was=content_hash):
                         report.values += values
                         report.changed += changed
