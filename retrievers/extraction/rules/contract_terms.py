@@ -45,7 +45,7 @@ def _date(text: str) -> date | None:
 
 _TERM_CUE = cue(r"term|commenc|begin|continu|remain|expir|valid|effect")
 _TERM_SENTENCE = words(
-    r"\b(?:initial\s+|contract\s+)?term\s+(?:of\s+(?:this|the)\s+\w+\s+)?(?:\([^()]{0,40}\)\s+)?(?:shall|will|is|to)\b|"
+    r"\b(?:initial\s+|contract\s+)?term[\"”]?\s+(?:of\s+(?:this|the)\s+\w+\s+)?(?:\([^()]{0,40}\)\s+)?(?:shall|will|is|to)\b|"
     r"\bterm\s+of\s+(?:this|the)\s+[^.;]{0,40}?\b(?:shall|will)\s+(?:commence|begin|continue|expire|end|be)\b|"
     r"\b(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract|amendment|joint\s+venture)\s+(?:shall|will|is)\s+(?:\w+\s+){0,4}"
     r"(?:commence|begin|continue|remain|expire|terminate|end|be\s+(?:effective|valid|for|in\s+effect))|"
@@ -53,7 +53,7 @@ _TERM_SENTENCE = words(
 )
 _NOT_THE_CONTRACT = words(
     r"\b(?:patent|option|warrant|lease|offer|insurance|policy|loan|note|confidential\w*|surviv\w*|breach\w*|"
-    r"solicit\w*|compet\w*)\b|\b(?:calendar|contract|fiscal|lease|royalty)\s+(?:year|quarter|month|term)s?\b|\b(?:after|following)\s+(?:its\s+|the\s+|any\s+)?(?:expiration\s+or\s+)?termination\b"
+    r"solicit\w*|compet\w*|exclusivity)\b|\bdate\s+of\s+(?:such\s+)?termination\b|\b(?:calendar|contract|fiscal|lease|royalty)\s+(?:year|quarter|month|term)s?\b|\b(?:after|following)\s+(?:its\s+|the\s+|any\s+)?(?:expiration\s+or\s+)?termination\b"
 )
 _EXPLICIT_END = words(
     rf"\b(?:terminat\w*|expir\w*|end(?:s|ing)?|conclud\w*|until|through|thru|to|effect|force)\s+(?:on\s+|at\s+|as\s+of\s+|"
@@ -61,8 +61,8 @@ _EXPLICIT_END = words(
 )
 _STATED_START = words(rf"\b(?:commenc\w*|begin\w*|from|effective)\s+(?:on\s+|as\s+of\s+)?(?:the\s+)?(?P<date>{DATE})")
 _FIXED_TERM = words(
-    rf"\b(?:for|of|be|is|have)\s+(?:at\s+least\s+)?(?:a\s+(?:minimum\s+)?(?:term|period)\s+of\s+|an?\s+(?:initial\s+)?"
-    rf"(?:term|period)\s+of\s+)?(?P<duration>{DURATION})|\b(?P<nth>first|second|third|fourth|fifth|sixth|seventh|"
+    rf"(?:\b(?:for|of|be|is|have|until)|\bterm\s*:)\s+(?:at\s+least\s+)?(?:(?:an?|the)\s+(?:minimum\s+|initial\s+)?"
+    rf"(?:(?:term|period)\s+of\s+)?)?(?P<duration>{DURATION})|\b(?P<nth>first|second|third|fourth|fifth|sixth|seventh|"
     rf"eighth|ninth|tenth|fifteenth|twentieth)\s*(?:\(\d+(?:st|nd|rd|th)\)\s*)?anniversary\s+of\s+the\s+"
     rf"(?:effective\s+date|commencement\s+date|date\s+hereof|date\s+of\s+this\s+agreement)|\b(?P<years>\d{{1,2}})\)?\s*(?:\(\w+\)\s*)?[\s-]*year\s+anniversary"
 )
@@ -75,9 +75,28 @@ _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixt
 _TERM_SENTENCES_READ = 8
 
 
-def _start_date(body: str) -> date | None:
-    """The date the contract starts: the one it calls its effective date, else the one it is dated."""
-    for found in (*effective_date(body), *agreement_date(body)):
+_ITS_OWN_DATE = words(
+    r"\bdate\s+(?:hereof|of\s+this\s+(?:[\w-]+\s+){0,2}(?:agreement|contract)|(?:first\s+)?(?:above\s+)?"
+    r"(?:written|set\s+forth|shown|stated)|of\s+(?:its\s+)?execution|signed)"
+)
+"""A term counted from the day the contract is dated ("the seventh anniversary of the date hereof"), which may not be
+the day it takes effect."""
+
+
+_COUNTED_FROM_REACH = 80
+
+
+def _start_date(body: str, sentence: str, fixed: re.Match[str]) -> date | None:
+    """The date the term is counted from: the day the contract is dated when the words just after its length name
+    that day, else a start the sentence states, else the day the contract calls its effective date, else the day it
+    is dated."""
+    dated = agreement_date(body)
+    if dated and _ITS_OWN_DATE.search(sentence, fixed.start(), fixed.end() + _COUNTED_FROM_REACH):
+        return date.fromisoformat(dated[0].value)
+    began = _STATED_START.search(sentence)
+    if began and (stated := _date(began["date"])):
+        return stated
+    for found in (*effective_date(body), *dated):
         return date.fromisoformat(found.value)
     return None
 
@@ -102,8 +121,7 @@ def _term(body: str) -> tuple[date | None, bool, int, int] | None:
         if fixed and _OTHER_START.search(sentence):
             return None, True, start, end
         if fixed:
-            began = _STATED_START.search(sentence)
-            first_day = (_date(began["date"]) if began else None) or _start_date(body)
+            first_day = _start_date(body, sentence, fixed)
             return (_counted_end(first_day, fixed) if first_day else None), True, start, end
     return None
 
