@@ -59,13 +59,14 @@ _NOT_THE_CONTRACT = words(
 )
 _EXPLICIT_END = words(
     rf"\b(?:terminat\w*|expir\w*|end(?:s|ing)?|conclud\w*|until|through|thru|to|effect|force)\s+(?:on\s+|at\s+|as\s+of\s+|"
-    rf"at\s+midnight\s+on\s+)?(?:and\s+including\s+)?(?:the\s+)?(?P<date>{DATE})"
+    rf"at\s+midnight\s+on\s+)?(?:and\s+including\s+)?(?:the\s+(?:earlier|later)\s+of:?\s+(?:\(?[a-z0-9]{{1,3}}\)\s*)?)?"
+    rf"(?:the\s+)?(?P<date>{DATE})"
 )
 _STATED_START = words(rf"\b(?:commenc\w*|begin\w*|from|effective)\s+(?:on\s+|as\s+of\s+)?(?:the\s+)?(?P<date>{DATE})")
 _FIXED_TERM = words(
     rf"(?:\b(?:for|of|be|is|have|until)|\bterm\s*:)\s+(?:at\s+least\s+)?(?:(?:an?|the)\s+(?:minimum\s+|initial\s+)?"
     rf"(?:(?:term|period)\s+of\s+)?)?(?P<duration>{DURATION})|\b(?P<nth>first|second|third|fourth|fifth|sixth|seventh|"
-    rf"eighth|ninth|tenth|fifteenth|twentieth)\s*(?:\(\d+(?:st|nd|rd|th)\)\s*)?anniversary\s+of\s+the\s+"
+    rf"eighth|ninth|tenth|fifteenth|twentieth)\s*(?:\(\d+\s?(?:st|nd|rd|t\s?h)\)\s*)?anniversary\s+of\s+the\s+"
     rf"(?:effective\s+date|commencement\s+date|date\s+hereof|date\s+of\s+this\s+agreement)|\b(?P<years>\d{{1,2}})\)?\s*(?:\(\w+\)\s*)?[\s-]*year\s+anniversary"
 )
 _OTHER_START = words(
