@@ -45,7 +45,7 @@ def _date(text: str) -> date | None:
 
 _TERM_CUE = cue(r"term|commenc|begin|continu|remain|expir|valid|effect")
 _TERM_SENTENCE = words(
-    r"\b(?:initial\s+|contract\s+)?term[\"”]?\s+(?:of\s+(?:this|the)\s+\w+\s+)?(?:\([^()]{0,40}\)\s+)?(?:shall|will|is|to)\b|"
+    r"(?<!such\s)(?<!this\s)(?<!that\s)\b(?:initial\s+|contract\s+)?term[\"”]?\s+(?:of\s+(?:this|the)\s+\w+\s+)?(?:\([^()]{0,40}\)\s+)?(?:shall|will|is|to)\b|"
     r"\bterm\s+of\s+(?:this|the)\s+[^.;]{0,40}?\b(?:shall|will)\s+(?:commence|begin|continue|expire|end|be)\b|"
     r"\bterm\s+of\s+(?:this|the)\s+\w+\s+(?:commences|begins|continues|expires|ends)\b|"
     r"\b(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract|amendment|joint\s+venture)\s+(?:(?:shall|will|is)\s+(?:\w+\s+){0,4}"
@@ -64,8 +64,9 @@ _EXPLICIT_END = words(
 )
 _STATED_START = words(rf"\b(?:commenc\w*|begin\w*|from|effective)\s+(?:on\s+|as\s+of\s+)?(?:the\s+)?(?P<date>{DATE})")
 _FIXED_TERM = words(
-    rf"(?:\b(?:for|of|be|is|have|until)|\bterm\s*:)\s+(?:at\s+least\s+)?(?:(?:an?|the)\s+(?:minimum\s+|initial\s+)?"
-    rf"(?:(?:term|period)\s+of\s+)?)?(?P<duration>{DURATION})|\b(?P<nth>first|second|third|fourth|fifth|sixth|seventh|"
+    rf"(?:\b(?:for|of|be|is|have|until)|\bterm\s*:)\s+(?:at\s+least\s+)?(?:an?\s+(?:minimum\s+|initial\s+)?"
+    rf"(?:(?:term|period)\s+of\s+)?|the\s+(?:initial\s+)?(?:term|period)\s+of\s+)?(?P<duration>{DURATION})"
+    rf"|\bfor\s+the\s+(?:initial\s+)?(?P<the_duration>{DURATION})\s+(?:initial\s+)?(?:term|period)|\b(?P<nth>first|second|third|fourth|fifth|sixth|seventh|"
     rf"eighth|ninth|tenth|fifteenth|twentieth)\s*(?:\(\d+\s?(?:st|nd|rd|t\s?h)\)\s*)?anniversary\s+of\s+the\s+"
     rf"(?:effective\s+date|commencement\s+date|date\s+hereof|date\s+of\s+this\s+agreement)|\b(?P<years>\d{{1,2}})\)?\s*(?:\(\w+\)\s*)?[\s-]*year\s+anniversary"
 )
@@ -110,17 +111,18 @@ def _term(body: str) -> tuple[date | None, bool, int, int] | None:
 
     Remembered for the last few bodies: the expiration and perpetual rules both read it."""
     read: set[int] = set()
-    for start, end in sentences_matching(body, _TERM_CUE, _TERM_SENTENCE, None, _NOT_THE_CONTRACT):
-        if start in read:
+    for start, end in sentences_matching(body, _TERM_CUE, _TERM_SENTENCE):
+        sentence = body[start:end]
+        stated = _EXPLICIT_END.search(sentence)
+        fixed = _FIXED_TERM.search(sentence)
+        said_to = max((found.end() for found in (stated, fixed) if found), default=len(sentence))
+        if start in read or _NOT_THE_CONTRACT.search(sentence, 0, said_to):
             continue
         read.add(start)
         if len(read) > _TERM_SENTENCES_READ:
             break
-        sentence = body[start:end]
-        stated = _EXPLICIT_END.search(sentence)
         if stated and (end_date := _date(stated["date"])):
             return end_date, True, start, end
-        fixed = _FIXED_TERM.search(sentence)
         if fixed and _OTHER_START.search(sentence):
             return None, True, start, end
         if fixed:
@@ -143,7 +145,7 @@ def _counted_end(first_day: date, fixed: re.Match[str]) -> date | None:
     if fixed["nth"] or fixed["years"]:
         years = _ORDINALS[fixed["nth"].lower()] if fixed["nth"] else int(fixed["years"])
         return first_day + relativedelta(years=years)
-    days = parse_duration(fixed["duration"])
+    days = parse_duration(fixed["duration"] or fixed["the_duration"])
     if days is None:
         return None
     years, rest = divmod(days, 365)
