@@ -88,19 +88,24 @@ the day it takes effect."""
 
 
 _COUNTED_FROM_REACH = 80
+_EFFECTIVE_DATE = words(r"\beffective\s+date\b")
 
 
 def _start_date(body: str, sentence: str, fixed: re.Match[str]) -> date | None:
     """The date the term is counted from: the day the contract is dated when the words just after its length name
     that day, else a start the sentence states, else the day the contract calls its effective date, else the day it
-    is dated."""
+    is dated; none when the term runs from an Effective Date the contract gives no date for ("the date the Site
+    becomes fully operational")."""
     dated = agreement_date(body)
     if dated and _ITS_OWN_DATE.search(sentence, fixed.start(), fixed.end() + _COUNTED_FROM_REACH):
         return date.fromisoformat(dated[0].value)
     began = _STATED_START.search(sentence)
     if began and (stated := _date(began["date"])):
         return stated
-    for found in (*effective_date(body), *dated):
+    effective = effective_date(body)
+    if not effective and _EFFECTIVE_DATE.search(sentence, fixed.start()):
+        return None
+    for found in (*effective, *dated):
         return date.fromisoformat(found.value)
     return None
 
