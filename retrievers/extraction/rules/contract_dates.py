@@ -49,6 +49,15 @@ _STARTS_RE = re.compile(
     r"[\s,:]*$",
     re.IGNORECASE,
 )
+# The defined term "Commencement Date" just before or after a date: the day the term starts, so the effective date,
+# though not the day the contract is dated.
+_COMMENCEMENT_DATE_BEFORE_RE = re.compile(
+    r"\bcommencement\s+date[\"”)]*\s*(?:(?:shall\s+)?(?:means?|is|be)\b|:)?(?:\s+(?:as\s+of|on|the|this|day|of))*[\s,:]*$",
+    re.IGNORECASE,
+)
+_COMMENCEMENT_AFTER_RE = re.compile(
+    r"[\s,]*\(\s*(?:the|this|hereinafter)?\s*[\"“”']*commencement\s+date", re.IGNORECASE
+)
 _TERM_OF_AGREEMENT_RE = re.compile(r"\b(?:term|agreement|contract)\b", re.IGNORECASE)
 # The definition just after a date that names it the effective date ("(the “Effective Date”)").
 _EFFECTIVE_AFTER_RE = re.compile(
@@ -134,7 +143,8 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
         )
         signature = bool(_WITNESS_RE.search(before))
         starts = bool(_STARTS_RE.search(before))
-        if not (defined or said_effective or said_signed or letter or signature or starts):
+        commences = bool(_COMMENCEMENT_DATE_BEFORE_RE.search(before) or _COMMENCEMENT_AFTER_RE.match(body, match.end()))
+        if not (defined or said_effective or said_signed or letter or signature or starts or commences):
             continue
         start, end = sentence_around(body, match.start(), match.end())
         if starts and not _TERM_OF_AGREEMENT_RE.search(before):
@@ -142,7 +152,7 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
         if _OTHER_DOCUMENT_RE.search(body, start, match.start()) or _OTHER_DOCUMENT_AFTER_RE.match(body, match.end()):
             continue
         found = Found(value.isoformat(), start, end)
-        if defined or said_effective or starts:
+        if defined or said_effective or starts or commences:
             effective.append(found)
         if opening and (defined or said_effective or said_signed or letter):
             signed.append(found)
