@@ -73,7 +73,9 @@ _FIXED_TERM = words(
 _OTHER_START = words(
     r"\b(?:launch|first\s+commercial|completion|delivery|approval|acceptance|opening|installation|closing)\b"
 )
-"""A term counted from an event the contract cannot date (a launch, a first sale): no date can be counted."""
+"""A term counted from an event the contract cannot date (a launch, a first sale): no date can be counted. An
+anniversary names what it counts from ("the fourth (4th) anniversary of the Effective Date"), so an event the
+sentence names beside it ("or (b) the completion of the Research") does not unsettle it."""
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
              "ninth": 9, "tenth": 10, "fifteenth": 15, "twentieth": 20}  # fmt: skip
 _TERM_SENTENCES_READ = 8
@@ -128,7 +130,7 @@ def _term(body: str) -> tuple[date | None, bool, int, int] | None:
             break
         if stated and (end_date := _date(stated["date"])):
             return end_date, True, start, end
-        if fixed and _OTHER_START.search(sentence):
+        if fixed and not fixed["nth"] and _OTHER_START.search(sentence):
             return None, True, start, end
         if fixed:
             first_day = _start_date(body, sentence, fixed)
