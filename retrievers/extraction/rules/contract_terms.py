@@ -54,7 +54,7 @@ _TERM_SENTENCE = words(
     r"\beffective\s+(?:term|period)\b|^\W*term\s*:|\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+on\b"
 )
 _NOT_THE_CONTRACT = words(
-    r"\b(?:patent|option|warrant|lease|offer|insurance|policy|loan|note|confidential\w*|surviv\w*|breach\w*|"
+    r"\b(?:patent|option|warrant|lease|offer|insurance|policy|loan|note|confidential\w*|surviv\w*|"
     r"solicit\w*|compet\w*|exclusivity)\b|\bdate\s+of\s+(?:such\s+)?termination\b|\b(?:calendar|contract|fiscal|lease|royalty)\s+(?:year|quarter|month|term)s?\b|\b(?:after|following)\s+(?:its\s+|the\s+|any\s+)?(?:expiration\s+or\s+)?termination\b"
 )
 _EXPLICIT_END = words(
