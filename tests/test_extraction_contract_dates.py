@@ -112,6 +112,15 @@ def test_the_expiration_date_is_read_from_the_term_sentence(sentence, expected):
     assert cited == sentence
 
 
+def test_a_defined_expiration_date_is_the_expiration_date():
+    body = (
+        PREAMBLE + "This Agreement shall be effective as of the Effective Date and shall expire on the Expiration "
+        "Date set forth below.\n\nExpiration Date: August 31, 2006\n\n" + FILLER
+    )
+    ((value, cited),) = _read("expiration_date", body)
+    assert (value, cited) == ("2006-08-31", "Expiration Date: August 31, 2006")
+
+
 def test_an_anniversary_counts_from_the_date_it_names_not_a_later_effective_date():
     body = (
         'This Agreement is dated as of November 28, 2001 and shall be effective December 1, 2001 (the "Effective '

@@ -18,7 +18,14 @@ from dateutil.relativedelta import relativedelta
 from english.numbers import WORD_NUMBER
 from retrievers.extraction.found import FieldRule, Found
 from retrievers.extraction.rules.contract_dates import agreement_date, effective_date
-from retrievers.extraction.rules.contract_sentences import cue, sentences_matching, words
+from retrievers.extraction.rules.contract_sentences import (
+    MAX_CANDIDATES,
+    cue,
+    lowered,
+    sentence_span,
+    sentences_matching,
+    words,
+)
 from retrievers.loaders.normalize import parse_date, parse_duration
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -138,13 +145,27 @@ def _term(body: str) -> tuple[date | None, bool, int, int] | None:
     return None
 
 
+_EXPIRATION_DATE_CUE = cue(r"expiration date|expiry date")
+_DEFINED_EXPIRATION = words(
+    rf"\b(?:expiration|expiry)\s+date[\"”]?\s*(?::|(?:shall\s+)?means?|is|shall\s+be)\s*(?:the\s+)?(?P<date>{DATE})"
+)
+
+
 def expiration(body: str) -> list[Found]:
-    """The date the initial term ends, stated or counted from the start; [] when neither is clear."""
+    """The date the initial term ends, stated or counted from the start, or else the date the contract defines as
+    its Expiration Date ("Expiration Date: August 31, 2006", which "shall expire on the Expiration Date" refers
+    to); [] when none is clear."""
     term = _term(body)
-    if term is None or term[0] is None:
-        return []
-    last_day, _, start, end = term
-    return [Found(last_day.isoformat(), start, end)]
+    if term is not None and term[0] is not None:
+        last_day, _, start, end = term
+        return [Found(last_day.isoformat(), start, end)]
+    for count, named in enumerate(_EXPIRATION_DATE_CUE.finditer(lowered(body))):
+        if count >= MAX_CANDIDATES:
+            break
+        defined = _DEFINED_EXPIRATION.match(body, named.start())
+        if defined and (last_day := _date(defined["date"])):
+            return [Found(last_day.isoformat(), *sentence_span(body, defined.start(), defined.end()))]
+    return []
 
 
 def _counted_end(first_day: date, fixed: re.Match[str]) -> date | None:
