@@ -53,7 +53,8 @@ _STARTS_RE = re.compile(
 # The defined term "Commencement Date" just before or after a date: the day the term starts, so the effective date,
 # though not the day the contract is dated.
 _COMMENCEMENT_DATE_BEFORE_RE = re.compile(
-    r"\bcommencement\s+date[\"”)]*\s*(?:(?:shall\s+)?(?:means?|is|be)\b|:)?(?:\s+(?:as\s+of|on|the|this|day|of))*[\s,:]*$",
+    r"\bcommencement\s+date[\"”)]*\s*(?:(?:(?:for|of)\s+this\s+(?:agreement|contract)\s+)?(?:(?:shall|will)\s+)?"
+    r"(?:means?|is|be)\b|:)?(?:\s+(?:as\s+of|on|the|this|day|of))*[\s,:]*$",
     re.IGNORECASE,
 )
 _COMMENCEMENT_AFTER_RE = re.compile(
