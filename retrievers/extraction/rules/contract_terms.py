@@ -58,7 +58,8 @@ _TERM_SENTENCE = words(
     r"\b(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract|amendment|joint\s+venture)\s+(?:(?:shall|will|is)\s+(?:\w+\s+){0,4}"
     r"(?:commence|begin|continue|remain|expire|terminate|end|(?:be(?:come)?\s+)?effective|be\s+(?:valid|for|in\s+"
     r"(?:full\s+)?(?:force|effect))|have\s+an?\s+(?:initial\s+)?term)\b|(?:commences|begins|continues|remains)\b)|"
-    r"\beffective\s+(?:term|period)\b|^\W*term\s*:|\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+on\b"
+    r"\beffective\s+(?:term|period)\b|^\W*term\s*:|\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+on\b|"
+    rf"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+{DATE}"
 )
 _NOT_THE_CONTRACT = words(
     r"\b(?:patent|option|warrant|lease|offer|insurance|policy|loan|note|confidential\w*|surviv\w*|"
