@@ -113,6 +113,7 @@ _TERM_JUST_BEFORE = 80
 """How near "term" must come before "commencing on the date hereof" for the participle to be the term's start, not a
 covenant period's ("during the period commencing on the date hereof") or a venture's."""
 _MOST_EFFECT_PHRASES = 200
+"""More mentions of the contract's own date than any contract makes: past them the text gives no effective date."""
 _ITS_OWN_DATE_ANCHOR_RE = re.compile(
     r"\bdate\s+(?:hereof|of\s|first|above|set|shown|stated|written|on\s+which|that|when)|\bday\s+and\s+year"
 )
@@ -124,9 +125,9 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
 
     The agreement's date is read from its opening ("dated as of", "entered into this", a letter's date line), or
     else from the signature clause ("executed this Agreement as of"). The effective date is read wherever "the
-    Effective Date" is defined or the agreement's term is said to commence, and from "effective as of" in the
-    opening or after "this Agreement shall be effective" (elsewhere it is the day some clause takes effect). Both
-    rules run on the same body one after the other, so the last body's answer is kept.
+    Effective Date" (or "the Commencement Date") is defined or the agreement's term is said to commence, and from
+    "effective as of" in the opening or after "this Agreement shall be effective" (elsewhere it is the day some
+    clause takes effect). Both rules run on the same body one after the other, so the last body's answer is kept.
     """
     signed: list[Found] = []
     effective: list[Found] = []

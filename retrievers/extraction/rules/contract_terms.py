@@ -52,7 +52,8 @@ def _date(text: str) -> date | None:
 
 _TERM_CUE = cue(r"term|commenc|begin|continu|remain|expir|valid|effect")
 _TERM_SENTENCE = words(
-    r"(?<!such\s)(?<!this\s)(?<!that\s)\b(?:initial\s+|contract\s+)?term[\"”]?\s+(?:of\s+(?:this|the)\s+\w+\s+)?(?:\([^()]{0,40}\)\s+)?(?:shall|will|is|to)\b|"
+    r"(?<!such\s)(?<!this\s)(?<!that\s)\b(?:initial\s+|contract\s+)?term[\"”]?\s+(?:of\s+(?:this|the)\s+\w+\s+)?"
+    r"(?:\([^()]{0,40}\)\s+)?(?:shall|will|is|to)\b|"
     r"\bterm\s+of\s+(?:this|the)\s+[^.;]{0,40}?\b(?:shall|will)\s+(?:commence|begin|continue|expire|end|be)\b|"
     r"\bterm\s+of\s+(?:this|the)\s+\w+\s+(?:commences|begins|continues|expires|ends)\b|"
     r"\b(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract|amendment|joint\s+venture)\s+(?:(?:shall|will|is)\s+(?:\w+\s+){0,4}"
@@ -61,9 +62,14 @@ _TERM_SENTENCE = words(
     r"\beffective\s+(?:term|period)\b|^\W*term\s*:|\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+on\b|"
     rf"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+{DATE}"
 )
+# Words before a term sentence's length or date that make it the term of something else (a lease, an option, a
+# covenant, exclusivity) or a period after termination. Read only up to the length or date: a term sentence that
+# goes on to termination for breach is still the contract's.
 _NOT_THE_CONTRACT = words(
     r"\b(?:patent|option|warrant|lease|offer|insurance|policy|loan|note|confidential\w*|surviv\w*|"
-    r"solicit\w*|compet\w*|exclusivity)\b|\bdate\s+of\s+(?:such\s+)?termination\b|\b(?:calendar|contract|fiscal|lease|royalty)\s+(?:year|quarter|month|term)s?\b|\b(?:after|following)\s+(?:its\s+|the\s+|any\s+)?(?:expiration\s+or\s+)?termination\b"
+    r"solicit\w*|compet\w*|exclusivity)\b|\bdate\s+of\s+(?:such\s+)?termination\b"
+    r"|\b(?:calendar|contract|fiscal|lease|royalty)\s+(?:year|quarter|month|term)s?\b"
+    r"|\b(?:after|following)\s+(?:its\s+|the\s+|any\s+)?(?:expiration\s+or\s+)?termination\b"
 )
 _EXPLICIT_END = words(
     rf"\b(?:terminat\w*|expir\w*|end(?:s|ing)?|conclud\w*|until|through|thru|to|effect|force)\s+(?:on\s+|at\s+|as\s+of\s+|"
@@ -74,7 +80,8 @@ _STATED_START = words(rf"\b(?:commenc\w*|begin\w*|from|effective)\s+(?:on\s+|as\
 _FIXED_TERM = words(
     rf"(?:\b(?:for|of|be|is|have|until)|\bterm\s*:)\s+(?:at\s+least\s+)?(?:an?\s+(?:minimum\s+|initial\s+)?"
     rf"(?:(?:term|period)\s+of\s+)?|the\s+(?:initial\s+)?(?:term|period)\s+of\s+)?(?P<duration>{DURATION})"
-    rf"|\bfor\s+the\s+(?:initial\s+)?(?P<the_duration>{DURATION})\s+(?:initial\s+)?(?:term|period)|\b(?P<nth>first|second|third|fourth|fifth|sixth|seventh|"
+    rf"|\bfor\s+the\s+(?:initial\s+)?(?P<the_duration>{DURATION})\s+(?:initial\s+)?(?:term|period)"
+    rf"|\b(?P<nth>first|second|third|fourth|fifth|sixth|seventh|"
     rf"eighth|ninth|tenth|fifteenth|twentieth)\s*(?:\(\d+\s?(?:st|nd|rd|t\s?h)\)\s*)?anniversary\s+of\s+the\s+"
     rf"(?:effective\s+date|commencement\s+date|date\s+hereof|date\s+of\s+this\s+agreement)|\b(?P<years>\d{{1,2}})\)?\s*(?:\(\w+\)\s*)?[\s-]*year\s+anniversary"
 )
