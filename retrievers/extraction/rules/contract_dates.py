@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 
 from retrievers.extraction.found import Found
+from retrievers.extraction.rules.contract_sentences import lowered
 from retrievers.extraction.rules.text_spans import dates_in, sentence_around
 
 _CUE_REACH = 80
@@ -49,6 +50,16 @@ _STARTS_RE = re.compile(
     r"[\s,:]*$",
     re.IGNORECASE,
 )
+# The defined term "Commencement Date" just before or after a date: the day the term starts, so the effective date,
+# though not the day the contract is dated.
+_COMMENCEMENT_DATE_BEFORE_RE = re.compile(
+    r"\bcommencement\s+date[\"”)]*\s*(?:(?:(?:for|of)\s+this\s+(?:agreement|contract)\s+)?(?:(?:shall|will)\s+)?"
+    r"(?:means?|is|be)\b|:)?(?:\s+(?:as\s+of|on|the|this|day|of))*[\s,:]*$",
+    re.IGNORECASE,
+)
+_COMMENCEMENT_AFTER_RE = re.compile(
+    r"[\s,]*\(\s*(?:the|this|hereinafter)?\s*[\"“”']*commencement\s+date", re.IGNORECASE
+)
 _TERM_OF_AGREEMENT_RE = re.compile(r"\b(?:term|agreement|contract)\b", re.IGNORECASE)
 # The definition just after a date that names it the effective date ("(the “Effective Date”)").
 _EFFECTIVE_AFTER_RE = re.compile(
@@ -62,13 +73,49 @@ _LINE_BEFORE_RE = re.compile(r"(?:^|\n)[ \t]*(?:dated?:?)?[ \t]*$", re.IGNORECAS
 _LINE_AFTER_RE = re.compile(r"[ \t]*(?:\n|$)")
 # A date of another document: in a recital, or of an agreement this one amends, replaces or refers to.
 _OTHER_DOCUMENT_RE = re.compile(
-    r"\bWHEREAS\b|\bthat\s+certain\b|\bpursuant\s+to\b|\bsupersede|\breplace|\bamendment\b.{0,80}?\bto\s+(?:the|that)\b",
+    r"\bWHEREAS\b|\bthat\s+certain\b|\bpreviously\b|\bpursuant\s+to\b|\bsupersede|\breplace|\bamendment\b.{0,80}?\bto\s+(?:the|that)\b",
     re.IGNORECASE | re.DOTALL,
 )
 _OTHER_DOCUMENT_AFTER_RE = re.compile(
     r"[\s,]*(?:\([^()]{0,60}\)\s*)?\(\s*(?:the|this)?\s*[\"“][^\"”]{0,60}\w\s+(?:Agreement|Contract|Lease|Plan)[\"”]"
     r"|\s*regarding\b",
     re.IGNORECASE,
+)
+# The contract's own date named by words rather than written out: "the date hereof", "the date first above
+# written", "the date of this Agreement", "the date on which it is signed".
+_ITS_OWN_DATE = (
+    r"(?:the\s+)?(?:date\s+(?:hereof|of\s+this\s+(?:[\w-]+\s+){0,2}(?:agreement|contract|amendment)"
+    r"|(?:first\s+)?(?:above\s+)?(?:written|set\s+forth|shown|stated)(?:\s+above)?|above"
+    r"|of\s+(?:its\s+)?(?:execution|signature)|(?:on\s+which|that|when)\s+(?:it|this\s+agreement)\s+is\s+(?:signed|executed))"
+    r"|day\s+and\s+year\s+first\s+(?:above\s+)?written)"
+)
+# Words saying that something takes effect, or that a term starts or runs, on the contract's own date: "shall be
+# effective from the date first above written", "The Term shall commence on the date hereof", "“Effective Date”
+# means the date first written above", "an initial term of one (1) year from the date first above written".
+_TAKES_EFFECT_ON_ITS_DATE_RE = re.compile(
+    r"(?:\b(?:effective|in\s+(?:full\s+)?(?:force|effect)(?:\s+and\s+effect)?|enters?\s+into\s+force)"
+    r"\s+(?:as\s+(?:of|from)|from|on|upon|with\s+effect\s+from)"
+    r"|\b(?:(?P<participle>commencing|beginning|starting)|commenc\w*|begin\w*|start\w*)(?:\s+effective)?"
+    r"\s+(?:on|as\s+of|from|upon|with)"
+    r"|(?P<defined>\b(?:effective|commencement)\s+date[\"”']?\s*(?:shall\s+)?(?:means?|is|be))"
+    r"|(?P<counted>\b(?:years?|months?)\)?\s+(?:from|after|following)))"
+    rf"\s+{_ITS_OWN_DATE}",
+    re.IGNORECASE,
+)
+# What the words take effect for: the agreement ("This Agreement shall be effective", "executed this Agreement,
+# effective as of") or its term, not a person's appointment or a rule's version ("as in effect on the date hereof").
+_THIS_AGREEMENT_RE = re.compile(
+    r"\bthis\s+(?:[\w-]+\s+){0,3}(?:agreement|contract|amendment)\b|\bterm\b", re.IGNORECASE
+)
+_NOT_ITS_EFFECT_RE = re.compile(r"\bWHEREAS\b|\brepresent|\bwarrant|\bin\s+effect\s+(?:on|as\s+of)\b", re.IGNORECASE)
+_TERM_RE = re.compile(r"\bterm\b", re.IGNORECASE)
+_TERM_JUST_BEFORE = 80
+"""How near "term" must come before "commencing on the date hereof" for the participle to be the term's start, not a
+covenant period's ("during the period commencing on the date hereof") or a venture's."""
+_MOST_EFFECT_PHRASES = 200
+"""More mentions of the contract's own date than any contract makes: past them the text gives no effective date."""
+_ITS_OWN_DATE_ANCHOR_RE = re.compile(
+    r"\bdate\s+(?:hereof|of\s|first|above|set|shown|stated|written|on\s+which|that|when)|\bday\s+and\s+year"
 )
 
 
@@ -78,9 +125,9 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
 
     The agreement's date is read from its opening ("dated as of", "entered into this", a letter's date line), or
     else from the signature clause ("executed this Agreement as of"). The effective date is read wherever "the
-    Effective Date" is defined or the agreement's term is said to commence, and from "effective as of" in the
-    opening or after "this Agreement shall be effective" (elsewhere it is the day some clause takes effect). Both
-    rules run on the same body one after the other, so the last body's answer is kept.
+    Effective Date" (or "the Commencement Date") is defined or the agreement's term is said to commence, and from
+    "effective as of" in the opening or after "this Agreement shall be effective" (elsewhere it is the day some
+    clause takes effect). Both rules run on the same body one after the other, so the last body's answer is kept.
     """
     signed: list[Found] = []
     effective: list[Found] = []
@@ -102,15 +149,16 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
         )
         signature = bool(_WITNESS_RE.search(before))
         starts = bool(_STARTS_RE.search(before))
-        if not (defined or said_effective or said_signed or letter or signature or starts):
+        commences = bool(_COMMENCEMENT_DATE_BEFORE_RE.search(before) or _COMMENCEMENT_AFTER_RE.match(body, match.end()))
+        if not (defined or said_effective or said_signed or letter or signature or starts or commences):
             continue
         start, end = sentence_around(body, match.start(), match.end())
-        if starts and not _TERM_OF_AGREEMENT_RE.search(body, start, match.start()):
+        if starts and not _TERM_OF_AGREEMENT_RE.search(before):
             starts = False
         if _OTHER_DOCUMENT_RE.search(body, start, match.start()) or _OTHER_DOCUMENT_AFTER_RE.match(body, match.end()):
             continue
         found = Found(value.isoformat(), start, end)
-        if defined or said_effective or starts:
+        if defined or said_effective or starts or commences:
             effective.append(found)
         if opening and (defined or said_effective or said_signed or letter):
             signed.append(found)
@@ -126,6 +174,43 @@ def agreement_date(body: str) -> list[Found]:
 
 
 def effective_date(body: str) -> list[Found]:
-    """The date the contract takes effect: the first full date the text calls its effective date."""
-    _, effective = _cued_dates(body)
-    return effective[:1]
+    """The date the contract takes effect: the first full date the text calls its effective date, else its own
+    date where the text says it takes effect, or its term starts, on that date.
+
+    In the second case the value is the agreement's date and the citation the sentence saying it takes effect
+    then ("This Agreement shall be effective from the date first above written"): a contract that says nothing of
+    when it takes effect gets no effective date, even though it is dated.
+    """
+    signed, effective = _cued_dates(body)
+    if effective or not signed:
+        return effective[:1]
+    said = _takes_effect_on_its_date(body)
+    return [Found(signed[0].value, *said)] if said else []
+
+
+def _takes_effect_on_its_date(body: str) -> tuple[int, int] | None:
+    """The sentence saying the agreement takes effect, or its term starts, on the agreement's own date.
+
+    Found from the words naming the date ("date hereof"), looked for in the lower-cased text, then the words
+    before them: a case-blind scan of a 10 MB text for every way of taking effect would take seconds."""
+    for count, anchor in enumerate(_ITS_OWN_DATE_ANCHOR_RE.finditer(lowered(body))):
+        if count >= _MOST_EFFECT_PHRASES:
+            return None
+        match = _TAKES_EFFECT_ON_ITS_DATE_RE.search(
+            body, max(0, anchor.start() - _CUE_REACH), anchor.end() + _CUE_REACH
+        )
+        if match is None:
+            continue
+        start, end = sentence_around(body, match.start(), match.end())
+        if _NOT_ITS_EFFECT_RE.search(body, start, match.end()):
+            continue
+        if match["defined"]:
+            return start, end
+        just_before = max(start, match.start() - _TERM_JUST_BEFORE)
+        if match["participle"] and not _TERM_RE.search(body, just_before, match.start()):
+            continue
+        if match["counted"] and not _TERM_RE.search(body, start, end):
+            continue
+        if _THIS_AGREEMENT_RE.search(body, start, match.start()):
+            return start, end
+    return None

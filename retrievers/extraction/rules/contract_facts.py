@@ -60,7 +60,7 @@ _INCORPORATED_RE = re.compile(
 )
 # What makes a sentence about the law of a place a choice of law, not a statement about a company's incorporation.
 _GOVERNS_RE = re.compile(
-    r"\bgovern|\bconstrued\b|\binterpret|governing\s+law|choice\s+of\s+law|applicable\s+law"
+    r"\bgovern|\bcontrolled\s+by\b|\bconstrued\b|\binterpret|governing\s+law|choice\s+of\s+law|applicable\s+law"
     r"|\bin\s+accordance\s+with\s+the\s+laws?\b|\blaws?\s+of\s+[^.;]{0,60}\bshall\s+(?:apply|prevail|control)",
     re.IGNORECASE,
 )
@@ -68,7 +68,7 @@ _GOVERNS_RE = re.compile(
 # the document itself.
 _AGREEMENT_GOVERNED_RE = re.compile(
     r"\b(?:this|the)\s+(?:[\w-]+\s+){0,3}(?:agreement|contract|guarantee|amendment)\b[^.;]{0,150}?"
-    r"\b(?:shall|will|is|are)\s+(?:be\s+)?(?:exclusively\s+|solely\s+)?(?:governed|construed|interpreted)",
+    r"\b(?:shall|will|is|are)\s+(?:be\s+)?(?:exclusively\s+|solely\s+)?(?:governed|construed|interpreted|controlled)",
     re.IGNORECASE,
 )
 _FEDERAL = "United States"
@@ -94,7 +94,7 @@ def governing_law(body: str) -> list[Found]:
             continue
         of = _OF_PLACE_RE.match(body, law.end())
         after = _place_at(body, of.end()) if of else None
-        written = after[0] if after else _place_just_before(before)
+        written = after[0] if after else _place_just_before(before) or _place_referred_back(body, law)
         if written is None:
             continue
         places, named_to = [written], after[1] if after else law.end()
@@ -113,7 +113,7 @@ def governing_law(body: str) -> list[Found]:
     for place in list(chosen):
         if len(chosen) > 1 and (place == _FEDERAL or any(other.endswith(f", {place}") for other in chosen)):
             chosen.pop(place)
-    if len(chosen) > 1 and set(chosen) != {"England", "Wales"}:
+    if len(chosen) > 1 and set(chosen) != {"England", "Wales"} and len(set(chosen.values())) > 1:
         return []
     return [Found(place, *span) for place, span in chosen.items()]
 
@@ -128,6 +128,25 @@ def _place_at(body: str, position: int) -> tuple[str, int] | None:
             last = words[count - 1]
             return _PLACE_NAMES[written.lower()], position + last.end() - (len(last[0]) - len(last[0].rstrip(".")))
     return None
+
+
+_REFERS_BACK_RE = re.compile(
+    r"\s+(?:thereof|of\s+(?:such|that|said)\s+(?:state|commonwealth|province|country|jurisdiction))\b", re.IGNORECASE
+)
+
+
+def _place_referred_back(body: str, law: re.Match[str]) -> str | None:
+    """The place "the laws thereof" or "the laws of such state" refer to: the last one its sentence names before
+    ("accepted by Company in the State of Nevada and shall be governed by ... the laws thereof")."""
+    if not _REFERS_BACK_RE.match(body, law.end()):
+        return None
+    start, _ = sentence_around(body, law.start(), law.end())
+    last, named_to = None, start
+    for word in re.finditer(r"\b[A-Z][\w.'’]*", body[start : law.start()]):
+        place = _place_at(body, start + word.start()) if start + word.start() >= named_to else None
+        if place:
+            last, named_to = place
+    return last
 
 
 def _place_just_before(text: str) -> str | None:

@@ -18,7 +18,14 @@ from dateutil.relativedelta import relativedelta
 from english.numbers import WORD_NUMBER
 from retrievers.extraction.found import FieldRule, Found
 from retrievers.extraction.rules.contract_dates import agreement_date, effective_date
-from retrievers.extraction.rules.contract_sentences import cue, sentences_matching, words
+from retrievers.extraction.rules.contract_sentences import (
+    MAX_CANDIDATES,
+    cue,
+    lowered,
+    sentence_span,
+    sentences_matching,
+    words,
+)
 from retrievers.loaders.normalize import parse_date, parse_duration
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -45,39 +52,77 @@ def _date(text: str) -> date | None:
 
 _TERM_CUE = cue(r"term|commenc|begin|continu|remain|expir|valid|effect")
 _TERM_SENTENCE = words(
-    r"\b(?:initial\s+|contract\s+)?term\s+(?:of\s+(?:this|the)\s+\w+\s+)?(?:\([^()]{0,40}\)\s+)?(?:shall|will|is|to)\b|"
+    r"(?<!such\s)(?<!this\s)(?<!that\s)\b(?:initial\s+|contract\s+)?term[\"”]?\s+(?:of\s+(?:this|the)\s+\w+\s+)?"
+    r"(?:\([^()]{0,40}\)\s+)?(?:shall|will|is|to)\b|"
     r"\bterm\s+of\s+(?:this|the)\s+[^.;]{0,40}?\b(?:shall|will)\s+(?:commence|begin|continue|expire|end|be)\b|"
-    r"\b(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract|amendment|joint\s+venture)\s+(?:shall|will|is)\s+(?:\w+\s+){0,4}"
-    r"(?:commence|begin|continue|remain|expire|terminate|end|be\s+(?:effective|valid|for|in\s+effect))|"
-    r"\beffective\s+(?:term|period)\b|^\W*term\s*:|\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+on\b"
+    r"\bterm\s+of\s+(?:this|the)\s+\w+\s+(?:commences|begins|continues|expires|ends)\b|"
+    r"\b(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract|amendment|joint\s+venture)\s+(?:(?:shall|will|is)\s+(?:\w+\s+){0,4}"
+    r"(?:commence|begin|continue|remain|expire|terminate|end|(?:be(?:come)?\s+)?effective|be\s+(?:valid|for|in\s+"
+    r"(?:full\s+)?(?:force|effect))|have\s+an?\s+(?:initial\s+)?term)\b|(?:commences|begins|continues|remains)\b)|"
+    r"\beffective\s+(?:term|period)\b|^\W*term\s*:|\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+on\b|"
+    rf"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+{DATE}"
 )
+# Words before a term sentence's length or date that make it the term of something else (a lease, an option, a
+# covenant, exclusivity) or a period after termination. Read only up to the length or date: a term sentence that
+# goes on to termination for breach is still the contract's.
 _NOT_THE_CONTRACT = words(
-    r"\b(?:patent|option|warrant|lease|offer|insurance|policy|loan|note|confidential\w*|surviv\w*|breach\w*|"
-    r"solicit\w*|compet\w*)\b|\b(?:calendar|contract|fiscal|lease|royalty)\s+(?:year|quarter|month|term)s?\b|\b(?:after|following)\s+(?:its\s+|the\s+|any\s+)?(?:expiration\s+or\s+)?termination\b"
+    r"\b(?:patent|option|warrant|lease|offer|insurance|policy|loan|note|confidential\w*|surviv\w*|"
+    r"solicit\w*|compet\w*|exclusivity)\b|\bdate\s+of\s+(?:such\s+)?termination\b"
+    r"|\b(?:calendar|contract|fiscal|lease|royalty)\s+(?:year|quarter|month|term)s?\b"
+    r"|\b(?:after|following)\s+(?:its\s+|the\s+|any\s+)?(?:expiration\s+or\s+)?termination\b"
 )
 _EXPLICIT_END = words(
     rf"\b(?:terminat\w*|expir\w*|end(?:s|ing)?|conclud\w*|until|through|thru|to|effect|force)\s+(?:on\s+|at\s+|as\s+of\s+|"
-    rf"at\s+midnight\s+on\s+)?(?:and\s+including\s+)?(?:the\s+)?(?P<date>{DATE})"
+    rf"at\s+midnight\s+on\s+)?(?:and\s+including\s+)?(?:the\s+(?:earlier|later)\s+of:?\s+(?:\(?[a-z0-9]{{1,3}}\)\s*)?)?"
+    rf"(?:the\s+)?(?P<date>{DATE})"
 )
 _STATED_START = words(rf"\b(?:commenc\w*|begin\w*|from|effective)\s+(?:on\s+|as\s+of\s+)?(?:the\s+)?(?P<date>{DATE})")
 _FIXED_TERM = words(
-    rf"\b(?:for|of|be|is|have)\s+(?:at\s+least\s+)?(?:a\s+(?:minimum\s+)?(?:term|period)\s+of\s+|an?\s+(?:initial\s+)?"
-    rf"(?:term|period)\s+of\s+)?(?P<duration>{DURATION})|\b(?P<nth>first|second|third|fourth|fifth|sixth|seventh|"
-    rf"eighth|ninth|tenth|fifteenth|twentieth)\s*(?:\(\d+(?:st|nd|rd|th)\)\s*)?anniversary\s+of\s+the\s+"
+    rf"(?:\b(?:for|of|be|is|have|until)|\bterm\s*:)\s+(?:at\s+least\s+)?(?:an?\s+(?:minimum\s+|initial\s+)?"
+    rf"(?:(?:term|period)\s+of\s+)?|the\s+(?:initial\s+)?(?:term|period)\s+of\s+)?(?P<duration>{DURATION})"
+    rf"|\bfor\s+the\s+(?:initial\s+)?(?P<the_duration>{DURATION})\s+(?:initial\s+)?(?:term|period)"
+    rf"|\b(?P<nth>first|second|third|fourth|fifth|sixth|seventh|"
+    rf"eighth|ninth|tenth|fifteenth|twentieth)\s*(?:\(\d+\s?(?:st|nd|rd|t\s?h)\)\s*)?anniversary\s+of\s+the\s+"
     rf"(?:effective\s+date|commencement\s+date|date\s+hereof|date\s+of\s+this\s+agreement)|\b(?P<years>\d{{1,2}})\)?\s*(?:\(\w+\)\s*)?[\s-]*year\s+anniversary"
 )
 _OTHER_START = words(
     r"\b(?:launch|first\s+commercial|completion|delivery|approval|acceptance|opening|installation|closing)\b"
 )
-"""A term counted from an event the contract cannot date (a launch, a first sale): no date can be counted."""
+"""A term counted from an event the contract cannot date (a launch, a first sale): no date can be counted. An
+anniversary names what it counts from ("the fourth (4th) anniversary of the Effective Date"), so an event the
+sentence names beside it ("or (b) the completion of the Research") does not unsettle it."""
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
              "ninth": 9, "tenth": 10, "fifteenth": 15, "twentieth": 20}  # fmt: skip
 _TERM_SENTENCES_READ = 8
 
 
-def _start_date(body: str) -> date | None:
-    """The date the contract starts: the one it calls its effective date, else the one it is dated."""
-    for found in (*effective_date(body), *agreement_date(body)):
+_ITS_OWN_DATE = words(
+    r"\bdate\s+(?:hereof|of\s+this\s+(?:[\w-]+\s+){0,2}(?:agreement|contract)|(?:first\s+)?(?:above\s+)?"
+    r"(?:written|set\s+forth|shown|stated)|of\s+(?:its\s+)?execution|signed)"
+)
+"""A term counted from the day the contract is dated ("the seventh anniversary of the date hereof"), which may not be
+the day it takes effect."""
+
+
+_COUNTED_FROM_REACH = 80
+_EFFECTIVE_DATE = words(r"\beffective\s+date\b")
+
+
+def _start_date(body: str, sentence: str, fixed: re.Match[str]) -> date | None:
+    """The date the term is counted from: the day the contract is dated when the words just after its length name
+    that day, else a start the sentence states, else the day the contract calls its effective date, else the day it
+    is dated; none when the term runs from an Effective Date the contract gives no date for ("the date the Site
+    becomes fully operational")."""
+    dated = agreement_date(body)
+    if dated and _ITS_OWN_DATE.search(sentence, fixed.start(), fixed.end() + _COUNTED_FROM_REACH):
+        return date.fromisoformat(dated[0].value)
+    began = _STATED_START.search(sentence)
+    if began and (stated := _date(began["date"])):
+        return stated
+    effective = effective_date(body)
+    if not effective and _EFFECTIVE_DATE.search(sentence, fixed.start()):
+        return None
+    for found in (*effective, *dated):
         return date.fromisoformat(found.value)
     return None
 
@@ -88,33 +133,47 @@ def _term(body: str) -> tuple[date | None, bool, int, int] | None:
 
     Remembered for the last few bodies: the expiration and perpetual rules both read it."""
     read: set[int] = set()
-    for start, end in sentences_matching(body, _TERM_CUE, _TERM_SENTENCE, None, _NOT_THE_CONTRACT):
-        if start in read:
+    for start, end in sentences_matching(body, _TERM_CUE, _TERM_SENTENCE):
+        sentence = body[start:end]
+        stated = _EXPLICIT_END.search(sentence)
+        fixed = _FIXED_TERM.search(sentence)
+        said_to = max((found.end() for found in (stated, fixed) if found), default=len(sentence))
+        if start in read or _NOT_THE_CONTRACT.search(sentence, 0, said_to):
             continue
         read.add(start)
         if len(read) > _TERM_SENTENCES_READ:
             break
-        sentence = body[start:end]
-        stated = _EXPLICIT_END.search(sentence)
         if stated and (end_date := _date(stated["date"])):
             return end_date, True, start, end
-        fixed = _FIXED_TERM.search(sentence)
-        if fixed and _OTHER_START.search(sentence):
+        if fixed and not fixed["nth"] and _OTHER_START.search(sentence):
             return None, True, start, end
         if fixed:
-            began = _STATED_START.search(sentence)
-            first_day = (_date(began["date"]) if began else None) or _start_date(body)
+            first_day = _start_date(body, sentence, fixed)
             return (_counted_end(first_day, fixed) if first_day else None), True, start, end
     return None
 
 
+_EXPIRATION_DATE_CUE = cue(r"expiration date|expiry date")
+_DEFINED_EXPIRATION = words(
+    rf"\b(?:expiration|expiry)\s+date[\"”]?\s*(?::|(?:shall\s+)?means?|is|shall\s+be)\s*(?:the\s+)?(?P<date>{DATE})"
+)
+
+
 def expiration(body: str) -> list[Found]:
-    """The date the initial term ends, stated or counted from the start; [] when neither is clear."""
+    """The date the initial term ends, stated or counted from the start, or else the date the contract defines as
+    its Expiration Date ("Expiration Date: August 31, 2006", which "shall expire on the Expiration Date" refers
+    to); [] when none is clear."""
     term = _term(body)
-    if term is None or term[0] is None:
-        return []
-    last_day, _, start, end = term
-    return [Found(last_day.isoformat(), start, end)]
+    if term is not None and term[0] is not None:
+        last_day, _, start, end = term
+        return [Found(last_day.isoformat(), start, end)]
+    for count, named in enumerate(_EXPIRATION_DATE_CUE.finditer(lowered(body))):
+        if count >= MAX_CANDIDATES:
+            break
+        defined = _DEFINED_EXPIRATION.match(body, named.start())
+        if defined and (last_day := _date(defined["date"])):
+            return [Found(last_day.isoformat(), *sentence_span(body, defined.start(), defined.end()))]
+    return []
 
 
 def _counted_end(first_day: date, fixed: re.Match[str]) -> date | None:
@@ -122,7 +181,7 @@ def _counted_end(first_day: date, fixed: re.Match[str]) -> date | None:
     if fixed["nth"] or fixed["years"]:
         years = _ORDINALS[fixed["nth"].lower()] if fixed["nth"] else int(fixed["years"])
         return first_day + relativedelta(years=years)
-    days = parse_duration(fixed["duration"])
+    days = parse_duration(fixed["duration"] or fixed["the_duration"])
     if days is None:
         return None
     years, rest = divmod(days, 365)

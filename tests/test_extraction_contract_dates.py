@@ -1,0 +1,169 @@
+"""A contract's effective date, expiration date and governing law where the text names them in words rather than
+writing a date or a single place: the value a user gets and the sentence they open to check it."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from retrievers.extraction.found import Found
+from retrievers.extraction.rules import contract_facts, contract_terms
+
+RULES = {**contract_facts.RULES, **contract_terms.RULES}
+PREAMBLE = "SUPPLY AGREEMENT\n\nThis Supply Agreement is dated as of June 8, 1999 between Acme Inc. and Beta LLC.\n\n"
+FILLER = "The parties shall cooperate in good faith in all matters relating to the services described herein. " * 30
+
+
+def _read(field: str, body: str) -> list[tuple[object, str]]:
+    return [(found.value, body[found.start : found.end]) for found in RULES[field](body)]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "This Agreement shall be effective from the date first above written and shall continue until terminated.",
+        "The Term shall commence on the date of this Agreement and shall end on December 31, 2003.",
+        '"Effective Date" means the date first written above.',
+        "This Agreement shall have an initial term of one (1) year from the date first above written.",
+        "This Amendment shall enter into force on the date of its signature by both Parties.",
+    ],
+    ids=["effective-from", "term-commences", "defined", "term-counted-from", "enters-into-force"],
+)
+def test_a_contract_taking_effect_on_its_own_date_has_that_effective_date(sentence):
+    body = PREAMBLE + FILLER + sentence + " " + FILLER
+    ((value, cited),) = _read("effective_date", body)
+    assert value == "1999-06-08"
+    assert cited == sentence
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "IN WITNESS WHEREOF, the parties have executed this Agreement as of the date first above written.",
+        "Each party represents and warrants to the other as of the date hereof that it is duly organised.",
+        "The Bylaws of the Company, as in effect on the date hereof, shall apply.",
+        "At all times during the period commencing on the date hereof, Beta shall not acquire any shares.",
+        "Any notice shall be effective upon the effective date hereof.",
+    ],
+    ids=["signed-as-of", "represents", "in-effect", "covenant-period", "effective-date-hereof"],
+)
+def test_other_things_said_of_the_contracts_own_date_give_no_effective_date(sentence):
+    assert RULES["effective_date"](PREAMBLE + FILLER + sentence + " " + FILLER) == []
+
+
+def test_takes_effect_on_its_date_without_a_dated_opening_gives_nothing():
+    body = FILLER + "This Agreement shall be effective from the date first above written. " + FILLER
+    assert RULES["effective_date"](body) == []
+
+
+def test_a_commencement_date_is_the_effective_date_but_not_the_agreement_date():
+    body = PREAMBLE + 'The services shall start on September 1, 1999 (the "Commencement Date"). ' + FILLER
+    assert [value for value, _ in _read("effective_date", body)] == ["1999-09-01"]
+    assert [value for value, _ in _read("agreement_date", body)] == ["1999-06-08"]
+
+
+def test_two_laws_chosen_in_one_sentence_are_both_the_answer():
+    sentence = (
+        "This Agreement shall be construed in accordance with and governed by the laws of the State of New York, "
+        "except Section 25 below, which shall be governed by the laws of the Commonwealth of Massachusetts."
+    )
+    found = _read("governing_law", FILLER + sentence + " " + FILLER)
+    assert sorted(value for value, _ in found) == ["Massachusetts", "New York"]
+    assert all(cited == sentence for _, cited in found)
+
+
+def test_the_laws_thereof_are_those_of_the_place_named_before():
+    sentence = (
+        "This Agreement is accepted by Company in the State of West Virginia and shall be governed by and "
+        "construed in accordance with the laws thereof."
+    )
+    assert _read("governing_law", FILLER + sentence + " " + FILLER) == [("West Virginia", sentence)]
+
+
+def test_controlled_by_the_laws_of_is_a_choice_of_law():
+    sentence = "This AGREEMENT is controlled by the laws of the State of Texas, and venue shall be in Pecos County."
+    assert _read("governing_law", sentence) == [("Texas", sentence)]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("This Agreement continues in effect for an initial term of seven (7) years.", "2006-06-08"),
+        (
+            "This Agreement shall become effective on the date first written above and shall continue in effect for a "
+            "period of Three (3) years.",
+            "2002-06-08",
+        ),  # fmt: skip
+        ("The term of this Agreement shall end on the seventh anniversary of the date hereof.", "2006-06-08"),
+        (
+            'The "Term" shall begin on the date hereof and will continue until the earlier of (i) December 31, 2022, '
+            "(ii) the termination of the Studio Lease.",
+            "2022-12-31",
+        ),  # fmt: skip
+        ("This contract shall remain in effect for the five (5) year term from the date signed.", "2004-06-08"),
+    ],
+    ids=["continues", "becomes-effective", "anniversary-of-date-hereof", "earlier-of", "the-five-year-term"],
+)
+def test_the_expiration_date_is_read_from_the_term_sentence(sentence, expected):
+    body = PREAMBLE + sentence + " " + FILLER
+    ((value, cited),) = _read("expiration_date", body)
+    assert value == expected
+    assert cited == sentence
+
+
+def test_a_defined_expiration_date_is_the_expiration_date():
+    body = (
+        PREAMBLE + "This Agreement shall be effective as of the Effective Date and shall expire on the Expiration "
+        "Date set forth below.\n\nExpiration Date: August 31, 2006\n\n" + FILLER
+    )
+    ((value, cited),) = _read("expiration_date", body)
+    assert (value, cited) == ("2006-08-31", "Expiration Date: August 31, 2006")
+
+
+def test_an_anniversary_counts_from_the_date_it_names_not_a_later_effective_date():
+    body = (
+        'This Agreement is dated as of November 28, 2001 and shall be effective December 1, 2001 (the "Effective '
+        'Date"). The term of this Agreement shall end on the seventh anniversary of the date hereof. ' + FILLER
+    )
+    assert [value for value, _ in _read("expiration_date", body)] == ["2008-11-28"]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        'This Agreement shall be effective as of that date (the "Effective Date") the Site becomes fully operational '
+        "and shall continue for a period of one (1) year from the Effective Date.",
+        "Licensee's term of exclusivity shall expire on October 29, 2005.",
+        "The Company will not, at any time prior to the expiration of three years after the date of this Agreement, "
+        'be an "investment company," as such term is defined in the Investment Company Act.',
+        "In the event this Agreement is terminated, the Party in default shall not compete for a period of six (6) "
+        "months from the effective date of termination.",
+    ],
+    ids=["undated-effective-date", "exclusivity", "such-term-is-defined", "after-termination"],
+)
+def test_lengths_and_dates_that_are_not_the_contracts_term_give_no_expiration(sentence):
+    assert RULES["expiration_date"](PREAMBLE + sentence + " " + FILLER) == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "",
+        "\x00" * 10_000,
+        "effective as of the date hereof " * 300_000,
+        "This Agreement is dated as of May 1, 2001. "
+        + "shall be effective from the date first above written " * 150_000,
+        "governed by the laws thereof in the State of " * 200_000,
+        "The term of this Agreement shall continue until the earlier of (i) " * 100_000,
+        "x" * 10_000_000,
+    ],
+    ids=["empty", "nul", "effective-hereof", "dated-effective", "laws-thereof", "earlier-of", "10MB-line"],
+)
+def test_hostile_text_gives_a_list_quickly(body):
+    began = time.perf_counter()
+    for field in ("effective_date", "governing_law", "expiration_date", "perpetual"):
+        found = RULES[field](body)
+        assert isinstance(found, list)
+        assert all(isinstance(f, Found) and 0 <= f.start <= f.end <= len(body) for f in found)
+    assert time.perf_counter() - began < 10
