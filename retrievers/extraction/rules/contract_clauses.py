@@ -82,6 +82,15 @@ _MAY_TERMINATE = (
     r"\b(?:terminated\s+by|until)\s+(?:either|any|both|one)\s+(?:party|of\s+the\s+parties)"
 )
 
+_NOT_A_RIGHT_TO_END = (
+    r"\b(?:terminat|cancel)\w*\s+(?:the|any|a|an|such|each)\s+(?!agreement|contract|term\b)[\w-]+"
+    r"|\b(?:the|any|a|an|such|each)\s+(?!agreement|contract|term\b)[\w-]+\s+may\s+be\s+(?:terminated|cancell?ed)"
+    r"|\bcontinue\b[^;]{0,300}?\buntil\s+terminated"
+)
+"""Ending something other than the agreement (a service, a fund, an order), or a term that runs on "until
+terminated" by notice, is written like a right to end the contract at will but is often not counted as one:
+such a sentence leaves the clause unanswered."""
+
 CLAUSES: dict[str, tuple[Test, ...]] = {
     "non_compete": (
         Test(
@@ -102,7 +111,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             ),
             words(
                 r"(?:\b(?:shall|will|may|must)\s+not|\bnot\s+to|\bneither\b[^;]{0,120}?\b(?:shall|will|may)|"
-                r"\bshall\s+be\s+prohibited\s+from)\s+(?:[\w,()]+\s+){0,8}?"
+                r"\bshall\s+be\s+prohibited\s+from)[\s,]+(?:[\w,()]+\s+){0,8}?"
                 r"(?:develop|manufactur|sell|offer|market|distribut|promot|engage|enter\s+into|carry|represent|handle|"
                 r"commerciali[sz]|research|endorse|own|operate|participate|invest|acquir|have\s+any\s+interest)"
             ),
@@ -157,7 +166,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             words(
                 r"\bsurviv|\bnot\s+be\s+terminated|\bnot\s+(?:\w+\s+){0,6}(?:for\s+(?:its\s+)?(?:own\s+)?convenience)|"
                 r"\b(?:upon|after|following|in\s+the\s+event\s+of)\s+(?:the\s+|any\s+)?(?:expiration\s+or\s+)?"
-                r"(?:earlier\s+)?termination\b|\bmutual"
+                r"(?:earlier\s+)?termination\b|\bmutual|\bfails?\b|\bfailure\b|\bcure\b|\bdefault|\bin\s+the\s+event\b|\bif\b"
             ),
         ),
         Test(
@@ -174,9 +183,11 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
                 r"\bbreach|\bdefault|\binsolv|\bbankrupt|\bfails?\b|\bfailure|\bcause\b|\bviolat|\bchange\s+(?:of|in)"
                 r"\s+control|\bforce\s+majeure|\bcure|\bexpiration|\bexpiry|\brenew|\bend\s+of\s+the\s+(?:initial\s+)?term|"
                 r"\bif\b|\bin\s+the\s+event\b|\bmutual|\bby\s+agreement\b|\bcontingenc|\bas\s+follows\b|\boccurrence\b|"
-                r"\bfollowing\b|\bwhen\b|\bimmediately\b|\bvote\b|\bunless\b|:\s*$"
+                r"\bfollowing\b|\bwhen\b|\bimmediately\b|\bvote\b|\bunless\b|:\s*$|:\s*[A-Z0-9]{1,3}[.)]?\s*$|\bnot\s+be\s+terminated|"
+                r"\bend\s+of\s+(?:the|a|an|any|each|such)\s+(?:[\w-]+\s+){0,2}term\b"
             ),
             per_item=True,
+            doubt=words(_NOT_A_RIGHT_TO_END),
         ),
     ),
     "anti_assignment": (
@@ -192,7 +203,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             cue(r"change|controlling|acquired|acquisition|majority"),
             words(
                 r"\bchange\s+(?:of|in)\s+(?:the\s+)?(?:control|ownership)\b|\bcontrolling\s+(?:interest|stake)\b|"
-                r"\bacquired\s+by\b|\bacquisition\s+of\s+(?:control|a\s+majority)\b|\bmajority\s+of\s+(?:the\s+|its\s+)?"
+                r"\b(?:is|be|been|being|becomes?|are|was|gets?)\s+(?:\w+\s+)?acquired\s+by\b|\bacquisition\s+of\s+(?:control|a\s+majority)\b|\bmajority\s+of\s+(?:the\s+|its\s+)?"
                 r"(?:voting|outstanding|equity|shares|stock)|\bchange\s+in\s+(?:the\s+)?(?:management\s+or\s+)?ownership\b"
             ),
             words(r"\bterminat|\bassign|\bconsent|\bnotif|\bnotice\b|\bdeemed\b|\bright\b"),
@@ -218,7 +229,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             cue(r"favo|lowest|higher|greater|best pric"),
             words(
                 r"\bmost\s+favou?r(?:ed|able)\b|\b(?:no|not)\s+(?:be\s+)?less\s+favou?rable\b|"
-                r"\bat\s+least\s+as\s+favou?rabl[ey]\b|\bmore\s+favou?rable\s+(?:terms|prices?|pricing|rates?|conditions)\b|"
+                r"\bat\s+least\s+as\s+favou?rabl[ey]\b|\bmore\s+favou?rable\s+than\b|\bmore\s+favou?rable\s+to\s+(?:the\s+)?(?:third|other)|\bmore\s+favou?rable\s+(?:terms|prices?|pricing|rates?|conditions)\b|"
                 r"\blowest\s+(?:price|rate|fee)s?\b|\b(?:higher|greater)\s+(?:fees?|prices?|rates?)\s+than\b|"
                 r"\bbest\s+(?:price|pricing)\b"
             ),
@@ -229,7 +240,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             ),
             words(
                 r"\boffer\s+(?:to\s+any|the\s+opportunity)|\bfirst\s+(?:refusal|negotiation)|\barm's\s+length|"
-                r"\bemployees?\b|\bgood\s+faith\b"
+                r"\bemployees?\b|\bgood\s+faith\b|\bindustry\s+standard|\bpreviously\s+offered|\boffered\s+by"
             ),
         ),
     ),
