@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from english.sentences import sentence_span
 from retrievers.extraction.found import Found
-from retrievers.extraction.rules.text_spans import dates_in, sentence_around
+from retrievers.extraction.rules.text_spans import dates_in
 
 _CUE_REACH = 80
 _MOST_DATES = 1000
@@ -104,7 +105,7 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
         starts = bool(_STARTS_RE.search(before))
         if not (defined or said_effective or said_signed or letter or signature or starts):
             continue
-        start, end = sentence_around(body, match.start(), match.end())
+        start, end = sentence_span(body, match.start(), match.end(), clauses=True)
         if starts and not _TERM_OF_AGREEMENT_RE.search(body, start, match.start()):
             starts = False
         if _OTHER_DOCUMENT_RE.search(body, start, match.start()) or _OTHER_DOCUMENT_AFTER_RE.match(body, match.end()):
