@@ -95,6 +95,60 @@ def test_survival_for_any_reason_is_not_termination_for_convenience():
     assert contract_clauses.RULES["termination_for_convenience"](body) == [Found(False, 0, 0)]
 
 
+def test_a_definition_alone_leaves_the_clause_unanswered():
+    body = (
+        '1.4 "Change of Control" means the acquisition by any person of a majority of the voting shares of a Party, '
+        "and the right to appoint its board. " + FILLER
+    )
+    assert contract_clauses.RULES["change_of_control"](body) == []
+
+
+def test_a_competitor_named_before_an_unrelated_restraint_is_no_non_compete():
+    body = (
+        "The Company shall report on Licensor Competitors (as defined in the License Agreement), and neither Party "
+        "shall undertake any act that would constitute a breach of the License Agreement. " + FILLER
+    )
+    assert contract_clauses.RULES["non_compete"](body) == [Found(False, 0, 0)]
+
+
+def test_a_restraint_over_the_term_is_a_non_compete_and_cites_it():
+    sentence = (
+        "During the term of this Agreement and for one (1) year thereafter, neither party shall, directly or "
+        "indirectly, engage in the manufacture of any fast food product."
+    )
+    body = FILLER + sentence + " " + FILLER
+    found = contract_clauses.RULES["non_compete"](body)
+    assert [f.value for f in found] == [True]
+    assert cited(body, found[0]) == sentence
+
+
+def test_not_dealing_with_anyone_else_during_the_term_is_exclusivity():
+    sentence = (
+        "During the Term, North agrees not to enter into an agreement with another company for the purpose of "
+        "endorsing products similar to the Endorsed Products."
+    )
+    body = FILLER + sentence + " " + FILLER
+    found = contract_clauses.RULES["exclusivity"](body)
+    assert [f.value for f in found] == [True]
+    assert cited(body, found[0]) == sentence
+
+
+def test_ownership_and_negated_grants_are_not_exclusivity():
+    body = (
+        "All goodwill associated with the Marks shall inure exclusively to the benefit of Licensor. "
+        "The Franchisee has no right to any exclusive territory in the area of the Restaurant. " + FILLER
+    )
+    assert contract_clauses.RULES["exclusivity"](body) == [Found(False, 0, 0)]
+
+
+def test_a_term_running_until_terminated_on_notice_is_left_unanswered():
+    body = (
+        "This Agreement shall continue in full force and effect thereafter until terminated by either Party by "
+        "providing thirty (30) days' prior written notice of termination to the other Party. " + FILLER
+    )
+    assert contract_clauses.RULES["termination_for_convenience"](body) == []
+
+
 @pytest.mark.parametrize("body", ["", "\x00" * 5000, "a" * 3000, "Agreement. " * 10])
 def test_empty_or_meaningless_text_gives_no_values(body):
     for field, rule in RULES.items():

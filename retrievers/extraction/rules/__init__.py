@@ -19,5 +19,5 @@ RULES: dict[str, dict[str, FieldRule]] = {
     "invoices": invoices.RULES,
 }
 
-RULES_VERSION = "1"
+RULES_VERSION = "2"
 """Bumped whenever a rule finds differently, so that `ragent extract` reads every document again."""

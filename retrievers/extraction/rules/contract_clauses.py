@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import Enum
 
 from retrievers.extraction.found import FieldRule, Found
 from retrievers.extraction.rules.contract_sentences import cue, sentences_matching, words
@@ -20,7 +21,9 @@ MIN_CONTRACT_CHARS = 2000
 
 @dataclass(frozen=True)
 class Test:
-    """One way a clause is written: a sentence with `cue_words` and `anchor`, holding `require`, not `exclude`."""
+    """One way a clause is written: a sentence with `cue_words` and `anchor`, holding `require`, not `exclude`.
+    A sentence that passes but also holds `doubt` is written like the clause yet is often something else: it
+    leaves the contract unanswered rather than claimed."""
 
     cue_words: re.Pattern[str]
     anchor: re.Pattern[str]
@@ -29,23 +32,43 @@ class Test:
     per_item: bool = False
     """Read `exclude` only in the list item holding what `require` found ("(i) ... ; (ii) ..."), not the whole
     sentence: a termination right on notice alone and another for breach are often items of one sentence."""
+    doubt: re.Pattern[str] | None = None
 
 
 _LIST_BREAK = re.compile(r";|:\s|\(\s?(?:[a-z]{1,3}|[ivx]{1,5}|\d{1,2})\s?\)\s", re.IGNORECASE)
 
+_DEFINITION_OR_RECITAL = re.compile(
+    r"(?:^|[.;:]\s|\(\w{1,4}\)\s|\d\.[\d.]*\s)\s*[\"\u201c][^\"\u201c\u201d]{1,80}[\"\u201d]\s*"
+    r"(?:shall\s+)?(?:means?|refers?\s+to|has\s+the\s+meaning)\b|\bwhereas\b",
+    re.IGNORECASE,
+)
+"""A definition ('"Change of Control" means ...') or a recital ('WHEREAS ...') names a clause's subject without
+being the clause, which is what the parties agree in an operative sentence: alone it leaves the answer open."""
 
-def _passes(test: Test, sentence: str) -> bool:
+
+class Verdict(Enum):
+    """What one sentence says about a clause."""
+
+    CLAUSE = "clause"
+    DOUBTFUL = "doubtful"
+
+
+def _verdict(test: Test, sentence: str) -> Verdict | None:
     if not test.anchor.search(sentence):
-        return False
+        return None
     required = test.require.search(sentence) if test.require is not None else None
     if test.require is not None and required is None:
-        return False
+        return None
     part = sentence
     if test.per_item and required is not None:
         begin = max((cut.end() for cut in _LIST_BREAK.finditer(sentence, 0, required.start())), default=0)
         after = _LIST_BREAK.search(sentence, required.end())
         part = sentence[begin : after.start() if after else len(sentence)]
-    return test.exclude is None or not test.exclude.search(part)
+    if test.exclude is not None and test.exclude.search(part):
+        return None
+    if _DEFINITION_OR_RECITAL.search(sentence) or (test.doubt is not None and test.doubt.search(sentence)):
+        return Verdict.DOUBTFUL
+    return Verdict.CLAUSE
 
 
 _NEGATED = (
@@ -59,29 +82,41 @@ _MAY_TERMINATE = (
     r"\b(?:terminated\s+by|until)\s+(?:either|any|both|one)\s+(?:party|of\s+the\s+parties)"
 )
 
+_NOT_A_RIGHT_TO_END = (
+    r"\b(?:terminat|cancel)\w*\s+(?:the|any|a|an|such|each)\s+(?!agreement|contract|term\b)[\w-]+"
+    r"|\b(?:the|any|a|an|such|each)\s+(?!agreement|contract|term\b)[\w-]+\s+may\s+be\s+(?:terminated|cancell?ed)"
+    r"|\bcontinue\b[^;]{0,300}?\buntil\s+terminated"
+)
+"""Ending something other than the agreement (a service, a fund, an order), or a term that runs on "until
+terminated" by notice, is written like a right to end the contract at will but is often not counted as one:
+such a sentence leaves the clause unanswered."""
+
 CLAUSES: dict[str, tuple[Test, ...]] = {
     "non_compete": (
         Test(
             cue(r"compet"),
             words(r"\bnon-?compet\w*|\bcompet(?:e|es|ing|itive|itor|itors|ition)\b"),
-            words(_NEGATED),
+            words(rf"\bnon-?compet|(?:{_NEGATED})[^;]{{0,300}}?\bcompet"),
             words(
                 r"competitive\s+(?:position|harm|disadvantage|advantage|bid|pric\w+|rates?|analysis)|antitrust|"
                 r"\bwarrants?\b|\bknowledge\b|\bunfair\s+competition|\bnot\s+(?:be\s+deemed\s+to\s+)?prevent|"
-                r"\bdeemed\s+reasonable|\bnondisclosure|\bnon-disclosure"
+                r"\bdeemed\s+reasonable|\bso\s+long\s+as|\bbanner|\blogos?\b|\bsponsorship|\bendors|\bnondisclosure|\bnon-disclosure"
             ),
         ),
         Test(
-            cue(r"during|following|thereafter"),
-            words(r"\bduring\s+the\s+(?:term|cooperation|period|life)\b|\bfor\s+a\s+period\s+of\b"),
+            cue(r"during|following|thereafter|throughout|period"),
             words(
-                r"\b(?:shall|will|may|agrees?\s+to)\s+not\s+(?:[\w,]+\s+){0,4}(?:develop|manufactur|sell|market|distribut|"
-                r"promot|engage|enter\s+into|carry|represent|handle|commerciali[sz]|research|endorse|own|operate|"
-                r"participate|invest)|\bagrees?\s+not\s+to\s+(?:[\w,]+\s+){0,4}(?:develop|manufactur|sell|market|"
-                r"distribut|promot|engage|enter\s+into|carry|represent|handle|commerciali[sz]|research|endorse)"
+                r"\b(?:during|throughout)\s+the\s+(?:term|cooperation|period|life)\b|\bfor\s+a\s+period\s+of\b|"
+                r"\b(?:following|after)\s+the\s+(?:termination|expiration)\b|\bthereafter\b"
             ),
             words(
-                r"\bconfidential|\bdisclos|\bsolicit|\bhire\b|\bemploy|\bassign|\bsublicens|\bwithout\s+(?:the\s+)?"
+                r"(?:\b(?:shall|will|may|must)\s+not|\bnot\s+to|\bneither\b[^;]{0,120}?\b(?:shall|will|may)|"
+                r"\bshall\s+be\s+prohibited\s+from)[\s,]+(?:[\w,()]+\s+){0,8}?"
+                r"(?:develop|manufactur|sell|offer|market|distribut|promot|engage|enter\s+into|carry|represent|handle|"
+                r"commerciali[sz]|research|endorse|own|operate|participate|invest|acquir|have\s+any\s+interest)"
+            ),
+            words(
+                r"\bconfidential|\bdisclos|\bsolicit|\bpromotions\b|\bshares\b|\bsecurities\b|\btrademarks?\b|\blogos?\b|\bappoint|\bhold\s+itself\s+out|\bif\b|\bsponsorship|\bhire\b|\bemploy|\bassign|\bsublicens|\bwithout\s+(?:the\s+)?"
                 r"(?:prior\s+)?(?:written\s+)?(?:consent|approval)|\bexcept\s+as\s+(?:set\s+forth|provided)\s+in\s+the\s+"
                 r"(?:specifications|quality)|\boutside\s+(?:of\s+)?the\s+territory\b"
             ),
@@ -101,10 +136,22 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             ),
             None,
             words(
-                r"\bnot\s+(?:\w+\s+){0,3}exclusiv|\bno\s+exclusiv|\bexclusiv\w*\s+(?:jurisdiction|venue|forum|courts?)|"
+                r"\b(?:not|no|nor|without)\s+(?:[\w,-]+\s+){0,8}?(?:co-)?exclusiv|\bcourts?\b|\bexclusive\s+benefit|\bbut\s+not\s+the\s+obligation|\bused\s+exclusively|\binures?\b|\benures?\b|\bgovern|\bbelongs?\b|\bowned\b|\bexclusiv\w*\s+(?:jurisdiction|venue|forum|courts?)|"
                 r"\bentire\s+and\s+exclusive|\bcomplete\s+and\s+exclusive|\bexclusive\s+remed|\bexclusive\s+right\s+to\s+"
                 r"(?:apply|file|prosecute|own|control|register|enforce)|\bexclusive\s+rights\s+and\s+interests?\s+in\s+all"
                 r"|\bexclusive\s+of\b|\bexclusively\s+own|\bright,\s+title\b|^\s*whereas\b|\bnot\s+be\s+considered\b"
+            ),
+        ),
+        Test(
+            cue(r"other|third|another"),
+            words(
+                r"(?:\b(?:shall|will|may)\s+not|\bnot\s+to|\bneither\b[^;]{0,120}?\b(?:shall|will|may))\s+"
+                r"(?:[\w,()]+\s+){0,6}?(?:enter\s+into|grant|appoint|engage|endorse|purchase|buy|obtain|procure|"
+                r"license|sell)\b[^;]{0,160}?\b(?:any\s+other|another|any\s+third\s+part|other\s+than)\b"
+            ),
+            words(r"\b(?:during|throughout)\s+the\s+(?:term|period)\b|\bfrom\s+\w+\s+\d"),
+            words(
+                r"\bconfidential|\bdisclos|\bassign|\bsolicit|\bemploy|\bhire\b|\bsublicens|\btrademarks?\b|\bshares\b"
             ),
         ),
     ),
@@ -119,7 +166,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             words(
                 r"\bsurviv|\bnot\s+be\s+terminated|\bnot\s+(?:\w+\s+){0,6}(?:for\s+(?:its\s+)?(?:own\s+)?convenience)|"
                 r"\b(?:upon|after|following|in\s+the\s+event\s+of)\s+(?:the\s+|any\s+)?(?:expiration\s+or\s+)?"
-                r"(?:earlier\s+)?termination\b|\bmutual"
+                r"(?:earlier\s+)?termination\b|\bmutual|\bfails?\b|\bfailure\b|\bcure\b|\bdefault|\bin\s+the\s+event\b|\bif\b"
             ),
         ),
         Test(
@@ -136,9 +183,11 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
                 r"\bbreach|\bdefault|\binsolv|\bbankrupt|\bfails?\b|\bfailure|\bcause\b|\bviolat|\bchange\s+(?:of|in)"
                 r"\s+control|\bforce\s+majeure|\bcure|\bexpiration|\bexpiry|\brenew|\bend\s+of\s+the\s+(?:initial\s+)?term|"
                 r"\bif\b|\bin\s+the\s+event\b|\bmutual|\bby\s+agreement\b|\bcontingenc|\bas\s+follows\b|\boccurrence\b|"
-                r"\bfollowing\b|\bwhen\b|\bimmediately\b|\bvote\b|\bunless\b|:\s*$"
+                r"\bfollowing\b|\bwhen\b|\bimmediately\b|\bvote\b|\bunless\b|:\s*$|:\s*[A-Z0-9]{1,3}[.)]?\s*$|\bnot\s+be\s+terminated|"
+                r"\bend\s+of\s+(?:the|a|an|any|each|such)\s+(?:[\w-]+\s+){0,2}term\b"
             ),
             per_item=True,
+            doubt=words(_NOT_A_RIGHT_TO_END),
         ),
     ),
     "anti_assignment": (
@@ -154,7 +203,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             cue(r"change|controlling|acquired|acquisition|majority"),
             words(
                 r"\bchange\s+(?:of|in)\s+(?:the\s+)?(?:control|ownership)\b|\bcontrolling\s+(?:interest|stake)\b|"
-                r"\bacquired\s+by\b|\bacquisition\s+of\s+(?:control|a\s+majority)\b|\bmajority\s+of\s+(?:the\s+|its\s+)?"
+                r"\b(?:is|be|been|being|becomes?|are|was|gets?)\s+(?:\w+\s+)?acquired\s+by\b|\bacquisition\s+of\s+(?:control|a\s+majority)\b|\bmajority\s+of\s+(?:the\s+|its\s+)?"
                 r"(?:voting|outstanding|equity|shares|stock)|\bchange\s+in\s+(?:the\s+)?(?:management\s+or\s+)?ownership\b"
             ),
             words(r"\bterminat|\bassign|\bconsent|\bnotif|\bnotice\b|\bdeemed\b|\bright\b"),
@@ -180,7 +229,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             cue(r"favo|lowest|higher|greater|best pric"),
             words(
                 r"\bmost\s+favou?r(?:ed|able)\b|\b(?:no|not)\s+(?:be\s+)?less\s+favou?rable\b|"
-                r"\bat\s+least\s+as\s+favou?rabl[ey]\b|\bmore\s+favou?rable\s+(?:terms|prices?|pricing|rates?|conditions)\b|"
+                r"\bat\s+least\s+as\s+favou?rabl[ey]\b|\bmore\s+favou?rable\s+than\b|\bmore\s+favou?rable\s+to\s+(?:the\s+)?(?:third|other)|\bmore\s+favou?rable\s+(?:terms|prices?|pricing|rates?|conditions)\b|"
                 r"\blowest\s+(?:price|rate|fee)s?\b|\b(?:higher|greater)\s+(?:fees?|prices?|rates?)\s+than\b|"
                 r"\bbest\s+(?:price|pricing)\b"
             ),
@@ -191,28 +240,39 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             ),
             words(
                 r"\boffer\s+(?:to\s+any|the\s+opportunity)|\bfirst\s+(?:refusal|negotiation)|\barm's\s+length|"
-                r"\bemployees?\b|\bgood\s+faith\b"
+                r"\bemployees?\b|\bgood\s+faith\b|\bindustry\s+standard|\bpreviously\s+offered|\boffered\s+by"
             ),
         ),
     ),
 }
 
 
+def _first_clause(body: str, test: Test) -> tuple[tuple[int, int] | None, bool]:
+    """The first sentence that is the clause by `test`, and whether a doubtful one came before it."""
+    doubtful = False
+    for span in sentences_matching(body, test.cue_words):
+        verdict = _verdict(test, body[slice(*span)])
+        if verdict is Verdict.CLAUSE:
+            return span, doubtful
+        doubtful = doubtful or verdict is Verdict.DOUBTFUL
+    return None, doubtful
+
+
 def clause_rule(tests: tuple[Test, ...]) -> FieldRule:
-    """The rule for one clause: True with the first sentence passing a test, False when none does."""
+    """The rule for one clause: True with the first sentence that is the clause; no answer when the only
+    sentences like it are doubtful (a definition, a recital, a `doubt`); False when no sentence is like it."""
 
     def rule(body: str) -> list[Found]:
         if len(body) < MIN_CONTRACT_CHARS:
             return []
-        found = (
-            next((span for span in sentences_matching(body, test.cue_words) if _passes(test, body[slice(*span)])), None)
-            for test in tests
-        )
-        spans = [span for span in found if span is not None]
-        if not spans:
-            return [Found(False, 0, 0)]
-        start, end = min(spans)
-        return [Found(True, start, end)]
+        found = [_first_clause(body, test) for test in tests]
+        spans = [span for span, _ in found if span is not None]
+        if spans:
+            start, end = min(spans)
+            return [Found(True, start, end)]
+        if any(doubtful for _, doubtful in found):
+            return []
+        return [Found(False, 0, 0)]
 
     return rule
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from english.sentences import sentence_span
 from retrievers.extraction.found import Found
 from retrievers.extraction.rules.contract_sentences import lowered
-from retrievers.extraction.rules.text_spans import dates_in, sentence_around
+from retrievers.extraction.rules.text_spans import dates_in
 
 _CUE_REACH = 80
 _MOST_DATES = 1000
@@ -152,7 +153,7 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
         commences = bool(_COMMENCEMENT_DATE_BEFORE_RE.search(before) or _COMMENCEMENT_AFTER_RE.match(body, match.end()))
         if not (defined or said_effective or said_signed or letter or signature or starts or commences):
             continue
-        start, end = sentence_around(body, match.start(), match.end())
+        start, end = sentence_span(body, match.start(), match.end(), clauses=True)
         if starts and not _TERM_OF_AGREEMENT_RE.search(before):
             starts = False
         if _OTHER_DOCUMENT_RE.search(body, start, match.start()) or _OTHER_DOCUMENT_AFTER_RE.match(body, match.end()):
@@ -201,7 +202,7 @@ def _takes_effect_on_its_date(body: str) -> tuple[int, int] | None:
         )
         if match is None:
             continue
-        start, end = sentence_around(body, match.start(), match.end())
+        start, end = sentence_span(body, match.start(), match.end(), clauses=True)
         if _NOT_ITS_EFFECT_RE.search(body, start, match.end()):
             continue
         if match["defined"]:

@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from english.sentences import sentence_span
 from english.tables import table
 from retrievers.extraction.found import FieldRule, Found
 from retrievers.extraction.rules.contract_dates import agreement_date, effective_date
 from retrievers.extraction.rules.contract_parties import parties
-from retrievers.extraction.rules.text_spans import sentence_around
 from retrievers.loaders.normalize import parse_duration, split_jurisdictions
 
 # --- governing law ------------------------------------------------------------------------------------
@@ -103,7 +103,7 @@ def governing_law(body: str) -> list[Found]:
         if second:
             places.append(second[0])
             named_to = second[1]
-        start, end = sentence_around(body, law.start(), named_to)
+        start, end = sentence_span(body, law.start(), named_to, clauses=True)
         if not _GOVERNS_RE.search(body, start, end):
             continue
         strong = _AGREEMENT_GOVERNED_RE.search(body, start, end)
@@ -140,7 +140,7 @@ def _place_referred_back(body: str, law: re.Match[str]) -> str | None:
     ("accepted by Company in the State of Nevada and shall be governed by ... the laws thereof")."""
     if not _REFERS_BACK_RE.match(body, law.end()):
         return None
-    start, _ = sentence_around(body, law.start(), law.end())
+    start, _ = sentence_span(body, law.start(), law.end(), clauses=True)
     last, named_to = None, start
     for word in re.finditer(r"\b[A-Z][\w.'’]*", body[start : law.start()]):
         place = _place_at(body, start + word.start()) if start + word.start() >= named_to else None
@@ -223,7 +223,7 @@ def term_days(body: str) -> list[Found]:
     for count, (days, start, end) in enumerate(_lengths(body)):
         if count >= _MOST_LENGTHS:
             return []
-        sentence = sentence_around(body, start, end)
+        sentence = sentence_span(body, start, end, clauses=True)
         if _TERM_SENTENCE_RE.search(body, *sentence) and not _NOT_TERM_RE.search(body, *sentence):
             lengths.setdefault(days, sentence)
     if len(lengths) != 1:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
+from english.sentences import sentence_span
 from retrievers.extraction.found import Found
-from retrievers.extraction.rules.text_spans import sentence_around
 
 PREAMBLE_CHARS = 6000
 """How far into a contract its list of parties is looked for (after cover pages and confidentiality legends)."""
@@ -105,7 +105,7 @@ def parties(body: str) -> list[Found]:
     for opening in _BETWEEN_RE.finditer(head):
         names = _listed_names(body, opening.end())
         if names:
-            start, end = sentence_around(body, opening.start(), opening.end())
+            start, end = sentence_span(body, opening.start(), opening.end(), clauses=True)
             return [Found(name, start, max(end, name_end)) for name, name_end in names]
     return _defined_names(body)
 
@@ -131,7 +131,7 @@ def _defined_names(body: str) -> list[Found]:
         if any(name.lower() in known.value.lower() for known in found):
             continue
         found = [known for known in found if known.value.lower() not in name.lower()]
-        found.append(Found(name, *sentence_around(body, match.start(), match.end())))
+        found.append(Found(name, *sentence_span(body, match.start(), match.end(), clauses=True)))
     return found if len(found) <= _MOST_DEFINED else []
 
 

@@ -1,48 +1,23 @@
-"""The sentence around a match in a contract, and the first sentence that satisfies a clause's conditions.
+"""The first sentences of a contract that satisfy a clause's conditions.
 
-Contracts are hard-wrapped, full of "Inc." and "Section 2.1", and sometimes one 10 MB line: a sentence here is
-bounded by ". X", "? X", "! X" or a blank line, and never reaches more than `REACH` characters either side of the
-match. The boundaries are found once per text (the last few texts are remembered, so the rules of all fields
-reading one contract share them), and each sentence is then two binary searches.
+A cue (a few lower-case words) finds candidates fast in the lower-cased text; each candidate is read in its
+sentence (`english.sentences.sentence_span`, shared with every other reader of sentences), and the sentence must
+then match the clause's case-blind patterns.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from functools import lru_cache
 
-REACH = 700
-"""At most this many characters of a sentence on each side of the words that matched."""
+from english.sentences import sentence_span
 
 MAX_CANDIDATES = 400
 """Matches of an anchor looked at per document: a clause is in one of the first few, a hostile text has millions."""
 
 MIN_WORDS = 6
 """Fewer words make a heading or a title ("EXCLUSIVE DISTRIBUTOR AGREEMENT", "Exclusivity."), not a clause."""
-
-_SENTENCE_END = re.compile(r"[.!?](?=[\s\"”')]*\s[\"“(]?[A-Z0-9])|\n[ \t\r]*\n")
-
-
-@lru_cache(maxsize=4)
-def _sentence_starts(body: str) -> list[int]:
-    """Where each sentence of `body` starts, found in one pass and shared by every rule reading the same body."""
-    return [0, *(boundary.end() for boundary in _SENTENCE_END.finditer(body))]
-
-
-def sentence_span(body: str, start: int, end: int) -> tuple[int, int]:
-    """The bounds of the sentence holding `body[start:end]`, without surrounding whitespace."""
-    starts = _sentence_starts(body)
-    begin = max(starts[bisect_right(starts, start) - 1], start - REACH)
-    after = bisect_left(starts, end)
-    finish = min(starts[after] if after < len(starts) else len(body), end + REACH)
-    while begin < finish and body[begin].isspace():
-        begin += 1
-    while finish > begin and body[finish - 1].isspace():
-        finish -= 1
-    return begin, finish
-
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 

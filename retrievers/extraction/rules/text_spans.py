@@ -1,8 +1,5 @@
-"""Pieces every contract rule reads with: the sentence around a match, and the full dates a contract writes.
-
-Both look at a bounded window, never the whole text, so a rule stays linear in the document however long it is
-and however oddly it is broken (a 10 MB line with no full stop gives a sentence of at most `SENTENCE_REACH` on
-each side).
+"""The full dates a contract writes, found in a bounded window around each year, so that a rule stays linear in
+the document however long it is (the sentence around a match is `english.sentences.sentence_span`).
 """
 
 from __future__ import annotations
@@ -12,27 +9,6 @@ from collections.abc import Iterator
 from datetime import date
 
 from english.numbers import MONTHS
-
-SENTENCE_REACH = 600
-"""The most characters a sentence is followed before and after the words a value was read from."""
-
-# A sentence ends at ".", ";", "!" or "?" followed by a space, or at a blank line. Abbreviations ("Inc.") end one
-# too early; the span still holds the matched words, since the search starts outside them.
-_SENTENCE_END = re.compile(r"[.;!?](?=\s)|\n[ \t]*\n")
-
-
-def sentence_around(body: str, start: int, end: int) -> tuple[int, int]:
-    """The bounds of the sentence that holds `body[start:end]`, at most `SENTENCE_REACH` beyond it each side."""
-    low = max(0, start - SENTENCE_REACH)
-    sentence_start = low
-    for stop in _SENTENCE_END.finditer(body, low, start):
-        sentence_start = stop.end()
-    after = _SENTENCE_END.search(body, end, min(len(body), end + SENTENCE_REACH))
-    sentence_end = after.end() if after else min(len(body), end + SENTENCE_REACH)
-    while sentence_start < start and body[sentence_start].isspace():
-        sentence_start += 1
-    return sentence_start, sentence_end
-
 
 _MONTH = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
