@@ -84,8 +84,8 @@ def as_labels(predicted: Iterable[Value], labels: Sequence[Value], same: Callabl
     return [next((label for label in labels if same(value, label)), value) for value in predicted]
 
 
-def print_table(title: str, rows: dict[str, dict[str, float]], seconds_per_document: float) -> None:
-    """One line per key: accuracy, precision, recall, F1 and the counts behind them."""
+def print_table(title: str, rows: dict[str, dict[str, float]], seconds_per_document: float | None = None) -> None:
+    """One line per key: accuracy, precision, recall, F1 and the counts behind them; then the rules' time, if given."""
     print(title)
     print(f"{'key':<16}{'acc':>8}{'P':>8}{'R':>8}{'F1':>8}{'pred':>7}{'gold':>7}")
     for key, figures in rows.items():
@@ -93,4 +93,5 @@ def print_table(title: str, rows: dict[str, dict[str, float]], seconds_per_docum
             f"{key:<16}{figures['accuracy']:>8.3f}{figures['precision']:>8.3f}{figures['recall']:>8.3f}"
             f"{figures['f1']:>8.3f}{figures['predicted']:>7}{figures['labelled']:>7}"
         )
-    print(f"seconds per document (all rules): {seconds_per_document:.4f}")
+    if seconds_per_document is not None:
+        print(f"seconds per document (all rules): {seconds_per_document:.4f}")
