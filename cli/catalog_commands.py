@@ -119,6 +119,7 @@ def _declare(store, bucket: str, name: str, declaring: dict[str, Any]) -> None:
     if spec.found_by == "rule" and name not in RULES.get(bucket, {}):
         raise InvalidInput(f"no shipped rule finds {bucket}.{name}; use --found-by text, pattern or model")
     store.record_field_specs(bucket, [spec])
+    store.refresh_bucket_catalogs(bucket)
 
 
 def buckets(args: argparse.Namespace) -> None:
@@ -139,6 +140,7 @@ def buckets(args: argparse.Namespace) -> None:
                 store.describe(args.name, aliases=args.aliases)
             if fields:
                 store.record_field_specs(args.name, fields)
+                store.refresh_bucket_catalogs(args.name)
                 print(
                     f"{args.name}: {len(fields)} fields declared ({', '.join(f.name for f in fields)}); "
                     f"`ragent extract --bucket {args.name}` finds them in documents already ingested"

@@ -56,7 +56,9 @@ class GradedHit(BaseModel):
 
 
 Action = Literal["enough", "more", "clarify", "fallback"]
-ClarifyKind = Literal["no_low", "overload"]
+ClarifyKind = Literal["no_low", "overload", "unread"]
+"""no_low: nothing (relevant) found or words that match nothing; overload: too many rows to list; unread: most of
+the bucket was not read yet for the field a figure needs (`graph.unread_fields`, the graph's own, never a model's)."""
 
 
 class Decision(BaseModel):
@@ -66,11 +68,14 @@ class Decision(BaseModel):
     clarify_kind: ClarifyKind | None = None
 
 
+Choice = Literal["narrow", "broaden", "export", "retry", "extract", "answer", "stop"]
+
+
 class ClarifyOption(BaseModel):
     """One option of a clarification: `label` is for the human (document values in it are escaped Markdown), the
     other fields are the reply that picks it, with the raw value."""
 
-    choice: Literal["narrow", "broaden", "export", "retry", "stop"]
+    choice: Choice
     label: str
     field: str | None = None
     op: Op | None = None
@@ -83,7 +88,7 @@ class ClarifyReply(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    choice: Literal["narrow", "broaden", "export", "retry", "stop"]
+    choice: Choice
     field: str | None = None
     op: Op | None = None
     value: Any = None

@@ -7,7 +7,7 @@ parametrisation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from core.models import (
@@ -141,9 +141,15 @@ class DocumentRecords(Protocol):
         """The bucket of each of `doc_ids` that is a document of `scope`."""
 
     def commit_document(
-        self, source: SourceDocument, content_hash: str, chunks: Sequence[Chunk], chunk_ids: Sequence[str]
+        self,
+        source: SourceDocument,
+        content_hash: str,
+        chunks: Sequence[Chunk],
+        chunk_ids: Sequence[str],
+        extraction_stamps: Mapping[str, str] | None = None,
     ) -> None:
-        """Replace the document, its chunks and its annotation rows atomically."""
+        """Replace the document, its chunks and its annotation rows atomically, with what each field its text was
+        read for at ingest was read with (`extraction_stamps`, by field; none when nothing was read)."""
 
     def documents_titled(
         self, scope: str, words: Sequence[str], limit: int = 2
@@ -260,6 +266,9 @@ class Catalog(Protocol):
 
     def refresh_stale_catalogs(self, scope: str) -> list[str]:
         """Refresh every catalog of `scope` marked stale; returns their buckets."""
+
+    def refresh_bucket_catalogs(self, bucket: str) -> None:
+        """Refresh the catalogs of `bucket` marked stale in every scope."""
 
     def field_catalog(self, scope: str, bucket: str) -> list[CatalogField]: ...
 

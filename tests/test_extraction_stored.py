@@ -15,17 +15,24 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from langgraph.checkpoint.memory import InMemorySaver
 
 from core.errors import InvalidInput
 from core.models import Document, FieldSpec, SourceDocument
+from graph.builder import compile_agent
+from graph.checkpointing import SERDE
+from graph.context import AgentContext
 from graph.ingest_graph import build_ingest, progress_events
+from graph.services import AgentServices
 from retrievers.extraction.found import Found
 from retrievers.extraction.stored import extract_stored, fields_to_extract
 from retrievers.ingestion.pipeline import Ingestor
 from retrievers.ingestion.sources import ingest_source
 from retrievers.loaders import files
+from tests.test_agent import Run
 
 ROOT = Path(__file__).resolve().parents[1]
+RULES = AgentContext(planner="rules")
 FIELDS = [
     FieldSpec(name="cuisine", type="string", found_by="text"),
     FieldSpec(name="prep_minutes", type="integer", unit="minutes", aliases=["prep", "time"], found_by="text"),
@@ -84,7 +91,7 @@ def test_a_field_declared_after_ingest_is_found_by_ragent_extract_and_a_second_r
     Ingestor(stack).ingest(files.load(_recipes(tmp_path), bucket="recipes"), progress=False)
     stack.store.record_field_specs("recipes", FIELDS[1:])
     first = extract_stored(stack.store, "default", "recipes", progress=False)
-    assert (first.documents, first.changed, first.values) == (3, 3, 6)
+    assert (first.documents, first.changed, first.values) == (3, 3, 3), "cuisine was read at ingest, prep is new"
     assert _properties(stack.store, "dish-2.md")["row"] == {"cuisine": "Thai", "prep_minutes": 185}
     assert extract_stored(stack.store, "default", "recipes", progress=False).documents == 0
     assert {f.name for f in stack.store.field_catalog("default", "recipes")} == {"cuisine", "prep_minutes"}
@@ -305,3 +312,26 @@ def test_progress_is_sent_a_few_times_a_second_however_fast_documents_go_and_its
         "total": 100_000,
     }
     assert len(events) <= 2 + 4 * 10, "a hundred thousand calls take well under ten seconds"
+
+
+def test_a_figure_over_a_field_declared_after_ingest_asks_to_read_the_documents_for_it_first(stack, tmp_path):
+    stack.store.add_bucket("recipes", "")
+    stack.store.record_field_specs("recipes", FIELDS[:1])
+    ingest_source(stack, path=_recipes(tmp_path, 4), bucket="recipes", scope="default")
+    stack.store.record_field_specs("recipes", FIELDS[1:])  # prep_minutes: 65, 125, 185 and 245 minutes in the text
+    stack.store.refresh_bucket_catalogs("recipes")  # as `ragent catalog describe` does
+    question = "How many recipes have a prep time under 150 minutes?"
+    with AgentServices(stack) as services:
+        agent = compile_agent(services, InMemorySaver(serde=SERDE))
+        asked = Run(agent, question, RULES)
+        assert asked.answer is None and asked.interrupt["kind"] == "unread", asked.interrupt["reason"]
+        assert asked.interrupt["reason"].startswith("4 of the 4 documents of recipes have no prep_minutes recorded")
+        assert [o["choice"] for o in asked.interrupt["options"]] == ["extract", "answer", "stop"]
+
+        over_the_few = Run(agent, question, RULES).resume({"choice": "answer"})
+        assert over_the_few.answer.value == 0 and "4 of the 4 recipes have no prep_minutes" in over_the_few.answer.text
+
+        read = asked.resume({"choice": "extract"})
+        assert read.answer.value == 2 and "no prep_minutes" not in read.answer.text
+        assert _properties(stack.store, "dish-3.md")["row"] == {"cuisine": "Thai", "prep_minutes": 245}
+        assert Run(agent, question, RULES).interrupt is None, "read once: the next question is answered at once"

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypeVar
 
+from retrievers.extraction.extractor import AT_INGEST
+from retrievers.extraction.stored import field_stamp
 from retrievers.postgres.field_catalog import CatalogField
 from tools.arguments import QUERY_CHARS_MAX
 from tools.context import ToolContext
@@ -91,6 +93,16 @@ class Catalog:
         if (bucket, field) not in self._values:
             self._values[bucket, field] = self._read(self.context.stack.store.field_values, self.scope, bucket, field)
         return self._values[bucket, field]
+
+    def unread(self, bucket: str, field: str) -> int:
+        """How many documents of the bucket were not read yet for `field` as it is declared now, when its text
+        finds it without the model (rules, labelled lines, a pattern): a field declared or changed after they were
+        ingested, which `ragent extract` reads; 0 for a field of labels or of the model."""
+        store = self.context.stack.store
+        spec = next((s for s in self._read(store.field_specs, bucket) if s.name == field), None)
+        if spec is None or spec.found_by not in AT_INGEST:
+            return 0
+        return self._read(store.count_to_extract, self.scope, bucket, {field: field_stamp(spec)})
 
     def version(self) -> tuple:
         """What changes when this catalog would read differently (`PostgresStore.catalog_version`)."""

@@ -16,13 +16,16 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 from pydantic import ValidationError
 
+from graph.access.tenancy import Identity
 from graph.context import AgentContext
 from graph.decomposition import Constraint, Decomposition
 from graph.export import export_csv
 from graph.markdown import escape
 from graph.schemas import Answer, ClarifyOption, ClarifyReply
 from graph.services import AgentServices
-from graph.state import AgentState, budget
+from graph.state import AgentState, budget, current_evidence
+from graph.unread_fields import UnreadField, unread_field
+from retrievers.extraction.stored import extract_stored
 from retrievers.postgres.annotation_filters import compile_predicates
 from tools.catalog import Catalog
 
@@ -80,17 +83,38 @@ def _broaden_option(d: Decomposition, scope_buckets: set[str]) -> ClarifyOption 
     return ClarifyOption(choice="broaden", label=label)
 
 
+def _unread_options(unread: UnreadField | None, may_extract: bool) -> list[ClarifyOption]:
+    """Reading the documents for the field now (for a caller that may ingest), or answering with those that have
+    it."""
+    if unread is None:
+        return []
+    have = unread.documents - unread.missing
+    options = [ClarifyOption(choice="answer", label=f"answer with the {have} that have {unread.field}")]
+    if may_extract:
+        label = f"read the {unread.unread} documents for {unread.field} now, then answer"
+        options.insert(0, ClarifyOption(choice="extract", label=label, field=unread.field))
+    return options
+
+
 def clarification_payload(
-    state: AgentState, budget_left: int, categorical: set[str], scope_buckets: set[str]
+    state: AgentState,
+    budget_left: int,
+    categorical: set[str],
+    scope_buckets: set[str],
+    unread: UnreadField | None = None,
+    may_extract: bool = False,
 ) -> dict[str, Any]:
     """What the human sees: the kind, what was tried with counts, why, and the options still possible
     (narrowing or broadening needs tool calls left in the run's budget; trying again, when a source failed,
-    starts the question afresh with a new budget)."""
+    starts the question afresh with a new budget; reading documents for a field, `unread`, needs the right to
+    ingest)."""
     decision = state["decisions"][-1]
     d = state["decomposition"]
     options = _narrow_options(state, categorical) if decision.clarify_kind == "overload" and budget_left > 0 else []
     options += _meant_options(d) if budget_left > 0 else []
-    if decision.clarify_kind == "overload":
+    if decision.clarify_kind == "unread":
+        options += _unread_options(unread, may_extract and budget_left > 0)
+    elif decision.clarify_kind == "overload":
         options.append(ClarifyOption(choice="export", label="export the full result as CSV"))
     elif budget_left > 0 and (broaden := _broaden_option(d, scope_buckets)):
         options.append(broaden)
@@ -148,9 +172,11 @@ def human_reply(
     catalog = services.catalog(runtime.context.scope)
     field_types = {f.name: f.type for f in catalog.fields(d.buckets[0])}
     budget_left = budget(state, runtime.context).left
-    payload = clarification_payload(
-        state, budget_left, {f.name for f in catalog.categorical(d.buckets[0])}, set(catalog.buckets)
-    )
+    unread = unread_field(current_evidence(state), catalog) if state["decisions"][-1].clarify_kind == "unread" else None
+    server = runtime.server_info
+    may_extract = server is None or Identity.of_user(server.user).may_ingest
+    categorical = {f.name for f in catalog.categorical(d.buckets[0])}
+    payload = clarification_payload(state, budget_left, categorical, set(catalog.buckets), unread, may_extract)
     allowed = {o["choice"] for o in payload["options"]} | (
         {"narrow"} if payload["kind"] == "overload" and budget_left > 0 else set()
     )
@@ -162,6 +188,8 @@ def human_reply(
             if reply.choice not in allowed:
                 raise ValueError(f"{reply.choice!r} is not offered here; choose one of {', '.join(sorted(allowed))}")
             added = _narrowing(reply, d.buckets[0], field_types) if reply.choice == "narrow" else None
+            if reply.choice == "extract" and (unread is None or reply.field not in (None, unread.field)):
+                raise ValueError(f"extract reads the documents for {unread.field if unread else 'no field'} only")
             return reply, added
         except ValueError as exc:  # pydantic's ValidationError and the catalog's InvalidInput are ValueErrors
             problem = f"that answer cannot be used ({_reason(exc)}); answer with one of the options"
@@ -207,6 +235,14 @@ def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: Agen
         return Command(goto="compose", update={"clarification": reply, "answer": answer})
     if reply.choice == "retry":
         return Command(goto="decompose", update={"clarification": reply})
+    if reply.choice == "answer":  # with the documents that have the field, as the figure's sentences say
+        return Command(goto="compose", update={"clarification": reply})
+    if reply.choice == "extract":
+        scope = runtime.context.scope
+        unread = unread_field(current_evidence(state), services.catalog(scope))
+        if unread is not None:  # None when this node read them already and was stopped before its update
+            extract_stored(services.stack.store, scope, unread.bucket, fields=[unread.field], progress=False)
+        return Command(goto="plan", update={"clarification": reply})
     reading = answered_reading(d, reply, added, services.catalog(runtime.context.scope))
     update = {"clarification": reply, "decomposition": reading}
     if reply.choice == "broaden":

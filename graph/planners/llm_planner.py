@@ -263,7 +263,7 @@ class LLMPlanner:
         def check(decision: Decision) -> None:
             if decision.action == "fallback" and not route.fallback_order:
                 raise InvalidInput("no route is left to fall back to")
-            if decision.action == "clarify" and decision.clarify_kind is None:
+            if decision.action == "clarify" and decision.clarify_kind not in ("no_low", "overload"):
                 raise InvalidInput("clarify needs clarify_kind no_low or overload")
             if decision.action == "more":
                 if not decision.next_calls or left <= 0:

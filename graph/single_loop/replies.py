@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from graph.schemas import ClarifyKind, Decision, ToolCall
+from graph.schemas import Decision, ToolCall
 from prompts import load as load_prompts
 from tools.envelope import Envelope, failure
 from tools.guard import validation_reason
@@ -36,7 +36,7 @@ class Decide(BaseModel):
 
     action: Literal["enough", "clarify"]
     reason: str = Field(description="Why, in one sentence")
-    clarify_kind: ClarifyKind | None = Field(
+    clarify_kind: Literal["no_low", "overload"] | None = Field(
         default=None,
         description="For clarify: no_low when nothing relevant was found or the question's words match nothing, "
         "overload when too many documents match to list",

@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 from tqdm import tqdm
 
 from core.models import Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
-from retrievers.extraction.extractor import extracted
+from retrievers.extraction.extractor import AT_INGEST, extracted
 from retrievers.extraction.shipped import SHIPPED, with_rules
+from retrievers.extraction.stored import field_stamp
 from retrievers.ingestion.chunking import chunk_spans
 from retrievers.ingestion.documents import finish_pending_deletions
 from retrievers.loaders.files import Skipped
@@ -219,6 +220,10 @@ class Ingestor:
             return
         with report.timed("postgres"):
             schemas = {source.document.bucket: self._schema(source.document.bucket) for source, *_ in pending}
+        stamps = {
+            bucket: {spec.name: field_stamp(spec) for spec in specs if spec.found_by in AT_INGEST}
+            for bucket, specs in schemas.items()
+        }
         with report.timed("extracting"):
             pending = [(self._extracted(source, schemas, report), *rest) for source, *rest in pending]
         with report.timed("tokenising"):
@@ -234,8 +239,9 @@ class Ingestor:
         with report.timed("vector index"):
             stack.vectors.upsert(indexed, vectors)
         for source, content_hash, existed, (chunks, chunk_list) in planned:
+            read = {} if source.labels_complete else stamps[source.document.bucket]
             with report.timed("postgres"):
-                stack.store.commit_document(source, content_hash, chunks, [ic.chunk_id for ic in chunk_list])
+                stack.store.commit_document(source, content_hash, chunks, [ic.chunk_id for ic in chunk_list], read)
             report.chunks += len(chunks)
             report.annotation_rows += len(source.annotations)
             if existed:

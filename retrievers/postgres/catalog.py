@@ -19,6 +19,7 @@ from psycopg_pool import ConnectionPool
 
 from core.errors import InvalidInput
 from core.models import BUCKET_NAME_RE, FIELD_ROLES, FieldSpec
+from retrievers.extraction.extractor import PROPERTIES
 from retrievers.postgres.annotation_indexes import ensure_field_indexes
 from retrievers.postgres.field_catalog import CatalogField, Vocabulary, build_field
 from retrievers.postgres.schema import MARK_STALE
@@ -170,6 +171,14 @@ class PostgresCatalog:
             self.refresh_catalog(scope, bucket)
         return stale
 
+    def refresh_bucket_catalogs(self, bucket: str) -> None:
+        """Refresh the catalogs of `bucket` marked stale in every scope (after its fields were declared or changed,
+        so that questions can name a field no document holds yet)."""
+        with self.pool.connection() as conn:
+            scopes = [s for (s,) in conn.execute("SELECT scope FROM stale_catalogs WHERE bucket = %s", (bucket,))]
+        for scope in scopes:
+            self.refresh_catalog(scope, bucket)
+
     def refresh_catalog(self, scope: str, bucket: str) -> list[CatalogField]:
         """Recompute the bucket's catalog from its stored rows, and clear its stale mark unless rows changed
         meanwhile (then the mark stays for the next refresh); then bring the bucket's field indexes in line with its
@@ -233,18 +242,24 @@ class PostgresCatalog:
             counts[(kind, field)][value] += n
             multi[(kind, field)] |= is_list
             docs[(kind, field)] = doc_count, extracted_count
+        # A field found in the text that no document holds yet (declared after they were ingested) is in the
+        # catalog all the same, with no documents: a question can name it, and the run can offer to read them for it.
+        held = {name for _, name in counts}
+        unheld = [
+            (PROPERTIES, spec.name) for spec in specs.values() if spec.name not in held and spec.found_by != "labels"
+        ]
         return [
             build_field(
                 kind,
                 name,
                 counts[kind, name],
-                docs[kind, name][0],
+                docs.get((kind, name), (0, 0))[0],
                 multi[kind, name],
                 specs.get(name),
                 bucket_documents=documents,
-                extracted_count=docs[kind, name][1],
+                extracted_count=docs.get((kind, name), (0, 0))[1],
             )
-            for kind, name in sorted(counts)
+            for kind, name in sorted([*counts, *unheld])
         ]
 
     def _stored_catalog(self, conn: psycopg.Connection, scope: str, bucket: str) -> list[CatalogField]:

@@ -9,7 +9,7 @@ table, so such chunks are never returned. A delete records the chunk ids the eng
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import psycopg
@@ -131,10 +131,16 @@ class PostgresDocuments:
         return {doc_id: (source, annotations) for doc_id, source, annotations in rows}
 
     def commit_document(
-        self, source: SourceDocument, content_hash: str, chunks: Sequence[Chunk], chunk_ids: Sequence[str]
+        self,
+        source: SourceDocument,
+        content_hash: str,
+        chunks: Sequence[Chunk],
+        chunk_ids: Sequence[str],
+        extraction_stamps: Mapping[str, str] | None = None,
     ) -> None:
         """Replace the document, its chunks and its annotation rows in one transaction, which also marks the catalog
-        of its bucket (and of the bucket it leaves, if it moves) stale."""
+        of its bucket (and of the bucket it leaves, if it moves) stale; with the stamps of the fields its text was
+        read for at ingest (`ragent extract` reads it again only for fields whose declaration or rules changed)."""
         doc = source.document
         with self.pool.connection() as conn, conn.transaction():
             conn.execute(
@@ -147,13 +153,13 @@ class PostgresDocuments:
             conn.execute(
                 """
                 INSERT INTO documents (scope, doc_id, bucket, title, author, tags, created_at, source, summary, body,
-                    content_hash, labels_complete)
-                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+                    content_hash, labels_complete, extraction_stamps)
+                VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
                 ON CONFLICT (scope, doc_id) DO UPDATE SET
                     bucket = EXCLUDED.bucket, title = EXCLUDED.title, author = EXCLUDED.author, tags = EXCLUDED.tags,
                     created_at = EXCLUDED.created_at, source = EXCLUDED.source, summary = EXCLUDED.summary,
                     body = EXCLUDED.body, content_hash = EXCLUDED.content_hash,
-                    labels_complete = EXCLUDED.labels_complete, extraction_stamps = '{}',
+                    labels_complete = EXCLUDED.labels_complete, extraction_stamps = EXCLUDED.extraction_stamps,
                     version = documents.version + 1, ingested_at = now()
                 """,
                 (
@@ -169,6 +175,7 @@ class PostgresDocuments:
                     doc.body,
                     content_hash,
                     source.labels_complete,
+                    Jsonb(dict(extraction_stamps or {})),
                 ),
             )
             conn.execute("DELETE FROM chunks WHERE scope = %s AND doc_id = %s", (doc.scope, doc.doc_id))
