@@ -316,7 +316,7 @@ services = AgentServices(replace(stack, keyword=SlowKeyword(stack.keyword)))
 with Connection.connect(database_url, **CONNECTION_OPTIONS) as conn:
     saver = PostgresSaver(conn, serde=SERDE)
     saver.setup()
-    compile_agent(services, saver).invoke({"question": "How do I get onto the VPN when I work remotely?"},
+    compile_agent(services, saver).invoke({"question": "How do I get onto the vpn when I work remotely?"},
                                 {"configurable": {"thread_id": "killed"}}, context=AgentContext())
 """
 

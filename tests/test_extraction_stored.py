@@ -22,8 +22,12 @@ from core.models import Document, FieldSpec, SourceDocument
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
+from graph.decomposition import Decomposition
 from graph.ingest_graph import build_ingest, progress_events
+from graph.nodes.clarify import clarification_payload
+from graph.schemas import Decision
 from graph.services import AgentServices
+from graph.unread_fields import UnreadField
 from retrievers.extraction.found import Found
 from retrievers.extraction.stored import extract_stored, fields_to_extract
 from retrievers.ingestion.pipeline import Ingestor
@@ -244,6 +248,8 @@ def test_the_model_fills_what_the_rules_left_empty_and_a_run_without_it_keeps_th
     (row,) = store.document_annotations("default", "d1.md")
     assert row["row"] == {"cuisine": "Lao"} and row["sources"]["cuisine"]["found_by"] == "model"
     assert store.document_annotations("default", "d0.md")[0]["sources"]["cuisine"]["found_by"] == "text"
+    covered = store.coverage("default", "recipes", ["cuisine"])
+    assert (covered["extracted"], covered["by_model"]) == ({"cuisine": 2}, {"cuisine": 1}), "a figure says which"
     assert run().documents == 0, "a run without the model keeps what it filled"
     assert (run(model=model, model_name="m").documents, len(asked)) == (0, 1), "and it is not asked again"
     assert run(model=model, model_name="another").values == 1 and len(asked) == 2, "another model reads it again"
@@ -335,3 +341,18 @@ def test_a_figure_over_a_field_declared_after_ingest_asks_to_read_the_documents_
         assert read.answer.value == 2 and "no prep_minutes" not in read.answer.text
         assert _properties(stack.store, "dish-3.md")["row"] == {"cuisine": "Thai", "prep_minutes": 245}
         assert Run(agent, question, RULES).interrupt is None, "read once: the next question is answered at once"
+
+
+def test_a_caller_that_may_not_ingest_is_offered_to_answer_or_stop_but_not_to_read_documents():
+    state = {
+        "question": "How many recipes have a prep time under 150 minutes?",
+        "decomposition": Decomposition(question="q", intent="count", buckets=["recipes"]),
+        "decisions": [Decision(action="clarify", clarify_kind="unread", reason="not read")],
+    }
+    unread = UnreadField("recipes", "prep_minutes", missing=4, documents=4, unread=4)
+
+    def choices(may_extract: bool) -> list[str]:
+        payload = clarification_payload(state, 5, set(), {"recipes"}, unread, may_extract)
+        return [option["choice"] for option in payload["options"]]
+
+    assert choices(True) == ["extract", "answer", "stop"] and choices(False) == ["answer", "stop"]

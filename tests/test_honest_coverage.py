@@ -119,6 +119,7 @@ def test_the_tools_say_how_many_documents_lack_each_field_within_a_doc_id_list(p
         "ungrouped": {"governing_law": 1},
         "unannotated": 1,
         "extracted": {},  # the sample's values are labels
+        "by_model": {},
     }
     listed = call_tool(
         "annotations_search",
@@ -131,4 +132,18 @@ def test_the_tools_say_how_many_documents_lack_each_field_within_a_doc_id_list(p
         "ungrouped": {},
         "unannotated": None,
         "extracted": {},
+        "by_model": {},
     }
+
+
+def test_a_figure_says_which_of_its_values_were_read_from_the_text_and_how_many_by_the_model():
+    from graph.answer.computed import left_out
+    from tools.envelope import Coverage
+
+    coverage = Coverage(
+        documents=40, missing={"governing_law": 8}, extracted={"governing_law": 32}, by_model={"governing_law": 3}
+    )
+    assert left_out(coverage, "contracts", "counted") == (
+        "8 of the 40 contracts have no governing_law recorded and are not counted. Values read from the documents' "
+        "text, not labelled: governing_law in 32 (3 by the chat model) (`ragent documents show` quotes each)."
+    )

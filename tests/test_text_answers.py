@@ -66,7 +66,9 @@ def own_contracts(postgres_url, minilm, tmp_path_factory):
 
 
 def test_a_clause_of_a_named_contract_is_quoted_from_that_contract_only(own_contracts):
-    answer = Run(own_contracts, "What does the Acme Widgets supply agreement say about assignment?", RULES).answer
+    run = Run(own_contracts, "What does the Acme Widgets supply agreement say about assignment?", RULES)
+    answer = run.answer
+    assert answer is not None, str(run.interrupt)
     assert {c.doc_id for c in answer.citations} == {ACME}
     assert "may not assign this Agreement" in answer.text
 

@@ -35,6 +35,7 @@ def _coverage(
         ungrouped={f: missing[f] for f in grouped},
         unannotated=found["unannotated"],
         extracted={f: k for f, k in found["extracted"].items() if k},
+        by_model={f: k for f, k in found["by_model"].items() if k},
     )
 
 

@@ -84,6 +84,8 @@ class Coverage(HitModel):
     ungrouped: dict[str, int] = Field(default_factory=dict)
     unannotated: int | None = None
     extracted: dict[str, int] = Field(default_factory=dict)
+    by_model: dict[str, int] = Field(default_factory=dict)
+    """Of `extracted`, the documents whose value the chat model read."""
 
 
 class DocumentMetadata(HitModel):

@@ -68,12 +68,16 @@ def score(split: str, limit: int) -> dict:
     specs = [s for s in SHIPPED["contracts"] if s.found_by in AT_INGEST]
     fill = [s for s in specs if s.name in FIELDS]
     rules, with_model = ({f: Tally() for f in FIELDS} for _ in range(2))
-    filled = 0
+    filled = failed = 0
     for source in chosen:
         gold = _properties(source)
         bare = source.model_copy(update={"annotations": [], "labels_complete": False})
         by_rules = _properties(extracted(bare, specs))
-        both = extracted(bare, specs, AT_INGEST, timed, fill)
+        try:
+            both = extracted(bare, specs, AT_INGEST, timed, fill)
+        except Exception:  # the model's endpoint timed out or failed: the rules' values stand, as in `ragent extract`
+            failed += 1
+            both = extracted(bare, specs)
         by_both = _properties(both)
         filled += sum(
             how.found_by == "model" for row in both.annotations for name, how in row.sources.items() if name in FIELDS
@@ -87,6 +91,7 @@ def score(split: str, limit: int) -> dict:
         "documents": len(chosen),
         "model": chat.model,
         "model_calls": len(calls),
+        "model_calls_failed": failed,
         "values_filled": filled,
         "seconds_per_call": sum(calls) / max(len(calls), 1),
         "rules": {f: t.figures() for f, t in rules.items()},
@@ -105,7 +110,8 @@ def main() -> None:
     print_table(f"{title}: rules alone", figures["rules"])
     print_table(f"{title}: rules, then {figures['model']} where they left a field empty", figures["rules_and_model"])
     print(
-        f"model calls {figures['model_calls']}, values filled {figures['values_filled']}, "
+        f"model calls {figures['model_calls']} ({figures['model_calls_failed']} failed), "
+        f"values filled {figures['values_filled']}, "
         f"{figures['seconds_per_call']:.1f} s a call"
     )
     if args.out:

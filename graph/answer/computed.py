@@ -90,9 +90,15 @@ def left_out(coverage: Coverage | None, bucket: str, verb: str) -> str:
         elif uncounted is not None:
             said[-1] += f": {k - uncounted} in the blank group, {uncounted} not {verb}"
     if coverage.extracted:
-        read = ", ".join(f"{field} in {k}" for field, k in coverage.extracted.items())
+        read = ", ".join(
+            f"{field} in {k}{_by_model(coverage.by_model.get(field, 0))}" for field, k in coverage.extracted.items()
+        )
         said.append(f"values read from the documents' text, not labelled: {read} (`ragent documents show` quotes each)")
     return " ".join(sentence(s[0].upper() + s[1:]) for s in said)
+
+
+def _by_model(k: int) -> str:
+    return f" ({k} by the chat model)" if k else ""
 
 
 def figure(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
@@ -160,6 +166,13 @@ def table(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit])
         rows=rows,
         citations=[Citation(doc_id=r["doc_id"], annotation_id=r["annotation_id"]) for r in rows],
     )
+
+
+def about_documents(d: Decomposition, evidence: list[Evidence]) -> bool:
+    """Whether the question is about particular documents: it names them, or every search for passages was made
+    only in the documents its conditions allow. Its answer may then quote several passages of one document."""
+    searches = [e.call.arguments for e in evidence if not e.call.tool.startswith("annotations_")]
+    return bool(d.doc_ids) or bool(searches) and all(a.get("filters") or a.get("doc_id") for a in searches)
 
 
 def best_passages(

@@ -35,7 +35,7 @@ from english.lexicon import ASKING_VERBS, FILLER
 from english.names import proper_names
 from english.sentences import split_sentences
 from english.words import counted, has_phrase, occurs, states_a_number_of, stem, stems
-from graph.answer.computed import best_passages
+from graph.answer.computed import about_documents, best_passages
 from graph.decomposition import Decomposition
 from graph.markdown import escape
 from graph.planners.pages import page_title
@@ -200,13 +200,6 @@ def _sources(chosen: list[Candidate]) -> str:
     return "Sources: " + "; ".join(escape(doc_id) + (f" ({escape(page)})" if page else "") for doc_id, page in pages)
 
 
-def _confined(d: Decomposition, evidence: list[Evidence]) -> bool:
-    """Whether the question is about particular documents: it names them, or every search for passages was made
-    only in the documents its conditions allow."""
-    searches = [e.call.arguments for e in evidence if not e.call.tool.startswith("annotations_")]
-    return bool(d.doc_ids) or bool(searches) and all(a.get("filters") or a.get("doc_id") for a in searches)
-
-
 def _searched_titles(evidence: list[Evidence]) -> list[str]:
     """The titles (else ids) of the documents the searches for passages found, best first."""
     return list(
@@ -240,7 +233,7 @@ def _nothing_about(d: Decomposition, terms: list[str], titles: list[str]) -> str
 def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
     """At most MAX_SENTENCES sentences, best first, each cited by its document and chunk; for a "how many" question
     only sentences that put a number on what it counts (a sentence that merely mentions employees is no count)."""
-    confined = _confined(d, evidence)
+    confined = about_documents(d, evidence)
     titles = _searched_titles(evidence) if confined else []
     terms = _asked_terms(d, titles) if confined else list(dict.fromkeys(stems(d.question)))
     nothing = _nothing_about(d, terms, titles)

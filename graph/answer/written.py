@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from langchain_core.language_models import BaseChatModel
 from langgraph.constants import TAG_NOSTREAM
 
-from graph.answer.computed import best_passages
+from graph.answer.computed import about_documents, best_passages
 from graph.answer.verify import Checked, EvidenceItem, check_sentence, parse_draft
 from graph.decomposition import Decomposition
 from graph.markdown import escape
@@ -37,9 +37,11 @@ NO_ANSWER = "NO ANSWER"
 """What the prompt tells the model to write when the evidence does not answer the question."""
 
 
-def evidence_items(computed: Answer, evidence: list[Evidence], relevant: list[GradedHit]) -> list[EvidenceItem]:
+def evidence_items(
+    computed: Answer, evidence: list[Evidence], relevant: list[GradedHit], per_document: int = 1
+) -> list[EvidenceItem]:
     """What the model may cite, numbered from 1: the computed figure or table (its text holds the figure, the
-    groups and the count of rows), or the best passages."""
+    groups and the count of rows), or the best passages (`per_document` of each at most)."""
     if computed.format in ("figure", "table"):
         return [EvidenceItem(1, "computed result", computed.text[:COMPUTED_CHARS], tuple(computed.citations))]
     return [
@@ -49,7 +51,7 @@ def evidence_items(computed: Answer, evidence: list[Evidence], relevant: list[Gr
             " ".join(g.text.split()),  # one line per item in the prompt
             (Citation(doc_id=g.doc_id, chunk_id=g.chunk_id),),
         )
-        for n, g in enumerate(best_passages(evidence, relevant, PASSAGE_ITEMS), start=1)
+        for n, g in enumerate(best_passages(evidence, relevant, PASSAGE_ITEMS, per_document), start=1)
     ]
 
 
@@ -115,7 +117,8 @@ class AnswerWriter:
         stream: Stream | None = None,
     ) -> Answer | None:
         """The verified answer, or None (with the reason in `notes`) when the rules' answer must be given."""
-        items = evidence_items(computed, evidence, relevant)
+        per_document = PASSAGE_ITEMS if about_documents(d, evidence) else 1  # several passages of a named one
+        items = evidence_items(computed, evidence, relevant, per_document)
         if not items:
             return None
         prompt = load_prompts("planner")["compose"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from english.lexicon import FILLER
+from english.lexicon import ASKING_VERBS, FILLER
 from english.names import proper_names
 from english.words import counted, has_phrase, holds, states_a_number_of, stem, stems
 from graph.answer.computed import figure, table
@@ -143,7 +143,7 @@ class RulePlanner:
                             arguments={
                                 "bucket": bucket,
                                 "query": query,
-                                "filters": d.predicates(bucket),
+                                "filters": _passage_filters(d, bucket),
                                 "top_k": top_k,
                             },
                         )
@@ -402,7 +402,19 @@ def _search_words(d: Decomposition) -> list[str]:
     clause the question names ("what does the Arconic license say about assignment?": the clause is what the
     passage must be about; the filter alone would return any passage of a contract that has one)."""
     clauses = [c.source_text for c in d.constraints if isinstance(c.value, bool) and c.source_text]
-    return list(dict.fromkeys([*d.topic_terms, *clauses]))
+    asked = [t for t in d.topic_terms if t not in ASKING_VERBS]  # "say" is how it asks, not what
+    return list(dict.fromkeys([*asked, *clauses]))
+
+
+def _passage_filters(d: Decomposition, bucket: str) -> dict:
+    """The constraints a search for passages keeps to: for a question about the text, not its yes/no clauses,
+    which say what it is about (searched as words, `_search_words`), not which documents: a contract whose clause
+    the rules did not flag still says what it says about assignment."""
+    predicates = d.predicates(bucket)
+    if d.intent in STRUCTURED_INTENTS:
+        return predicates
+    flags = {c.field for c in d.constraints if c.bucket == bucket and isinstance(c.value, bool)}
+    return {field: condition for field, condition in predicates.items() if field not in flags}
 
 
 def _holds_any(evidence: list[Evidence], fields: list[str]) -> bool:

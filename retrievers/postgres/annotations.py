@@ -232,13 +232,16 @@ class PostgresAnnotations(PostgresCatalog):
             with self.pool.connection() as conn:
                 documents, (annotated, *having) = conn.execute(count, params).fetchone()
             unannotated = documents - annotated
-        found_in_text = {f.name: f.extracted_count for f in catalog if on_kind is None or f.kind == on_kind}
+        of_kind = [f for f in catalog if on_kind is None or f.kind == on_kind]
+        found_in_text = {f.name: f.extracted_count for f in of_kind}
+        by_model = {f.name: f.model_count for f in of_kind}
         return {
             "documents": documents,
             "missing": {name: max(0, documents - n) for name, n in zip(fields, having, strict=True)},
             "unannotated": unannotated,
             # bucket-wide counts from the catalog: said only of an answer over the whole bucket
             "extracted": {name: found_in_text.get(name, 0) for name in fields} if doc_ids is None else {},
+            "by_model": {name: by_model.get(name, 0) for name in fields} if doc_ids is None else {},
         }
 
     @contextmanager

@@ -212,13 +212,15 @@ class PostgresCatalog:
         rows = conn.execute(
             """
             WITH fields AS (
-                SELECT a.kind, a.doc_id, e.key, e.value, a.sources ? e.key AS extracted
+                SELECT a.kind, a.doc_id, e.key, e.value, a.sources ? e.key AS extracted,
+                    a.sources -> e.key ->> 'found_by' = 'model' AS by_model
                 FROM annotations a CROSS JOIN LATERAL jsonb_each(a.row) e
                 WHERE a.scope = %s AND a.bucket = %s AND jsonb_typeof(e.value) <> 'null'
             ),
             docs AS (
                 SELECT kind, key, count(DISTINCT doc_id) AS docs,
-                    count(DISTINCT doc_id) FILTER (WHERE extracted) AS extracted_docs
+                    count(DISTINCT doc_id) FILTER (WHERE extracted) AS extracted_docs,
+                    count(DISTINCT doc_id) FILTER (WHERE by_model) AS model_docs
                 FROM fields GROUP BY 1, 2
             ),
             vals AS (
@@ -227,7 +229,7 @@ class PostgresCatalog:
                 WHERE jsonb_typeof(v.value) <> 'null'
                 GROUP BY 1, 2, 3
             )
-            SELECT kind, key, value, n, is_list, docs, extracted_docs FROM vals JOIN docs USING (kind, key)
+            SELECT kind, key, value, n, is_list, docs, extracted_docs, model_docs FROM vals JOIN docs USING (kind, key)
             ORDER BY 1, 2, 3
             """,
             (scope, bucket),
@@ -237,27 +239,28 @@ class PostgresCatalog:
         ).fetchone()
         counts: dict[tuple[str, str], Counter] = defaultdict(Counter)
         multi: dict[tuple[str, str], bool] = defaultdict(bool)
-        docs: dict[tuple[str, str], tuple[int, int]] = {}
-        for kind, field, value, n, is_list, doc_count, extracted_count in rows:
+        docs: dict[tuple[str, str], tuple[int, int, int]] = {}
+        for kind, field, value, n, is_list, doc_count, extracted_count, model_count in rows:
             counts[(kind, field)][value] += n
             multi[(kind, field)] |= is_list
-            docs[(kind, field)] = doc_count, extracted_count
-        # A field found in the text that no document holds yet (declared after they were ingested) is in the
-        # catalog all the same, with no documents: a question can name it, and the run can offer to read them for it.
+            docs[(kind, field)] = doc_count, extracted_count, model_count
+        # A user's field found in the text (a labelled line, a pattern, the model) that no document holds yet,
+        # declared after they were ingested, is in the catalog all the same: a question can name it, and the run can
+        # offer to read them for it. Not the shipped rules' fields, which most folders never hold some of.
         held = {name for _, name in counts}
-        unheld = [
-            (PROPERTIES, spec.name) for spec in specs.values() if spec.name not in held and spec.found_by != "labels"
-        ]
+        declared = [spec for spec in specs.values() if spec.found_by in ("text", "pattern", "model")]
+        unheld = [(PROPERTIES, spec.name) for spec in declared if spec.name not in held]
         return [
             build_field(
                 kind,
                 name,
                 counts[kind, name],
-                docs.get((kind, name), (0, 0))[0],
+                docs.get((kind, name), (0, 0, 0))[0],
                 multi[kind, name],
                 specs.get(name),
                 bucket_documents=documents,
-                extracted_count=docs.get((kind, name), (0, 0))[1],
+                extracted_count=docs.get((kind, name), (0, 0, 0))[1],
+                model_count=docs.get((kind, name), (0, 0, 0))[2],
             )
             for kind, name in sorted([*counts, *unheld])
         ]

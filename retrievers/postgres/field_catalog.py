@@ -31,6 +31,8 @@ class CatalogField(BaseModel):
     doc_count: int
     extracted_count: int = 0
     """The documents whose value was found in their own text (`retrievers.extraction`), not labelled."""
+    model_count: int = 0
+    """Of those, the documents whose value the chat model read (`ragent extract --model`), the rest by rules."""
     bucket_documents: int | None = None
     """The documents of the bucket in the scope when the catalog was computed, with or without this field: what an
     answer over the field compares `doc_count` with to say whom it leaves out (None in catalogs from before)."""
@@ -141,6 +143,7 @@ def build_field(
     spec: FieldSpec | None,
     bucket_documents: int | None = None,
     extracted_count: int = 0,
+    model_count: int = 0,
 ) -> CatalogField:
     """Catalog entry from the (value -> rows) counts of one field. The range of a number or date field is that of
     its values of that type: a field declared a number may still hold a stray text value ("n/a"), which the
@@ -157,6 +160,7 @@ def build_field(
         description=spec.description if spec else "",
         doc_count=doc_count,
         extracted_count=extracted_count,
+        model_count=model_count,
         bucket_documents=bucket_documents,
         distinct_count=len(values),
         examples=by_frequency[:5],
