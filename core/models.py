@@ -71,6 +71,18 @@ def _utc(value: datetime | date | str | None) -> datetime | None:
     return datetime(value.year, value.month, value.day, tzinfo=UTC)
 
 
+def holds_nul(value: Any) -> bool:
+    """Whether a text, or any text in a list or mapping (names too), holds a NUL character: Postgres's text and
+    JSON refuse it, so a document holding one is refused whole, before anything of it is written."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(holds_nul(k) or holds_nul(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(holds_nul(v) for v in value)
+    return False
+
+
 class Document(BaseModel):
     """A source document: its text and the filterable fields that every index carries."""
 
@@ -112,6 +124,13 @@ class Document(BaseModel):
     @classmethod
     def _created_utc(cls, value: Any) -> datetime | None:
         return _utc(value)
+
+    @field_validator("title", "author", "tags", "source", "summary", "body")
+    @classmethod
+    def _no_nul(cls, value: Any) -> Any:
+        if holds_nul(value):
+            raise ValueError("holds a NUL character (\\u0000), which no text field can store; remove it")
+        return value
 
     @field_validator("body")
     @classmethod
@@ -165,6 +184,8 @@ class AnnotationRow(BaseModel):
                 raise ValueError(
                     f"annotation field name {name!r} is not valid (letters, digits, '_', starting with a letter)"
                 )
+        if holds_nul(fields):
+            raise ValueError("a name or value holds a NUL character (\\u0000), which no text field can store")
         size = len(json.dumps(fields, ensure_ascii=False, default=str).encode())
         if size > MAX_ROW_BYTES:
             raise ValueError(f"{size} bytes of JSON, more than the {MAX_ROW_BYTES} a row may take")

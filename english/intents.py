@@ -36,7 +36,7 @@ SPEND = re.compile(r"\b(spend|spent|paid|pay|billed|cost|amount|worth)\b")
 TEXT = re.compile(
     r"^(?:why|explain|describe)\b|"
     r"\bhow (?:do|does|did|should|can|to|is|are|was|were|long (?:do|does|did|should|must))\b|"
-    r"\bwhat (?:does|do|did)\b.{0,80}\b(?:say|says|state|states|require|requires|mean|cover)\b|"
+    r"\b(?:what (?:does|do|did)|^(?:does|do|did))\b.{0,80}\b(?:say|says|state|states|require|requires|mean|cover)\b|"
     r"\bwhat (?:caused|happened)\b|\btell me about\b|\bwhat (?:is|are) the (?:rules|steps|policy|process)\b|"
     r"\b(?:have|has|need|needs) to\b|\bwhat (?:must|should|shall)\b"
 )

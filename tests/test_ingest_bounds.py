@@ -107,6 +107,26 @@ def test_a_document_whose_own_annotations_are_too_wide_is_skipped_and_the_rest_i
     assert skipped.path == "receipts.jsonl:1" and f"more than the {MAX_ROW_FIELDS} a row may hold" in skipped.reason
 
 
+def test_a_nul_character_anywhere_skips_that_one_document_and_leaves_nothing_half_written(stack, tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "fine.txt").write_text("A supply agreement governed by the laws of Ohio.")
+    (folder / "late_nul.txt").write_text("x" * 9000 + "\x00 a text with binary in it")  # past the sniffed start
+    records = [
+        {"doc_id": "a", "text": "Receipt from Acme.", "title": "Acme\u0000"},
+        {"doc_id": "b", "text": "Receipt from Contoso.", "annotations": [{"row": {"company": "Contoso\u0000"}}]},
+        {"doc_id": "c", "text": "Receipt from Fabrikam.", "annotations": [{"row": {"company": "Fabrikam"}}]},
+    ]
+    (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    report = ingest_source(stack, path=folder, bucket="receipts", progress=False)
+    assert report.added == 2, report.summary()
+    reasons = {s.path: s.reason for s in report.skipped}
+    assert reasons.keys() == {"late_nul.txt", "records.jsonl:1", "records.jsonl:2"}
+    assert reasons["late_nul.txt"].startswith("a NUL character at byte 9000")
+    assert all("NUL character" in reason for reason in reasons.values())
+    assert check(stack, repair=False).consistent, "no chunk of a skipped document in any index"
+
+
 def test_a_row_at_the_limits_is_accepted():
     row = {f"f{i:03d}_" + "x" * (MAX_FIELD_NAME_CHARS - 5): 1 for i in range(MAX_ROW_FIELDS)}
     assert len(json.dumps(row)) < MAX_ROW_BYTES

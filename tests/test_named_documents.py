@@ -74,6 +74,11 @@ def test_a_first_name_before_a_party_name_that_matched_is_part_of_that_name(rule
     assert d.unmapped == [] and "JAMES W. NANTZ III" in next(c.value for c in d.constraints if c.field == "parties")
 
 
+def test_a_name_no_document_holds_before_a_kind_of_contract_is_asked_about_not_dropped(rules):
+    d = rules.decompose("Which state's law governs the Tesla supply agreement?")
+    assert [u.text for u in d.unmapped] == ["Tesla"]
+
+
 def test_titles_name_no_document_in_a_bucket_of_labelled_pages():
     documents = {"generic": [("Terry Richardson", "Terry Richardson is a photographer.", [])]}
     rules = RuleDecomposer(FakeCatalog(documents))

@@ -36,6 +36,8 @@ CONTRACTS = {
         "Texas",
     ),
 }
+ZEPHYR = "ZEPHYR-LICENSE AGREEMENT.txt"
+"""A contract whose parties the rules cannot read (no preamble naming them): named by its file name only."""
 ACME = "ACMEWIDGETS_2019-SUPPLY AGREEMENT.txt"
 COBALT = "COBALTHOSTING_2001-WEB HOSTING AGREEMENT.txt"
 
@@ -57,6 +59,8 @@ def own_contracts(postgres_url, minilm, tmp_path_factory):
     folder = tmp_path_factory.mktemp("mycontracts")
     for name, (kind, first, second, law) in CONTRACTS.items():
         (folder / name).write_text(_contract(kind, first, second, law))
+    licence = [f"{n}. {text.format(name='Licensee', law='Ohio')}" for n, text in enumerate(SECTIONS.values(), 1)]
+    (folder / ZEPHYR).write_text("\n\n".join(["LICENSE AGREEMENT", *licence]))
     with fresh_database(postgres_url) as url:
         stack = make_stack(url, tmp_path_factory.mktemp("own"), minilm)
         ingest_source(stack, path=folder, bucket="contracts", scope="default", progress=False)
@@ -89,3 +93,12 @@ def test_a_contract_named_by_a_name_no_document_holds_is_asked_about(own_contrac
     run = Run(own_contracts, "What are the payment terms in our Starbucks supply contract?", RULES)
     assert run.answer is None and run.interrupt["kind"] == "no_low"
     assert "'starbucks': no document holds this word" in run.interrupt["reason"]
+
+
+def test_a_yes_no_question_about_a_contract_named_by_its_file_never_quotes_another_contract(own_contracts):
+    run = Run(own_contracts, "Is the Zephyr license agreement governed by Texas law?", RULES)
+    assert run.state.values["decomposition"].doc_ids == [ZEPHYR]
+    searches = [e.call.arguments for e in run.state.values["evidence"] if e.call.tool.startswith("search_")]
+    assert searches and all(a.get("doc_id") == ZEPHYR for a in searches)
+    cited = {c.doc_id for c in run.answer.citations} if run.answer else set()
+    assert cited <= {ZEPHYR}, "the hosting agreement's Texas clause is no answer about Zephyr's licence"

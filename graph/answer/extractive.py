@@ -57,7 +57,8 @@ MIN_CHARS = 25
 HEADING_WORDS = 8
 NO_PASSAGE = "I found no passage that answers this."
 NAMED_TITLES = 3
-"""The documents a "found no passage" answer names by title; past this many it counts them."""
+"""The documents a "found no passage" answer names by title; past this many it names the conditions that chose
+them."""
 
 _DIGITS = re.compile(r"\b\d[\d,.]*\b")
 _PUNCTUATION_FIRST = re.compile(r"^…?\s*[)\]},;:.!?%]")

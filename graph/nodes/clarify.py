@@ -173,8 +173,8 @@ def human_reply(
     field_types = {f.name: f.type for f in catalog.fields(d.buckets[0])}
     budget_left = budget(state, runtime.context).left
     unread = unread_field(current_evidence(state), catalog) if state["decisions"][-1].clarify_kind == "unread" else None
-    server = runtime.server_info
-    may_extract = server is None or Identity.of_user(server.user).may_ingest
+    user = runtime.server_info.user if runtime.server_info else None  # a local run's has none
+    may_extract = user is None or Identity.of_user(user).may_ingest
     categorical = {f.name for f in catalog.categorical(d.buckets[0])}
     payload = clarification_payload(state, budget_left, categorical, set(catalog.buckets), unread, may_extract)
     allowed = {o["choice"] for o in payload["options"]} | (

@@ -134,20 +134,23 @@ class RulePlanner:
                 )
         elif route.kind == "hybrid":
             query = " ".join(_search_words(d)) or d.question
+            named = [{"doc_id": doc_id} for doc_id in d.doc_ids[:MAX_SUB_QUERIES]] or [{}]  # and inside those only
             for bucket in constrained:
-                for tool in ("search_text", "search_semantic"):
-                    calls.append(
-                        ToolCall(
-                            tool=tool,
-                            purpose="passages inside the documents the fields allow",
-                            arguments={
-                                "bucket": bucket,
-                                "query": query,
-                                "filters": _passage_filters(d, bucket),
-                                "top_k": top_k,
-                            },
+                for document in named:
+                    for tool in ("search_text", "search_semantic"):
+                        calls.append(
+                            ToolCall(
+                                tool=tool,
+                                purpose="passages inside the documents the fields allow",
+                                arguments={
+                                    "bucket": bucket,
+                                    "query": query,
+                                    "filters": _passage_filters(d, bucket),
+                                    "top_k": top_k,
+                                    **document,
+                                },
+                            )
                         )
-                    )
         else:
             # a question naming documents ("when does cuad_010 expire?") is answered by their text only
             inside = [{"doc_id": doc_id} for doc_id in d.doc_ids[:MAX_SUB_QUERIES]] or [{}]

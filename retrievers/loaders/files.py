@@ -180,6 +180,8 @@ def _read_text(file: Path) -> str:
     data = file.read_bytes()
     if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
         raise _Unusable("binary file, not text")
+    if (nul := data.find(b"\x00")) >= 0:  # past the sniffed start: text with binary in it, which no index can store
+        raise _Unusable(f"a NUL character at byte {nul}: binary content in a text file; remove it and ingest again")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

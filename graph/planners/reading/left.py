@@ -79,9 +79,11 @@ def names(
     words that say what was paid for."""
     question = understood.question
     text = question.text
-    value_spans = [
-        s for s in understood.claimed if any(c.source_text and text[s[0] : s[1]] in c.source_text for c in constraints)
-    ]
+    named_by = {(view.name, f.name) for view in views for f in view.role("name")}
+
+    def spans(of: list[Constraint]) -> list[tuple[int, int]]:
+        return [s for s in understood.claimed if any(c.source_text and text[s[0] : s[1]] in c.source_text for c in of)]
+
     slots = NAME_SLOT | (AMOUNT_SLOT if intent == "sum" else set())
     return leftovers.names_left(
         text,
@@ -90,8 +92,9 @@ def names(
         views,
         vocabulary,
         list(understood.bucket_spans),
-        value_spans,
+        spans(constraints),
         slots,
+        name_spans=spans([c for c in constraints if (c.bucket, c.field) in named_by]),
     )
 
 

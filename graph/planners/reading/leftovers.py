@@ -31,13 +31,15 @@ def names_left(
     bucket_spans: list,
     value_spans: list,
     slots: set[str],
+    name_spans: list = (),
 ) -> list[Unmapped]:
     """Words of a count, sum or list question that stand where a name stands and that nothing took, with the
     nearest values of the buckets' name fields. Where a name stands: after one of `slots` ("from", "at", "by",
     "with", "of", "for"; in a sum also AMOUNT_SLOT), just before the bucket's noun ("starbucks receipts") or a
     clause word ("arbitration clause"), capitalised inside the sentence, or holding a digit ("ISO 45001"). Other
     words left over ("came", "everything") only phrase the question. After "in", the nearest values are the
-    currencies the buckets hold."""
+    currencies the buckets hold. Capitalised words just before a name a name field matched (`name_spans`) are part
+    of that name ("Jim Nantz")."""
     known = vocabulary.bucket_words | STOPWORDS | FILLER
     for view in views:
         known |= view.field_words_all
@@ -59,8 +61,8 @@ def names_left(
         if not digits and any(0 <= first.start() - s[1] <= 1 for s in value_spans):
             continue  # "the Free fibre invoice": words right after a name that matched describe it
         capitalised = all(text[tokens[i].start()].isupper() for i in run)
-        if capitalised and any(0 <= s[0] - last.end() <= 1 for s in value_spans):
-            continue  # "Jim Nantz" when "Nantz" matched "JAMES W. NANTZ III": a first name of the name that matched
+        if capitalised and any(0 <= s[0] - last.end() <= 1 for s in name_spans):
+            continue  # "Jim Nantz" when "Nantz" matched the party "JAMES W. NANTZ III": a first name of that name
         following = tokens[run[-1] + 1].group(0) if run[-1] + 1 < len(tokens) else ""
         slot = (
             before in slots
