@@ -40,8 +40,9 @@ TEXT = re.compile(
     r"\bwhat (?:caused|happened)\b|\btell me about\b|\bwhat (?:is|are) the (?:rules|steps|policy|process)\b|"
     r"\b(?:have|has|need|needs) to\b|\bwhat (?:must|should|shall)\b"
 )
-"""A question for text: why, how to, how something is done ("how is liability limited"), what a document says,
-what happened, what one has to do ("what must the employee return ...")."""
+"""A question for text: why, how to, how something is done ("how is liability limited"), what a document says
+("does the Sonos agreement say anything about ..."), what happened, what one has to do ("what must the employee
+return ...")."""
 LIST = re.compile(r"^(?:which|list|show|find|give me|get|any|are there any)\b|\ball (?:the |our )?\w+")
 LOOKUP = re.compile(
     r"^(?:what(?:'s| is| was| are)? (?:the|its)|what \w+ is|when|who(?:'s)?|where|how much (?:is|was) the)\b"
