@@ -102,3 +102,10 @@ def test_a_yes_no_question_about_a_contract_named_by_its_file_never_quotes_anoth
     assert searches and all(a.get("doc_id") == ZEPHYR for a in searches)
     cited = {c.doc_id for c in run.answer.citations} if run.answer else set()
     assert cited <= {ZEPHYR}, "the hosting agreement's Texas clause is no answer about Zephyr's licence"
+
+
+def test_a_contract_named_by_its_party_and_a_kind_it_is_not_is_searched_by_the_name(own_contracts):
+    run = Run(own_contracts, "What does the Cobalt Hosting license agreement say about payment?", RULES)
+    assert {"parties", "contract_type"} <= {c.field for c in run.state.values["decomposition"].constraints}
+    assert run.answer is not None and {c.doc_id for c in run.answer.citations} == {COBALT}
+    assert "shall pay each invoice within thirty (30) days" in run.answer.text

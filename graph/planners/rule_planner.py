@@ -293,7 +293,35 @@ class RulePlanner:
         if not route.fallback_order and (d.doc_ids or d.constraints) and passage_hits(evidence):
             reason = f"no passage of the documents the question is about answers it{note}; the answer says so"
             return Decision(action="enough", reason=reason)
+        if route.kind == "hybrid" and not passage_hits(evidence) and left > 0 and (named := self._by_name(d, evidence)):
+            return named
         return self._too_little(route, left, f"no relevant passage{note}")
+
+    def _by_name(self, d: Decomposition, evidence: list[Evidence]) -> Decision | None:
+        """When the documents a question names by a name (a party, a shop) have nothing that meets its other
+        conditions ("the Pacificap Entertainment content license": the rules found no kind of contract in it), its
+        passages are searched within the named documents alone, once: the name says which documents, the other
+        words only describe them. None when there is no name, nothing else, or that search was made."""
+        calls = []
+        for e in evidence:
+            filters = e.call.arguments.get("filters") or {}
+            names = {f.name for f in self.catalog.fields(e.call.arguments.get("bucket", "")) if f.role == "name"}
+            kept = {field: condition for field, condition in filters.items() if field in names}
+            if kept and kept != filters:
+                calls.append(e.call.model_copy(update={"arguments": {**e.call.arguments, "filters": kept}}))
+        made = [e.call for e in evidence]
+        calls = [c for c in calls if c not in made]
+        if not calls:
+            return None
+        dropped = sorted(
+            {f for e in evidence for f in e.call.arguments.get("filters") or {}}
+            - {f for c in calls for f in c.arguments["filters"]}
+        )
+        return Decision(
+            action="more",
+            reason=f"no document the question names meets its {', '.join(dropped)} condition; searching them alone",
+            next_calls=calls,
+        )
 
     def _values_not_held(self, d: Decomposition) -> str | None:
         """Why nothing matched when a constraint asks for text values its field holds none of ("currency = GBP" over
