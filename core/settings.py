@@ -9,6 +9,16 @@ from pathlib import Path
 
 from core.errors import RagentError
 
+PRIVATE_UMASK = 0o077
+
+
+def keep_files_private() -> None:
+    """Every file and folder this process creates from now on (the data folder, its indexes and database, exports,
+    keys, the server's stored runs, the child processes' files) is its owner's alone: documents and keys are not
+    for other users of the machine. Set by the command line and the server's entry point, before anything is
+    opened."""
+    os.umask(PRIVATE_UMASK)
+
 
 def _flag(value: str | None, default: bool) -> bool:
     return default if value is None else value.strip().lower() in ("1", "true", "yes", "on")

@@ -10,6 +10,7 @@ it is refused at once rather than only after the first run took them.
 
 import os
 
+from core.settings import keep_files_private
 from graph.builder import build_agent
 from graph.documents_graph import build_documents
 from graph.ingest_graph import build_ingest
@@ -17,6 +18,7 @@ from graph.services import AgentServices
 from graph.single_loop.builder import build_single_loop
 from retrievers.engines.lock import SERVER_URL_ENV
 
+keep_files_private()
 services = AgentServices.from_env()
 agent = build_agent(services).compile()
 agent_single_loop = build_single_loop(services).compile()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import subprocess
 import sys
 
@@ -112,6 +113,11 @@ def test_folder_ingest_search_and_catalog_end_to_end(tmp_path):
     assert stats["keyword"]["chunks"] == stats["vectors"]["chunks"] == 1 and stats["postgres"]["embedded"]
     bad_field = ragent("annotations", "invoices", "--where", "colour", "=", "red", home=tmp_path)
     assert "unknown field 'colour'; fields of this bucket: port, quantity" in _one_line_error(bad_field)
+    made = [p for p in tmp_path.rglob("*") if not p.is_relative_to(folder) and not p.is_socket()]
+    shared = [
+        f"{p.relative_to(tmp_path)} {stat.filemode(p.lstat().st_mode)}" for p in made if p.lstat().st_mode & 0o077
+    ]
+    assert made and not shared, f"the data folder is its owner's alone: {shared[:5]}"
 
 
 def test_corrupted_keyword_index_is_a_one_line_error_with_the_fix(tmp_path):
