@@ -111,24 +111,24 @@ def test_a_competitor_named_before_an_unrelated_restraint_is_no_non_compete():
     assert contract_clauses.RULES["non_compete"](body) == [Found(False, 0, 0)]
 
 
-def test_a_restraint_over_the_term_is_a_non_compete_and_cites_it():
-    sentence = (
-        "During the term of this Agreement and for one (1) year thereafter, neither party shall, directly or "
-        "indirectly, engage in the manufacture of any fast food product."
-    )
+@pytest.mark.parametrize(
+    ("field", "sentence"),
+    [
+        (  # a restraint over the term is a non-compete
+            "non_compete",
+            "During the term of this Agreement and for one (1) year thereafter, neither party shall, directly or "
+            "indirectly, engage in the manufacture of any fast food product.",
+        ),
+        (  # not dealing with anyone else during the term is exclusivity
+            "exclusivity",
+            "During the Term, North agrees not to enter into an agreement with another company for the purpose of "
+            "endorsing products similar to the Endorsed Products.",
+        ),
+    ],
+)
+def test_a_clause_said_in_other_words_is_found_and_cites_its_sentence(field, sentence):
     body = FILLER + sentence + " " + FILLER
-    found = contract_clauses.RULES["non_compete"](body)
-    assert [f.value for f in found] == [True]
-    assert cited(body, found[0]) == sentence
-
-
-def test_not_dealing_with_anyone_else_during_the_term_is_exclusivity():
-    sentence = (
-        "During the Term, North agrees not to enter into an agreement with another company for the purpose of "
-        "endorsing products similar to the Endorsed Products."
-    )
-    body = FILLER + sentence + " " + FILLER
-    found = contract_clauses.RULES["exclusivity"](body)
+    found = contract_clauses.RULES[field](body)
     assert [f.value for f in found] == [True]
     assert cited(body, found[0]) == sentence
 

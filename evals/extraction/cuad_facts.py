@@ -37,7 +37,8 @@ def comparable(field: str, value: object) -> str:
     return text.lower() if field == "governing_law" else text
 
 
-def _values(field: str, value: object) -> set[str]:
+def comparable_set(field: str, value: object) -> set[str]:
+    """A field's value or values (a list, one value, or none) as the set that is compared."""
     values = value if isinstance(value, list) else [] if value is None else [value]
     return {comparable(field, v) for v in values} - {""}
 
@@ -56,7 +57,8 @@ def score(split: str) -> dict:
         found = {field: rule(body) for field, rule in RULES.items()}
         seconds += time.perf_counter() - began
         for field in FIELDS:
-            tallies[field].add(_values(field, [f.value for f in found[field]]), _values(field, gold.get(field)))
+            predicted = comparable_set(field, [f.value for f in found[field]])
+            tallies[field].add(predicted, comparable_set(field, gold.get(field)))
     return {
         "split": split,
         "documents": len(chosen),

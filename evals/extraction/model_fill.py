@@ -26,7 +26,7 @@ from chat.settings import ChatSettings
 from core.errors import RagentError
 from evals.extraction import cuad_held_out
 from evals.extraction.cuad_facts import FIELDS as FACTS
-from evals.extraction.cuad_facts import comparable
+from evals.extraction.cuad_facts import comparable_set
 from evals.extraction.tally import Tally, print_table
 from retrievers.extraction.extractor import AT_INGEST, PROPERTIES, extracted
 from retrievers.extraction.model_reader import ModelReader
@@ -35,11 +35,6 @@ from retrievers.loaders import cuad, shared_data_dir
 
 FIELDS = (*FACTS, "expiration_date")
 SPLITS = ("tune", "held-out")
-
-
-def _values(field: str, value: object) -> set[str]:
-    values = value if isinstance(value, list) else [] if value is None else [value]
-    return {comparable(field, v) for v in values} - {""}
 
 
 def _properties(source) -> dict:
@@ -83,9 +78,9 @@ def score(split: str, limit: int) -> dict:
             how.found_by == "model" for row in both.annotations for name, how in row.sources.items() if name in FIELDS
         )
         for field in FIELDS:
-            wanted = _values(field, gold.get(field))
-            rules[field].add(_values(field, by_rules.get(field)), wanted)
-            with_model[field].add(_values(field, by_both.get(field)), wanted)
+            wanted = comparable_set(field, gold.get(field))
+            rules[field].add(comparable_set(field, by_rules.get(field)), wanted)
+            with_model[field].add(comparable_set(field, by_both.get(field)), wanted)
     return {
         "split": split,
         "documents": len(chosen),

@@ -77,6 +77,12 @@ class Identity:
         return scope
 
 
+def may_write(server_user: Any | None) -> bool:
+    """Whether the caller may change documents (ingest, extract): anyone outside the server, and on it a key with
+    the ingest permission."""
+    return server_user is None or Identity.of_user(server_user).may_ingest
+
+
 def request_scope(asked: object, server_user: Any | None, *, writes: str | None = None) -> str:
     """The scope a request of the ingest or documents graph works in: the one asked for, else the caller's own
     (`default` outside the server). `writes` says what the request does to documents when it changes them: on the

@@ -38,7 +38,7 @@ from english.words import counted, has_phrase, occurs, states_a_number_of, stem,
 from graph.answer.computed import about_documents, best_passages
 from graph.decomposition import Decomposition
 from graph.markdown import escape
-from graph.planners.pages import page_title
+from graph.planners.pages import page_title, passage_hits
 from graph.schemas import Answer, CheckedSentence, Citation, Evidence, GradedHit
 from tools.snippets import ELLIPSIS, PARAGRAPH_BREAK
 
@@ -203,9 +203,7 @@ def _sources(chosen: list[Candidate]) -> str:
 
 def _searched_titles(evidence: list[Evidence]) -> list[str]:
     """The titles (else ids) of the documents the searches for passages found, best first."""
-    return list(
-        dict.fromkeys((hit.metadata.title or hit.doc_id).strip() for e in evidence for hit in e.envelope.passages())
-    )
+    return list(dict.fromkeys((hit.metadata.title or hit.doc_id).strip() for hit in passage_hits(evidence).values()))
 
 
 def _asked_terms(d: Decomposition, titles: list[str]) -> list[str]:

@@ -16,7 +16,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 from pydantic import ValidationError
 
-from graph.access.tenancy import Identity
+from graph.access.tenancy import may_write
 from graph.context import AgentContext
 from graph.decomposition import Constraint, Decomposition
 from graph.export import export_csv
@@ -173,8 +173,7 @@ def human_reply(
     field_types = {f.name: f.type for f in catalog.fields(d.buckets[0])}
     budget_left = budget(state, runtime.context).left
     unread = unread_field(current_evidence(state), catalog) if state["decisions"][-1].clarify_kind == "unread" else None
-    user = runtime.server_info.user if runtime.server_info else None  # a local run's has none
-    may_extract = user is None or Identity.of_user(user).may_ingest
+    may_extract = may_write(runtime.server_info.user if runtime.server_info else None)  # a local run's has no user
     categorical = {f.name for f in catalog.categorical(d.buckets[0])}
     payload = clarification_payload(state, budget_left, categorical, set(catalog.buckets), unread, may_extract)
     allowed = {o["choice"] for o in payload["options"]} | (
