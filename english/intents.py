@@ -45,7 +45,11 @@ TEXT = re.compile(
 return ...")."""
 LIST = re.compile(r"^(?:which|list|show|find|give me|get|any|are there any)\b|\ball (?:the |our )?\w+")
 LOOKUP = re.compile(
-    r"^(?:what(?:'s| is| was| are)? (?:the|its)|what \w+ is|when|who(?:'s)?|where|how much (?:is|was) the)\b"
+    r"^(?:what(?:'s| is| was| are)? (?:the|its)|what \w+ is|when|who(?:'s)?|where|how much (?:is|was) the)\b|"
+    # a value asked after a preposition ("until what date", "under which law", "by when") or by its kind
+    r"^(?:until|till|by|from|since|on|under|for|with|to) (?:what|which|when|whom|whose)\b|"
+    r"\bwhat (?:date|day|month|year)\b"
 )
+DATE_ASKED = re.compile(r"^when\b|\b(?:what|which) (?:date|day|month|year)\b|\buntil when\b")
 VALUE_ASKED = re.compile(r"\bhow (?:much|long|big)\b|\bin days\b|\bvalue\b")
 WHAT_IS_THE = re.compile(r"\bwhat(?:'s| is| was) the\b")

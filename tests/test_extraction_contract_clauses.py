@@ -77,6 +77,20 @@ def test_a_stated_end_date_is_read_as_written():
     assert cited(body, found[0]).startswith("The term of this Agreement")
 
 
+def test_a_term_the_contract_defines_with_its_dates_ends_on_the_last_one():
+    """'"Contract Period" shall mean ... commencing on January 1, 2000 and concluding December 31, 2003': the
+    contract's own name for its term, so the user asking when it ends gets that date, cited to the definition."""
+    body = (
+        '1. DEFINITIONS. (a) "Contract Period" shall mean that period of time commencing on January 1, 2000 and '
+        "concluding December 31, 2003, unless terminated sooner as provided herein. "
+    )
+    found = contract_terms.RULES["expiration_date"](body + FILLER)
+    assert [f.value for f in found] == ["2003-12-31"]
+    assert "concluding December 31, 2003" in cited(body, found[0])
+    year = '(b) "Contract Year" shall mean the 12-month period commencing on January 1, 2000 and ending December 31, 2000. '
+    assert contract_terms.RULES["expiration_date"](year + FILLER) == []
+
+
 def test_a_term_counted_from_an_undatable_event_gives_no_date():
     body = "The term of this Agreement shall continue for five (5) years from the Launch Date. " + FILLER
     assert contract_terms.RULES["expiration_date"](body) == []

@@ -302,6 +302,17 @@ def test_what_is_the_oldest_document_names_it_and_what_is_the_latest_date_gives_
     assert (latest.intent, latest.aggregate) == ("sum", "max(agreement_date)")
 
 
+@pytest.mark.parametrize(
+    "question", ["Until what date does the Kestrel Analytics agreement run?", "What date is the Kestrel agreement?"]
+)
+def test_a_date_asked_of_a_named_document_without_naming_which_shows_its_dates(rules, question):
+    """A question that asks for a date without naming which ("until what date does it run?") looks up the named
+    document's dates, each with its source, instead of listing the document or searching for the words "until run"."""
+    d = rules.decompose(question)
+    assert d.intent == "lookup"
+    assert {"agreement_date", "expiration_date"} <= set(d.show_fields)
+
+
 def test_a_name_becomes_the_values_the_catalog_holds_for_it(rules):
     d = rules.decompose("Which agreements with Kestrel Analytics have exclusivity?")
     assert {(c.field, c.op, str(c.value)) for c in d.constraints} == {

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+from english.intents import DATE_ASKED
 from english.names import proper_names
 from graph.decomposition import Constraint, Decomposition
 from graph.planners.reading import leftovers
@@ -60,6 +61,9 @@ def shown_fields(views: list[BucketWords], lowered: str, used: list, asked: set[
         shown.append(reading.order_by.field)
     if not shown and reading.intent == "lookup" and re.match(r"who\b", lowered):
         shown = [f.name for view in views for f in view.role("name") if f.name not in asked]
+    if not shown and reading.intent == "lookup" and DATE_ASKED.search(lowered):
+        # "until what date does the sponsorship run?": no date field named, so every date it has, each with its source
+        shown = [f.name for view in views for f in view.typed("date") if f.name not in asked]
     return shown
 
 

@@ -159,14 +159,27 @@ _DEFINED_EXPIRATION = words(
 )
 
 
+_DEFINED_TERM = words(
+    r"[\"“](?:(?:initial|contract|agreement|sponsorship|endorsement|license|service)\s+)?(?:term|period)[\"”]\s+"
+    r"(?:shall\s+)?means?\s+(?:that\s+|the\s+)?(?:period|term)\b[^.;]{0,120}?\b(?:conclud|end|expir|terminat)\w*\s+"
+    rf"(?:on\s+)?(?P<date>{DATE})"
+)
+"""A term defined with its dates ('"Contract Period" shall mean that period of time commencing on January 1, 2000
+and concluding December 31, 2003'): the contract's own name for its term, so its end is the expiration."""
+
+
 def expiration(body: str) -> list[Found]:
     """The date the initial term ends, stated or counted from the start, or else the date the contract defines as
-    its Expiration Date ("Expiration Date: August 31, 2006", which "shall expire on the Expiration Date" refers
-    to); [] when none is clear."""
+    the end of its term ("'Contract Period' shall mean ... concluding December 31, 2003") or as its Expiration
+    Date ("Expiration Date: August 31, 2006", which "shall expire on the Expiration Date" refers to); [] when none
+    is clear."""
     term = _term(body)
     if term is not None and term[0] is not None:
         last_day, _, start, end = term
         return [Found(last_day.isoformat(), start, end)]
+    defined = _DEFINED_TERM.search(body)
+    if defined and (last_day := _date(defined["date"])):
+        return [Found(last_day.isoformat(), *sentence_span(body, defined.start(), defined.end()))]
     for count, named in enumerate(_EXPIRATION_DATE_CUE.finditer(lowered(body))):
         if count >= MAX_CANDIDATES:
             break
