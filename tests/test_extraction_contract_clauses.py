@@ -87,7 +87,7 @@ def test_a_term_the_contract_defines_with_its_dates_ends_on_the_last_one():
     found = contract_terms.RULES["expiration_date"](body + FILLER)
     assert [f.value for f in found] == ["2003-12-31"]
     assert "concluding December 31, 2003" in cited(body, found[0])
-    year = '(b) "Contract Year" shall mean the 12-month period commencing on January 1, 2000 and ending December 31, 2000. '
+    year = '(b) "Contract Year" shall mean the period commencing on January 1, 2000 and ending December 31, 2000.'
     assert contract_terms.RULES["expiration_date"](year + FILLER) == []
 
 
