@@ -50,6 +50,7 @@ LOOKUP = re.compile(
     r"^(?:until|till|by|from|since|on|under|for|with|to) (?:what|which|when|whom|whose)\b|"
     r"\bwhat (?:date|day|month|year)\b"
 )
-DATE_ASKED = re.compile(r"^when\b|\b(?:what|which) (?:date|day|month|year)\b|\buntil when\b")
+DATE_ASKED = re.compile(r"\b(?:what|which) (?:date|day|month|year)\b|\buntil when\b")
+"""A date asked for without naming which ("until what date does it run?"); a bare "when" may ask about anything."""
 VALUE_ASKED = re.compile(r"\bhow (?:much|long|big)\b|\bin days\b|\bvalue\b")
 WHAT_IS_THE = re.compile(r"\bwhat(?:'s| is| was) the\b")

@@ -106,6 +106,12 @@ class Decomposition(BaseModel):
         "figures are per unit, never added across units",
     )
     doc_ids: list[str] = Field(default_factory=list, description="Documents the question names by id")
+    checks: list[Constraint] = Field(
+        default_factory=list,
+        description="For a yes/no question about the documents it names ('Is the Quaker agreement governed by "
+        "Delaware law?'): the conditions it asks whether they meet; looked up in those documents and answered yes "
+        "or no with their values, never used to select them",
+    )
     unmapped: list[Unmapped] = Field(
         default_factory=list, description="Words that look like a condition but name nothing in the index"
     )

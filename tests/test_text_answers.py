@@ -96,12 +96,29 @@ def test_a_contract_named_by_a_name_no_document_holds_is_asked_about(own_contrac
 
 
 def test_a_yes_no_question_about_a_contract_named_by_its_file_never_quotes_another_contract(own_contracts):
+    """Answered with the named contract's own value, "No: ... Ohio", never with the hosting agreement's Texas
+    clause; and any passage searched for is searched inside it."""
     run = Run(own_contracts, "Is the Zephyr license agreement governed by Texas law?", RULES)
     assert run.state.values["decomposition"].doc_ids == [ZEPHYR]
     searches = [e.call.arguments for e in run.state.values["evidence"] if e.call.tool.startswith("search_")]
-    assert searches and all(a.get("doc_id") == ZEPHYR for a in searches)
-    cited = {c.doc_id for c in run.answer.citations} if run.answer else set()
-    assert cited <= {ZEPHYR}, "the hosting agreement's Texas clause is no answer about Zephyr's licence"
+    assert all(a.get("doc_id") == ZEPHYR for a in searches)
+    assert run.answer is not None and {c.doc_id for c in run.answer.citations} == {ZEPHYR}
+    assert run.answer.text.startswith("No: ZEPHYR-LICENSE AGREEMENT.txt has governing_law Ohio")
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [
+        ("Is the Cobalt Hosting agreement governed by Texas law?", "Yes: COBALTHOSTING"),  # named by its party
+        ("Is the Acme Widgets supply agreement governed by the laws of Texas?", "No: ACMEWIDGETS"),
+    ],
+)
+def test_a_yes_no_question_about_a_named_contract_says_yes_or_no_with_its_value(own_contracts, question, said):
+    """Whether a named contract is so is answered from its own value, not by the contracts that are so: a filter
+    that matched nothing used to leave the run nothing to say but "no relevant passage"."""
+    run = Run(own_contracts, question, RULES)
+    assert run.answer is not None and run.answer.text.startswith(said)
+    assert len({c.doc_id for c in run.answer.citations}) == 1
 
 
 def test_a_contract_named_by_its_party_and_a_kind_it_is_not_is_searched_by_the_name(own_contracts):

@@ -15,7 +15,11 @@ from graph.markdown import escape
 from graph.schemas import Answer, Citation, Evidence, GradedHit
 from retrievers.fusion import reciprocal_rank_fusion
 from retrievers.postgres.annotation_filters import bound_operators
-from tools.envelope import Coverage, matched_total
+from tools.envelope import AnnotationHit, Coverage, matched_total
+
+CHECKED = "whether the named documents meet the conditions the question asks about"
+"""The purpose of the search that answers a yes/no question's conditions (`Decomposition.checks`): its rows are
+the named documents that meet them, so the database compares values exactly as any filter does."""
 
 
 def cell(value) -> str:
@@ -134,14 +138,25 @@ def figure(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]
     return Answer(format="figure", text="\n".join(lines), value=value, citations=citations)
 
 
+def listed(evidence: list[Evidence]) -> list[Evidence]:
+    """The searches whose rows are the answer's: every annotations search but the one that checks conditions."""
+    return [e for e in evidence if e.call.tool == "annotations_search" and e.call.purpose != CHECKED]
+
+
 def table(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
     columns = list(dict.fromkeys([*(c.field for c in d.constraints), *d.show_fields]))
-    total = matched_total(e.envelope for e in evidence if e.call.tool == "annotations_search")
-    rows = [
-        {"doc_id": g.doc_id, "annotation_id": g.annotation_id, **{c: (g.row or {}).get(c) for c in columns}}
-        for g in relevant
-        if g.annotation_id
-    ]
+    total = matched_total(e.envelope for e in listed(evidence))
+    rows = list(
+        {
+            g.annotation_id: {
+                "doc_id": g.doc_id,
+                "annotation_id": g.annotation_id,
+                **{c: (g.row or {}).get(c) for c in columns},
+            }
+            for g in relevant
+            if g.annotation_id
+        }.values()
+    )
     if d.order_by:  # a superlative: the rows at the top of the order, out of all that match
         extreme = "largest" if d.order_by.direction == "desc" else "smallest"
         heading = f"The {extreme} {d.order_by.field} of {total.said} matching row(s):"
@@ -157,6 +172,8 @@ def table(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit])
         "|---|" + "---|" * len(columns),
     ]
     lines += [f"| {escape(r['doc_id'])} | " + " | ".join(cell(r[c]) for c in columns) + " |" for r in rows]
+    if d.checks:
+        lines = [*verdicts(d, evidence, rows), "", *lines]
     searched = next((e for e in evidence if e.call.tool == "annotations_search" and e.envelope.coverage), None)
     if searched and (note := left_out(searched.envelope.coverage, searched.call.arguments["bucket"], "listed")):
         lines += ["", note]
@@ -166,6 +183,32 @@ def table(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit])
         rows=rows,
         citations=[Citation(doc_id=r["doc_id"], annotation_id=r["annotation_id"]) for r in rows],
     )
+
+
+def verdicts(d: Decomposition, evidence: list[Evidence], rows: list[dict]) -> list[str]:
+    """Yes or no for each named document, with its values: "No: ... has governing_law Pennsylvania (asked:
+    governing_law = Delaware)." A document with no value for a condition gets neither: what is not recorded is
+    not a no."""
+    met = {
+        h.annotation_id
+        for e in evidence
+        if e.call.purpose == CHECKED
+        for h in e.envelope.hits
+        if isinstance(h, AnnotationHit)
+    }
+    asked = " and ".join(condition(c) for c in d.checks)
+    said = []
+    for r in rows:
+        has = ", ".join(f"{c.field} {cell(r.get(c.field))}" for c in d.checks if r.get(c.field) not in (None, "", []))
+        blank = [c.field for c in d.checks if r.get(c.field) in (None, "", [])]
+        if r["annotation_id"] in met:
+            said.append(f"Yes: {escape(r['doc_id'])} has {has} (asked: {asked}).")
+        elif blank:
+            said.append(f"Not recorded: {escape(r['doc_id'])} has no {' or '.join(blank)} recorded, so I cannot say "
+                        f"whether {asked}.")  # fmt: skip
+        else:
+            said.append(f"No: {escape(r['doc_id'])} has {has} (asked: {asked}).")
+    return said
 
 
 def about_documents(d: Decomposition, evidence: list[Evidence]) -> bool:

@@ -17,7 +17,7 @@ from functools import cached_property
 from english.lexicon import ASKING_VERBS, FILLER
 from english.names import proper_names
 from english.words import counted, has_phrase, holds, states_a_number_of, stem, stems
-from graph.answer.computed import figure, table
+from graph.answer.computed import CHECKED, figure, listed, table
 from graph.answer.extractive import extractive_answer
 from graph.context import AgentContext
 from graph.decomposition import STRUCTURED_INTENTS, Decomposition
@@ -132,6 +132,10 @@ class RulePlanner:
                         },
                     )
                 )
+                if checks := {c.field: c.condition() for c in d.checks if c.bucket == bucket}:
+                    predicates = {**d.predicates(bucket), **checks}
+                    arguments = {"bucket": bucket, "predicates": predicates, "top_k": STRUCTURED_ROWS, **scope}
+                    calls.append(ToolCall(tool="annotations_search", purpose=CHECKED, arguments=arguments))
         elif route.kind == "hybrid":
             query = " ".join(_search_words(d)) or d.question
             named = [{"doc_id": doc_id} for doc_id in d.doc_ids[:MAX_SUB_QUERIES]] or [{}]  # and inside those only
@@ -256,7 +260,7 @@ class RulePlanner:
         failures = sorted({e.call.tool for e in evidence if e.envelope.failed})
         note = f" ({', '.join(failures)} failed)" if failures else ""
         if route.kind == "structured":
-            total = matched_total(e.envelope for e in evidence if e.call.tool == "annotations_search")
+            total = matched_total(e.envelope for e in listed(evidence))
             if total.count == 0:
                 why = self._values_not_held(d) or "no annotation row matches the constraints"
                 return self._too_little(route, left, f"{why}{note}")

@@ -28,11 +28,13 @@ def decomposition(
 ) -> Decomposition:
     """The reading as a decomposition: with the fields a list or lookup shows, the figure asked for, the content
     words left for a search (`understood`: every span a reading took) and the searches to run."""
+    checks, constraints = checked(question.lowered, reading, views, constraints, doc_ids)
     show = shown_fields(views, question.lowered, claimed, {c.field for c in constraints}, reading)
+    show = list(dict.fromkeys([*(c.field for c in checks), *show]))
     aggregate_, group_by, unit_field = aggregate(reading, views, constraints)
     return Decomposition(
         question=question.text,
-        intent=reading.intent,
+        intent="lookup" if checks else reading.intent,
         buckets=buckets,
         constraints=constraints,
         topic_terms=leftovers.topic_terms(question.lowered, understood),
@@ -42,9 +44,29 @@ def decomposition(
         unit_field=unit_field,
         order_by=reading.order_by,
         limit=reading.limit,
-        show_fields=show if reading.intent in ("list", "lookup") else [],
+        show_fields=show if reading.intent in ("list", "lookup") or checks else [],
         doc_ids=sorted(doc_ids),
+        checks=checks,
     )
+
+
+YES_NO = re.compile(r"^(?:is|are|was|were|does|do|did|has|have|had)\b")
+
+
+def checked(
+    lowered: str, reading: Reading, views: list[BucketWords], constraints: list[Constraint], doc_ids: dict[str, str]
+) -> tuple[list[Constraint], list[Constraint]]:
+    """(the conditions a yes/no question checks, the constraints left): a question that names documents, by title
+    or by a party, and asks whether they are so ("Is the Quaker agreement governed by Delaware law?", "Does the
+    Logan's Roadhouse sponsorship expire after 1999?") asks for their values, not for the documents that have
+    them, which would leave nothing to say when they do not. The words that describe the named documents (their
+    kind, their parties: "the PaxMedica master service agreement") stay constraints."""
+    parties = {f.name for v in views for f in v.role("name")}
+    named = doc_ids or any(c.field in parties for c in constraints)
+    if not named or not YES_NO.match(lowered) or reading.intent not in ("list", "lookup"):
+        return [], constraints
+    describing = parties | {v.kind.name for v in views if v.kind}
+    return [c for c in constraints if c.field not in describing], [c for c in constraints if c.field in describing]
 
 
 def shown_fields(views: list[BucketWords], lowered: str, used: list, asked: set[str], reading: Reading) -> list[str]:
