@@ -56,6 +56,17 @@ def test_a_field_named_in_prose_is_no_value():
     assert find_labelled(prose, FieldSpec(name="total", type="number", found_by="text")) == []
 
 
+def test_a_label_opening_a_long_line_gives_its_first_sentence():
+    """A memo's "Notice to: Acme Corp., 1 Main St. of Dayton. All notices shall ..." on one long line: the value is
+    the label's sentence, cited as such; a label before a page of prose with no sentence end gives nothing."""
+    notice = FieldSpec(name="notice_to", type="string", found_by="text")
+    body = "Notice to: Acme Corp., 1 Main St. of Dayton. All notices shall be in writing " + "and so on " * 60 + ".\n"
+    (found,) = find_labelled(body, notice)
+    assert found.value == "Acme Corp., 1 Main St. of Dayton"
+    assert _said(body, found) == "Notice to: Acme Corp., 1 Main St. of Dayton."
+    assert find_labelled("Notice to: " + "words without an end " * 40, notice) == []
+
+
 def test_hostile_text_finds_nothing_and_stays_fast():
     long_line = "Cuisine: " + "x" * 10_000_000
     started = time.perf_counter()

@@ -17,8 +17,13 @@ from retrievers.extraction.found import Found
 from retrievers.extraction.typed_value import typed
 
 MAX_FOUND = 20
-MAX_LINE_CHARS = 500
-"""Lines longer than this are prose, not a labelled value, and are not read (a hostile one-line file stays linear)."""
+LABEL_REACH = 500
+"""How much of a line is read: a label opens it, and its value is what follows up to the line's end, or, on a longer
+line (a label, then prose: "Notice to: Acme Corp., 1 Main St. All notices shall ..."), up to the end of its first
+sentence. A hostile one-line file is read no further than this."""
+_SENTENCE_END = re.compile(r";(?=\s|$)|\.(?=\s+[A-Z(\"“]|$)")
+"""A semicolon, or a full stop before the next sentence's capital: the dots of "Acme Corp., 1 Main St. of Ohio" end
+nothing."""
 _LEAD = r"^[ \t>*#\-•]*(?:\d+[.)]\s+)?[*_]*"
 _SEPARATOR = r"[*_]*\s*(?::|–|—|-|=)\s*[*_]*\s*"
 
@@ -47,11 +52,24 @@ def find_labelled(body: str, spec: FieldSpec) -> list[Found]:
     for line in body.splitlines(keepends=True):
         end = start + len(line)
         text = line.rstrip("\r\n")
-        if len(text) <= MAX_LINE_CHARS and (match := pattern.match(text)):
-            value = typed(match.group("value"), spec)
-            if value is not None:
-                found.append(Found(value, start, start + len(text)))
-                if len(found) == MAX_FOUND:
-                    break
+        if (said := _labelled(text, pattern)) is not None and (value := typed(said[0], spec)) is not None:
+            found.append(Found(value, start, start + said[1]))
+            if len(found) == MAX_FOUND:
+                break
         start = end
     return found
+
+
+def _labelled(text: str, pattern: re.Pattern) -> tuple[str, int] | None:
+    """(the value a labelled line gives, where its source ends in the line), or None: the rest of a short line;
+    of a long one, the rest of its first sentence, ended within `LABEL_REACH` (a label before a page of prose
+    with no sentence end gives nothing)."""
+    match = pattern.match(text[:LABEL_REACH])
+    if match is None:
+        return None
+    if len(text) <= LABEL_REACH:
+        return match.group("value"), len(text)
+    ended = _SENTENCE_END.search(text, match.start("value"), LABEL_REACH)
+    if ended is None:
+        return None
+    return text[match.start("value") : ended.start()], ended.end()
