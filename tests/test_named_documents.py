@@ -98,3 +98,13 @@ def test_the_store_finds_a_name_in_titles_and_ids_spaces_and_punctuation_aside(s
         "delaware": [],
     }
     assert store.documents_titled("other-scope", ["jointcorp"]) == {"jointcorp": []}
+
+
+def test_a_field_named_apart_from_the_condition_on_it_is_shown(rules):
+    """"Who are the parties to the Ashworth promotion agreement?": the condition "Ashworth" is on parties, and the
+    question asks to see them (a table of the contract's parties, not passages that mention "parties"); "with" of
+    "the agreement with IBM" names the parties field only as a stopword, which asks for nothing."""
+    d = rules.decompose("Who are the parties to the Ashworth promotion agreement?")
+    assert "parties" in d.show_fields and "parties" in {c.field for c in d.constraints}
+    d = rules.decompose("Which state's law governs the Bluefly e-business hosting agreement with IBM?")
+    assert d.show_fields == ["governing_law"]

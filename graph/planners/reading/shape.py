@@ -7,6 +7,7 @@ import re
 from itertools import pairwise
 
 from english.intents import DATE_ASKED
+from english.lexicon import STOPWORDS
 from english.names import proper_names
 from graph.decomposition import Constraint, Decomposition
 from graph.planners.reading import leftovers
@@ -75,9 +76,12 @@ def shown_fields(views: list[BucketWords], lowered: str, used: list, asked: set[
     shown = []
     for view in views:
         for f in view.fields:
-            if f.name in asked or f.type == "boolean":
+            if f.type == "boolean":
                 continue
-            if any(not any(overlap(m.span, s) for s in used) for m in view.field_mentions(lowered, f)):
+            free = [m for m in view.field_mentions(lowered, f) if not any(overlap(m.span, s) for s in used)]
+            # a field a condition is on is shown too when named apart from it: "who are the parties to the Arconic
+            # license" (the condition "Arconic" is on parties) asks for its parties; "the agreement with IBM" not
+            if free and (f.name not in asked or any(m.text.lower() not in STOPWORDS for m in free)):
                 shown.append(f.name)
     if reading.order_by and reading.order_by.field not in shown:
         shown.append(reading.order_by.field)
