@@ -164,7 +164,7 @@ def extract(args: argparse.Namespace) -> None:
         for bucket in buckets:
             store.require_bucket(bucket)
         if args.fields:  # a field it cannot find stops the command before the model starts
-            fields_to_extract(buckets[0], store.field_specs(buckets[0]), args.fields, args.model)
+            fields_to_extract(buckets[0], store.described_specs(buckets[0]), args.fields, args.model)
         model, model_name = _model_finder() if args.model else (None, "")
         for bucket in buckets:
             report = extract_stored(store, args.scope, bucket, fields=args.fields, model=model, model_name=model_name)

@@ -163,7 +163,7 @@ def extract(state: IngestState, runtime: Runtime, *, services: AgentServices) ->
             raise InvalidInput(f"{key} must be true or false, got {state[key]!r}")
     store = services.stack.store
     store.require_bucket(bucket)
-    fields_to_extract(bucket, store.field_specs(bucket), fields, with_model)  # before the model starts
+    fields_to_extract(bucket, store.described_specs(bucket), fields, with_model)  # before the model starts
     model, model_name = _model_finder(services) if with_model else (None, "")
     progressed = progress_events(PROGRESS_EVERY_S, get_stream_writer(), bucket)
     report = extract_stored(

@@ -101,6 +101,24 @@ def test_a_field_declared_after_ingest_is_found_by_ragent_extract_and_a_second_r
     assert {f.name for f in stack.store.field_catalog("default", "recipes")} == {"cuisine", "prep_minutes"}
 
 
+def test_words_a_user_adds_for_a_field_make_ragent_extract_read_the_text_for_it_again(stack, tmp_path):
+    """The recipes write "Duration: 1 hr 5 min", which none of prep_minutes' words label: nothing found at ingest.
+    `ragent catalog describe recipes prep_minutes --aliases duration` says it is the same field, and the next
+    `ragent extract` reads the documents again and finds it; its words unchanged, a further run reads nothing."""
+    stack.store.add_bucket("recipes", "")
+    stack.store.record_field_specs("recipes", FIELDS)
+    folder = _recipes(tmp_path)
+    for page in folder.iterdir():
+        page.write_text(page.read_text().replace("Time:", "Duration:"))
+    Ingestor(stack).ingest(files.load(folder, bucket="recipes"), progress=False)
+    assert "prep_minutes" not in _properties(stack.store, "dish-0.md")["row"]
+    stack.store.describe("recipes", "prep_minutes", aliases=["duration"])
+    again = extract_stored(stack.store, "default", "recipes", progress=False)
+    assert (again.documents, again.values) == (3, 3)
+    assert _properties(stack.store, "dish-0.md")["row"]["prep_minutes"] == 65
+    assert extract_stored(stack.store, "default", "recipes", progress=False).documents == 0
+
+
 def test_a_document_reingested_while_it_was_extracted_keeps_its_new_rows(store):
     store.add_bucket("recipes", "")
     document = Document(doc_id="a.md", bucket="recipes", body="Cuisine: Thai")

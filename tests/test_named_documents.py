@@ -101,7 +101,7 @@ def test_the_store_finds_a_name_in_titles_and_ids_spaces_and_punctuation_aside(s
 
 
 def test_a_field_named_apart_from_the_condition_on_it_is_shown(rules):
-    """"Who are the parties to the Ashworth promotion agreement?": the condition "Ashworth" is on parties, and the
+    """ "Who are the parties to the Ashworth promotion agreement?": the condition "Ashworth" is on parties, and the
     question asks to see them (a table of the contract's parties, not passages that mention "parties"); "with" of
     "the agreement with IBM" names the parties field only as a stopword, which asks for nothing."""
     d = rules.decompose("Who are the parties to the Ashworth promotion agreement?")

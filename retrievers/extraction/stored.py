@@ -124,7 +124,7 @@ def extract_stored(
     `progressed(done, total)` is told of the start and of each document read."""
     started = time.perf_counter()
     found_by = (*AT_INGEST, "model") if model else AT_INGEST
-    wanted = fields_to_extract(bucket, store.field_specs(bucket), fields, model is not None)
+    wanted = fields_to_extract(bucket, store.described_specs(bucket), fields, model is not None)
     report = ExtractionReport(bucket=bucket, fields=[spec.name for spec in wanted])
     stamps = {spec.name: field_stamp(spec, model_name) for spec in wanted}
     fillable = [spec for spec in wanted if spec.found_by in AT_INGEST] if model else []

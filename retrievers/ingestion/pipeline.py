@@ -144,11 +144,12 @@ class Ingestor:
         self._schemas: dict[str, list[FieldSpec]] = {}
 
     def _schema(self, bucket: str) -> list[FieldSpec]:
-        """The fields declared for `bucket` (its shipped schema declared first), read once per ingest."""
+        """The fields declared for `bucket` (its shipped schema declared first), with the user's words for them, read
+        once per ingest."""
         if bucket not in self._schemas:
             if bucket in SHIPPED:
                 self.stack.store.record_field_specs(bucket, SHIPPED[bucket], only_new=True)
-            self._schemas[bucket] = self.stack.store.field_specs(bucket)
+            self._schemas[bucket] = self.stack.store.described_specs(bucket)
         return self._schemas[bucket]
 
     def ingest(

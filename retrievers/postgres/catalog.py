@@ -285,6 +285,16 @@ class PostgresCatalog:
         with self.pool.connection() as conn:
             return self._field_specs(conn, bucket)
 
+    def described_specs(self, bucket: str) -> list[FieldSpec]:
+        """The declared fields with the user's words for them laid over (`ragent catalog describe --aliases`), as
+        extraction reads them: a labelled line written with the user's word is read, and since a field's stamp
+        holds its declaration, new words make `ragent extract` read the text for it again."""
+        with self.pool.connection() as conn:
+            said = self._vocabulary(conn, bucket)
+            return [
+                said[bucket, s.name].over(s) if (bucket, s.name) in said else s for s in self._field_specs(conn, bucket)
+            ]
+
     def field_catalog(self, scope: str, bucket: str) -> list[CatalogField]:
         """The bucket's stored catalog, with the user's words for its fields laid over it."""
         with self.pool.connection() as conn:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -46,6 +46,10 @@ class CatalogField(BaseModel):
     role: FieldRole = ""
     unit: str = ""
     unit_field: str = ""
+
+
+Described = TypeVar("Described", "CatalogField", FieldSpec)
+"""What the user's words lay over: a catalog entry or a field's declaration (both carry the vocabulary)."""
 
 
 class Vocabulary(BaseModel):
@@ -99,8 +103,8 @@ class Vocabulary(BaseModel):
         removed = {a.casefold() for a in self.removed_aliases}
         return [a for a in clean_aliases([*declared, *self.aliases]) if a.casefold() not in removed]
 
-    def over(self, entry: CatalogField) -> CatalogField:
-        """The catalog entry as the user describes it."""
+    def over(self, entry: Described) -> Described:
+        """The catalog entry (or the field's declaration) as the user describes it."""
         return entry.model_copy(
             update={
                 "aliases": self.aliases_over(entry.aliases),
