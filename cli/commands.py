@@ -241,7 +241,8 @@ def documents_show(args: argparse.Namespace) -> None:
     for row in record["annotations"]:
         print(f"    {row['annotation_id']}  {json.dumps(row['row'], ensure_ascii=False)}")
         for field, source in row.get("sources", {}).items():
-            print(f"      {field} found by {source['found_by']}: {_quoted(record['body'], source)}")
+            right = f" (right {source['confidence']:.0%} of the time)" if source.get("confidence") is not None else ""
+            print(f"      {field} found by {source['found_by']}{right}: {_quoted(record['body'], source)}")
     body = " ".join(record["body"].split())
     cut = len(body) > BODY_PREVIEW_CHARS
     print(f"  text: {body[:BODY_PREVIEW_CHARS]}" + (" ... (all of it with --json)" if cut else ""))

@@ -11,9 +11,11 @@ from pydantic import ValidationError
 from cli.schema_file import read_schema
 from core.errors import InvalidInput
 from core.models import AnnotationRow, Document, FieldSpec, SourceDocument
+from retrievers.extraction.calibration import rule_precision
 from retrievers.extraction.extractor import extracted, without_extracted
 from retrievers.extraction.labelled_lines import find_labelled
 from retrievers.extraction.model_reader import Stated, checked, passages
+from retrievers.extraction.shipped import SHIPPED
 from retrievers.extraction.user_pattern import find_by_pattern
 
 RECIPE = """# Coq au Vin
@@ -101,6 +103,21 @@ def test_extraction_fills_what_the_labels_leave_out_and_never_replaces_a_labelle
     assert row.row == {"cuisine": "Burgundian", "prep_minutes": 175}
     assert set(row.sources) == {"prep_minutes"} and row.sources["prep_minutes"].found_by == "text"
     assert without_extracted(found.annotations) == [labelled]
+
+
+def test_a_value_a_shipped_rule_found_carries_how_often_that_rule_is_right():
+    """The confidence stored with a value: a shipped rule's precision on labelled documents it was not tuned on
+    (`documents show` prints it); a line a user's field names carries none, nothing measured it."""
+    law = "This Agreement shall be governed by the laws of the State of Delaware. " + "The parties agree. " * 150
+    document = Document(doc_id="c.txt", bucket="contracts", body=law + "\nNotice to: Acme Corp\n")
+    specs = [
+        *(s for s in SHIPPED["contracts"] if s.name == "governing_law"),
+        FieldSpec(name="notice_to", type="string", found_by="text"),
+    ]
+    (row,) = extracted(SourceDocument(document=document), specs).annotations
+    assert row.row == {"governing_law": ["Delaware"], "notice_to": "Acme Corp"}
+    assert row.sources["governing_law"].confidence == rule_precision("contracts", "governing_law") > 0.5
+    assert row.sources["notice_to"].confidence is None
 
 
 def test_a_document_whose_labels_are_complete_gets_nothing():

@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from core.models import AnnotationRow, FieldSpec, SourceDocument, ValueSource
+from retrievers.extraction.calibration import rule_precision
 from retrievers.extraction.found import Found
 from retrievers.extraction.labelled_lines import find_labelled
 from retrievers.extraction.rules import RULES
@@ -97,7 +98,8 @@ def extracted(
         if (picked := chosen(spec, found.get(spec.name, []))) is not None:
             values[spec.name], cited = picked
             how = "model" if spec.name in by_model else spec.found_by
-            sources[spec.name] = ValueSource(start=cited.start, end=cited.end, found_by=how)
+            confidence = rule_precision(bucket, spec.name, values[spec.name]) if how == "rule" else None
+            sources[spec.name] = ValueSource(start=cited.start, end=cited.end, found_by=how, confidence=confidence)
     if not values:
         return source
     rows = list(source.annotations)
