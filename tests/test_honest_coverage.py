@@ -120,6 +120,8 @@ def test_the_tools_say_how_many_documents_lack_each_field_within_a_doc_id_list(p
         "unannotated": 1,
         "extracted": {},  # the sample's values are labels
         "by_model": {},
+        "rules_right_percent": {},
+        "rules_measured_on": "",
     }
     listed = call_tool(
         "annotations_search",
@@ -133,6 +135,8 @@ def test_the_tools_say_how_many_documents_lack_each_field_within_a_doc_id_list(p
         "unannotated": None,
         "extracted": {},
         "by_model": {},
+        "rules_right_percent": {},
+        "rules_measured_on": "",
     }
 
 
@@ -149,9 +153,15 @@ def test_a_figure_says_which_of_its_values_were_read_from_the_text_how_many_by_t
         "8 of the 40 recipes have no cuisine recorded and are not counted. Values read from the documents' text, not "
         "labelled: cuisine in 32 (3 by the chat model) (`ragent documents show` quotes each)."
     )
-    clauses = Coverage(documents=40, missing={"non_compete": 1}, extracted={"non_compete": 39})
     right = rule_precision("contracts", "non_compete")
     assert right is not None and right < 0.8
+    clauses = Coverage(
+        documents=40,
+        missing={"non_compete": 1},
+        extracted={"non_compete": 39},
+        rules_right_percent={"non_compete": round(100 * right)},
+        rules_measured_on="CUAD's labelled contracts",
+    )
     assert f"non_compete in 39 (the rules right {right:.0%} of the time)" in left_out(clauses, "contracts", "counted")
     assert left_out(clauses, "contracts", "counted").endswith(
         "How often the rules are right was measured on CUAD's labelled contracts they were not tuned on."

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from retrievers.extraction.calibration import measured_on, rule_precision
 from retrievers.postgres.annotation_aggregates import parse_aggregate, parse_group
 from retrievers.postgres.annotation_filters import shown
 from tools.arguments import (
@@ -29,13 +30,17 @@ def _coverage(
     fields = list(dict.fromkeys([*required, *grouped]))
     found = context.engine(_POSTGRES, context.stack.store.coverage, context.scope, bucket, fields, doc_ids=doc_ids)
     missing = found["missing"]
+    extracted = {f: k for f, k in found["extracted"].items() if k}
+    right = {f: round(100 * p) for f in extracted if (p := rule_precision(bucket, f)) is not None}
     return Coverage(
         documents=found["documents"],
         missing={f: missing[f] for f in dict.fromkeys(required)},
         ungrouped={f: missing[f] for f in grouped},
         unannotated=found["unannotated"],
-        extracted={f: k for f, k in found["extracted"].items() if k},
+        extracted=extracted,
         by_model={f: k for f, k in found["by_model"].items() if k},
+        rules_right_percent=right,
+        rules_measured_on=measured_on(bucket) if right else "",
     )
 
 

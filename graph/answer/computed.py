@@ -13,7 +13,6 @@ from collections import Counter
 from graph.decomposition import Constraint, Decomposition
 from graph.markdown import escape
 from graph.schemas import Answer, Citation, Evidence, GradedHit
-from retrievers.extraction.calibration import measured_on, rule_precision
 from retrievers.fusion import reciprocal_rank_fusion
 from retrievers.postgres.annotation_filters import bound_operators
 from tools.envelope import AnnotationHit, Coverage, matched_total
@@ -96,22 +95,24 @@ def left_out(coverage: Coverage | None, bucket: str, verb: str) -> str:
             said[-1] += f": {k - uncounted} in the blank group, {uncounted} not {verb}"
     if coverage.extracted:
         read = ", ".join(
-            f"{field} in {k}{_how_read(bucket, field, coverage.by_model.get(field, 0))}"
+            f"{field} in {k}{_how_read(coverage.by_model.get(field, 0), coverage.rules_right_percent.get(field))}"
             for field, k in coverage.extracted.items()
         )
         said.append(f"values read from the documents' text, not labelled: {read} (`ragent documents show` quotes each)")
-        if any(rule_precision(bucket, field) is not None for field in coverage.extracted):
-            said.append(f"how often the rules are right was measured on {measured_on(bucket)} they were not tuned on")
+        if coverage.rules_right_percent:
+            said.append(
+                f"how often the rules are right was measured on {coverage.rules_measured_on} they were not tuned on"
+            )
     return " ".join(sentence(s[0].upper() + s[1:]) for s in said)
 
 
-def _how_read(bucket: str, field: str, by_model: int) -> str:
+def _how_read(by_model: int, rules_right_percent: int | None) -> str:
     """What a field's extracted values rest on: how many the chat model read, and how often the rules that read the
     rest are right ("a Yes right 61% of the time" for a clause; a figure over clauses read four times in five right
     must not read as if it rested on labels)."""
     parts = [f"{by_model} by the chat model"] if by_model else []
-    if (precision := rule_precision(bucket, field)) is not None:
-        parts.append(f"the rules right {precision:.0%} of the time")
+    if rules_right_percent is not None:
+        parts.append(f"the rules right {rules_right_percent}% of the time")
     return f" ({'; '.join(parts)})" if parts else ""
 
 
