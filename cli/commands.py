@@ -20,6 +20,7 @@ from cli.stores import opened_stack, opened_store
 from core.errors import RagentError
 from core.models import SearchFilter
 from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE
+from graph.queue_report import queue_line, read_queue
 
 SNIPPET_CHARS = 160
 BODY_PREVIEW_CHARS = 600
@@ -134,6 +135,7 @@ def stats(args: argparse.Namespace) -> None:
             report = {"store": store.counts(), "engines": str(busy)}
     report["postgres"] = postgres
     report["chat"] = local_chat_status(settings.home).as_json()
+    report["runs"] = read_queue(settings.home)
     if args.json:
         print_json(report)
         return
@@ -151,6 +153,7 @@ def stats(args: argparse.Namespace) -> None:
         print(f"engines  {report['engines']}")
     print(_postgres_line(postgres, settings.postgres_idle_stop_s))
     print(_chat_line(report["chat"]))
+    print(queue_line(report["runs"]))
 
 
 def _chat_line(chat: dict[str, Any]) -> str:
@@ -278,13 +281,17 @@ def documents_delete(args: argparse.Namespace) -> None:
 
 
 def check(args: argparse.Namespace) -> None:
-    """Exit status 1 when the stores disagree and were not repaired, so that scripts and cron can alert on it."""
+    """Exit status 1 when the stores disagree and were not repaired, or when the server's run queue is stuck, so
+    that scripts and cron can alert on it. The queue is read first: a running server holds the engines."""
+    from core.settings import Settings
     from retrievers.ingestion.consistency import check as check_stores
 
+    queue = read_queue(Settings.from_env().home)
+    print(queue_line(queue))
     with opened_stack() as stack:
         report = check_stores(stack, repair=args.repair, scope=args.scope)
     print(report.table())
-    if not report.consistent:
+    if not report.consistent or queue.get("stuck"):
         raise SystemExit(1)
 
 

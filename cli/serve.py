@@ -32,6 +32,7 @@ from core.settings import Settings
 from graph.access.auth import LOOPBACK_HOSTS, NO_AUTH_ENV
 from graph.access.keys import KEYS_ENV, LOCAL_KEY_FILE, KeyRing, ensure_local_key
 from graph.access.tenancy import SERVED_SCOPE_ENV
+from graph.queue_report import forget_queue_report
 from retrievers.engines.lock import SERVER_URL_ENV, EngineLock
 from retrievers.postgres.embedded.server import release_embedded_postgres
 from retrievers.stack import uses_embedded_engines
@@ -188,6 +189,7 @@ def serve(*, host: str, port: int | None, with_sample: bool, no_auth: bool, jobs
         server.terminate()
         return server.wait()
     finally:
+        forget_queue_report(settings.home)
         release_postgres(settings)
 
 

@@ -65,6 +65,16 @@ class ServedAgent:
             self.process.send_signal(signal.SIGTERM)
             self.process.wait(timeout=60)
 
+    def kill(self) -> None:
+        """kill -9, as a crash or an out-of-memory kill ends it: the LangGraph server `ragent serve` started, then
+        `ragent serve` itself (which would otherwise report the server's end and release its Postgres)."""
+        if self.process and self.process.poll() is None:
+            children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()
+            for pid in children:
+                os.kill(int(pid), signal.SIGKILL)
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=60)
+
     def __enter__(self) -> ServedAgent:
         self.start()
         return self

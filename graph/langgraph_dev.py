@@ -11,7 +11,8 @@ the runs without its sleep. What a run is and which one goes first stay the libr
 
     python -m graph.langgraph_dev dev --config langgraph.json ...   (the arguments of `langgraph dev`)
 
-`RAGENT_QUEUE_WAKEUP=0` leaves the library's polling alone: the `server` benchmark's before column.
+`RAGENT_QUEUE_WAKEUP=0` leaves the library's polling alone: the `server` benchmark's before column. Either way the
+runtime's runs stay tied to their threads and the queue reports its state (`graph.runtime_runs`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from typing import Any
+
+from core.settings import Settings
+from graph.queue_report import QueueReport
+from graph.runtime_runs import install_run_safety
 
 WAKEUP_ENV = "RAGENT_QUEUE_WAKEUP"
 POLL_SECONDS = 0.5
@@ -80,6 +85,7 @@ def install_queue_wakeup() -> None:
 
 
 def main() -> None:
+    install_run_safety(QueueReport(Settings.from_env().home))
     if os.environ.get(WAKEUP_ENV, "1") != "0":
         install_queue_wakeup()
         print(WAKEUP_BANNER, flush=True)
