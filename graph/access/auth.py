@@ -163,6 +163,7 @@ async def run_in_own_scope(ctx: Auth.types.AuthContext, value: Auth.types.on.thr
         raise refused(422, "a run's context is an object")
     if isinstance(given, dict):
         await check_input_keys(value.get("assistant_id"), given)
+        check_input_messages(given)
     asked = asked_scope(context.get("scope") or (given.get("scope") if isinstance(given, dict) else None))
     thread = await existing_thread(value.get("thread_id"))  # None for a thread the caller may not see
     thread_scope = ((thread.get("metadata") or {}).get("scope") or None) if thread else None
@@ -219,6 +220,17 @@ async def check_input_keys(assistant_id: object, given: dict[str, Any]) -> None:
             422,
             f"the {graph} graph takes no input {', '.join(map(repr, unknown))}; it takes {', '.join(sorted(taken))}",
         )
+
+
+def check_input_messages(given: dict[str, Any]) -> None:
+    """A run's input carries the new turn, not a conversation (`graph.history`): more is refused before the run
+    and its input are stored."""
+    from graph.history import checked_run_messages
+
+    try:
+        checked_run_messages(given.get("messages"))
+    except InvalidInput as error:
+        raise refused(413, str(error)) from None
 
 
 def resumes(kwargs: dict[str, Any]) -> bool:
