@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, suppress
 
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from psycopg import AsyncConnection, Connection
-from psycopg.errors import UntranslatableCharacter
+from psycopg.errors import DeadlockDetected, SerializationFailure, UntranslatableCharacter
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
@@ -53,6 +53,8 @@ SERDE = JsonPlusSerializer(allowed_msgpack_modules=STATE_TYPES)
 CONNECTION_OPTIONS = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
 SERVER_POOL_SIZE = 16
 VACUUM_SQL = "VACUUM checkpoints, checkpoint_blobs, checkpoint_writes"
+PRUNE_MET_ANOTHER = (SerializationFailure, DeadlockDetected)
+"""A prune that met another transaction on the thread's rows: the run goes on, and its next run prunes them."""
 
 
 class RefusesNul:
@@ -115,14 +117,16 @@ class KeepsThreadsBounded:
         _checked(checkpoint, new_versions)
         stored = super().put(config, checkpoint, metadata, new_versions)
         if _starts_a_run(config, metadata):
-            self.prune([stored["configurable"]["thread_id"]], strategy="keep_latest")
+            with suppress(*PRUNE_MET_ANOTHER):
+                self.prune([stored["configurable"]["thread_id"]], strategy="keep_latest")
         return stored
 
     async def aput(self, config, checkpoint, metadata, new_versions):
         _checked(checkpoint, new_versions)
         stored = await super().aput(config, checkpoint, metadata, new_versions)
         if _starts_a_run(config, metadata):
-            await self.aprune([stored["configurable"]["thread_id"]], strategy="keep_latest")
+            with suppress(*PRUNE_MET_ANOTHER):
+                await self.aprune([stored["configurable"]["thread_id"]], strategy="keep_latest")
         return stored
 
     def delete_thread(self, thread_id: str) -> None:

@@ -2,7 +2,7 @@
 
 It is the first node of every run, so it also finds and checks the question (a run input that may come from
 anywhere: the CLI, the server's API, Studio's chat) and starts the run's state afresh: a thread that is asked a
-second question keeps its history in the checkpoints, not in the new run's evidence and decisions. The
+second question keeps its earlier turns in its messages, not in the new run's evidence and decisions. The
 conversation carries on, though: the question joins the thread's messages, and the previous turn's decomposition,
 still in the state until this node replaces it, goes to the planner, so that a follow-up ("which of those...")
 refines that turn's result. Only the last turns stay in the thread (`graph.history.trimmed`).
