@@ -119,19 +119,21 @@ def checked_limit(limit: object) -> int | None:
 
 
 def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> IngestResult:
-    """The report, and any refusal, with paths shown from their ingest root (`graph.served_paths`)."""
+    """The report, and any refusal of what the folder holds, with paths shown from their ingest root
+    (`graph.served_paths`); a path the client named is refused in its own words."""
     if given := [key for key in EXTRACT_ONLY if key in state]:
         raise InvalidInput(f'{", ".join(given)} go with an extraction: add "extract": true')
     server = runtime.server_info
     scope = ingest_scope(state.get("scope"), server.user if server else None, state.get("dataset"))
     stack = services.stack
     roots = ingest_roots(stack.settings.home)
+    path, annotations = allowed_path(state.get("path"), roots), allowed_path(state.get("annotations"), roots)
     try:
         report = ingest_source(
             stack,
-            path=allowed_path(state.get("path"), roots),
+            path=path,
             bucket=state.get("bucket"),
-            annotations=allowed_path(state.get("annotations"), roots),
+            annotations=annotations,
             dataset=state.get("dataset"),
             scope=scope,
             force=bool(state.get("force")),
