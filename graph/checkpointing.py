@@ -6,24 +6,28 @@ runs many threads at once on one event loop.
 
 The serializer is told which of our types it may rebuild from a checkpoint; LangGraph refuses (or warns
 about) any other, so a tampered checkpoint cannot make it construct arbitrary classes.
+
+A thread keeps its state, not its history (`KeepsThreadsBounded`): each run's first checkpoint prunes the earlier
+ones, and a deleted thread's rows go with it and their space is vacuumed for the next.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager, suppress
 
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from psycopg import AsyncConnection, Connection
-from psycopg.errors import UntranslatableCharacter
+from psycopg.errors import DeadlockDetected, SerializationFailure, UntranslatableCharacter
 from psycopg.rows import dict_row
 from psycopg_pool import AsyncConnectionPool
 
 from core.errors import InvalidInput
 from core.settings import Settings
+from graph.history import checked_stored_messages
 from retrievers.stack import database_url
 
 STATE_TYPES = (
@@ -48,6 +52,9 @@ STATE_TYPES = (
 SERDE = JsonPlusSerializer(allowed_msgpack_modules=STATE_TYPES)
 CONNECTION_OPTIONS = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
 SERVER_POOL_SIZE = 16
+VACUUM_SQL = "VACUUM checkpoints, checkpoint_blobs, checkpoint_writes"
+PRUNE_MET_ANOTHER = (SerializationFailure, DeadlockDetected)
+"""A prune that met another transaction on the thread's rows: the run goes on, and its next run prunes them."""
 
 
 class RefusesNul:
@@ -86,11 +93,58 @@ class RefusesNul:
             raise self._refuse() from None
 
 
-class CheckpointSaver(RefusesNul, PostgresSaver):
+def _checked(checkpoint: dict, new_versions: dict) -> None:
+    """A state whose messages outgrow any run's is refused (`graph.history`): it was written around the graph."""
+    if "messages" in new_versions:
+        checked_stored_messages(checkpoint["channel_values"].get("messages") or [])
+
+
+def _starts_a_run(config: dict, metadata: dict) -> bool:
+    """The checkpoint a run's input makes, in the thread's root graph: what came before it is the thread's past."""
+    return metadata.get("source") == "input" and not config["configurable"].get("checkpoint_ns")
+
+
+class KeepsThreadsBounded:
+    """A thread's rows hold its latest state only. Every checkpoint of every run stays in the saver's tables until
+    the thread is deleted, each with the channels that changed in it (the whole message list again), so a thread's
+    rows grew with each run however short its state was kept; a run's first checkpoint therefore prunes the
+    thread's earlier ones (LangGraph's `keep_latest`: the new checkpoint and the values it still reads). A
+    clarification resumed, or a run that failed, goes on from that checkpoint as before; the thread's history shows
+    its current run only. A deleted thread's rows are deleted (LangGraph's runtime asks for that) and the tables
+    vacuumed: their space is reused rather than left to grow the database."""
+
+    def put(self, config, checkpoint, metadata, new_versions):
+        _checked(checkpoint, new_versions)
+        stored = super().put(config, checkpoint, metadata, new_versions)
+        if _starts_a_run(config, metadata):
+            with suppress(*PRUNE_MET_ANOTHER):
+                self.prune([stored["configurable"]["thread_id"]], strategy="keep_latest")
+        return stored
+
+    async def aput(self, config, checkpoint, metadata, new_versions):
+        _checked(checkpoint, new_versions)
+        stored = await super().aput(config, checkpoint, metadata, new_versions)
+        if _starts_a_run(config, metadata):
+            with suppress(*PRUNE_MET_ANOTHER):
+                await self.aprune([stored["configurable"]["thread_id"]], strategy="keep_latest")
+        return stored
+
+    def delete_thread(self, thread_id: str) -> None:
+        super().delete_thread(thread_id)
+        with self._cursor() as cur:
+            cur.execute(VACUUM_SQL)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await super().adelete_thread(thread_id)
+        async with self._cursor() as cur:
+            await cur.execute(VACUUM_SQL)
+
+
+class CheckpointSaver(KeepsThreadsBounded, RefusesNul, PostgresSaver):
     pass
 
 
-class AsyncCheckpointSaver(RefusesNul, AsyncPostgresSaver):
+class AsyncCheckpointSaver(KeepsThreadsBounded, RefusesNul, AsyncPostgresSaver):
     pass
 
 

@@ -28,6 +28,7 @@ from typing_extensions import TypedDict
 from core.errors import InvalidInput
 from core.scope import DEFAULT_SCOPE, dataset_scope
 from graph.access.tenancy import request_scope
+from graph.served_paths import served_text
 from graph.services import AgentServices
 from retrievers.extraction.stored import extract_stored, fields_to_extract
 from retrievers.ingestion.sources import ingest_source
@@ -95,7 +96,7 @@ def allowed_path(text: str | None, roots: list[Path]) -> Path | None:
     resolved = (path if path.is_absolute() else roots[0] / path).resolve()
     if not any(resolved.is_relative_to(root) for root in roots):
         raise InvalidInput(
-            f"{text} is outside the folders this server ingests from ({', '.join(map(str, roots))}); "
+            f"{text} is outside the folders this server ingests from ({', '.join(root.name for root in roots)}); "
             "put the files there, or set RAGENT_INGEST_ROOTS"
         )
     return resolved
@@ -118,31 +119,39 @@ def checked_limit(limit: object) -> int | None:
 
 
 def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> IngestResult:
+    """The report, and any refusal of what the folder holds, with paths shown from their ingest root
+    (`graph.served_paths`); a path the client named is refused in its own words."""
     if given := [key for key in EXTRACT_ONLY if key in state]:
         raise InvalidInput(f'{", ".join(given)} go with an extraction: add "extract": true')
     server = runtime.server_info
     scope = ingest_scope(state.get("scope"), server.user if server else None, state.get("dataset"))
     stack = services.stack
     roots = ingest_roots(stack.settings.home)
-    report = ingest_source(
-        stack,
-        path=allowed_path(state.get("path"), roots),
-        bucket=state.get("bucket"),
-        annotations=allowed_path(state.get("annotations"), roots),
-        dataset=state.get("dataset"),
-        scope=scope,
-        force=bool(state.get("force")),
-        limit=checked_limit(state.get("limit")),
-        progress=False,
-    )
+    path, annotations = allowed_path(state.get("path"), roots), allowed_path(state.get("annotations"), roots)
+    try:
+        report = ingest_source(
+            stack,
+            path=path,
+            bucket=state.get("bucket"),
+            annotations=annotations,
+            dataset=state.get("dataset"),
+            scope=scope,
+            force=bool(state.get("force")),
+            limit=checked_limit(state.get("limit")),
+            progress=False,
+        )
+    except InvalidInput as error:
+        raise InvalidInput(served_text(str(error), roots)) from None
     return {
-        "summary": report.summary(),
+        "summary": served_text(report.summary(), roots),
         "added": report.added,
         "updated": report.updated,
         "unchanged": report.unchanged,
         "chunks": report.chunks,
         "annotation_rows": report.annotation_rows,
-        "skipped": [{"path": s.path, "reason": s.reason} for s in report.skipped],
+        "skipped": [
+            {"path": served_text(s.path, roots), "reason": served_text(s.reason, roots)} for s in report.skipped
+        ],
         "skipped_total": report.skipped_total,
     }
 

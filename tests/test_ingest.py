@@ -85,6 +85,23 @@ def test_scopes_are_isolated(stack, tmp_path):
         assert getattr(retriever, mode)("Delaware", SearchFilter(scope="tenant_b"), 10)
 
 
+def test_an_ingest_cannot_tell_whether_another_scope_holds_the_same_text(stack, tmp_path):
+    """The report's "N from cache" (and its time) said that a text was already embedded, in any scope."""
+    folder = _folder(tmp_path, **{"msa.txt": CONTRACT})
+
+    def ingest(scope: str):
+        items = list(files.load(folder, bucket="contracts"))
+        for item in items:
+            item.document.scope = scope
+        report = Ingestor(stack).ingest(items, progress=False, force=True)
+        return report.chunks, report.embeddings_computed, report.embeddings_cached
+
+    chunks, *_ = ingest("tenant_a")
+    assert chunks > 1
+    assert ingest("tenant_b") == (chunks, chunks, 0), "tenant_a's vectors are not tenant_b's cache"
+    assert ingest("tenant_b") == (chunks, 0, chunks), "tenant_b's own are"
+
+
 def test_chunks_that_postgres_has_not_committed_are_never_returned(stack, tmp_path):
     """A crash after the engines were written but before the Postgres commit leaves nothing visible."""
     folder = _folder(tmp_path, **{"msa.txt": CONTRACT})

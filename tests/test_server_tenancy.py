@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import uuid
 
 import httpx
@@ -28,6 +29,7 @@ from langgraph_sdk import get_sync_client
 from core.models import FieldSpec, SourceDocument
 from core.settings import Settings
 from evals.served_agent import ServedAgent
+from graph.access.thread_ids import FRESH_S, made_just_now
 from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
 from retrievers.postgres.store import PostgresStore
@@ -245,6 +247,52 @@ def test_threads_copy_within_their_owner_and_their_scope_only(served):
     with pytest.raises(httpx.HTTPStatusError) as cleared:
         alice.threads.update(thread, metadata={"scope": None})
     assert cleared.value.response.status_code == 403
+
+
+def test_naming_a_thread_id_answers_alike_whether_another_tenant_holds_it_or_none_does(served):
+    """LangGraph answered 409 'already exists' for another identity's id, where a read answers 404, and let the
+    first tenant to name an id take it: ids are the server's to choose, so both are refused alike."""
+    alice, bob = client(served, "alice"), client(served, "bob")
+    thread, _ = ask(alice, "How many contracts per governing law?")
+    deadline = time.monotonic() + 2 * FRESH_S
+    while made_just_now(thread) and time.monotonic() < deadline:  # an id in its first seconds: graph.access.thread_ids
+        time.sleep(0.05)
+    question = {"question": "How many contracts?"}
+    attempts = {
+        "create": lambda named: bob.threads.create(thread_id=named),
+        "create or keep": lambda named: bob.threads.create(thread_id=named, if_exists="do_nothing"),
+        "run creating it": lambda named: bob.runs.wait(named, "agent", input=question, if_not_exists="create"),
+    }
+    answers = {}
+    for named in (thread, str(uuid.uuid4())):
+        for name, attempt in attempts.items():
+            with pytest.raises(httpx.HTTPStatusError) as refused:
+                attempt(named)
+            answers.setdefault(name, set()).add((refused.value.response.status_code, refused.value.response.text))
+    assert all(len(seen) == 1 for seen in answers.values()), answers
+    assert all(status == 422 and "chosen by the server" in text for seen in answers.values() for status, text in seen)
+    assert alice.threads.get(thread)["metadata"]["owner"] == "alice", "alice's thread is untouched"
+    assert bob.threads.create()["metadata"]["owner"] == "bob", "a thread without a named id is made as before"
+
+
+def test_paths_over_http_are_shown_from_the_ingest_root_not_the_servers_folders(served):
+    folder = served.home / "inbox" / "leaflets"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bins.md").write_text("# Bins\nThe green bin goes out on Tuesdays at the zorblat depot.")
+    alice = client(served, "alice")
+
+    def run(graph: str, request: dict) -> dict:
+        return alice.runs.wait(alice.threads.create()["thread_id"], graph, input=request, raise_error=False)
+
+    ingested = run("ingest", {"path": "leaflets", "bucket": "generic"})
+    missing = run("ingest", {"path": "no-such-leaflets", "bucket": "generic"})
+    listed = run("documents", {"action": "list", "bucket": "generic", "limit": 1000})
+    [doc_id] = [d["doc_id"] for d in listed["documents"] if d["doc_id"].endswith("bins.md")]
+    shown = run("documents", {"action": "show", "doc_ids": [doc_id]})
+    assert ingested["added"] == 1 and shown["document"]["source"] == "inbox/leaflets/bins.md"
+    assert "inbox/no-such-leaflets is not a folder" in missing["__error__"]["message"]
+    for output in (ingested, missing, listed, shown):
+        assert str(served.home) not in json.dumps(output) and str(served.home.resolve()) not in json.dumps(output)
 
 
 def test_a_key_reissued_without_a_scope_no_longer_sees_that_scopes_threads(served):

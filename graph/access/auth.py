@@ -5,7 +5,8 @@ Every request needs an API key (`x-api-key: ...`, as `langgraph_sdk.get_client(a
 Then, per resource:
 - threads belong to their owner and scope: created with `owner` and `scope` (empty until the first run when the
   identity has several) stamped in their metadata, and every read, search, update, delete, copy, stream and run
-  filtered by owner and by the scopes the key may use now, so another identity gets 404;
+  filtered by owner and by the scopes the key may use now, so another identity gets 404; a client may not choose
+  a new thread's id, which would tell it another identity holds that id (`graph.access.thread_ids`);
 - a run's scope is decided here from the identity and the thread (`Identity.scope_for`) and written into the run's
   context, whatever the client sent; the thread is bound to it at its first run. Resuming a thread that waits for
   no answer is refused with 409: LangGraph would run nothing and return the old state, which a client would take
@@ -32,6 +33,7 @@ from core.scope import checked_scope
 from core.settings import Settings
 from graph.access.keys import ANY_SCOPE, KeyRing
 from graph.access.tenancy import Identity, ScopeRefused
+from graph.access.thread_ids import CHOSEN_BY_THE_SERVER, made_just_now
 
 NO_AUTH_ENV = "RAGENT_NO_AUTH"
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
@@ -139,6 +141,8 @@ async def stamp_new_thread(ctx: Auth.types.AuthContext, value: Auth.types.on.thr
     caller = identity(ctx)
     metadata = value.get("metadata")
     if metadata is not None:
+        if not made_just_now(value.get("thread_id")):
+            raise refused(422, CHOSEN_BY_THE_SERVER)
         scope = asked_scope(metadata.get("scope"))
         metadata["owner"] = caller.name
         metadata["scope"] = resolved(caller, scope) if scope or caller.default_scope else UNBOUND
@@ -163,8 +167,12 @@ async def run_in_own_scope(ctx: Auth.types.AuthContext, value: Auth.types.on.thr
         raise refused(422, "a run's context is an object")
     if isinstance(given, dict):
         await check_input_keys(value.get("assistant_id"), given)
+        check_input_messages(given)
     asked = asked_scope(context.get("scope") or (given.get("scope") if isinstance(given, dict) else None))
     thread = await existing_thread(value.get("thread_id"))  # None for a thread the caller may not see
+    named = value.get("thread_id")  # None for a run without a thread: the server makes its temporary one
+    if thread is None and named is not None and value.get("if_not_exists") == "create" and not made_just_now(named):
+        raise refused(422, CHOSEN_BY_THE_SERVER)
     thread_scope = ((thread.get("metadata") or {}).get("scope") or None) if thread else None
     scope = resolved(caller, asked, thread_scope)
     if thread is not None and resumes(kwargs) and thread.get("status") != "interrupted":
@@ -219,6 +227,17 @@ async def check_input_keys(assistant_id: object, given: dict[str, Any]) -> None:
             422,
             f"the {graph} graph takes no input {', '.join(map(repr, unknown))}; it takes {', '.join(sorted(taken))}",
         )
+
+
+def check_input_messages(given: dict[str, Any]) -> None:
+    """A run's input carries the new turn, not a conversation (`graph.history`): more is refused before the run
+    and its input are stored."""
+    from graph.history import checked_run_messages
+
+    try:
+        checked_run_messages(given.get("messages"))
+    except InvalidInput as error:
+        raise refused(413, str(error)) from None
 
 
 def resumes(kwargs: dict[str, Any]) -> bool:

@@ -2,10 +2,10 @@
 
 It is the first node of every run, so it also finds and checks the question (a run input that may come from
 anywhere: the CLI, the server's API, Studio's chat) and starts the run's state afresh: a thread that is asked a
-second question keeps its history in the checkpoints, not in the new run's evidence and decisions. The
+second question keeps its earlier turns in its messages, not in the new run's evidence and decisions. The
 conversation carries on, though: the question joins the thread's messages, and the previous turn's decomposition,
 still in the state until this node replaces it, goes to the planner, so that a follow-up ("which of those...")
-refines that turn's result.
+refines that turn's result. Only the last turns stay in the thread (`graph.history.trimmed`).
 
 A scope that holds no document at all is answered here, in so many words: nothing to search is no reason to ask
 the human which bucket to search, and the answer says it to every client (CLI, server, Studio) alike.
@@ -21,6 +21,7 @@ from langgraph.types import Overwrite
 from core.errors import InvalidInput
 from graph.context import AgentContext
 from graph.decomposition import Decomposition
+from graph.history import trimmed
 from graph.schemas import Answer
 from graph.services import AgentServices
 from graph.state import AgentState
@@ -100,7 +101,8 @@ def decompose(state: AgentState, runtime: Runtime[AgentContext], *, services: Ag
     return {
         "question": question,
         "question_id": message.id,
-        "messages": [message],  # add_messages keeps one message per id: the one already last is not added twice
+        # add_messages keeps one message per id (the one already last is not added twice) and drops the removed
+        "messages": [*trimmed(state.get("messages") or [], message), message],
         "decomposition": planner.decompose(question, previous),
         "model_calls": Overwrite(list(planner.calls)),
         "evidence": Overwrite([]),

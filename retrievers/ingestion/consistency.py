@@ -36,7 +36,7 @@ from functools import partial
 
 from core.models import IndexedChunk
 from retrievers.ingestion.documents import finish_pending_deletions
-from retrievers.ingestion.pipeline import embedding_text
+from retrievers.ingestion.pipeline import embedded
 from retrievers.protocols import KeywordIndex, VectorIndex
 from retrievers.stack import Stack
 
@@ -166,7 +166,7 @@ def _reindex(stack: Stack, chunk_ids: set[str], write: Callable[[list[IndexedChu
 
 
 def _upsert_vectors(stack: Stack, chunks: list[IndexedChunk]) -> None:
-    stack.vectors.upsert(chunks, stack.embedder.embed_documents([embedding_text(c) for c in chunks]))
+    stack.vectors.upsert(chunks, embedded(stack, chunks))
 
 
 def _delete(engine: KeywordIndex | VectorIndex, chunk_ids: set[str]) -> int:

@@ -120,6 +120,16 @@ def embedding_text(chunk: IndexedChunk) -> str:
     return f"{chunk.title}\n{chunk.text}" if chunk.title else chunk.text
 
 
+def embedded(stack: Stack, chunks: Sequence[IndexedChunk]) -> list[list[float]]:
+    """The chunks' vectors, each scope's from the cache of that scope (`CachedEmbedder.embed_documents`)."""
+    vectors: dict[str, list[float]] = {}
+    for scope in dict.fromkeys(c.scope for c in chunks):
+        mine = [c for c in chunks if c.scope == scope]
+        found = stack.embedder.embed_documents([embedding_text(c) for c in mine], scope)
+        vectors.update(zip((c.chunk_id for c in mine), found, strict=True))
+    return [vectors[c.chunk_id] for c in chunks]
+
+
 def _batches(
     items: Iterable[SourceDocument | Skipped], report: IngestReport, size: int
 ) -> Iterator[list[SourceDocument]]:
@@ -234,7 +244,7 @@ class Ingestor:
             ]
         indexed = [ic for *_, (_, chunk_list) in planned for ic in chunk_list]
         with report.timed("embedding"):
-            vectors = stack.embedder.embed_documents([embedding_text(ic) for ic in indexed])
+            vectors = embedded(stack, indexed)
         with report.timed("keyword index"):
             stack.keyword.upsert(indexed)
         with report.timed("vector index"):
