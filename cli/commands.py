@@ -114,8 +114,9 @@ def annotations(args: argparse.Namespace) -> None:
 
 
 def stats(args: argparse.Namespace) -> None:
-    """The store's counts always; the engines' when this process may open them, else who holds them; and whether the
-    embedded Postgres was running before this command started it (read first, since reading the counts starts it)."""
+    """The store's counts always; the engines' when this process may open them, else who holds them (and what is
+    wrong with a damaged one); and whether the embedded Postgres was running before this command started it (read
+    first, since reading the counts starts it)."""
     from core.settings import Settings
     from retrievers.engines.lock import EnginesBusy
 
@@ -129,7 +130,8 @@ def stats(args: argparse.Namespace) -> None:
         postgres = embedded_postgres_status(data_dir).as_json()
     try:
         with opened_stack() as stack:
-            report = {"store": stack.store.counts(), "keyword": stack.keyword.stats(), "vectors": stack.vectors.stats()}
+            report = {"store": stack.store.counts(), "keyword": _engine_stats(stack.keyword)}
+            report["vectors"] = _engine_stats(stack.vectors)
     except EnginesBusy as busy:
         with opened_store() as store:
             report = {"store": store.counts(), "engines": str(busy)}
@@ -145,7 +147,9 @@ def stats(args: argparse.Namespace) -> None:
         f"annotation rows {counts['annotations']}   (`ragent documents list --scope S` for one scope)"
     )
     for name in ("keyword", "vectors"):
-        if name in report:
+        if name in report and "damaged" in report[name]:
+            print(f"{name:<8} {report[name]['damaged']}")
+        elif name in report:
             engine = report[name]
             size = engine["bytes_on_disk"] / 1e6
             print(f"{name:<8} {engine['engine']}: {engine['chunks']} chunks, {size:.1f} MB on disk")
@@ -154,6 +158,16 @@ def stats(args: argparse.Namespace) -> None:
     print(_postgres_line(postgres, settings.postgres_idle_stop_s))
     print(_chat_line(report["chat"]))
     print(queue_line(report["runs"]))
+
+
+def _engine_stats(engine: Any) -> dict[str, Any]:
+    """An engine's figures, or what is wrong with its damaged index (the other figures are still worth seeing)."""
+    from core.errors import IndexUnreadable
+
+    try:
+        return engine.stats()
+    except IndexUnreadable as damage:
+        return {"damaged": str(damage)}
 
 
 def _chat_line(chat: dict[str, Any]) -> str:

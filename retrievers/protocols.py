@@ -7,7 +7,7 @@ parametrisation.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from core.models import (
@@ -116,6 +116,10 @@ class VectorIndex(Protocol):
     def delete_chunks(self, chunk_ids: Sequence[str]) -> None:
         """Remove these chunks; ids the index does not hold are ignored."""
 
+    def stored_points(self) -> Iterator[list[tuple[str, str, list[float]]]]:
+        """Pages of (chunk id, document id, stored vector) for every point: `ragent check` reads them all, since a
+        damaged storage file may still answer searches, with meaningless scores."""
+
     def optimize(self) -> None:
         """Bring the index's search structures up to date after writes (called when an ingest ends)."""
 
@@ -212,6 +216,10 @@ class DocumentRecords(Protocol):
 
     def indexed_chunks(self, chunk_ids: Sequence[str]) -> list[IndexedChunk]:
         """The committed chunks among `chunk_ids`, rebuilt as ingestion gave them to the engines (to re-index them)."""
+
+    def bucket_samples(self) -> list[str]:
+        """One committed chunk id per scope and bucket, the bucket's longest chunk (`ragent check` searches for each
+        in the engines, by its own words and by its own vector)."""
 
     def rows_without_document(self, scope: str | None = None) -> dict[str, int]:
         """Chunk and annotation rows whose document row is missing, by table (zero while the foreign keys hold)."""

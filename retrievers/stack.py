@@ -8,6 +8,7 @@ from pathlib import Path
 
 from core.errors import InvalidInput
 from core.settings import Settings
+from retrievers.engines.damaged import IndexDamaged, UnreadableIndex
 from retrievers.engines.deferred import DeferredEmbedder, DeferredVectors
 from retrievers.engines.embedders.cache import CachedEmbedder
 from retrievers.engines.lock import EngineLock
@@ -129,14 +130,16 @@ def open_stack(settings: Settings | None = None) -> Stack:
     """Open every engine, failing fast with a one-line error for the first one that cannot be used. The data
     folder's engine lock is taken first: a process that cannot have it (EnginesBusy, naming the owner) has opened
     no engine file. The embedder and the vector index are made on first use, the index checked against the
-    embedder's model then (`retrievers.engines.deferred`): a question answered from annotations loads neither."""
+    embedder's model then (`retrievers.engines.deferred`): a question answered from annotations loads neither. A
+    keyword index too damaged to open is stood in for by one that says so when used (`retrievers.engines.damaged`), so
+    that the commands that do not search it still run, `ragent check --repair` among them."""
     settings = settings or Settings.from_env()
     lock = EngineLock(settings.home).acquire() if uses_embedded_engines(settings) else None
     opened = []
     try:
         store = make_store(settings)
         opened.append(store)
-        keyword = make_keyword_index(settings)
+        keyword = _keyword_index_or_its_damage(settings)
         opened.append(keyword)
         embedder = CachedEmbedder(
             DeferredEmbedder(partial(make_embedder, settings)), settings.cache_dir / "embeddings.sqlite"
@@ -150,3 +153,10 @@ def open_stack(settings: Settings | None = None) -> Stack:
             lock.release()
         raise
     return Stack(settings, store, keyword, vectors, embedder, lock)
+
+
+def _keyword_index_or_its_damage(settings: Settings) -> KeywordIndex:
+    try:
+        return make_keyword_index(settings)
+    except IndexDamaged as damage:
+        return UnreadableIndex(damage)

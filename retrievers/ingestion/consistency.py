@@ -15,6 +15,11 @@ compared with, chunk id by chunk id:
   is not what its rows give (an ingest killed before it refreshed the catalog, so that a predicate on a field the
   rows hold is refused as unknown) has its catalog recomputed from the rows.
 
+Before any of this, each engine's index is sampled for damage (`retrievers.ingestion.engine_damage`: files an engine
+cannot read, vectors zeroed, a chunk its own search does not find). A damaged index is reported, and skipped by the
+comparison; `repair` moves it aside and opens an empty one, which the comparison then fills with every scope's
+committed chunks, like an index lost whole.
+
 Deletes a process left part-way (`retrievers.ingestion.documents`: committed in Postgres, not yet dropped by the
 engines) are finished first, with or without `repair`: they are committed work being completed, like ingestion's
 next run completing a killed one, not drift.
@@ -33,9 +38,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 
 from core.models import IndexedChunk
 from retrievers.ingestion.documents import finish_pending_deletions
+from retrievers.ingestion.engine_damage import find_damage, replace_damaged
 from retrievers.ingestion.pipeline import embedded
 from retrievers.protocols import KeywordIndex, VectorIndex
 from retrievers.stack import Stack
@@ -46,6 +53,7 @@ REPAIR_PAGE = 256
 MISSING = "committed chunks it lacks"
 UNKNOWN = "chunks Postgres does not know"
 STALE_CATALOG = "buckets out of date with their rows"
+DAMAGED = "damaged index"
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,10 @@ class CheckReport:
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     drift: list[Drift] = field(default_factory=list)
     finished_deletions: int = 0
+    damage: dict[str, str] = field(default_factory=dict)
+    """What is wrong with each damaged engine's index."""
+    set_aside: dict[str, Path] = field(default_factory=dict)
+    """Where each damaged index that was replaced went."""
 
     @property
     def clean(self) -> bool:
@@ -88,6 +100,15 @@ class CheckReport:
             rows.append(f"{d.store:<9} {d.kind:<36} {d.found:>7} {d.repaired if self.repair else '-':>8}")
         if self.finished_deletions:
             rows += ["", f"finished {self.finished_deletions} delete(s) an earlier process left part-way"]
+        for name, reason in self.damage.items():
+            rows += ["", f"{name}: {reason}"]
+            if name in self.set_aside:
+                rows.append(
+                    f"{name}: rebuilt from Postgres; the damaged index is kept in {self.set_aside[name]} "
+                    "(delete it once searches work)"
+                )
+            elif self.repair:
+                rows.append(f"{name}: an index on a server is not rebuilt here; delete it there, then repair again")
         rows += ["", self._verdict()]
         return "\n".join(rows)
 
@@ -95,6 +116,8 @@ class CheckReport:
         found = sum(d.found for d in self.drift)
         if self.clean:
             return "consistent: every store agrees"
+        if not self.repair and self.damage:
+            return f"damaged: the {' and '.join(self.damage)} index; run `ragent check --repair` to rebuild it"
         if not self.repair:
             return f"drift: {found} item(s) disagree; run `ragent check --repair` to fix them"
         repaired = sum(d.repaired for d in self.drift)
@@ -108,13 +131,25 @@ def check(stack: Stack, repair: bool, scope: str | None = None) -> CheckReport:
 
     Idempotent: a second run after a repair finds nothing.
     """
-    finished = finish_pending_deletions(stack, scope)
-    report = CheckReport(repair=repair, counts={"postgres": stack.store.counts(scope)}, finished_deletions=finished)
+    report = CheckReport(repair=repair, damage=find_damage(stack))
+    if repair:
+        for name in report.damage:
+            if (moved := replace_damaged(stack, name)) is not None:
+                report.set_aside[name] = moved
+    damaged = report.damage.keys() - report.set_aside.keys()
+    # Finishing a delete drops chunks from both engines, which a damaged one cannot; the records wait for the repair.
+    report.finished_deletions = 0 if damaged else finish_pending_deletions(stack, scope)
+    report.counts["postgres"] = stack.store.counts(scope)
     report.drift += _rows_without_document(stack, repair, scope)
     report.drift.append(_stale_catalogs(stack, repair, scope))
-    committed = stack.store.chunk_ids(scope)
     for name, engine, write in _engines(stack):
-        held = engine.chunk_ids(scope)
+        if name in report.damage:
+            report.drift.append(Drift(name, DAMAGED, 1, int(name in report.set_aside)))
+            if name in damaged:
+                continue
+        engine_scope = None if name in report.set_aside else scope  # a new index is filled with every scope
+        committed = stack.store.chunk_ids(engine_scope)
+        held = engine.chunk_ids(engine_scope)
         report.counts[name] = {"chunks": len(held)}
         missing, unknown = committed - held, _still_unknown(stack, held - committed)
         report.drift += [

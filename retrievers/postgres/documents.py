@@ -393,6 +393,16 @@ class PostgresDocuments:
             ).fetchall()
         return [_indexed_chunk(row) for row in rows]
 
+    def bucket_samples(self) -> list[str]:
+        """One committed chunk id per scope and bucket: its longest, which is sure to hold words a search can find
+        (one pass over the chunks, sorted by bucket)."""
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT DISTINCT ON (d.scope, d.bucket) c.chunk_id::text FROM chunks c JOIN documents d "
+                "USING (scope, doc_id) ORDER BY d.scope, d.bucket, length(c.text) DESC, c.chunk_id"
+            )
+            return [chunk_id for (chunk_id,) in rows]
+
     def rows_without_document(self, scope: str | None = None) -> dict[str, int]:
         """Zero while the schema's foreign keys (ON DELETE CASCADE) hold; counted in case they were bypassed
         (`session_replication_role = replica` during a restore, or a hand-made schema without them)."""

@@ -85,6 +85,16 @@ def test_chunk_ids_are_every_chunk_held_by_scope(loaded_index):
     assert loaded_index.chunk_ids("nobody") == set()
 
 
+def test_stored_points_are_every_chunk_with_its_document_and_its_vector_of_unit_length(vector_index):
+    """What `ragent check` reads to find zeroed or overwritten storage: every point, over several pages."""
+    vector_index.ensure_model("test-model", DIM)
+    bulk = bulk_chunks(2500)
+    vector_index.upsert(bulk, (_vectors(len(bulk)) * 3).tolist())
+    points = [point for page in vector_index.stored_points() for point in page]
+    assert sorted((chunk_id, doc_id) for chunk_id, doc_id, _ in points) == sorted((c.chunk_id, c.doc_id) for c in bulk)
+    assert np.allclose(np.linalg.norm([vector for _, _, vector in points], axis=1), 1.0, atol=1e-5)
+
+
 def test_an_empty_index_holds_no_chunk_ids(vector_index):
     vector_index.ensure_model("test-model", DIM)
     assert vector_index.chunk_ids() == set()

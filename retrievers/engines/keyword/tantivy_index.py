@@ -9,6 +9,7 @@ BM25 ranking.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -18,8 +19,9 @@ from typing import Any
 
 import tantivy
 
-from core.errors import BackendUnavailable, IndexUnreadable
+from core.errors import BackendUnavailable
 from core.models import EngineHit, IndexedChunk, SearchFilter, scoped_doc_key
+from retrievers.engines.damaged import IndexDamaged, engine_reason, said_as_damage
 from retrievers.engines.disk_usage import disk_usage
 
 ANALYZER = "en_bm25"
@@ -28,6 +30,8 @@ _WRITER_WAIT_S = 30.0
 # Each query term scores as its best field (text or title) plus this share of the other: a term found in both
 # is not counted twice. Measured on SciFact train queries: nDCG@10 0.664 summing both fields, 0.690 with 0.3.
 TITLE_TIE_BREAKER = 0.3
+_NESTED_IO_ERROR = re.compile(r'error: "(?P<error>[^".]+).*?filepath: "(?P<file>[^"]+)"')
+"""Tantivy's open error is the debug dump of an IO error: its message's first sentence and its file say it all."""
 
 
 def _english_analyzer() -> tantivy.TextAnalyzer:
@@ -60,13 +64,13 @@ class TantivyKeywordIndex:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
         self._schema = _schema()
+        self._what = f"the keyword index in {self.path}"
         try:
             self._index = tantivy.Index(self._schema, path=str(self.path), reuse=True)
         except (ValueError, OSError) as exc:
-            raise IndexUnreadable(
-                f"the keyword index in {self.path} cannot be opened ({exc}); "
-                "move it aside and run `ragent ingest ... --force` to rebuild it"
-            ) from None
+            nested = _NESTED_IO_ERROR.search(str(exc))
+            reason = f"{nested['file']}: {nested['error']}" if nested else engine_reason(exc)
+            raise IndexDamaged(self._what, f"cannot be opened: {reason}") from None
         self._analyzer = _english_analyzer()
         self._index.register_tokenizer(ANALYZER, self._analyzer)
         self._write_lock = threading.Lock()
@@ -98,7 +102,7 @@ class TantivyKeywordIndex:
     @contextmanager
     def _writing(self) -> Iterator[tantivy.IndexWriter]:
         """The index's one writer for a batch of changes, committed and made visible to new searchers at the end."""
-        with self._write_lock:
+        with self._write_lock, self._damage_said():
             writer = self._writer()
             yield writer
             writer.commit()
@@ -113,7 +117,9 @@ class TantivyKeywordIndex:
             try:
                 return self._index.writer(_WRITER_HEAP_BYTES, 1)
             except ValueError as exc:
-                if "LockBusy" not in str(exc) or time.monotonic() > deadline:
+                if "LockBusy" not in str(exc):
+                    raise
+                if time.monotonic() > deadline:
                     raise BackendUnavailable(
                         f"the keyword index in {self.path} is being written by another process "
                         f"for over {_WRITER_WAIT_S:.0f} s; "
@@ -146,29 +152,33 @@ class TantivyKeywordIndex:
         text_query = self._text_query(query)
         if text_query is None or limit <= 0:
             return []
-        searcher = self._index.searcher()
-        result = searcher.search(self._filtered(text_query, filters), limit, count=False)
-        hits = []
-        for score, address in result.hits:
-            doc = searcher.doc(address)
-            hits.append(EngineHit(chunk_id=doc["chunk_id"][0], doc_id=doc["doc_id"][0], score=float(score)))
+        with self._damage_said():
+            searcher = self._index.searcher()
+            result = searcher.search(self._filtered(text_query, filters), limit, count=False)
+            hits = []
+            for score, address in result.hits:
+                doc = searcher.doc(address)
+                hits.append(EngineHit(chunk_id=doc["chunk_id"][0], doc_id=doc["doc_id"][0], score=float(score)))
         return hits
 
     def count(self, filters: SearchFilter, query: str | None = None) -> int:
         text_query = self._text_query(query) if query else tantivy.Query.all_query()
         if text_query is None:
             return 0
-        return self._index.searcher().search(self._filtered(text_query, filters), 1, count=True).count
+        with self._damage_said():
+            return self._index.searcher().search(self._filtered(text_query, filters), 1, count=True).count
 
     def chunk_ids(self, scope: str | None = None) -> set[str]:
         """Every live document read from the doc store (the term dictionary still lists deleted chunks until a
-        merge); about half a second per 100k chunks here."""
-        searcher = self._index.searcher()
-        if searcher.num_docs == 0:
-            return set()
-        query = self._term("scope", scope) if scope is not None else tantivy.Query.all_query()
-        result = searcher.search(query, searcher.num_docs, count=False)
-        return {searcher.doc(address)["chunk_id"][0] for _, address in result.hits}
+        merge); about half a second per 100k chunks here. Reading every document is also `ragent check`'s read of
+        every segment's doc store (`retrievers.ingestion.engine_damage`)."""
+        with self._damage_said():
+            searcher = self._index.searcher()
+            if searcher.num_docs == 0:
+                return set()
+            query = self._term("scope", scope) if scope is not None else tantivy.Query.all_query()
+            result = searcher.search(query, searcher.num_docs, count=False)
+            return {searcher.doc(address)["chunk_id"][0] for _, address in result.hits}
 
     def _text_query(self, query: str) -> tantivy.Query | None:
         """Each analysed term as the best of its title and body matches; None when no term survives analysis."""
@@ -188,7 +198,13 @@ class TantivyKeywordIndex:
         )
 
     def stats(self) -> dict[str, Any]:
-        return {"engine": "tantivy", "chunks": self._index.searcher().num_docs, "bytes_on_disk": disk_usage(self.path)}
+        with self._damage_said():
+            chunks = self._index.searcher().num_docs
+        return {"engine": "tantivy", "chunks": chunks, "bytes_on_disk": disk_usage(self.path)}
+
+    def _damage_said(self):
+        """Tantivy's ValueError for a file it cannot read, as `IndexDamaged` naming the repair."""
+        return said_as_damage(self._what, ValueError)
 
     def close(self) -> None:
         """Nothing to release: writers are opened and closed per batch so that other processes can write."""

@@ -9,7 +9,7 @@ The embedding model and dimension are stored as collection metadata and checked 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from qdrant_client import QdrantClient, models
@@ -121,6 +121,17 @@ class QdrantServerVectorIndex:
             ids.update(str(record.id) for record in records)
             if offset is None:
                 return ids
+
+    def stored_points(self) -> Iterator[list[tuple[str, str, list[float]]]]:
+        """Pages of every point's id, document id and stored vector (`ragent check` reads them all)."""
+        offset = None
+        while True:
+            records, offset = self.client.scroll(
+                self.collection, limit=ID_PAGE, offset=offset, with_payload=["doc_id"], with_vectors=True
+            )
+            yield [(str(r.id), (r.payload or {}).get("doc_id", ""), r.vector) for r in records]
+            if offset is None:
+                return
 
     def optimize(self) -> None:
         """Nothing to do: a Qdrant server builds its HNSW graphs in the background, past its own thresholds."""
