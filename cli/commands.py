@@ -463,7 +463,9 @@ def bench(args: argparse.Namespace) -> None:
 def serve(args: argparse.Namespace) -> None:
     from cli.serve import serve as run_server
 
-    raise SystemExit(run_server(host=args.host, port=args.port, with_sample=args.sample, no_auth=args.no_auth))
+    raise SystemExit(
+        run_server(host=args.host, port=args.port, with_sample=args.sample, no_auth=args.no_auth, verbose=args.verbose)
+    )
 
 
 def _key_ring():

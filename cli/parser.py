@@ -365,7 +365,8 @@ def _evals(sub) -> None:
 
 def _operations(sub) -> None:
     p = sub.add_parser(
-        "serve", help="the LangGraph server API and Studio on the embedded engines (--sample: on the sample corpus)"
+        "serve",
+        help="the web page, the LangGraph API and Studio on the embedded engines (--sample: on the sample corpus)",
     )
     p.add_argument("--port", type=int, help="port to listen on (a free one by default)")
     p.add_argument("--host", default="127.0.0.1")
@@ -379,6 +380,7 @@ def _operations(sub) -> None:
         action="store_true",
         help="no API key, for development on this machine: clients on a loopback address only, as identity 'local'",
     )
+    p.add_argument("--verbose", action="store_true", help="LangGraph's own log too (a line per request and run)")
     p.set_defaults(run=commands.serve)
 
     keys = sub.add_parser("keys", help="the server's API keys: who may call it, for which scopes, and ingest")

@@ -42,6 +42,10 @@ PROJECT_FOLDER = Path(__file__).resolve().parents[1]
 and is not in the wheel (an installed ragent is served by `langgraph dev` with a langgraph.json of one's own)."""
 STUDIO_URL = "https://smith.langchain.com/studio/?baseUrl={api}"
 READY_TIMEOUT_S = 180
+PAGE_PATH = "/web/"
+"""Where the server serves the web page (`graph.page`)."""
+QUIET_LOG_LEVEL = "WARNING"
+"""LangGraph's log level unless `--verbose`: its warnings and errors, not a line per request."""
 JOBS_PER_WORKER = 10
 """Runs the server works on at once; the dev server's default of 1 would queue every other thread."""
 
@@ -119,7 +123,9 @@ def access_banner(settings: Settings, api: str, no_auth: bool) -> str:
     return f"  Auth:   API keys from {source} ({len(ring.keys())}; `ragent keys list`); send one as x-api-key\n"
 
 
-def serve(*, host: str, port: int | None, with_sample: bool, no_auth: bool, jobs: int = JOBS_PER_WORKER) -> int:
+def serve(
+    *, host: str, port: int | None, with_sample: bool, no_auth: bool, jobs: int = JOBS_PER_WORKER, verbose: bool = False
+) -> int:
     config = PROJECT_FOLDER / "langgraph.json"
     if not config.is_file():
         raise InvalidInput(
@@ -153,6 +159,7 @@ def serve(*, host: str, port: int | None, with_sample: bool, no_auth: bool, jobs
         "HF_HUB_OFFLINE": "1",
         NO_AUTH_ENV: "1" if no_auth else "0",
         SERVED_SCOPE_ENV: SAMPLE_SCOPE if with_sample else DEFAULT_SCOPE,
+        **({} if verbose else {"LOG_LEVEL": QUIET_LOG_LEVEL}),
     }
     command = [
         sys.executable,
@@ -177,6 +184,7 @@ def serve(*, host: str, port: int | None, with_sample: bool, no_auth: bool, jobs
         wait_until_ready(api, server, READY_TIMEOUT_S)
         print(
             f"\nragent server ready in {time.monotonic() - started:.1f} s (home {settings.home})\n"
+            f"  Page:   {api}{PAGE_PATH}   (open it in a browser; sign in with the API key below)\n"
             f"  API:    {api}   (graphs: {', '.join(served_graphs(config))}; docs at {api}/docs)\n"
             f"{access_banner(settings, api, no_auth)}"
             f"{sample_banner(with_sample)}"

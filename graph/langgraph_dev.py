@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -85,6 +86,9 @@ def install_queue_wakeup() -> None:
 
 
 def main() -> None:
+    if level := os.environ.get("LOG_LEVEL"):
+        # The welcome banner is logged by `langgraph_api.cli`, whose logging LOG_LEVEL does not reach.
+        logging.getLogger("langgraph_api.cli").setLevel(level.upper())
     install_run_safety(QueueReport(Settings.from_env().home))
     if os.environ.get(WAKEUP_ENV, "1") != "0":
         install_queue_wakeup()

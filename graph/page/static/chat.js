@@ -1,0 +1,285 @@
+// The chat: the scope's threads, a thread's turns, a question streamed as it is answered, a clarification answered
+// with a button or a value of one's own, and every citation opening its passage or row in the side panel.
+
+import { ApiError, call, download, runOnce, session, stream } from "./api.js";
+import { clear, el, highlighted, keyValues, markdown, value } from "./render.js";
+
+const $ = (id) => document.getElementById(id);
+let current = null; // the open thread's id; null for a new one
+const known = new Map(); // an answer message's id -> {answer, sources}: earlier turns keep their structure here
+
+export function showAlert(error) {
+  const alert = $("alert");
+  alert.textContent = error instanceof Error ? error.message : String(error);
+  alert.hidden = false;
+}
+
+export function hideAlert() {
+  $("alert").hidden = true;
+}
+
+function runContext() {
+  const context = { scope: session.scope };
+  const maxHits = parseInt($("max-hits").value, 10);
+  if (maxHits > 0) context.max_hits = maxHits;
+  return context;
+}
+
+// What the evidence says of each cited chunk and row: its title, passage, offsets and row.
+function sourcesOf(values) {
+  const sources = new Map();
+  for (const evidence of values.evidence || []) {
+    for (const hit of evidence.envelope?.hits || []) {
+      if (hit.chunk_id) sources.set(hit.chunk_id, { title: hit.metadata?.title, chars: hit.metadata?.chars, snippet: hit.snippet });
+      else if (hit.annotation_id) sources.set(hit.annotation_id, { title: hit.metadata?.title, row: hit.row });
+    }
+  }
+  return sources;
+}
+
+export async function listThreads() {
+  const list = clear($("thread-list"));
+  const threads = await call("POST", "/threads/search", {
+    metadata: { scope: session.scope, graph_id: "agent" },
+    limit: 50,
+    sort_by: "updated_at",
+    sort_order: "desc",
+  });
+  for (const thread of threads) {
+    const first = (thread.values?.messages || []).find((m) => m.type === "human");
+    const label = first ? String(first.content).slice(0, 80) : `thread ${thread.thread_id.slice(0, 8)}`;
+    list.append(
+      el("li", {},
+        el("button", {
+          type: "button",
+          "aria-current": String(thread.thread_id === current),
+          "data-thread": thread.thread_id,
+          onclick: () => openThread(thread.thread_id),
+        }, label, thread.status === "interrupted" ? " (waiting for you)" : "")),
+    );
+  }
+  if (!threads.length) list.append(el("li", { class: "muted" }, "No threads yet in this scope."));
+}
+
+export function newThread() {
+  current = null;
+  history.replaceState(null, "", "#");
+  $("thread-title").textContent = "New thread";
+  clear($("turns"));
+  closeSource();
+  $("question").focus();
+}
+
+export async function openThread(threadId) {
+  hideAlert();
+  closeSource();
+  try {
+    const thread = await call("GET", `/threads/${encodeURIComponent(threadId)}`);
+    const state = await call("GET", `/threads/${encodeURIComponent(threadId)}/state`);
+    current = threadId;
+    history.replaceState(null, "", `#thread=${threadId}`);
+    $("thread-title").textContent = `Thread ${threadId.slice(0, 8)}`;
+    showTurns(threadId, thread, state.values || {});
+  } catch (error) {
+    current = null;
+    clear($("turns"));
+    showAlert(error);
+  }
+  await listThreads().catch(showAlert);
+}
+
+// Every question of the thread with its answer; the last answer from the state (with its rows, figure and
+// sources), earlier ones as this page saw them or as their message says; a waiting clarification last.
+function showTurns(threadId, thread, values) {
+  const turns = clear($("turns"));
+  const messages = values.messages || [];
+  const sources = sourcesOf(values);
+  const waiting = Object.values(thread.interrupts || {}).flat().map((i) => i.value);
+  const last = messages.at(-1);
+  if (last && last.type === "ai" && values.answer && !waiting.length) known.set(last.id, { answer: values.answer, sources });
+  let turn = null;
+  for (const message of messages) {
+    if (message.type === "human") {
+      turn = el("li", { class: "turn" }, el("p", { class: "asked" }, String(message.content)));
+      turns.append(turn);
+    } else if (message.type === "ai" && turn) {
+      const seen = known.get(message.id);
+      turn.append(seen ? answerView(threadId, seen.answer, seen.sources) : el("div", { class: "answer" }, markdown(String(message.content))));
+    }
+  }
+  if (waiting.length && turn) turn.append(clarifyView(threadId, waiting[0]));
+}
+
+function citationLabel(citation, sources) {
+  const source = sources.get(citation.annotation_id || citation.chunk_id) || {};
+  const what = citation.annotation_id ? "row" : citation.chunk_id ? "passage" : "document";
+  return `${source.title || citation.doc_id} (${what})`;
+}
+
+function answerView(threadId, answer, sources) {
+  const view = el("div", { class: `answer format-${answer.format}` });
+  if (answer.format === "figure" && answer.value !== null && answer.value !== undefined) {
+    view.append(el("p", { class: "figure-value" }, Number(answer.value).toLocaleString()));
+  }
+  view.append(...markdown(answer.text));
+  if (answer.format === "export") {
+    view.append(el("button", { type: "button", onclick: () => downloadExport(threadId) }, "Download the CSV"));
+  }
+  for (const note of answer.notes || []) view.append(el("p", { class: "muted" }, note));
+  if ((answer.citations || []).length) {
+    view.append(
+      el("h3", {}, "Sources"),
+      el("ul", { class: "citations", "aria-label": "Sources" },
+        answer.citations.map((citation) =>
+          el("li", {},
+            el("button", { type: "button", class: "cite", onclick: () => openCitation(citation, sources) },
+              citationLabel(citation, sources))))),
+    );
+  }
+  return view;
+}
+
+function optionReply(option) {
+  const reply = { ...option };
+  delete reply.label;
+  return reply;
+}
+
+function clarifyView(threadId, payload) {
+  const view = el("div", { class: "clarify", role: "group", "aria-label": "The agent asks" });
+  view.append(el("p", {}, el("strong", {}, "I need your help: "), ...markdown(payload.reason).flatMap((p) => [...p.childNodes])));
+  if (payload.error) view.append(el("p", { class: "alert" }, payload.error));
+  view.append(
+    el("div", { class: "options" },
+      payload.options.map((option) =>
+        el("button", { type: "button", "data-choice": option.choice, onclick: () => resume(threadId, optionReply(option)) },
+          ...markdown(option.label).flatMap((p) => [...p.childNodes])))),
+  );
+  const fields = [...new Set(payload.options.filter((o) => o.choice === "narrow" && o.field).map((o) => o.field))];
+  if (fields.length) {
+    const field = el("select", { id: "free-field" }, fields.map((f) => el("option", { value: f }, f)));
+    const given = el("input", { id: "free-value", type: "text", required: true });
+    view.append(
+      el("form", {
+        class: "row",
+        onsubmit: (event) => {
+          event.preventDefault();
+          resume(threadId, { choice: "narrow", field: field.value, op: "=", value: given.value });
+        },
+      },
+        el("label", { htmlFor: "free-field" }, "Or narrow by your own value of"), field,
+        el("label", { htmlFor: "free-value", class: "visually-hidden" }, "Value"), given,
+        el("button", { type: "submit" }, "Answer")),
+    );
+  }
+  return view;
+}
+
+async function downloadExport(threadId) {
+  try {
+    await download(`/web/api/export/${encodeURIComponent(threadId)}`, "export.csv");
+  } catch (error) {
+    showAlert(error);
+  }
+}
+
+// Run the agent on the thread (a question or a resume), showing its steps and its text as they stream, then the
+// thread as it stands.
+async function runOn(threadId, request, turn) {
+  const progress = $("progress");
+  const live = el("div", { class: "answer streaming" });
+  turn.append(live);
+  $("ask").disabled = true;
+  for (const button of document.querySelectorAll(".clarify button")) button.disabled = true;
+  progress.textContent = "Working…";
+  try {
+    const body = { assistant_id: "agent", stream_mode: ["updates", "messages-tuple"], context: runContext(), ...request };
+    for await (const { event, data } of stream(`/threads/${encodeURIComponent(threadId)}/runs/stream`, body)) {
+      if (event === "updates") {
+        const steps = Object.keys(data).filter((n) => !n.startsWith("__"));
+        if (steps.length) progress.textContent = `Working: ${steps.join(", ")}…`;
+      } else if (event === "messages") {
+        const [message] = data;
+        if (message.type === "AIMessageChunk" && typeof message.content === "string") live.append(message.content);
+      } else if (event === "error") {
+        throw new ApiError(500, data.message || data.error);
+      }
+    }
+    progress.textContent = "";
+    await openThread(threadId);
+    return true;
+  } catch (error) {
+    progress.textContent = "";
+    showAlert(error);
+    await openThread(threadId);
+    return false;
+  } finally {
+    $("ask").disabled = false;
+  }
+}
+
+export async function ask(question) {
+  hideAlert();
+  if (!current) {
+    try {
+      const thread = await call("POST", "/threads", { metadata: { scope: session.scope } });
+      current = thread.thread_id;
+      history.replaceState(null, "", `#thread=${current}`);
+    } catch (error) {
+      showAlert(error);
+      return;
+    }
+  }
+  const turn = el("li", { class: "turn" }, el("p", { class: "asked" }, question));
+  $("turns").append(turn);
+  await runOn(current, { input: { question } }, turn);
+}
+
+async function resume(threadId, reply) {
+  hideAlert();
+  const turn = $("turns").lastElementChild;
+  const done = await runOn(threadId, { command: { resume: reply } }, turn);
+  if (done && reply.choice === "export") await downloadExport(threadId);
+}
+
+// The side panel: the cited document with the cited passage, or the cited row and the sentences its extracted
+// values were read from, marked in the document's text.
+export async function openCitation(citation, sources) {
+  const panel = $("source");
+  const body = clear($("source-body"));
+  const source = sources.get(citation.annotation_id || citation.chunk_id) || {};
+  $("source-title").textContent = source.title || citation.doc_id;
+  panel.hidden = false;
+  body.append(el("p", { class: "muted" }, `Document ${citation.doc_id}`));
+  try {
+    const { document: doc } = await runOnce("documents", { action: "show", doc_ids: [citation.doc_id] });
+    const text = String(doc.body || "");
+    let ranges = [];
+    if (citation.annotation_id) {
+      const row = (doc.annotations || []).find((a) => a.annotation_id === citation.annotation_id);
+      const fields = row ? row.row : source.row || {};
+      const origin = (row && row.sources) || {};
+      body.append(
+        el("h3", {}, "Cited row"),
+        keyValues(Object.entries(fields).map(([k, v]) => [k, origin[k] ? `${value(v)} (read from the text, marked below)` : v])),
+      );
+      ranges = Object.values(origin).filter((s) => s && s.end > s.start);
+    } else if (citation.chunk_id && source.chars) {
+      body.append(el("h3", {}, "Cited passage"));
+      ranges = [{ start: source.chars[0], end: source.chars[1] }];
+    }
+    body.append(el("h3", {}, "Text"));
+    const pre = highlighted(text, ranges);
+    body.append(pre);
+    const mark = pre.querySelector("mark");
+    if (mark) mark.scrollIntoView({ block: "center" });
+  } catch (error) {
+    body.append(el("p", { class: "alert" }, error.message));
+    if (source.snippet) body.append(el("pre", { class: "body-text" }, source.snippet));
+  }
+  panel.focus();
+}
+
+export function closeSource() {
+  $("source").hidden = true;
+}

@@ -1,0 +1,165 @@
+// The documents of the scope: listed and searched, one shown with its fields (and where each extracted value was
+// read) and its text, uploaded (a file or a folder) and ingested with its progress, deleted after a confirmation.
+
+import { put, runOnce, session, stream, ApiError } from "./api.js";
+import { clear, el, highlighted, value } from "./render.js";
+import { hideAlert, showAlert } from "./chat.js";
+
+const $ = (id) => document.getElementById(id);
+const LISTED = 1000;
+let listed = [];
+
+export async function listDocuments() {
+  hideAlert();
+  try {
+    const result = await runOnce("documents", { action: "list", limit: LISTED });
+    listed = result.documents || [];
+    const buckets = [...new Set(listed.map((d) => d.bucket))];
+    clear($("bucket-names")).append(...buckets.map((b) => el("option", { value: b })));
+    showList(result.total);
+  } catch (error) {
+    showAlert(error);
+  }
+  $("upload-form").hidden = !session.me?.may_ingest;
+}
+
+function showList(total) {
+  const words = $("doc-filter").value.trim().toLowerCase();
+  const shown = listed.filter((d) => !words || `${d.title || ""} ${d.doc_id}`.toLowerCase().includes(words));
+  $("doc-count").textContent =
+    `${shown.length} shown of ${total ?? listed.length} documents` + (listed.length < (total ?? 0) ? ` (the first ${LISTED} searched)` : "");
+  const rows = clear(document.querySelector("#doc-table tbody"));
+  for (const d of shown) {
+    rows.append(
+      el("tr", { "data-doc": d.doc_id },
+        el("td", {}, el("button", { type: "button", class: "linkish", onclick: () => showDocument(d.doc_id) }, d.title || d.doc_id)),
+        el("td", {}, d.bucket),
+        el("td", {}, String(d.chunks)),
+        el("td", {}, session.me?.may_ingest
+          ? el("button", { type: "button", "aria-label": `Delete ${d.title || d.doc_id}`, onclick: () => confirmDelete(d) }, "Delete")
+          : "")),
+    );
+  }
+}
+
+export function filterDocuments() {
+  showList();
+}
+
+export async function showDocument(docId) {
+  hideAlert();
+  const view = clear($("doc-view"));
+  try {
+    const { document: doc } = await runOnce("documents", { action: "show", doc_ids: [docId] });
+    const text = String(doc.body || "");
+    const heading = el("h2", { tabIndex: -1 }, doc.title || doc.doc_id);
+    const pre = highlighted(text, []);
+    const mark = (source) => {
+      const marked = highlighted(text, [source]);
+      pre.replaceChildren(...marked.childNodes);
+      pre.querySelector("mark")?.scrollIntoView({ block: "center" });
+    };
+    const about = ["doc_id", "bucket", "author", "tags", "created_at", "source", "version", "chunks"].filter((k) => doc[k] !== null && doc[k] !== undefined && !(Array.isArray(doc[k]) && !doc[k].length));
+    view.append(
+      heading,
+      el("table", {}, el("tbody", {}, about.map((k) => el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, value(doc[k])))))),
+      el("h3", {}, "Fields"),
+    );
+    const fields = [];
+    for (const annotation of doc.annotations || []) {
+      for (const [name, v] of Object.entries(annotation.row || {})) {
+        const source = (annotation.sources || {})[name];
+        fields.push(
+          el("tr", {},
+            el("th", { scope: "row" }, name),
+            el("td", {}, value(v)),
+            el("td", {}, source && source.end > source.start
+              ? el("button", { type: "button", onclick: () => mark(source) }, `Show where (${source.found_by})`)
+              : source ? `read from an absence (${source.found_by})` : "labelled")),
+        );
+      }
+    }
+    view.append(
+      fields.length
+        ? el("div", { class: "table-wrap" }, el("table", {},
+            el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Field"), el("th", { scope: "col" }, "Value"), el("th", { scope: "col" }, "Source"))),
+            el("tbody", {}, fields)))
+        : el("p", { class: "muted" }, "No fields recorded for this document."),
+      el("h3", {}, "Text"),
+      pre,
+    );
+    heading.focus();
+  } catch (error) {
+    showAlert(error);
+  }
+}
+
+function confirmDelete(doc) {
+  const view = clear($("doc-view"));
+  const cancel = el("button", { type: "button", onclick: () => clear(view) }, "Cancel");
+  view.append(
+    el("div", { class: "clarify", role: "alertdialog", "aria-label": "Confirm the deletion" },
+      el("p", {}, `Delete ${doc.title || doc.doc_id} (${doc.doc_id}) with its passages and fields? This cannot be undone.`),
+      el("div", { class: "options" },
+        el("button", { type: "button", id: "confirm-delete", onclick: () => deleteDocument(doc.doc_id) }, "Yes, delete it"),
+        cancel)),
+  );
+  cancel.focus();
+}
+
+async function deleteDocument(docId) {
+  const view = clear($("doc-view"));
+  try {
+    const report = await runOnce("documents", { action: "delete", doc_ids: [docId] });
+    view.append(el("p", { role: "status" }, report.deleted?.length ? `Deleted ${docId}.` : `${docId} was not found.`));
+  } catch (error) {
+    showAlert(error);
+  }
+  await listDocuments();
+}
+
+// Upload every chosen file (a folder's keep their paths inside it) into a new batch folder, then ingest that
+// folder into the bucket, streaming the run.
+export async function uploadAndIngest() {
+  hideAlert();
+  const files = [...$("upload-files").files, ...$("upload-folder").files];
+  const bucket = $("upload-bucket").value.trim();
+  const status = $("upload-status");
+  const bar = $("upload-progress");
+  if (!files.length) {
+    status.textContent = "Choose files or a folder first.";
+    return;
+  }
+  const batch = crypto.randomUUID().replaceAll("-", "");
+  bar.hidden = false;
+  bar.max = files.length;
+  try {
+    let folder = null;
+    for (const [n, file] of files.entries()) {
+      const path = file.webkitRelativePath || file.name;
+      status.textContent = `Uploading ${n + 1} of ${files.length}: ${path}`;
+      const stored = await put(`/web/api/upload/${batch}/${path.split("/").map(encodeURIComponent).join("/")}`, file);
+      folder = stored.path.split("/").slice(0, 2).join("/");
+      bar.value = n + 1;
+    }
+    const started = Date.now();
+    const tick = setInterval(() => (status.textContent = `Ingesting ${files.length} file(s) into ${bucket}… ${Math.round((Date.now() - started) / 1000)} s`), 500);
+    let result = null;
+    try {
+      const body = { assistant_id: "ingest", input: { path: folder, bucket, scope: session.scope }, stream_mode: ["updates"], context: { scope: session.scope } };
+      for await (const { event, data } of stream("/runs/stream", body)) {
+        if (event === "updates" && data.ingest) result = data.ingest;
+        if (event === "error") throw new ApiError(422, data.message || data.error);
+      }
+    } finally {
+      clearInterval(tick);
+    }
+    status.textContent = result ? `Ingested: ${result.summary}` : "The ingest ended without a report.";
+    $("upload-files").value = "";
+    $("upload-folder").value = "";
+  } catch (error) {
+    status.textContent = "";
+    showAlert(error);
+  }
+  await listDocuments();
+}

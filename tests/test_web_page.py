@@ -1,0 +1,209 @@
+"""The web page (`graph.page`) in a real browser: Debian's Chromium driven by Playwright against one real `ragent serve
+--sample` on a fresh data folder, as a person uses it: sign in, ask, answer the agent's question with a button, open
+a citation, export, follow up, upload a folder, delete a document; and as an attacker would: a wrong key, another
+key's thread, a document whose text holds a script.
+
+One server and one browser for the module; each test opens its own browser context (its own sessionStorage), so
+the tests are independent and take seconds each."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+from evals.served_agent import ServedAgent
+from tests.conftest import fresh_database
+from tests.test_server_tenancy import _add_key
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+RUN_TIMEOUT_MS = 90_000
+"""A run on two busy cores; the page shows its answer when the run ends."""
+
+if not CHROMIUM.exists():
+    pytest.skip(
+        f"the browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True
+    )
+if importlib.util.find_spec("playwright") is None:
+    pytest.skip("the browser tests need the playwright package (the test extra)", allow_module_level=True)
+
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def served(postgres_url, tmp_path_factory):
+    """`ragent serve --sample` (its local key may use every scope and ingest), and a key of another identity and
+    scope that may not ingest."""
+    home = tmp_path_factory.mktemp("web")
+    with fresh_database(postgres_url) as url, ServedAgent(home, {"DATABASE_URL": url}) as server:
+        server.other_key = _add_key({"RAGENT_HOME": str(home), "DATABASE_URL": url}, "other", "--scope", "default")
+        yield server
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, served):
+    """A fresh browser context on the page, every request it makes recorded."""
+    context = browser.new_context(accept_downloads=True)
+    page = context.new_page()
+    page.set_default_timeout(RUN_TIMEOUT_MS)
+    page.requested = []
+    page.on("request", lambda request: page.requested.append(request.url))
+    yield page
+    context.close()
+
+
+def page_url(served) -> str:
+    return f"{served.url}/web/"
+
+
+def sign_in(page, served, key: str | None = None, fragment: str = ""):
+    page.goto(page_url(served) + fragment)
+    page.get_by_label("API key").fill(key or served.api_key)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_text(re.compile("^Signed in as"))).to_be_visible()
+
+
+def ask(page, question: str, max_hits: int | None = None):
+    if max_hits is not None:
+        page.get_by_text("Run options").click()
+        page.get_by_label("Most rows to list before asking").fill(str(max_hits))
+    turns = page.locator("#turns > li").count()
+    page.get_by_label("Question").fill(question)
+    page.get_by_role("button", name="Ask", exact=True).click()
+    expect(page.locator("#turns > li")).to_have_count(turns + 1)
+    expect(page.get_by_role("button", name="Ask", exact=True)).to_be_enabled()
+    return page.locator("#turns > li").last
+
+
+def test_serve_prints_the_page_first_and_keeps_langgraphs_log_quiet(served):
+    log = served.log.read_text()
+    assert log.index(f"  Page:   {served.url}/web/") < log.index("  API:") < log.index("get_client(")
+    assert "Welcome to" not in log and "designed for development" not in log
+
+
+def test_a_wrong_key_is_refused_in_words_and_not_kept(page, served):
+    page.goto(page_url(served))
+    page.get_by_label("API key").fill("rk_00000000_forged")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_have_text(re.compile("Sign-in refused: this API key is not valid here"))
+    assert page.evaluate("sessionStorage.length") == 0
+    assert page.get_by_label("API key").is_visible()
+
+
+def test_a_count_shows_its_figure_derivation_and_sources_and_a_citation_opens_its_row(page, served):
+    sign_in(page, served)
+    assert served.api_key in page.evaluate("Object.values(sessionStorage)")
+    assert page.evaluate("localStorage.length") == 0, "the key is kept for the browser session only"
+    turn = ask(page, "How many contracts per governing law?")
+    expect(turn.locator(".figure-value")).to_have_text("10")
+    expect(turn).to_contain_text("count over 10 documents of bucket contracts")
+    expect(turn.get_by_role("row", name=re.compile(r"^Delaware 3 3$"))).to_be_visible()
+    sources = turn.get_by_role("list", name="Sources").get_by_role("button")
+    expect(sources).to_have_count(10)
+    sources.first.click()
+    panel = page.locator("#source")
+    expect(panel).to_be_focused()
+    expect(panel.get_by_role("heading", name="Cited row")).to_be_visible()
+    expect(panel.get_by_role("row", name=re.compile("^governing_law "))).to_be_visible()
+    expect(panel.locator(".body-text")).to_contain_text("AGREEMENT")
+    page.keyboard.press("Escape")
+    expect(panel).to_be_hidden()
+    origin = served.url
+    assert all(url.startswith(origin) for url in page.requested), "every asset and call is the server's own"
+    headers = page.request.get(page_url(served)).headers
+    assert headers["content-security-policy"].startswith("default-src 'none'; script-src 'self'")
+
+
+def test_a_list_that_asks_back_is_answered_with_a_button_and_followed_up_on_the_same_thread(page, served):
+    sign_in(page, served)
+    turn = ask(page, "Which contracts have a notice period of at least 30 days?", max_hits=3)
+    expect(turn.locator(".clarify")).to_contain_text("I need your help")
+    narrow = turn.locator(".clarify button[data-choice=narrow]").first
+    chosen = re.search(r"only (\w+) = (.+?) \(", narrow.inner_text())
+    field, wanted = chosen.group(1), chosen.group(2)
+    thread = page.evaluate("location.hash")
+    narrow.click()
+    expect(turn.locator(".clarify")).to_have_count(0)
+    table = turn.locator("table")
+    expect(table).to_be_visible()
+    column = [h.strip() for h in table.locator("th").all_inner_texts()].index(field)
+    values = [row.locator("td").nth(column).inner_text() for row in table.locator("tbody tr").all()]
+    assert values and set(values) == {wanted}
+    followed = ask(page, "and which of them are governed by Delaware law?")
+    expect(followed.locator("table")).to_be_visible()
+    assert page.evaluate("location.hash") == thread and page.locator("#turns > li").count() == 2
+    expect(page.locator("#thread-list button[aria-current=true]")).to_have_count(1)
+
+
+def test_the_export_option_downloads_the_csv(page, served):
+    sign_in(page, served)
+    turn = ask(page, "Which contracts have a notice period of at least 30 days?", max_hits=3)
+    with page.expect_download() as downloaded:
+        turn.locator(".clarify button[data-choice=export]").click()
+    with open(downloaded.value.path(), newline="") as exported:
+        rows = list(csv.DictReader(exported))
+    assert len(rows) == 7 and all(int(r["notice_period_days"]) >= 30 for r in rows)
+    expect(turn).to_contain_text("Exported all 7 matching rows")
+
+
+def test_a_folder_is_uploaded_listed_shown_as_text_and_a_document_deleted(page, served, tmp_path):
+    folder = tmp_path / "handbook"
+    folder.mkdir()
+    (folder / "canteen.md").write_text("# Canteen\nThe zarquon canteen opens at noon on weekdays.")
+    hostile = '# Notice\n<script>window.pwned = 1</script>\n<img src=x onerror="window.pwned = 2">\n**not bold** [a](b)'
+    (folder / "notice.md").write_text(hostile)
+    sign_in(page, served)
+    page.get_by_role("button", name="Documents").click()
+    page.get_by_label("Or a folder").set_input_files(folder)
+    page.get_by_label("Bucket").fill("generic")
+    page.get_by_role("button", name="Upload and ingest").click()
+    expect(page.locator("#upload-status")).to_contain_text("Ingested", timeout=RUN_TIMEOUT_MS)
+    page.get_by_label("Search titles and ids").fill("handbook")
+    rows = page.locator("#doc-table tbody tr")
+    expect(rows).to_have_count(2)
+    page.get_by_role("button", name="Notice", exact=True).click()
+    shown = page.locator("#doc-view .body-text")
+    expect(shown).to_contain_text('<script>window.pwned = 1</script>\n<img src=x onerror="window.pwned = 2">')
+    expect(shown).to_contain_text("**not bold** [a](b)")
+    assert page.locator("#doc-view script, #doc-view img, #doc-view strong").count() == 0
+    assert page.evaluate("window.pwned") is None
+    page.get_by_role("button", name="Delete Canteen").click()
+    expect(page.get_by_role("button", name="Cancel")).to_be_focused()
+    page.get_by_role("button", name="Yes, delete it").click()
+    expect(page.locator("#doc-view")).to_contain_text("Deleted")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("Notice")
+
+
+def test_another_keys_thread_is_not_reachable_and_a_reader_cannot_add_or_delete(page, browser, served):
+    thread = served.client().threads.create()["thread_id"]
+    served.client().runs.wait(thread, "agent", input={"question": "How many contracts per governing law?"})
+    sign_in(page, served, served.other_key, fragment=f"#thread={thread}")
+    expect(page.get_by_role("alert")).to_contain_text("Not found")
+    expect(page.locator(f"#thread-list [data-thread='{thread}']")).to_have_count(0)
+    expect(page.locator("#turns > li")).to_have_count(0)
+    page.get_by_role("button", name="Documents").click()
+    expect(page.locator("#doc-count")).to_contain_text("documents")
+    expect(page.locator("#upload-form")).to_be_hidden()
+    expect(page.get_by_role("button", name=re.compile("^Delete"))).to_have_count(0)
