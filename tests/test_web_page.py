@@ -78,9 +78,10 @@ def page_url(served) -> str:
 
 
 def sign_in(page, served, key: str | None = None, fragment: str = ""):
+    """With the keyboard, as every step of `ask` too."""
     page.goto(page_url(served) + fragment)
     page.get_by_label("API key").fill(key or served.api_key)
-    page.get_by_role("button", name="Sign in").click()
+    page.get_by_label("API key").press("Enter")
     expect(page.get_by_text(re.compile("^Signed in as"))).to_be_visible()
 
 
@@ -90,7 +91,7 @@ def ask(page, question: str, max_hits: int | None = None):
         page.get_by_label("Most rows to list before asking").fill(str(max_hits))
     turns = page.locator("#turns > li").count()
     page.get_by_label("Question").fill(question)
-    page.get_by_role("button", name="Ask", exact=True).click()
+    page.get_by_label("Question").press("Enter")
     expect(page.locator("#turns > li")).to_have_count(turns + 1)
     expect(page.get_by_role("button", name="Ask", exact=True)).to_be_enabled()
     return page.locator("#turns > li").last
@@ -129,6 +130,8 @@ def test_a_count_shows_its_figure_derivation_and_sources_and_a_citation_opens_it
     expect(panel.locator(".body-text")).to_contain_text("AGREEMENT")
     page.keyboard.press("Escape")
     expect(panel).to_be_hidden()
+    page.set_viewport_size({"width": 640, "height": 900})  # a 1280-pixel window at 200% zoom
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "no sideways scrolling"
     origin = served.url
     assert all(url.startswith(origin) for url in page.requested), "every asset and call is the server's own"
     headers = page.request.get(page_url(served)).headers
@@ -194,6 +197,30 @@ def test_a_folder_is_uploaded_listed_shown_as_text_and_a_document_deleted(page, 
     expect(page.locator("#doc-view")).to_contain_text("Deleted")
     expect(rows).to_have_count(1)
     expect(rows.first).to_contain_text("Notice")
+
+
+def test_a_value_read_from_a_document_cites_the_sentence_it_was_read_from(page, served, tmp_path):
+    contract = tmp_path / "quarrystone-lease.md"
+    contract.write_text(
+        "# Equipment Lease\nThis Equipment Lease is made between Quarrystone Ltd and Maplewood Farms Inc.\n\n"
+        "12. Governing law. This Agreement shall be governed by the laws of the State of Vermont.\n"
+    )
+    sentence = "This Agreement shall be governed by the laws of the State of Vermont."
+    sign_in(page, served)
+    page.get_by_role("button", name="Documents").click()
+    page.get_by_label("Files").set_input_files(contract)
+    page.get_by_label("Bucket").fill("contracts")
+    page.get_by_role("button", name="Upload and ingest").click()
+    expect(page.locator("#upload-status")).to_contain_text("Ingested")
+    page.get_by_role("button", name="Equipment Lease", exact=True).click()
+    field = page.locator("#doc-view tr", has=page.locator("th", has_text=re.compile("^governing_law$")))
+    expect(field).to_contain_text("Vermont")
+    field.get_by_role("button", name=re.compile("^Show where")).click()
+    expect(page.locator("#doc-view mark")).to_contain_text(sentence)
+    page.get_by_role("button", name="Chat").click()
+    turn = ask(page, "Which contracts are governed by Vermont law?")
+    turn.get_by_role("list", name="Sources").get_by_role("button", name=re.compile("Equipment Lease")).click()
+    expect(page.locator("#source mark")).to_have_text(re.compile(re.escape(sentence)))
 
 
 def test_another_keys_thread_is_not_reachable_and_a_reader_cannot_add_or_delete(page, browser, served):

@@ -2,7 +2,7 @@
 // with a button or a value of one's own, and every citation opening its passage or row in the side panel.
 
 import { ApiError, call, download, runOnce, session, stream } from "./api.js";
-import { clear, el, highlighted, keyValues, markdown, value } from "./render.js";
+import { clear, documentText, el, highlighted, markdown, sourceCell, value } from "./render.js";
 
 const $ = (id) => document.getElementById(id);
 let current = null; // the open thread's id; null for a new one
@@ -127,12 +127,13 @@ function answerView(threadId, answer, sources) {
   }
   for (const note of answer.notes || []) view.append(el("p", { class: "muted" }, note));
   if ((answer.citations || []).length) {
+    const asked = Object.keys((answer.rows || [])[0] || {}).filter((k) => k !== "doc_id" && k !== "annotation_id");
     view.append(
       el("h3", {}, "Sources"),
       el("ul", { class: "citations", "aria-label": "Sources" },
         answer.citations.map((citation) =>
           el("li", {},
-            el("button", { type: "button", class: "cite", onclick: () => openCitation(citation, sources) },
+            el("button", { type: "button", class: "cite", onclick: () => openCitation(citation, sources, asked) },
               citationLabel(citation, sources))))),
     );
   }
@@ -243,8 +244,9 @@ async function resume(threadId, reply) {
 }
 
 // The side panel: the cited document with the cited passage, or the cited row and the sentences its extracted
-// values were read from, marked in the document's text.
-export async function openCitation(citation, sources) {
+// values were read from marked in the document's text: those of the fields the answer shows (`asked`) first, any
+// other one at its "Show where" button.
+export async function openCitation(citation, sources, asked = []) {
   const panel = $("source");
   const body = clear($("source-body"));
   const source = sources.get(citation.annotation_id || citation.chunk_id) || {};
@@ -255,22 +257,25 @@ export async function openCitation(citation, sources) {
     const { document: doc } = await runOnce("documents", { action: "show", doc_ids: [citation.doc_id] });
     const text = String(doc.body || "");
     let ranges = [];
+    const { pre, show } = documentText(text);
     if (citation.annotation_id) {
       const row = (doc.annotations || []).find((a) => a.annotation_id === citation.annotation_id);
       const fields = row ? row.row : source.row || {};
       const origin = (row && row.sources) || {};
+      const quoted = (field) => origin[field] && origin[field].end > origin[field].start;
       body.append(
         el("h3", {}, "Cited row"),
-        keyValues(Object.entries(fields).map(([k, v]) => [k, origin[k] ? `${value(v)} (read from the text, marked below)` : v])),
+        el("table", {}, el("tbody", {}, Object.entries(fields).map(([k, v]) =>
+          el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, value(v)), sourceCell(origin[k], show))))),
       );
-      ranges = Object.values(origin).filter((s) => s && s.end > s.start);
+      const shown = asked.filter(quoted);
+      ranges = (shown.length ? shown : Object.keys(origin).filter(quoted)).map((k) => origin[k]);
     } else if (citation.chunk_id && source.chars) {
       body.append(el("h3", {}, "Cited passage"));
       ranges = [{ start: source.chars[0], end: source.chars[1] }];
     }
-    body.append(el("h3", {}, "Text"));
-    const pre = highlighted(text, ranges);
-    body.append(pre);
+    pre.replaceChildren(...highlighted(text, ranges).childNodes);
+    body.append(el("h3", {}, "Text"), pre);
     const mark = pre.querySelector("mark");
     if (mark) mark.scrollIntoView({ block: "center" });
   } catch (error) {

@@ -2,7 +2,7 @@
 // read) and its text, uploaded (a file or a folder) and ingested with its progress, deleted after a confirmation.
 
 import { put, runOnce, session, stream, ApiError } from "./api.js";
-import { clear, el, highlighted, value } from "./render.js";
+import { clear, documentText, el, sourceCell, value } from "./render.js";
 import { hideAlert, showAlert } from "./chat.js";
 
 const $ = (id) => document.getElementById(id);
@@ -53,12 +53,7 @@ export async function showDocument(docId) {
     const { document: doc } = await runOnce("documents", { action: "show", doc_ids: [docId] });
     const text = String(doc.body || "");
     const heading = el("h2", { tabIndex: -1 }, doc.title || doc.doc_id);
-    const pre = highlighted(text, []);
-    const mark = (source) => {
-      const marked = highlighted(text, [source]);
-      pre.replaceChildren(...marked.childNodes);
-      pre.querySelector("mark")?.scrollIntoView({ block: "center" });
-    };
+    const { pre, show } = documentText(text);
     const about = ["doc_id", "bucket", "author", "tags", "created_at", "source", "version", "chunks"].filter((k) => doc[k] !== null && doc[k] !== undefined && !(Array.isArray(doc[k]) && !doc[k].length));
     view.append(
       heading,
@@ -68,14 +63,8 @@ export async function showDocument(docId) {
     const fields = [];
     for (const annotation of doc.annotations || []) {
       for (const [name, v] of Object.entries(annotation.row || {})) {
-        const source = (annotation.sources || {})[name];
         fields.push(
-          el("tr", {},
-            el("th", { scope: "row" }, name),
-            el("td", {}, value(v)),
-            el("td", {}, source && source.end > source.start
-              ? el("button", { type: "button", onclick: () => mark(source) }, `Show where (${source.found_by})`)
-              : source ? `read from an absence (${source.found_by})` : "labelled")),
+          el("tr", {}, el("th", { scope: "row" }, name), el("td", {}, value(v)), sourceCell((annotation.sources || {})[name], show)),
         );
       }
     }

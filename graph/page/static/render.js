@@ -115,6 +115,19 @@ export function value(v) {
   return String(v);
 }
 
-export function keyValues(entries) {
-  return el("table", {}, el("tbody", {}, entries.map(([k, v]) => el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, value(v))))));
+// A document's text with `ranges` marked, and `show(range)`, which marks that one instead and scrolls to it.
+export function documentText(text, ranges = []) {
+  const pre = highlighted(text, ranges);
+  const show = (range) => {
+    pre.replaceChildren(...highlighted(text, [range]).childNodes);
+    pre.querySelector("mark")?.scrollIntoView({ block: "center" });
+  };
+  return { pre, show };
+}
+
+// Where a field's value came from: a button marking the sentence it was read from, or why there is none.
+export function sourceCell(source, show) {
+  if (!source) return el("td", {}, "labelled");
+  if (source.end <= source.start) return el("td", {}, `read from an absence (${source.found_by})`);
+  return el("td", {}, el("button", { type: "button", onclick: () => show(source) }, `Show where (${source.found_by})`));
 }
