@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import os
 import re
 from pathlib import Path
 
@@ -30,6 +31,8 @@ CHROMIUM_ARGS = [
 ]
 RUN_TIMEOUT_MS = 90_000
 """A run on two busy cores; the page shows its answer when the run ends."""
+SCREENSHOTS_ENV = "RAGENT_WEB_SCREENSHOTS"
+"""A folder to save the page's pictures in (docs/images/ holds the ones docs/operations.md shows); none when unset."""
 
 if not CHROMIUM.exists():
     pytest.skip(
@@ -71,6 +74,11 @@ def page(browser, served):
     page.on("request", lambda request: page.requested.append(request.url))
     yield page
     context.close()
+
+
+def screenshot(page, name: str) -> None:
+    if folder := os.environ.get(SCREENSHOTS_ENV):
+        page.screenshot(path=os.path.join(folder, f"web-{name}.png"))
 
 
 def page_url(served) -> str:
@@ -128,6 +136,7 @@ def test_a_count_shows_its_figure_derivation_and_sources_and_a_citation_opens_it
     expect(panel.get_by_role("heading", name="Cited row")).to_be_visible()
     expect(panel.get_by_role("row", name=re.compile("^governing_law "))).to_be_visible()
     expect(panel.locator(".body-text")).to_contain_text("AGREEMENT")
+    screenshot(page, "chat")
     page.keyboard.press("Escape")
     expect(panel).to_be_hidden()
     page.set_viewport_size({"width": 640, "height": 900})  # a 1280-pixel window at 200% zoom
@@ -142,6 +151,7 @@ def test_a_list_that_asks_back_is_answered_with_a_button_and_followed_up_on_the_
     sign_in(page, served)
     turn = ask(page, "Which contracts have a notice period of at least 30 days?", max_hits=3)
     expect(turn.locator(".clarify")).to_contain_text("I need your help")
+    screenshot(page, "clarification")
     narrow = turn.locator(".clarify button[data-choice=narrow]").first
     chosen = re.search(r"only (\w+) = (.+?) \(", narrow.inner_text())
     field, wanted = chosen.group(1), chosen.group(2)
@@ -179,7 +189,7 @@ def test_a_folder_is_uploaded_listed_shown_as_text_and_a_document_deleted(page, 
     sign_in(page, served)
     page.get_by_role("button", name="Documents").click()
     page.get_by_label("Or a folder").set_input_files(folder)
-    page.get_by_label("Bucket").fill("generic")
+    page.get_by_label("Bucket to add them to").fill("generic")
     page.get_by_role("button", name="Upload and ingest").click()
     expect(page.locator("#upload-status")).to_contain_text("Ingested", timeout=RUN_TIMEOUT_MS)
     page.get_by_label("Search titles and ids").fill("handbook")
@@ -209,7 +219,7 @@ def test_a_value_read_from_a_document_cites_the_sentence_it_was_read_from(page, 
     sign_in(page, served)
     page.get_by_role("button", name="Documents").click()
     page.get_by_label("Files").set_input_files(contract)
-    page.get_by_label("Bucket").fill("contracts")
+    page.get_by_label("Bucket to add them to").fill("contracts")
     page.get_by_role("button", name="Upload and ingest").click()
     expect(page.locator("#upload-status")).to_contain_text("Ingested")
     page.get_by_role("button", name="Equipment Lease", exact=True).click()
@@ -217,6 +227,12 @@ def test_a_value_read_from_a_document_cites_the_sentence_it_was_read_from(page, 
     expect(field).to_contain_text("Vermont")
     field.get_by_role("button", name=re.compile("^Show where")).click()
     expect(page.locator("#doc-view mark")).to_contain_text(sentence)
+    screenshot(page, "documents")
+    page.get_by_label("Bucket to read").fill("contracts")
+    page.get_by_role("button", name="Read fields").click()
+    expect(page.locator("#extract-status")).to_contain_text(
+        re.compile(r"contracts \(.*governing_law.*\): \d+ documents read")
+    )
     page.get_by_role("button", name="Chat").click()
     turn = ask(page, "Which contracts are governed by Vermont law?")
     turn.get_by_role("list", name="Sources").get_by_role("button", name=re.compile("Equipment Lease")).click()

@@ -74,18 +74,21 @@ export async function openThread(threadId) {
   hideAlert();
   closeSource();
   try {
-    const thread = await call("GET", `/threads/${encodeURIComponent(threadId)}`);
-    const state = await call("GET", `/threads/${encodeURIComponent(threadId)}/state`);
+    const [thread, state] = await Promise.all([
+      call("GET", `/threads/${encodeURIComponent(threadId)}`),
+      call("GET", `/threads/${encodeURIComponent(threadId)}/state`),
+    ]);
     current = threadId;
     history.replaceState(null, "", `#thread=${threadId}`);
-    $("thread-title").textContent = `Thread ${threadId.slice(0, 8)}`;
+    const first = (state.values?.messages || []).find((m) => m.type === "human");
+    $("thread-title").textContent = first ? String(first.content) : `Thread ${threadId.slice(0, 8)}`;
     showTurns(threadId, thread, state.values || {});
   } catch (error) {
     current = null;
     clear($("turns"));
     showAlert(error);
   }
-  await listThreads().catch(showAlert);
+  listThreads().catch(showAlert); // the list follows; the thread is shown without waiting for it
 }
 
 // Every question of the thread with its answer; the last answer from the state (with its rows, figure and
@@ -193,9 +196,16 @@ async function runOn(threadId, request, turn) {
   $("ask").disabled = true;
   for (const button of document.querySelectorAll(".clarify button")) button.disabled = true;
   progress.textContent = "Working…";
+  // Timing marks (devtools, evals/bench_page.py): the run asked, its first streamed event, its answer shown.
+  performance.mark("ragent:asked");
+  let first = true;
   try {
     const body = { assistant_id: "agent", stream_mode: ["updates", "messages-tuple"], context: runContext(), ...request };
     for await (const { event, data } of stream(`/threads/${encodeURIComponent(threadId)}/runs/stream`, body)) {
+      if (first && event !== "metadata") {
+        performance.mark("ragent:first-event");
+        first = false;
+      }
       if (event === "updates") {
         const steps = Object.keys(data).filter((n) => !n.startsWith("__"));
         if (steps.length) progress.textContent = `Working: ${steps.join(", ")}…`;
@@ -208,6 +218,7 @@ async function runOn(threadId, request, turn) {
     }
     progress.textContent = "";
     await openThread(threadId);
+    performance.mark("ragent:shown");
     return true;
   } catch (error) {
     progress.textContent = "";
@@ -263,10 +274,11 @@ export async function openCitation(citation, sources, asked = []) {
       const fields = row ? row.row : source.row || {};
       const origin = (row && row.sources) || {};
       const quoted = (field) => origin[field] && origin[field].end > origin[field].start;
+      const anyRead = Object.keys(fields).some((k) => origin[k]); // a labelled row needs no column of sources
       body.append(
         el("h3", {}, "Cited row"),
         el("table", {}, el("tbody", {}, Object.entries(fields).map(([k, v]) =>
-          el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, value(v)), sourceCell(origin[k], show))))),
+          el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, value(v)), anyRead && sourceCell(origin[k], show))))),
       );
       const shown = asked.filter(quoted);
       ranges = (shown.length ? shown : Object.keys(origin).filter(quoted)).map((k) => origin[k]);
@@ -277,7 +289,7 @@ export async function openCitation(citation, sources, asked = []) {
     pre.replaceChildren(...highlighted(text, ranges).childNodes);
     body.append(el("h3", {}, "Text"), pre);
     const mark = pre.querySelector("mark");
-    if (mark) mark.scrollIntoView({ block: "center" });
+    if (mark) mark.scrollIntoView({ block: "nearest" });
   } catch (error) {
     body.append(el("p", { class: "alert" }, error.message));
     if (source.snippet) body.append(el("pre", { class: "body-text" }, source.snippet));

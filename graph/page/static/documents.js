@@ -21,6 +21,7 @@ export async function listDocuments() {
     showAlert(error);
   }
   $("upload-form").hidden = !session.me?.may_ingest;
+  $("extract-form").hidden = !session.me?.may_ingest;
 }
 
 function showList(total) {
@@ -107,6 +108,46 @@ async function deleteDocument(docId) {
   await listDocuments();
 }
 
+// A run of the ingest graph (an ingest, or an extraction with `extract: true`) streamed: `progressed(done, total)`
+// at each progress event of an extraction; its report.
+async function ingestRun(input, progressed) {
+  const body = {
+    assistant_id: "ingest",
+    input: { ...input, scope: session.scope },
+    stream_mode: ["updates", "custom"],
+    context: { scope: session.scope },
+  };
+  let result = null;
+  for await (const { event, data } of stream("/runs/stream", body)) {
+    if (event === "updates") result = data.ingest || data.extract || result;
+    else if (event === "custom" && data.event === "extract") progressed(data.done, data.total);
+    else if (event === "error") throw new ApiError(422, data.message || data.error);
+  }
+  return result;
+}
+
+// The bucket's fields found again in its documents, the progress bar following the run's events.
+export async function extractFields() {
+  hideAlert();
+  const bucket = $("extract-bucket").value.trim();
+  const status = $("extract-status");
+  const bar = $("extract-progress");
+  status.textContent = `Reading the fields of ${bucket}…`;
+  bar.hidden = false;
+  bar.value = 0;
+  try {
+    const result = await ingestRun({ extract: true, bucket }, (done, total) => {
+      bar.max = Math.max(total, 1);
+      bar.value = done;
+      status.textContent = `Reading the fields of ${bucket}: ${done} of ${total} documents`;
+    });
+    status.textContent = result ? `Extracted: ${result.summary}` : "The extraction ended without a report.";
+  } catch (error) {
+    status.textContent = "";
+    showAlert(error);
+  }
+}
+
 // Upload every chosen file (a folder's keep their paths inside it) into a new batch folder, then ingest that
 // folder into the bucket, streaming the run.
 export async function uploadAndIngest() {
@@ -135,11 +176,7 @@ export async function uploadAndIngest() {
     const tick = setInterval(() => (status.textContent = `Ingesting ${files.length} file(s) into ${bucket}… ${Math.round((Date.now() - started) / 1000)} s`), 500);
     let result = null;
     try {
-      const body = { assistant_id: "ingest", input: { path: folder, bucket, scope: session.scope }, stream_mode: ["updates"], context: { scope: session.scope } };
-      for await (const { event, data } of stream("/runs/stream", body)) {
-        if (event === "updates" && data.ingest) result = data.ingest;
-        if (event === "error") throw new ApiError(422, data.message || data.error);
-      }
+      result = await ingestRun({ path: folder, bucket }, () => {});
     } finally {
       clearInterval(tick);
     }

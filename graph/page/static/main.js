@@ -2,7 +2,7 @@
 
 import { call, forgetKey, keepKey, session } from "./api.js";
 import { ask, closeSource, hideAlert, listThreads, newThread, openThread, showAlert } from "./chat.js";
-import { filterDocuments, listDocuments, uploadAndIngest } from "./documents.js";
+import { extractFields, filterDocuments, listDocuments, uploadAndIngest } from "./documents.js";
 import { clear, el } from "./render.js";
 
 const $ = (id) => document.getElementById(id);
@@ -107,6 +107,10 @@ function wire() {
   $("upload-form").addEventListener("submit", (event) => {
     event.preventDefault();
     uploadAndIngest();
+  });
+  $("extract-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    extractFields();
   });
 }
 

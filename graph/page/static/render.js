@@ -120,7 +120,7 @@ export function documentText(text, ranges = []) {
   const pre = highlighted(text, ranges);
   const show = (range) => {
     pre.replaceChildren(...highlighted(text, [range]).childNodes);
-    pre.querySelector("mark")?.scrollIntoView({ block: "center" });
+    pre.querySelector("mark")?.scrollIntoView({ block: "nearest" });
   };
   return { pre, show };
 }
