@@ -239,6 +239,23 @@ def test_a_value_read_from_a_document_cites_the_sentence_it_was_read_from(page, 
     expect(page.locator("#source mark")).to_have_text(re.compile(re.escape(sentence)))
 
 
+def test_a_thread_of_another_scope_is_not_listed_and_cannot_continue_there(page, served):
+    thread = served.client().threads.create()["thread_id"]
+    served.client().runs.wait(thread, "agent", input={"question": "How many contracts per governing law?"})
+    sign_in(page, served)
+    expect(page.locator(f"#thread-list [data-thread='{thread}']")).to_have_count(1)
+    page.get_by_label("Scope", exact=True).select_option("default")
+    expect(page.locator("#thread-list")).to_contain_text("No threads yet in this scope.")
+    page.goto(page_url(served) + f"#thread={thread}")
+    page.reload()  # signed in again from the tab's session, in scope default, the thread named in the address
+    expect(page.locator("#turns > li")).to_have_count(1)
+    ask(page, "and per contract type?")
+    expect(page.get_by_role("alert")).to_have_text(
+        "Not allowed: this thread belongs to scope 'sample' and cannot continue in 'default'; resume it without a "
+        "scope (it keeps its own), or ask in a new thread"
+    )
+
+
 def test_another_keys_thread_is_not_reachable_and_a_reader_cannot_add_or_delete(page, browser, served):
     thread = served.client().threads.create()["thread_id"]
     served.client().runs.wait(thread, "agent", input={"question": "How many contracts per governing law?"})

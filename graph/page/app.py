@@ -6,7 +6,8 @@ connections from this origin only (no inline script, no other origin): a documen
 run as code, even if a bug put it into the page as HTML. Everything else the page does goes through the LangGraph
 API with the key in `x-api-key`, through the server's custom auth (`graph.access.auth`), as the SDK's calls do.
 Three things the API does not offer are here, each behind that same authentication:
-- `GET /web/api/whoami`: the key's identity, scopes and whether it may ingest, for the scope chooser;
+- `GET /web/api/whoami`: the key's identity, its scopes (for a key of every scope: the server's default, `default`
+  and `sample`, to start from) and whether it may ingest, for the scope chooser;
 - `GET /web/api/export/{thread_id}`: the CSV an export answer wrote, read from the thread's state through the API
   with the caller's own key, so only a thread the caller may read gives its file;
 - `PUT /web/api/upload/{batch}/{path}`: one file of an upload, written under the first ingest root
@@ -28,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE
 from core.settings import Settings
 from graph.access.auth import authenticate
 from graph.access.keys import ANY_SCOPE
@@ -78,11 +80,14 @@ async def whoami(request: Request) -> Response:
         identity = await caller(request)
     except Auth.exceptions.HTTPException as refused:
         return refusal(refused.status_code, refused.detail)
+    every = ANY_SCOPE in identity.scopes
     return JSONResponse(
         {
             "identity": identity.name,
-            "scopes": list(identity.scopes),
-            "every_scope": ANY_SCOPE in identity.scopes,
+            "every_scope": every,
+            "scopes": list(dict.fromkeys([identity.default_scope, DEFAULT_SCOPE, SAMPLE_SCOPE]))
+            if every
+            else list(identity.scopes),
             "default_scope": identity.default_scope,
             "may_ingest": identity.may_ingest,
         },
@@ -97,9 +102,13 @@ async def export(request: Request) -> Response:
         await caller(request)
     except Auth.exceptions.HTTPException as refused:
         return refusal(refused.status_code, refused.detail)
+    try:
+        thread_id = str(uuid.UUID(request.path_params["thread_id"]))
+    except ValueError:
+        return refusal(422, "a thread is named by the UUID the server gave it")
     forwarded = {k: v for k, v in request.headers.items() if k in ("x-api-key", "authorization")}
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=request.app), base_url="http://page") as api:
-        state = await api.get(f"/threads/{request.path_params['thread_id']}/state", headers=forwarded)
+        state = await api.get(f"/threads/{thread_id}/state", headers=forwarded)
     if state.status_code != 200:
         said = state.json() if state.headers.get("content-type", "").startswith("application/json") else {}
         return refusal(state.status_code, said.get("detail") or "this thread cannot be read")

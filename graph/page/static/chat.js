@@ -222,8 +222,8 @@ async function runOn(threadId, request, turn) {
     return true;
   } catch (error) {
     progress.textContent = "";
+    await openThread(threadId); // the thread as the refusal left it, then why
     showAlert(error);
-    await openThread(threadId);
     return false;
   } finally {
     $("ask").disabled = false;

@@ -35,7 +35,7 @@ async function signIn(key) {
     return false;
   }
   const me = session.me;
-  const offered = me.every_scope ? [...new Set([me.default_scope, "default", "sample"].filter(Boolean))] : me.scopes;
+  const offered = me.scopes;
   const kept = sessionStorage.getItem(SCOPE);
   const select = clear($("scope"));
   select.append(...offered.map((s) => el("option", { value: s }, s)));
