@@ -8,15 +8,17 @@ import { hideAlert, showAlert } from "./chat.js";
 const $ = (id) => document.getElementById(id);
 const LISTED = 1000;
 let listed = [];
+let total = 0;
 
 export async function listDocuments() {
   hideAlert();
   try {
     const result = await runOnce("documents", { action: "list", limit: LISTED });
     listed = result.documents || [];
+    total = result.total;
     const buckets = [...new Set(listed.map((d) => d.bucket))];
     clear($("bucket-names")).append(...buckets.map((b) => el("option", { value: b })));
-    showList(result.total);
+    showList();
   } catch (error) {
     showAlert(error);
   }
@@ -24,11 +26,11 @@ export async function listDocuments() {
   $("extract-form").hidden = !session.me?.may_ingest;
 }
 
-function showList(total) {
+export function showList() {
   const words = $("doc-filter").value.trim().toLowerCase();
   const shown = listed.filter((d) => !words || `${d.title || ""} ${d.doc_id}`.toLowerCase().includes(words));
   $("doc-count").textContent =
-    `${shown.length} shown of ${total ?? listed.length} documents` + (listed.length < (total ?? 0) ? ` (the first ${LISTED} searched)` : "");
+    `${shown.length} shown of ${total} documents` + (listed.length < total ? ` (the first ${LISTED} searched)` : "");
   const rows = clear(document.querySelector("#doc-table tbody"));
   for (const d of shown) {
     rows.append(
@@ -43,9 +45,6 @@ function showList(total) {
   }
 }
 
-export function filterDocuments() {
-  showList();
-}
 
 export async function showDocument(docId) {
   hideAlert();
@@ -180,7 +179,9 @@ export async function uploadAndIngest() {
     } finally {
       clearInterval(tick);
     }
+    const skipped = (result?.skipped || []).map((s) => `${s.path}: ${s.reason}`);
     status.textContent = result ? `Ingested: ${result.summary}` : "The ingest ended without a report.";
+    if (skipped.length) status.append(el("br"), `Skipped ${result.skipped_total}: ${skipped.join("; ")}`);
     $("upload-files").value = "";
     $("upload-folder").value = "";
   } catch (error) {

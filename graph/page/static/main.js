@@ -2,7 +2,7 @@
 
 import { call, forgetKey, keepKey, session } from "./api.js";
 import { ask, closeSource, hideAlert, listThreads, newThread, openThread, showAlert } from "./chat.js";
-import { extractFields, filterDocuments, listDocuments, uploadAndIngest } from "./documents.js";
+import { extractFields, listDocuments, showList, uploadAndIngest } from "./documents.js";
 import { clear, el } from "./render.js";
 
 const $ = (id) => document.getElementById(id);
@@ -101,9 +101,9 @@ function wire() {
   });
   $("doc-search").addEventListener("submit", (event) => {
     event.preventDefault();
-    filterDocuments();
+    showList();
   });
-  $("doc-filter").addEventListener("input", filterDocuments);
+  $("doc-filter").addEventListener("input", showList);
   $("upload-form").addEventListener("submit", (event) => {
     event.preventDefault();
     uploadAndIngest();

@@ -125,9 +125,11 @@ export function documentText(text, ranges = []) {
   return { pre, show };
 }
 
-// Where a field's value came from: a button marking the sentence it was read from, or why there is none.
+// Where a field's value came from: a button marking the sentence it was read from, or why there is none; with how
+// often its rule is right, where that was measured.
 export function sourceCell(source, show) {
   if (!source) return el("td", {}, "labelled");
-  if (source.end <= source.start) return el("td", {}, `read from an absence (${source.found_by})`);
-  return el("td", {}, el("button", { type: "button", onclick: () => show(source) }, `Show where (${source.found_by})`));
+  const how = source.found_by + (typeof source.confidence === "number" ? `, right ${Math.round(source.confidence * 100)}% of the time` : "");
+  if (source.end <= source.start) return el("td", {}, `read from an absence (${how})`);
+  return el("td", {}, el("button", { type: "button", onclick: () => show(source) }, `Show where (${how})`));
 }
