@@ -12,8 +12,10 @@ import csv
 import importlib.util
 import os
 import re
+import uuid
 from pathlib import Path
 
+import httpx
 import pytest
 
 from evals.served_agent import ServedAgent
@@ -267,3 +269,21 @@ def test_another_keys_thread_is_not_reachable_and_a_reader_cannot_add_or_delete(
     expect(page.locator("#doc-count")).to_contain_text("documents")
     expect(page.locator("#upload-form")).to_be_hidden()
     expect(page.get_by_role("button", name=re.compile("^Delete"))).to_have_count(0)
+
+
+def test_an_upload_stays_inside_its_batch_and_needs_a_key_that_may_ingest(served):
+    batch = uuid.uuid4().hex
+
+    def put(path: str, key: str | None) -> httpx.Response:
+        headers = {"x-api-key": key} if key else {}
+        return httpx.put(f"{served.url}/web/api/upload/{path}", content=b"# Note\nhello", headers=headers, timeout=30)
+
+    assert put(f"{batch}/notes/a.md", None).status_code == 401
+    refused = put(f"{batch}/notes/a.md", served.other_key)
+    assert refused.status_code == 403 and "may not ingest documents" in refused.json()["detail"]
+    for path in (f"{batch}/..%2F..%2Fescaped.md", f"{batch}/a%00b.md", f"{batch}/a%5Cb.md", "not-a-batch/a.md"):
+        assert put(path, served.api_key).status_code == 422, path
+    assert not list(served.home.rglob("escaped.md"))
+    stored = put(f"{batch}/notes/a.md", served.api_key)
+    assert stored.status_code == 201 and stored.json()["path"] == f"uploads/{batch}/notes/a.md"
+    assert (served.home / "inbox" / "uploads" / batch / "notes" / "a.md").read_bytes() == b"# Note\nhello"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import re
 import uuid
+from collections.abc import Awaitable, Callable
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 
@@ -34,6 +35,7 @@ from core.settings import Settings
 from graph.access.auth import authenticate
 from graph.access.keys import ANY_SCOPE
 from graph.access.tenancy import Identity
+from graph.ingest_graph import ingest_roots
 
 STATIC = Path(__file__).with_name("static")
 PAGE_FILES = {path.name: path for path in STATIC.iterdir() if path.is_file()}
@@ -67,6 +69,21 @@ async def caller(request: Request) -> Identity:
     return Identity.of_user(SimpleNamespace(**await authenticate(headers, request.scope)))
 
 
+def authenticated(
+    handler: Callable[[Request, Identity], Awaitable[Response]],
+) -> Callable[[Request], Awaitable[Response]]:
+    """`handler(request, identity)` for a request the server's authentication lets in; its refusal otherwise."""
+
+    async def checked(request: Request) -> Response:
+        try:
+            identity = await caller(request)
+        except Auth.exceptions.HTTPException as refused:
+            return refusal(refused.status_code, refused.detail)
+        return await handler(request, identity)
+
+    return checked
+
+
 def page_file(request: Request) -> Response:
     name = request.path_params.get("name", "index.html")
     path = PAGE_FILES.get(name)
@@ -75,11 +92,8 @@ def page_file(request: Request) -> Response:
     return FileResponse(path, media_type=MEDIA_TYPES.get(path.suffix, "application/octet-stream"), headers=PAGE_HEADERS)
 
 
-async def whoami(request: Request) -> Response:
-    try:
-        identity = await caller(request)
-    except Auth.exceptions.HTTPException as refused:
-        return refusal(refused.status_code, refused.detail)
+@authenticated
+async def whoami(request: Request, identity: Identity) -> Response:
     every = ANY_SCOPE in identity.scopes
     return JSONResponse(
         {
@@ -95,13 +109,10 @@ async def whoami(request: Request) -> Response:
     )
 
 
-async def export(request: Request) -> Response:
+@authenticated
+async def export(request: Request, identity: Identity) -> Response:
     """The thread's exported CSV. The thread's state is read through the API with the caller's own headers, so the
     server's auth decides whether the caller may read that thread (another identity's gets its 404)."""
-    try:
-        await caller(request)
-    except Auth.exceptions.HTTPException as refused:
-        return refusal(refused.status_code, refused.detail)
     try:
         thread_id = str(uuid.UUID(request.path_params["thread_id"]))
     except ValueError:
@@ -143,13 +154,8 @@ def upload_target(root: Path, batch: str, relative: str) -> Path:
     return root / UPLOAD_FOLDER / batch / Path(*parts)
 
 
-async def upload(request: Request) -> Response:
-    from graph.ingest_graph import ingest_roots
-
-    try:
-        identity = await caller(request)
-    except Auth.exceptions.HTTPException as refused:
-        return refusal(refused.status_code, refused.detail)
+@authenticated
+async def upload(request: Request, identity: Identity) -> Response:
     if not identity.may_ingest:
         return refusal(403, f"{identity.name} may not ingest documents (ask for a key with ingestion allowed)")
     root = await asyncio.to_thread(lambda: ingest_roots(Settings.from_env().home)[0])
