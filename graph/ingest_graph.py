@@ -8,6 +8,9 @@ under its scope's ingest roots (`graph.ingest_roots`: by default `<home>/inbox/<
 A request with `"extract": true` goes to the other node: `ragent extract` on the server, the declared fields (or
 those of `fields`) found again in the stored documents of a bucket, with the chat model too for `"model": true`.
 It streams its progress to `custom` stream clients, a few events a second.
+
+An ingest and an extraction run on the ingest worker (`graph.ingest_worker`): one at a time, at a lower CPU priority
+than questions; an ingest is held to the ingest limits (`core.settings.IngestLimits`), a request's to `request_chars`.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from core.errors import InvalidInput
 from core.scope import DEFAULT_SCOPE, dataset_scope
 from graph.access.tenancy import request_scope
 from graph.ingest_roots import allowed_path, ingest_roots
+from graph.ingest_worker import on_ingest_worker
 from graph.served_paths import served_text
 from graph.services import AgentServices
 from retrievers.extraction.stored import extract_stored, fields_to_extract
@@ -98,18 +102,21 @@ def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> 
     stack = services.stack
     roots = ingest_roots(stack.settings.home, scope)
     path, annotations = allowed_path(state.get("path"), roots), allowed_path(state.get("annotations"), roots)
+    work = partial(
+        ingest_source,
+        stack,
+        path=path,
+        bucket=state.get("bucket"),
+        annotations=annotations,
+        dataset=state.get("dataset"),
+        scope=scope,
+        force=bool(state.get("force")),
+        limit=checked_limit(state.get("limit")),
+        progress=False,
+        max_request_chars=stack.settings.ingest_limits.request_chars,
+    )
     try:
-        report = ingest_source(
-            stack,
-            path=path,
-            bucket=state.get("bucket"),
-            annotations=annotations,
-            dataset=state.get("dataset"),
-            scope=scope,
-            force=bool(state.get("force")),
-            limit=checked_limit(state.get("limit")),
-            progress=False,
-        )
+        report = on_ingest_worker(work)
     except InvalidInput as error:
         raise InvalidInput(served_text(str(error), roots)) from None
     return {
@@ -145,8 +152,17 @@ def extract(state: IngestState, runtime: Runtime, *, services: AgentServices) ->
     fields_to_extract(bucket, store.described_specs(bucket), fields, with_model)  # before the model starts
     model, model_name = _model_finder(services) if with_model else (None, "")
     progressed = progress_events(PROGRESS_EVERY_S, get_stream_writer(), bucket)
-    report = extract_stored(
-        store, scope, bucket, fields=fields, model=model, model_name=model_name, progressed=progressed
+    report = on_ingest_worker(
+        partial(
+            extract_stored,
+            store,
+            scope,
+            bucket,
+            fields=fields,
+            model=model,
+            model_name=model_name,
+            progressed=progressed,
+        )
     )
     return {
         "summary": report.summary(),

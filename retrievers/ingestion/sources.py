@@ -13,6 +13,7 @@ from core.models import AnnotationRow, FieldSpec, SourceDocument
 from core.scope import DEFAULT_SCOPE
 from retrievers import loaders
 from retrievers.extraction.extractor import without_extracted
+from retrievers.ingestion.limits import within_limits
 from retrievers.ingestion.pipeline import Ingestor, IngestReport
 from retrievers.loaders import files
 from retrievers.loaders.files import Skipped
@@ -71,7 +72,11 @@ def ingest_source(
     scope: str = DEFAULT_SCOPE,
     force: bool = False,
     progress: bool | None = None,
+    max_request_chars: int | None = None,
 ) -> IngestReport:
+    """The documents of a folder or dataset ingested into `scope`, each held to the data folder's ingest limits
+    (`core.settings.IngestLimits`); `max_request_chars` bounds what this one ingest writes (a server's request)."""
+    limits = stack.settings.ingest_limits
     specs: Mapping[str, Sequence[FieldSpec]] | None = None
     if dataset:
         if dataset not in loaders.DATASETS:
@@ -79,14 +84,16 @@ def ingest_source(
         items = loaders.DATASETS[dataset].load(path or loaders.dataset_path(dataset), limit=limit)
         specs = loaders.field_specs(dataset)
     elif path and bucket:
-        items = files.load(path, bucket=bucket, annotations_file=annotations, limit=limit)
+        items = files.load(path, bucket=bucket, annotations_file=annotations, limit=limit, max_file_mb=limits.file_mb)
     else:
         raise InvalidInput(
             "give a folder and its bucket (`ragent ingest PATH --bucket NAME`) or a dataset (`--dataset NAME`)"
         )
     if bucket:
         stack.store.require_bucket(bucket)
-    items = in_scope(items, scope)
+    items = in_scope(within_limits(items, limits), scope)
     if not dataset:
         items = against_stored(items, stack, scope, keep_annotations=annotations is None)
-    return Ingestor(stack).ingest(items, field_specs=specs, total=limit, force=force, progress=progress)
+    return Ingestor(stack).ingest(
+        items, field_specs=specs, total=limit, force=force, progress=progress, max_chars=max_request_chars
+    )
