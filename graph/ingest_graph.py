@@ -28,7 +28,7 @@ from typing_extensions import TypedDict
 from core.errors import InvalidInput
 from core.scope import DEFAULT_SCOPE, dataset_scope
 from graph.access.tenancy import request_scope
-from graph.ingest_roots import allowed_path, ingest_roots
+from graph.ingest_roots import allowed_path, ingest_roots, moved_into_scope
 from graph.ingest_worker import on_ingest_worker
 from graph.served_paths import served_text
 from graph.services import AgentServices
@@ -114,6 +114,7 @@ def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> 
         limit=checked_limit(state.get("limit")),
         progress=False,
         max_request_chars=stack.settings.ingest_limits.request_chars,
+        moved_from=moved_into_scope(stack.settings.home, scope),
     )
     try:
         report = on_ingest_worker(work)

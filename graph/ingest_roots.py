@@ -13,6 +13,7 @@ as `inbox/` and never the server's folders or another scope's name (`graph.serve
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -64,6 +65,20 @@ def allowed_path(text: str | None, roots: list[IngestRoot]) -> Path | None:
             f"({', '.join(root.shown for root in roots)}); put the files there"
         )
     return resolved
+
+
+def moved_into_scope(home: Path, scope: str) -> Callable[[str], str]:
+    """Where a file of the scope's inbox was before each scope had its own, for a document ingested from there:
+    `<home>/inbox/<scope>/handbook/a.md` was `<home>/inbox/handbook/a.md`. Moving the folder as the server's log
+    asks, then ingesting it again, updates those documents instead of skipping each as another file's."""
+    inbox = (home / INBOX).resolve()
+    mine = inbox / scope
+
+    def earlier(source: str) -> str:
+        path = Path(source)
+        return str(inbox / path.relative_to(mine)) if path.is_relative_to(mine) else source
+
+    return earlier
 
 
 def left_in_the_inbox(home: Path) -> str | None:

@@ -23,6 +23,7 @@ from graph.access.keys import KeyRing
 from graph.ingest_graph import build_ingest
 from graph.ingest_roots import allowed_path, ingest_roots, left_in_the_inbox
 from graph.ingest_worker import INGEST_NICE, NICEST, on_ingest_worker
+from retrievers.ingestion.sources import ingest_source
 from tests.test_cli import ragent
 
 ONE_LINE_CHARS = 12_000_000
@@ -183,3 +184,21 @@ def test_the_server_names_what_is_left_in_the_inbox_outside_every_keys_scope_fol
     for left in ("handbook", "leaflets", "memo.txt"):
         (tmp_path / "inbox" / left).rename(tmp_path / "inbox" / "team-a" / left)
     assert left_in_the_inbox(tmp_path) is None
+
+
+def test_a_folder_moved_from_the_flat_inbox_into_its_scopes_is_ingested_again_over_its_documents(
+    stack, tmp_path, monkeypatch
+):
+    """What the server's log asks an operator to do with a folder of the flat inbox: move it, then ingest it again."""
+    monkeypatch.delenv("RAGENT_INGEST_ROOTS", raising=False)
+    flat = tmp_path / "inbox" / "handbook"
+    flat.mkdir(parents=True)
+    (flat / "parking.md").write_text("# Parking\nVisitors park in the quorvex garage.")
+    ingest_source(stack, path=flat, bucket="generic", scope="team-a", progress=False)  # as the flat inbox's server did
+    (tmp_path / "inbox" / "team-a").mkdir()
+    flat.rename(tmp_path / "inbox" / "team-a" / "handbook")
+    (tmp_path / "inbox" / "team-a" / "handbook" / "parking.md").write_text("# Parking\nVisitors park on level 2.")
+    report = _ingest_graph(stack, IngestLimits()).invoke({"path": "handbook", "bucket": "generic", "scope": "team-a"})
+    assert (report["updated"], report["skipped_total"]) == (1, 0), report["summary"]
+    [document] = stack.store.list_documents("team-a")[0]
+    assert document["source"] == str(tmp_path.resolve() / "inbox" / "team-a" / "handbook" / "parking.md")
