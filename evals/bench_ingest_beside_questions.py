@@ -15,6 +15,7 @@ import argparse
 import itertools
 import json
 import random
+import shutil
 import statistics
 import tempfile
 import threading
@@ -24,6 +25,7 @@ from pathlib import Path
 from core.models import SourceDocument
 from evals.served_agent import ServedAgent
 from retrievers import loaders
+from retrievers.postgres.embedded.server import stop_embedded_postgres
 
 QUESTIONS = ("How many contracts per governing law?", "Which contracts can be terminated for convenience?")
 INGEST_SCOPE = "bench"
@@ -146,6 +148,8 @@ def main() -> None:
         results["beside_contracts"] = _phase(served, client, "contracts", args.questions, 3600)
         results["beside_12mb_line"] = _phase(served, client, "drop", args.questions, args.hostile_wait)
         served.kill()  # an ingest still running would keep a SIGTERM waiting
+    stop_embedded_postgres(home / "postgres")  # its owner was killed, so nothing else stops it
+    shutil.rmtree(home)
     print(json.dumps(results, indent=2))
 
 
