@@ -36,6 +36,52 @@ def _seconds(name: str, value: str | None, default: float) -> float:
     return seconds
 
 
+def _count(name: str, value: str | None, default: int) -> int:
+    if value is None or not value.strip():
+        return default
+    try:
+        count = int(value.replace("_", "").replace(",", ""))
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise RagentError(f"{name} must be a whole number from 1; it is {value!r}")
+    return count
+
+
+@dataclass(frozen=True)
+class IngestLimits:
+    """How much one ingest may take in, so that one file or one request cannot hold a server's memory and cores for
+    long (issue 34: a 12 MB single-line file took a server from 762 MB to 2 GB, ran past 300 s, and slowed another
+    tenant's question to 19.6 s). A file or document over a limit is skipped and reported with its reason; the rest
+    of the folder is ingested.
+
+    - `file_mb` (RAGENT_INGEST_MAX_FILE_MB): a larger file is not read at all;
+    - `document_chars` (RAGENT_INGEST_MAX_DOCUMENT_CHARS): a document's text, about 400 pages by default (the longest
+      CUAD contract has about 340,000 characters);
+    - `line_chars` (RAGENT_INGEST_MAX_LINE_CHARS): a line of a document's text; text broken into lines is what the
+      loaders, rules and chunker are built for, a minified or binary-like blob is not;
+    - `request_chars` (RAGENT_INGEST_MAX_REQUEST_CHARS): the characters of new and changed documents one ingest
+      through the server writes (unchanged ones cost nothing and do not count); the command line sets none.
+    """
+
+    file_mb: int = 64
+    document_chars: int = 1_000_000
+    line_chars: int = 100_000
+    request_chars: int = 20_000_000
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> IngestLimits:
+        def limit(name: str, default: int) -> int:
+            return _count(f"RAGENT_INGEST_MAX_{name}", env.get(f"RAGENT_INGEST_MAX_{name}"), default)
+
+        return cls(
+            file_mb=limit("FILE_MB", cls.file_mb),
+            document_chars=limit("DOCUMENT_CHARS", cls.document_chars),
+            line_chars=limit("LINE_CHARS", cls.line_chars),
+            request_chars=limit("REQUEST_CHARS", cls.request_chars),
+        )
+
+
 @dataclass(frozen=True)
 class Settings:
     """Where data lives and which engines serve it.
@@ -64,6 +110,7 @@ class Settings:
     openai_base_url: str | None = None
     openai_api_key: str | None = None
     postgres_idle_stop_s: float = 300.0
+    ingest_limits: IngestLimits = IngestLimits()
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -86,6 +133,7 @@ class Settings:
             postgres_idle_stop_s=_seconds(
                 "RAGENT_POSTGRES_IDLE_STOP_S", env.get("RAGENT_POSTGRES_IDLE_STOP_S"), cls.postgres_idle_stop_s
             ),
+            ingest_limits=IngestLimits.from_env(env),
         )
 
     @property

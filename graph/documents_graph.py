@@ -16,7 +16,7 @@ from typing_extensions import TypedDict
 
 from core.errors import InvalidInput
 from graph.access.tenancy import request_scope
-from graph.ingest_graph import ingest_roots
+from graph.ingest_roots import ingest_roots
 from graph.served_paths import served_path
 from graph.services import AgentServices
 from retrievers.ingestion.documents import checked_doc_ids, delete_documents, show_document
@@ -75,9 +75,9 @@ def _bucket(state: DocumentsState, services: AgentServices) -> str | None:
     return bucket
 
 
-def _served(document: dict[str, Any], services: AgentServices) -> dict[str, Any]:
-    """The document with its source file shown from its ingest root, not the server's folders."""
-    roots = ingest_roots(services.stack.settings.home)
+def _served(document: dict[str, Any], services: AgentServices, scope: str) -> dict[str, Any]:
+    """The document with its source file shown from its scope's ingest root, not the server's folders."""
+    roots = ingest_roots(services.stack.settings.home, scope)
     return {**document, "source": served_path(document["source"], roots)} if document.get("source") else document
 
 
@@ -94,12 +94,12 @@ def documents(state: DocumentsState, runtime: Runtime, *, services: AgentService
         limit = _count(state, "limit", LISTED, 1, LISTED_MAX)
         offset = _count(state, "offset", 0, 0, 2**62)
         rows, total = store.list_documents(scope, _bucket(state, services), limit=limit, offset=offset)
-        return {"scope": scope, "total": total, "documents": [_served(row, services) for row in rows]}
+        return {"scope": scope, "total": total, "documents": [_served(row, services, scope) for row in rows]}
     doc_ids = _doc_ids(state)
     if action == "show":
         if len(doc_ids) != 1:
             raise InvalidInput("show takes one document id in doc_ids")
-        return {"scope": scope, "document": _served(show_document(store, scope, doc_ids[0]), services)}
+        return {"scope": scope, "document": _served(show_document(store, scope, doc_ids[0]), services, scope)}
     report = delete_documents(services.stack, scope, doc_ids, bucket=_bucket(state, services))
     return report.as_json()
 

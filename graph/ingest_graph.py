@@ -3,21 +3,21 @@
 The server owns the embedded engines while it runs (the embedded vector index admits one process), so this is how
 documents reach a running server: from Studio's form or the API, a folder (with its bucket and an optional
 annotations file) or a named dataset. A client names folders on the server's machine, so folders are accepted only
-under the ingest roots: `RAGENT_INGEST_ROOTS` (folders separated by the path separator), by default the data
-home's `inbox` folder and the shared data folder. A relative path is taken inside the first root.
+under its scope's ingest roots (`graph.ingest_roots`: by default `<home>/inbox/<scope>` and the shared data folder).
 
 A request with `"extract": true` goes to the other node: `ragent extract` on the server, the declared fields (or
 those of `fields`) found again in the stored documents of a bucket, with the chat model too for `"model": true`.
 It streams its progress to `custom` stream clients, a few events a second.
+
+An ingest and an extraction run on the ingest worker (`graph.ingest_worker`): one at a time, at a lower CPU priority
+than questions; an ingest is held to the ingest limits (`core.settings.IngestLimits`), a request's to `request_chars`.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 from typing import Any, NotRequired
 
 from langgraph.config import get_stream_writer
@@ -28,11 +28,12 @@ from typing_extensions import TypedDict
 from core.errors import InvalidInput
 from core.scope import DEFAULT_SCOPE, dataset_scope
 from graph.access.tenancy import request_scope
+from graph.ingest_roots import allowed_path, ingest_roots, moved_into_scope
+from graph.ingest_worker import on_ingest_worker
 from graph.served_paths import served_text
 from graph.services import AgentServices
 from retrievers.extraction.stored import extract_stored, fields_to_extract
 from retrievers.ingestion.sources import ingest_source
-from retrievers.loaders import shared_data_dir
 
 
 class IngestRequest(TypedDict):
@@ -75,33 +76,6 @@ PROGRESS_EVERY_S = 0.25
 """An extraction's progress events are this far apart at least (and its last is always sent)."""
 
 
-def ingest_roots(home: Path) -> list[Path]:
-    """The folders a client may name, resolved like the paths checked against them: a data home reached through
-    a symbolic link would otherwise refuse its own inbox."""
-    configured = os.environ.get("RAGENT_INGEST_ROOTS", "")
-    roots = [Path(root) for root in configured.split(os.pathsep) if root] or [home / "inbox", shared_data_dir()]
-    return [root.expanduser().resolve() for root in roots]
-
-
-def allowed_path(text: str | None, roots: list[Path]) -> Path | None:
-    """The path, resolved (symbolic links and `..` included), if it lies under an ingest root; else refused.
-
-    This checks the folder (or annotations file) named; the loader then holds every file in that folder to the
-    same line, skipping and reporting links that lead out of it (`retrievers.loaders.files`)."""
-    if not text:
-        return None
-    if not isinstance(text, str) or "\x00" in text:  # a client's JSON may hold anything; a NUL breaks every OS call
-        raise InvalidInput(f"{text!r} is not a path; name a folder or file as text")
-    path = Path(text).expanduser()
-    resolved = (path if path.is_absolute() else roots[0] / path).resolve()
-    if not any(resolved.is_relative_to(root) for root in roots):
-        raise InvalidInput(
-            f"{text} is outside the folders this server ingests from ({', '.join(root.name for root in roots)}); "
-            "put the files there, or set RAGENT_INGEST_ROOTS"
-        )
-    return resolved
-
-
 def ingest_scope(asked: object, server_user: Any | None, dataset: str | None = None) -> str:
     """The scope documents go to: the one asked for, else the sample corpus's own for the sample, else the caller's
     own (`default` outside the server). On the server ingestion is a permission, and only into the caller's
@@ -126,20 +100,24 @@ def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> 
     server = runtime.server_info
     scope = ingest_scope(state.get("scope"), server.user if server else None, state.get("dataset"))
     stack = services.stack
-    roots = ingest_roots(stack.settings.home)
+    roots = ingest_roots(stack.settings.home, scope)
     path, annotations = allowed_path(state.get("path"), roots), allowed_path(state.get("annotations"), roots)
+    work = partial(
+        ingest_source,
+        stack,
+        path=path,
+        bucket=state.get("bucket"),
+        annotations=annotations,
+        dataset=state.get("dataset"),
+        scope=scope,
+        force=bool(state.get("force")),
+        limit=checked_limit(state.get("limit")),
+        progress=False,
+        max_request_chars=stack.settings.ingest_limits.request_chars,
+        moved_from=moved_into_scope(stack.settings.home, scope),
+    )
     try:
-        report = ingest_source(
-            stack,
-            path=path,
-            bucket=state.get("bucket"),
-            annotations=annotations,
-            dataset=state.get("dataset"),
-            scope=scope,
-            force=bool(state.get("force")),
-            limit=checked_limit(state.get("limit")),
-            progress=False,
-        )
+        report = on_ingest_worker(work)
     except InvalidInput as error:
         raise InvalidInput(served_text(str(error), roots)) from None
     return {
@@ -175,8 +153,17 @@ def extract(state: IngestState, runtime: Runtime, *, services: AgentServices) ->
     fields_to_extract(bucket, store.described_specs(bucket), fields, with_model)  # before the model starts
     model, model_name = _model_finder(services) if with_model else (None, "")
     progressed = progress_events(PROGRESS_EVERY_S, get_stream_writer(), bucket)
-    report = extract_stored(
-        store, scope, bucket, fields=fields, model=model, model_name=model_name, progressed=progressed
+    report = on_ingest_worker(
+        partial(
+            extract_stored,
+            store,
+            scope,
+            bucket,
+            fields=fields,
+            model=model,
+            model_name=model_name,
+            progressed=progressed,
+        )
     )
     return {
         "summary": report.summary(),

@@ -10,10 +10,13 @@ it is refused at once rather than only after the first run took them.
 
 import os
 
+import structlog
+
 from core.settings import keep_files_private
 from graph.builder import build_agent
 from graph.documents_graph import build_documents
 from graph.ingest_graph import build_ingest
+from graph.ingest_roots import left_in_the_inbox
 from graph.services import AgentServices
 from graph.single_loop.builder import build_single_loop
 from retrievers.engines.lock import SERVER_URL_ENV
@@ -27,3 +30,5 @@ documents = build_documents(services).compile()
 
 if os.environ.get(SERVER_URL_ENV):
     services.stack  # noqa: B018 (opened for its engine lock)
+    if note := left_in_the_inbox(services.stack.settings.home):
+        structlog.stdlib.get_logger(__name__).warning(note)

@@ -141,7 +141,7 @@ def test_a_streamed_run_shows_every_node_decision_and_each_tool_call(client):
 
 
 def test_documents_reach_a_running_server_through_the_ingest_graph(server, client):
-    folder = server.home / "inbox" / "handbook"
+    folder = server.home / "inbox" / "sample" / "handbook"
     folder.mkdir(parents=True)
     (folder / "parking.md").write_text(
         "# Parking\nVisitors park in the zorblatt garage behind building C; the gate code is at reception."
@@ -158,7 +158,7 @@ def test_documents_reach_a_running_server_through_the_ingest_graph(server, clien
 
 
 def test_a_run_input_key_its_graph_does_not_take_is_refused_and_an_ingest_takes_a_limit(server, client):
-    folder = server.home / "inbox" / "notes"
+    folder = server.home / "inbox" / "sample" / "notes"
     folder.mkdir(parents=True)
     for n in range(3):
         (folder / f"note-{n}.md").write_text(f"# Note {n}\nThe quarterly gate code rotation, part {n}.")
@@ -182,7 +182,7 @@ def test_a_run_input_key_its_graph_does_not_take_is_refused_and_an_ingest_takes_
 
 def test_documents_are_listed_shown_and_deleted_through_the_documents_graph(server, client):
     assert "(graphs: agent, agent_single_loop, ingest, documents;" in server.log.read_text()
-    folder = server.home / "inbox" / "rota"
+    folder = server.home / "inbox" / "sample" / "rota"
     folder.mkdir(parents=True)
     (folder / "kitchen.md").write_text("# Kitchen rota\nThe quillfeather team cleans the kitchen on Thursdays.")
 

@@ -276,7 +276,7 @@ def test_naming_a_thread_id_answers_alike_whether_another_tenant_holds_it_or_non
 
 
 def test_paths_over_http_are_shown_from_the_ingest_root_not_the_servers_folders(served):
-    folder = served.home / "inbox" / "leaflets"
+    folder = served.home / "inbox" / A / "leaflets"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "bins.md").write_text("# Bins\nThe green bin goes out on Tuesdays at the zorblat depot.")
     alice = client(served, "alice")
@@ -309,7 +309,7 @@ def test_a_key_reissued_without_a_scope_no_longer_sees_that_scopes_threads(serve
 
 
 def test_ingestion_is_a_permission_and_only_into_the_callers_scopes(served):
-    folder = served.home / "inbox" / "handbook"
+    folder = served.home / "inbox" / A / "handbook"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "parking.md").write_text("# Parking\nVisitors park in the quorvex garage; the gate code is at reception.")
     alice, bob = client(served, "alice"), client(served, "bob")
@@ -327,9 +327,51 @@ def test_ingestion_is_a_permission_and_only_into_the_callers_scopes(served):
     assert ours["answer"]["citations"][0]["doc_id"].endswith("parking.md")
 
 
+def test_a_key_ingests_from_its_own_scopes_inbox_only_and_its_refusals_name_nothing_of_another_scope(served):
+    """One inbox for every scope let alice (team-a, may ingest) take team-b's files into team-a and read them back,
+    and an annotations file's error named a team-b document (issue 34, item 3)."""
+    theirs = served.home / "inbox" / B / "teamb-private"
+    theirs.mkdir(parents=True)
+    (theirs / "codeword.md").write_text("# Codeword\nThe team B launch codeword is saffron-kestrel.")
+    (theirs / "labels.jsonl").write_text('{"doc_id": "teamb-hidden-id", "row": {"owner": "bob"}}\n')
+    mine = served.home / "inbox" / A / "own-notes"
+    mine.mkdir(parents=True)
+    (mine / "lunch.md").write_text("# Lunch\nTeam A lunches at noon.")
+    (mine / "their-codeword.md").symlink_to(theirs / "codeword.md")
+    (served.home / "inbox" / A / "their-folder").symlink_to(theirs, target_is_directory=True)
+    alice = client(served, "alice")
+
+    def ingest(request: dict) -> dict:
+        return alice.runs.wait(alice.threads.create()["thread_id"], "ingest", input=request, raise_error=False)
+
+    attempts = [
+        {"path": "teamb-private", "bucket": "generic"},
+        {"path": f"{B}/teamb-private", "bucket": "generic"},
+        {"path": f"../{B}/teamb-private", "bucket": "generic"},
+        {"path": "their-folder", "bucket": "generic"},
+        {"path": "own-notes", "bucket": "generic", "annotations": f"../{B}/teamb-private/labels.jsonl"},
+    ]
+    for request in attempts:
+        refused = ingest(request)
+        assert "__error__" in refused, request
+        said = json.dumps(refused)
+        assert "saffron" not in said and "teamb-hidden-id" not in said and "codeword" not in said, said
+        assert str(served.home) not in said, said
+    report = ingest({"path": "own-notes", "bucket": "generic"})
+    assert report["added"] == 1, "alice's own file, not the link to team-b's"
+    assert [s["path"] for s in report["skipped"]] == ["their-codeword.md"]
+    assert "saffron" not in json.dumps(report)
+    listed = alice.runs.wait(
+        alice.threads.create()["thread_id"], "documents", input={"action": "list", "bucket": "generic", "limit": 1000}
+    )
+    assert not [d for d in listed["documents"] if "codeword" in d["doc_id"]], "nothing of team-b's in team-a"
+    _, answer = ask(alice, "What is the team B launch codeword?")
+    assert "saffron" not in json.dumps(answer)
+
+
 def test_fields_are_extracted_on_the_server_in_the_callers_scope_with_its_progress_streamed(served):
     alice, bob = client(served, "alice"), client(served, "bob")
-    folder = served.home / "inbox" / "recipes"
+    folder = served.home / "inbox" / A / "recipes"
     folder.mkdir(parents=True)
     for i in range(3):
         (folder / f"dish-{i}.md").write_text(f"# Dish {i}\n\nCuisine: Thai\nServes: {i + 2}\n")

@@ -138,7 +138,7 @@ def test_every_command_beside_a_running_server(tmp_path, cache):
             "the server owns the engines from its start"
         )
         client = server.client()
-        inbox = home / "inbox" / "handbook"
+        inbox = home / "inbox" / "sample" / "handbook"
         inbox.mkdir(parents=True)
         (inbox / "parking.md").write_text("# Parking\nVisitors park in the zorblatt garage behind building C.")
         thread = client.threads.create()["thread_id"]

@@ -64,6 +64,8 @@ class IngestReport:
     documents_extracted: int = 0
     skipped: list[Skipped] = field(default_factory=list)  # the first SKIPPED_SHOWN of them
     skipped_total: int = 0
+    characters: int = 0
+    """Of the documents written (added or updated), counted against the run's `max_chars`."""
     seconds: float = 0.0
     embeddings_computed: int = 0
     embeddings_cached: int = 0
@@ -146,6 +148,13 @@ def _batches(
         yield batch
 
 
+def _past_request(max_chars: int) -> str:
+    return (
+        f"past the {max_chars:,} characters one ingest may write (RAGENT_INGEST_MAX_REQUEST_CHARS); ingest again to "
+        "take the rest (what went in is unchanged then and costs nothing)"
+    )
+
+
 class Ingestor:
     """Writes loader output into the stack's engines; see the module docstring for the order of writes."""
 
@@ -170,10 +179,12 @@ class Ingestor:
         total: int | None = None,
         progress: bool | None = None,
         force: bool = False,
+        max_chars: int | None = None,
     ) -> IngestReport:
         """Ingest every document; `field_specs` declares annotation fields by bucket (each found by its shipped rule
         where there is one: `with_rules`); `progress=None` shows a bar only
-        on a terminal; `force` rewrites unchanged documents too (to rebuild an engine's index from the sources)."""
+        on a terminal; `force` rewrites unchanged documents too (to rebuild an engine's index from the sources);
+        `max_chars` bounds the characters of the documents written, each one past it skipped with the reason."""
         report = IngestReport()
         self._schemas.clear()
         started = time.perf_counter()
@@ -188,7 +199,7 @@ class Ingestor:
             ) as bar:
                 for batch in _batches(items, report, BATCH_DOCUMENTS):
                     scopes |= {source.document.scope for source in batch}
-                    self._ingest_batch(batch, report, force)
+                    self._ingest_batch(batch, report, force, max_chars)
                     bar.update(len(batch))
         except BaseException:
             # The error that stopped the run is the one to report; a catalog this cannot refresh stays marked stale
@@ -209,8 +220,10 @@ class Ingestor:
         for scope in sorted(scopes):
             self.stack.store.refresh_stale_catalogs(scope)
 
-    def _ingest_batch(self, batch: list[SourceDocument], report: IngestReport, force: bool) -> None:
-        """Write the batch's new and changed documents."""
+    def _ingest_batch(
+        self, batch: list[SourceDocument], report: IngestReport, force: bool, max_chars: int | None
+    ) -> None:
+        """Write the batch's new and changed documents, as many as `max_chars` leaves room for."""
         stack = self.stack
         hashes = [s.content_hash() for s in batch]
         current: dict[tuple[str, str], str] = {}
@@ -225,7 +238,10 @@ class Ingestor:
             key = (source.document.scope, source.document.doc_id)
             if current.get(key) == content_hash and not force:
                 report.unchanged += 1
+            elif max_chars is not None and report.characters + len(source.document.body) > max_chars:
+                report.skip(Skipped(source.document.doc_id, _past_request(max_chars)))
             else:
+                report.characters += len(source.document.body)
                 pending.append((source, content_hash, key in current))
         if not pending:
             return

@@ -4,7 +4,7 @@ scope."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from pathlib import Path
 
@@ -13,6 +13,7 @@ from core.models import AnnotationRow, FieldSpec, SourceDocument
 from core.scope import DEFAULT_SCOPE
 from retrievers import loaders
 from retrievers.extraction.extractor import without_extracted
+from retrievers.ingestion.limits import within_limits
 from retrievers.ingestion.pipeline import Ingestor, IngestReport
 from retrievers.loaders import files
 from retrievers.loaders.files import Skipped
@@ -31,11 +32,17 @@ FOLDER_BATCH = 500
 
 
 def against_stored(
-    items: Iterable[SourceDocument | Skipped], stack: Stack, scope: str, *, keep_annotations: bool
+    items: Iterable[SourceDocument | Skipped],
+    stack: Stack,
+    scope: str,
+    *,
+    keep_annotations: bool,
+    moved_from: Callable[[str], str] | None = None,
 ) -> Iterator[SourceDocument | Skipped]:
     """A folder's documents, compared with the documents of the same ids the scope already holds:
     - one ingested from another file (ids are paths within the folder given: `report.pdf` of `2023/` and of
-      `2024/`) is not replaced: the file is skipped, saying which file the document came from;
+      `2024/`) is not replaced: the file is skipped, saying which file the document came from; a file is the same
+      when `moved_from` says it was moved from there (the server's inbox became a folder per scope);
     - with `keep_annotations` (no annotations file given), a document that brings no rows of its own keeps the rows
       stored for it: re-ingesting a folder to add a file once deleted every label of the others. Only their
       labelled values are kept: the extracted ones are found again in the text (which may have changed).
@@ -48,7 +55,8 @@ def against_stored(
             origin = stored.get(item.document.doc_id) if isinstance(item, SourceDocument) else None
             if origin is not None:
                 source, rows = origin
-                if Path(source).is_absolute() and source != item.document.source:
+                new = item.document.source
+                if Path(source).is_absolute() and source not in (new, moved_from(new) if moved_from else new):
                     yield Skipped(
                         item.document.doc_id,
                         f"the scope's document {item.document.doc_id!r} came from {source}, another file; ingest the "
@@ -71,7 +79,13 @@ def ingest_source(
     scope: str = DEFAULT_SCOPE,
     force: bool = False,
     progress: bool | None = None,
+    max_request_chars: int | None = None,
+    moved_from: Callable[[str], str] | None = None,
 ) -> IngestReport:
+    """The documents of a folder or dataset ingested into `scope`, each held to the data folder's ingest limits
+    (`core.settings.IngestLimits`); `max_request_chars` bounds what this one ingest writes (a server's request);
+    `moved_from` as `against_stored` takes it."""
+    limits = stack.settings.ingest_limits
     specs: Mapping[str, Sequence[FieldSpec]] | None = None
     if dataset:
         if dataset not in loaders.DATASETS:
@@ -79,14 +93,16 @@ def ingest_source(
         items = loaders.DATASETS[dataset].load(path or loaders.dataset_path(dataset), limit=limit)
         specs = loaders.field_specs(dataset)
     elif path and bucket:
-        items = files.load(path, bucket=bucket, annotations_file=annotations, limit=limit)
+        items = files.load(path, bucket=bucket, annotations_file=annotations, limit=limit, max_file_mb=limits.file_mb)
     else:
         raise InvalidInput(
             "give a folder and its bucket (`ragent ingest PATH --bucket NAME`) or a dataset (`--dataset NAME`)"
         )
     if bucket:
         stack.store.require_bucket(bucket)
-    items = in_scope(items, scope)
+    items = in_scope(within_limits(items, limits), scope)
     if not dataset:
-        items = against_stored(items, stack, scope, keep_annotations=annotations is None)
-    return Ingestor(stack).ingest(items, field_specs=specs, total=limit, force=force, progress=progress)
+        items = against_stored(items, stack, scope, keep_annotations=annotations is None, moved_from=moved_from)
+    return Ingestor(stack).ingest(
+        items, field_specs=specs, total=limit, force=force, progress=progress, max_chars=max_request_chars
+    )

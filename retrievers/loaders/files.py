@@ -57,9 +57,11 @@ def load(
     bucket: str = BUCKET,
     annotations_file: Path | None = None,
     limit: int | None = None,
+    max_file_mb: int | None = None,
 ) -> Iterator[SourceDocument | Skipped]:
     """The documents of every supported file under `path` (recursively, in path order), and a `Skipped`
-    record for each file or record that could not be used. `limit` counts documents, not skips.
+    record for each file or record that could not be used. `limit` counts documents, not skips; a file larger than
+    `max_file_mb` is skipped unread (and an annotations file that large refused).
 
     Hidden files and folders (".git", ".DS_Store") and the annotations file itself are not documents and
     are passed over silently. Raises `InvalidInput` at once when the folder or bucket is unusable or the
@@ -73,8 +75,9 @@ def load(
             f"bucket {bucket!r} is not a valid name; use lowercase letters, digits and '_' (2-40 characters)"
         )
     skip = {annotations_file.resolve()} if annotations_file else set()
-    extra_rows = _read_annotations_file(annotations_file, folder, skip) if annotations_file else {}
-    return _documents(folder, bucket, extra_rows, skip, limit)
+    max_bytes = max_file_mb * 2**20 if max_file_mb else None
+    extra_rows = _read_annotations_file(annotations_file, folder, skip, max_bytes) if annotations_file else {}
+    return _documents(folder, bucket, extra_rows, skip, limit, max_bytes)
 
 
 # --- walking the folder -------------------------------------------------------------------------------
@@ -88,12 +91,17 @@ _Record = tuple[str, dict[str, Any]]  # (place in the folder, the document's fie
 
 
 def _documents(
-    folder: Path, bucket: str, extra_rows: dict[str, list[AnnotationRow]], skip: set[Path], limit: int | None
+    folder: Path,
+    bucket: str,
+    extra_rows: dict[str, list[AnnotationRow]],
+    skip: set[Path],
+    limit: int | None,
+    max_bytes: int | None,
 ) -> Iterator[SourceDocument | Skipped]:
     if limit == 0:
         return
     seen: dict[str, str] = {}  # doc_id -> where it was first found
-    for item in _records(folder, skip, ids_only=False):
+    for item in _records(folder, skip, max_bytes, ids_only=False):
         if isinstance(item, Skipped):
             yield item
             continue
@@ -113,7 +121,7 @@ def _documents(
             return
 
 
-def _records(folder: Path, skip: set[Path], *, ids_only: bool) -> Iterator[_Record | Skipped]:
+def _records(folder: Path, skip: set[Path], max_bytes: int | None, *, ids_only: bool) -> Iterator[_Record | Skipped]:
     """Each file's documents as (place, fields), or a `Skipped` record. With `ids_only`, files whose id is
     their path are not read at all, and their fields hold nothing but the id."""
     boundary = folder.resolve()
@@ -134,6 +142,9 @@ def _records(folder: Path, skip: set[Path], *, ids_only: bool) -> Iterator[_Reco
         if ids_only and reader in (_read_plain, _read_pdf):
             yield place, {"doc_id": place}
             continue
+        if max_bytes and (size := target.stat().st_size) > max_bytes:
+            yield Skipped(place, f"{_megabytes(size)}, more than {_megabytes(max_bytes)} a file may have {_FILE_LIMIT}")
+            continue
         try:
             for item in reader(file, place):
                 yield item if isinstance(item, Skipped) else (item[0], {**item[1], "source": str(boundary / place)})
@@ -141,6 +152,13 @@ def _records(folder: Path, skip: set[Path], *, ids_only: bool) -> Iterator[_Reco
             yield Skipped(place, str(problem))
         except OSError as error:
             yield Skipped(place, f"cannot be read ({error.strerror or error})")
+
+
+_FILE_LIMIT = "(RAGENT_INGEST_MAX_FILE_MB); split it into smaller files"
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:,.1f} MB"
 
 
 def _target(file: Path, boundary: Path) -> tuple[Path | None, str | None]:
@@ -294,10 +312,16 @@ def _validation_reason(error: ValidationError) -> str:
 _ANNOTATION_LINE_HELP = 'each line must be {"doc_id": ..., "kind": "properties", "row": {...}, "raw": {...}}'
 
 
-def _read_annotations_file(file: Path, folder: Path, skip: set[Path]) -> dict[str, list[AnnotationRow]]:
+def _read_annotations_file(
+    file: Path, folder: Path, skip: set[Path], max_bytes: int | None
+) -> dict[str, list[AnnotationRow]]:
     """Every row of the annotations file by doc_id; raises `InvalidInput` on the first problem found."""
     if not file.is_file():
         raise InvalidInput(f"annotations file {file} not found; pass an existing JSONL file or none")
+    if max_bytes and (size := file.stat().st_size) > max_bytes:
+        raise InvalidInput(
+            f"annotations file {file} has {_megabytes(size)}, more than {_megabytes(max_bytes)} {_FILE_LIMIT}"
+        )
     rows: dict[str, list[AnnotationRow]] = {}
     first_line: dict[str, int] = {}
     try:
@@ -309,7 +333,9 @@ def _read_annotations_file(file: Path, folder: Path, skip: set[Path]) -> dict[st
             doc_id, row = _annotation_line(line, f"{file}:{number}")
             rows.setdefault(doc_id, []).append(row)
             first_line.setdefault(doc_id, number)
-    known = {item[1]["doc_id"] for item in _records(folder, skip, ids_only=True) if not isinstance(item, Skipped)}
+    known = {
+        item[1]["doc_id"] for item in _records(folder, skip, max_bytes, ids_only=True) if not isinstance(item, Skipped)
+    }
     unknown = sorted(set(rows) - known, key=first_line.__getitem__)
     if unknown:
         others = f" (and {len(unknown) - 1} more unknown doc_ids)" if len(unknown) > 1 else ""
