@@ -276,7 +276,8 @@ def test_an_upload_stays_inside_its_batch_and_needs_a_key_that_may_ingest(served
 
     def put(path: str, key: str | None) -> httpx.Response:
         headers = {"x-api-key": key} if key else {}
-        return httpx.put(f"{served.url}/web/api/upload/{path}", content=b"# Note\nhello", headers=headers, timeout=30)
+        url = f"{served.url}/web/api/upload/{path}?scope=sample"
+        return httpx.put(url, content=b"# Note\nhello", headers=headers, timeout=30)
 
     assert put(f"{batch}/notes/a.md", None).status_code == 401
     refused = put(f"{batch}/notes/a.md", served.other_key)
@@ -286,4 +287,4 @@ def test_an_upload_stays_inside_its_batch_and_needs_a_key_that_may_ingest(served
     assert not list(served.home.rglob("escaped.md"))
     stored = put(f"{batch}/notes/a.md", served.api_key)
     assert stored.status_code == 201 and stored.json()["path"] == f"uploads/{batch}/notes/a.md"
-    assert (served.home / "inbox" / "uploads" / batch / "notes" / "a.md").read_bytes() == b"# Note\nhello"
+    assert (served.home / "inbox" / "sample" / "uploads" / batch / "notes" / "a.md").read_bytes() == b"# Note\nhello"

@@ -10,8 +10,9 @@ Three things the API does not offer are here, each behind that same authenticati
   and `sample`, to start from) and whether it may ingest, for the scope chooser;
 - `GET /web/api/export/{thread_id}`: the CSV an export answer wrote, read from the thread's state through the API
   with the caller's own key, so only a thread the caller may read gives its file;
-- `PUT /web/api/upload/{batch}/{path}`: one file of an upload, written under the first ingest root
-  (`uploads/<batch>/<path>`) for a key that may ingest; the page then runs the `ingest` graph on that folder.
+- `PUT /web/api/upload/{batch}/{path}?scope=S`: one file of an upload, written under the first ingest root of the
+  scope (`inbox/<scope>/uploads/<batch>/<path>`) for a key that may ingest in it; the page then runs the `ingest`
+  graph on that folder in that scope.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE
 from core.settings import Settings
 from graph.access.auth import authenticate
 from graph.access.keys import ANY_SCOPE
-from graph.access.tenancy import Identity
-from graph.ingest_graph import ingest_roots
+from graph.access.tenancy import Identity, ScopeRefused
+from graph.ingest_roots import ingest_roots
 
 STATIC = Path(__file__).with_name("static")
 PAGE_FILES = {path.name: path for path in STATIC.iterdir() if path.is_file()}
@@ -158,7 +159,11 @@ def upload_target(root: Path, batch: str, relative: str) -> Path:
 async def upload(request: Request, identity: Identity) -> Response:
     if not identity.may_ingest:
         return refusal(403, f"{identity.name} may not ingest documents (ask for a key with ingestion allowed)")
-    root = await asyncio.to_thread(lambda: ingest_roots(Settings.from_env().home)[0])
+    try:
+        scope = identity.scope_for(request.query_params.get("scope") or None)
+    except ScopeRefused as refused:
+        return refusal(403, str(refused))
+    root = await asyncio.to_thread(lambda: ingest_roots(Settings.from_env().home, scope)[0].folder)
     try:
         target = upload_target(root, request.path_params["batch"], request.path_params["path"])
     except ValueError as bad:

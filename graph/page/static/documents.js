@@ -167,7 +167,8 @@ export async function uploadAndIngest() {
     for (const [n, file] of files.entries()) {
       const path = file.webkitRelativePath || file.name;
       status.textContent = `Uploading ${n + 1} of ${files.length}: ${path}`;
-      const stored = await put(`/web/api/upload/${batch}/${path.split("/").map(encodeURIComponent).join("/")}`, file);
+      const at = `/web/api/upload/${batch}/${path.split("/").map(encodeURIComponent).join("/")}`;
+      const stored = await put(`${at}?scope=${encodeURIComponent(session.scope)}`, file);
       folder = stored.path.split("/").slice(0, 2).join("/");
       bar.value = n + 1;
     }
