@@ -195,8 +195,21 @@ def _postgres_line(postgres: dict[str, Any], idle_stop_s: float) -> str:
         if postgres["stops_at"]
         else ""
     )
-    return f"postgres embedded in {postgres['data_dir']}: running (pid {postgres['pid']}), " + (
-        f"used by {', '.join(users)}; {stops}" if users else f"used by no other process{idle}; {stops}"
+    return (
+        f"postgres embedded in {postgres['data_dir']}: running (pid {postgres['pid']}), "
+        + (f"used by {', '.join(users)}; {stops}" if users else f"used by no other process{idle}; {stops}")
+        + _restarted_clause(postgres.get("restarted"))
+    )
+
+
+def _restarted_clause(restarted: dict[str, Any] | None) -> str:
+    """Said while the Postgres that a watching process (the server) started again after its postmaster died runs."""
+    if not restarted:
+        return ""
+    times = "" if restarted["count"] == 1 else f" ({restarted['count']} restarts by that process)"
+    return (
+        f"; restarted by {restarted['by']} at {time.strftime('%H:%M:%S', time.localtime(restarted['at']))} after "
+        f"its postmaster (pid {restarted['died']}) died{times}"
     )
 
 

@@ -27,7 +27,9 @@ from psycopg_pool import AsyncConnectionPool
 
 from core.errors import InvalidInput
 from core.settings import Settings
+from graph.failures import POSTGRES_FAILURES, postgres_unavailable
 from graph.history import checked_stored_messages
+from retrievers.postgres.embedded.revival import keep_embedded_postgres_up
 from retrievers.stack import database_url
 
 STATE_TYPES = (
@@ -93,6 +95,30 @@ class RefusesNul:
             raise self._refuse() from None
 
 
+class SaysOutages:
+    """The server's saver meets a Postgres that is gone (killed, being restarted: `retrievers.postgres.embedded.
+    revival`) as the pool's PoolTimeout or psycopg's OperationalError, which the server shows its client as "An
+    internal error occurred"; they are said as the agent's steps say them (`graph.failures`)."""
+
+    async def aget_tuple(self, config):
+        try:
+            return await super().aget_tuple(config)
+        except POSTGRES_FAILURES as error:
+            raise postgres_unavailable(error, "reading the thread's checkpoint") from None
+
+    async def aput(self, *args, **kwargs):
+        try:
+            return await super().aput(*args, **kwargs)
+        except POSTGRES_FAILURES as error:
+            raise postgres_unavailable(error, "writing the thread's checkpoint") from None
+
+    async def aput_writes(self, *args, **kwargs):
+        try:
+            return await super().aput_writes(*args, **kwargs)
+        except POSTGRES_FAILURES as error:
+            raise postgres_unavailable(error, "writing the thread's checkpoint") from None
+
+
 def _checked(checkpoint: dict, new_versions: dict) -> None:
     """A state whose messages outgrow any run's is refused (`graph.history`): it was written around the graph."""
     if "messages" in new_versions:
@@ -144,7 +170,7 @@ class CheckpointSaver(KeepsThreadsBounded, RefusesNul, PostgresSaver):
     pass
 
 
-class AsyncCheckpointSaver(KeepsThreadsBounded, RefusesNul, AsyncPostgresSaver):
+class AsyncCheckpointSaver(KeepsThreadsBounded, SaysOutages, RefusesNul, AsyncPostgresSaver):
     pass
 
 
@@ -158,15 +184,21 @@ def postgres_checkpointer(url: str) -> Iterator[PostgresSaver]:
 
 @asynccontextmanager
 async def server_checkpointer() -> AsyncIterator[AsyncPostgresSaver]:
-    """The LangGraph server's checkpointer: `DATABASE_URL`, else the embedded Postgres under RAGENT_HOME.
-    Starting the embedded server blocks, so it runs off the event loop."""
-    url = await asyncio.to_thread(database_url, Settings.from_env())
+    """The LangGraph server's checkpointer: `DATABASE_URL`, else the embedded Postgres under RAGENT_HOME, which the
+    server then starts again whenever its postmaster dies (`retrievers.postgres.embedded.revival`). Starting the
+    embedded server blocks, so it runs off the event loop."""
+    settings = Settings.from_env()
+    url = await asyncio.to_thread(database_url, settings)
+    if settings.embedded_postgres_dir is not None:
+        keep_embedded_postgres_up(settings.embedded_postgres_dir)
     async with AsyncConnectionPool(
         url,
         min_size=1,
         max_size=SERVER_POOL_SIZE,
         kwargs=CONNECTION_OPTIONS,
         connection_class=AsyncConnection,
+        # a connection broken by a Postgres restart is replaced, not handed out to the next run
+        check=AsyncConnectionPool.check_connection,
         open=False,
     ) as pool:
         saver = AsyncCheckpointSaver(pool, serde=SERDE)

@@ -46,10 +46,15 @@ def readable_failures(node: Callable) -> Callable:
         try:
             return node(*args, **kwargs)
         except POSTGRES_FAILURES as error:
-            reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            raise BackendUnavailable(
-                f"Postgres is unavailable ({reason}) in step {node.__name__}; the thread is kept at its last "
-                "checkpoint: run it again once Postgres is back and it continues from there"
-            ) from None
+            raise postgres_unavailable(error, f"in step {node.__name__}") from None
 
     return guarded
+
+
+def postgres_unavailable(error: Exception, where: str) -> BackendUnavailable:
+    """A Postgres failure `where` (in a step, in the checkpointer) said as what to do about it."""
+    reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    return BackendUnavailable(
+        f"Postgres is unavailable ({reason}) {where}; the thread is kept at its last "
+        "checkpoint: run it again once Postgres is back and it continues from there"
+    )

@@ -47,6 +47,9 @@ class EmbeddedPostgresStatus:
     users: list[int] = field(default_factory=list)
     stops_at: float | None = None
     """When a server no process uses is to be stopped for being idle (`retrievers.postgres.embedded.idle`)."""
+    restarted: dict | None = None
+    """When the running server was started again by a process watching it, after its postmaster died
+    (`retrievers.postgres.embedded.revival.read_restart`)."""
 
     @property
     def running(self) -> bool:
@@ -60,6 +63,7 @@ class EmbeddedPostgresStatus:
             "pid": self.pid,
             "used_by": [describe_process(pid) for pid in self.users],
             "stops_at": self.stops_at,
+            "restarted": self.restarted,
         }
 
 
@@ -172,12 +176,15 @@ def _settle_a_copied_or_moved_folder(data_dir: Path) -> None:
 def embedded_postgres_status(data_dir: Path) -> EmbeddedPostgresStatus:
     """Read from the data folder alone: asking does not start the server."""
     from retrievers.postgres.embedded.idle import read_idle, watcher_pid
+    from retrievers.postgres.embedded.revival import read_restart
 
     pid = postmaster_pid(data_dir)
     users = [user for user in forget_dead_users(data_dir) if user != os.getpid()] if pid else []
     # With its watcher gone (killed), no stop is due until this command leaves and starts another.
     idle = read_idle(data_dir) if pid and not users and watcher_pid(data_dir) else None
-    return EmbeddedPostgresStatus(data_dir, pid, users, idle.stops_at if idle else None)
+    restart = read_restart(data_dir)
+    restarted = {**restart, "by": describe_process(restart["by"])} if restart and restart["pid"] == pid else None
+    return EmbeddedPostgresStatus(data_dir, pid, users, idle.stops_at if idle else None, restarted)
 
 
 def release_embedded_postgres(data_dir: Path, *, idle_stop_s: float) -> None:
