@@ -124,7 +124,7 @@ def test_corrupted_keyword_index_is_a_one_line_error_with_the_fix(tmp_path):
     (tmp_path / "tantivy").mkdir(parents=True)
     (tmp_path / "tantivy" / "meta.json").write_text("{garbage")
     line = _one_line_error(ragent("search", "keyword", "anything", home=tmp_path))
-    assert "keyword index in" in line and "--force" in line
+    assert "keyword index in" in line and "ragent check --repair" in line
 
 
 def test_invalid_scope_is_refused_before_anything_runs(tmp_path):
