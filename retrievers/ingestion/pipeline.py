@@ -221,7 +221,7 @@ class Ingestor:
             self.stack.store.refresh_stale_catalogs(scope)
 
     def _ingest_batch(
-        self, batch: list[SourceDocument], report: IngestReport, force: bool, max_chars: int | None
+        self, batch: list[SourceDocument], report: IngestReport, force: bool, max_chars: int | None = None
     ) -> None:
         """Write the batch's new and changed documents, as many as `max_chars` leaves room for."""
         stack = self.stack
