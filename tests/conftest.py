@@ -97,6 +97,15 @@ def fresh_database(postgres_url: str):
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+@contextmanager
+def served_on_a_fresh_database(postgres_url: str, home: Path, env: dict[str, str] | None = None):
+    """`ragent serve` on the data folder `home` and a new database of its own (`fresh_database`), for one module."""
+    from evals.served_agent import ServedAgent
+
+    with fresh_database(postgres_url) as url, ServedAgent(home, {**(env or {}), "DATABASE_URL": url}) as served:
+        yield served
+
+
 @pytest.fixture
 def database_url(postgres_url):
     """A fresh database per test, so tests never see each other's documents."""

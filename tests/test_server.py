@@ -19,10 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cli.main import main
-from evals.served_agent import ServedAgent
 from graph.langgraph_dev import WAKEUP_BANNER
 from retrievers.loaders import sample
-from tests.conftest import fresh_database
+from tests.conftest import served_on_a_fresh_database
 
 PROJECT_FOLDER = Path(__file__).resolve().parents[1]
 
@@ -36,10 +35,7 @@ def project_before():
 
 @pytest.fixture(scope="module")
 def server(postgres_url, tmp_path_factory, project_before):
-    with (
-        fresh_database(postgres_url) as url,
-        ServedAgent(tmp_path_factory.mktemp("served"), {"DATABASE_URL": url}) as served,
-    ):
+    with served_on_a_fresh_database(postgres_url, tmp_path_factory.mktemp("served")) as served:
         yield served
 
 

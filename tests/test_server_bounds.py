@@ -11,19 +11,15 @@ import httpx
 import psycopg
 import pytest
 
-from evals.served_agent import ServedAgent
 from graph.history import RUN_MESSAGES_MAX, THREAD_MESSAGES_KEPT
-from tests.conftest import fresh_database
+from tests.conftest import served_on_a_fresh_database
 
 TABLES = ["checkpoints", "checkpoint_blobs", "checkpoint_writes"]
 
 
 @pytest.fixture(scope="module")
 def server(postgres_url, tmp_path_factory):
-    with (
-        fresh_database(postgres_url) as url,
-        ServedAgent(tmp_path_factory.mktemp("bounds"), {"DATABASE_URL": url}) as served,
-    ):
+    with served_on_a_fresh_database(postgres_url, tmp_path_factory.mktemp("bounds")) as served:
         yield served
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from cli.main import main
 from evals.served_agent import ServedAgent
-from tests.conftest import fresh_database
+from tests.conftest import served_on_a_fresh_database
 
 BURST = 100
 AT_ONCE = 50
@@ -41,10 +41,7 @@ the queue's 10 workers, so the queue's first look at the pending runs sees only 
 
 @pytest.fixture(scope="module")
 def server(postgres_url, tmp_path_factory):
-    with (
-        fresh_database(postgres_url) as url,
-        ServedAgent(tmp_path_factory.mktemp("runs"), {"DATABASE_URL": url}) as served,
-    ):
+    with served_on_a_fresh_database(postgres_url, tmp_path_factory.mktemp("runs")) as served:
         yield served
 
 

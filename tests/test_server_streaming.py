@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from evals.served_agent import ServedAgent
 from tests.chat_endpoint import ChatEndpoint
-from tests.conftest import fresh_database
+from tests.conftest import served_on_a_fresh_database
 
 VPN = "How do I get onto the VPN when working from home?"
 LLM = {"planner": "llm"}
@@ -24,10 +23,7 @@ def endpoint():
 @pytest.fixture(scope="module")
 def client(postgres_url, tmp_path_factory, endpoint):
     env = {"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": endpoint.url, "RAGENT_CHAT_MODEL": "test-model"}
-    with (
-        fresh_database(postgres_url) as url,
-        ServedAgent(tmp_path_factory.mktemp("served"), {**env, "DATABASE_URL": url}) as served,
-    ):
+    with served_on_a_fresh_database(postgres_url, tmp_path_factory.mktemp("served"), env) as served:
         yield served.client()
 
 
