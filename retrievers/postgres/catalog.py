@@ -21,7 +21,7 @@ from core.errors import InvalidInput
 from core.models import BUCKET_NAME_RE, FIELD_ROLES, FieldSpec
 from retrievers.extraction.extractor import PROPERTIES
 from retrievers.postgres.annotation_indexes import ensure_field_indexes
-from retrievers.postgres.field_catalog import CatalogField, Vocabulary, build_field
+from retrievers.postgres.field_catalog import CatalogField, Described, Vocabulary, build_field
 from retrievers.postgres.schema import MARK_STALE
 
 MAX_DESCRIPTION_CHARS = 500
@@ -290,17 +290,14 @@ class PostgresCatalog:
         extraction reads them: a labelled line written with the user's word is read, and since a field's stamp
         holds its declaration, new words make `ragent extract` read the text for it again."""
         with self.pool.connection() as conn:
-            said = self._vocabulary(conn, bucket)
-            return [
-                said[bucket, s.name].over(s) if (bucket, s.name) in said else s for s in self._field_specs(conn, bucket)
-            ]
+            return _as_described(self._field_specs(conn, bucket), self._vocabulary(conn, bucket), bucket)
 
     def field_catalog(self, scope: str, bucket: str) -> list[CatalogField]:
         """The bucket's stored catalog, with the user's words for its fields laid over it."""
         with self.pool.connection() as conn:
             catalog = self._stored_catalog(conn, scope, bucket)
             said = self._vocabulary(conn, bucket)
-        return [said[bucket, f.name].over(f) if (bucket, f.name) in said else f for f in catalog]
+        return _as_described(catalog, said, bucket)
 
     # -- the user's vocabulary ------------------------------------------------------------------------
 
@@ -403,3 +400,8 @@ class PostgresCatalog:
                 ),
             )
         return said
+
+
+def _as_described(entries: list[Described], said: dict[tuple[str, str], Vocabulary], bucket: str) -> list[Described]:
+    """Each field's entry (a catalog entry or a declaration) with what the user said of it laid over."""
+    return [said[bucket, e.name].over(e) if (bucket, e.name) in said else e for e in entries]
