@@ -1,10 +1,12 @@
 """A user's own folder of contracts, for the end-to-end evaluation of fields found in the text: 40 CUAD contracts
 of the held-out 200 (`evals.extraction.cuad_held_out`) as plain-text files named as CUAD names them, with no labels.
+Two folders of 40 different contracts each, with a question set each, written blind by a different helper session:
+`a` (`evals/questions/own_contracts.jsonl`, `questions.md`) and `b` (`own_contracts_b.jsonl`, `questions_b.md`),
+written after the rules had been tuned against `a`'s answers, so `b` is the one none of the work has seen.
 
-    python -m evals.own_contracts.make_folder OUT_DIR
+    python -m evals.own_contracts.make_folder OUT_DIR [--folder b]
 
-Then, in a data folder of its own (the questions were written blind from the contracts' CUAD labels, see
-`questions.md` beside this file):
+Then, in a data folder of its own:
 
     ragent ingest OUT_DIR --bucket contracts
     ragent eval --questions evals/questions/own_contracts.jsonl --home "$RAGENT_HOME" --planner rules
@@ -19,7 +21,7 @@ from pathlib import Path
 
 from retrievers.loaders import dataset_path
 
-CONTRACT_IDS = (
+FOLDER_A = (
     "cuad_029",
     "cuad_034",
     "cuad_049",
@@ -61,15 +63,59 @@ CONTRACT_IDS = (
     "cuad_448",
     "cuad_471",
 )
+FOLDER_B = (
+    "cuad_000",
+    "cuad_005",
+    "cuad_011",
+    "cuad_052",
+    "cuad_061",
+    "cuad_078",
+    "cuad_085",
+    "cuad_094",
+    "cuad_098",
+    "cuad_114",
+    "cuad_140",
+    "cuad_162",
+    "cuad_169",
+    "cuad_176",
+    "cuad_187",
+    "cuad_195",
+    "cuad_203",
+    "cuad_209",
+    "cuad_216",
+    "cuad_234",
+    "cuad_237",
+    "cuad_244",
+    "cuad_265",
+    "cuad_266",
+    "cuad_291",
+    "cuad_295",
+    "cuad_311",
+    "cuad_313",
+    "cuad_322",
+    "cuad_331",
+    "cuad_350",
+    "cuad_353",
+    "cuad_405",
+    "cuad_427",
+    "cuad_445",
+    "cuad_450",
+    "cuad_459",
+    "cuad_462",
+    "cuad_492",
+    "cuad_503",
+)
+"""40 other contracts of the held-out 200, drawn at random (seed 20261127) from those `FOLDER_A` does not hold."""
+FOLDERS = {"a": FOLDER_A, "b": FOLDER_B}
 
 
-def make_folder(out: Path) -> list[Path]:
-    """Copy the 40 contracts' texts into `out` under their CUAD file names; returns the files written."""
+def make_folder(out: Path, folder: str = "a") -> list[Path]:
+    """Copy the 40 contracts of `folder` into `out` under their CUAD file names; returns the files written."""
     cuad = dataset_path("cuad")
     records = {r["contract_id"]: r for r in map(json.loads, (cuad / "derived_contracts.jsonl").open())}
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for contract_id in CONTRACT_IDS:
+    for contract_id in FOLDERS[folder]:
         source = cuad / records[contract_id]["txt_file"]
         written.append(Path(shutil.copyfile(source, out / source.name)))
     return written
@@ -78,7 +124,9 @@ def make_folder(out: Path) -> list[Path]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path, help="the folder to write the contracts into")
-    print(f"{len(make_folder(parser.parse_args(argv).out))} contracts written")
+    parser.add_argument("--folder", choices=sorted(FOLDERS), default="a", help="which 40 contracts (default: a)")
+    args = parser.parse_args(argv)
+    print(f"{len(make_folder(args.out, args.folder))} contracts written")
 
 
 if __name__ == "__main__":
