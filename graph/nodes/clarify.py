@@ -258,8 +258,8 @@ def answered_reading(
 
 
 def confined(d: Decomposition, doc_id: str) -> Decomposition:
-    """The question about the one document chosen among those its name matches: its conditions kept (they hold
-    for it), the others gone."""
+    """The question about the one document chosen among those its name matches, and about no other: its
+    conditions kept (they hold for it)."""
     bucket = next(doc.bucket for doc in d.several.documents if doc.doc_id == doc_id) if d.several else d.buckets[0]
     return d.model_copy(update={"doc_ids": [doc_id], "buckets": [bucket], "several": None})
 

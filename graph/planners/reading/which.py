@@ -85,7 +85,8 @@ def settled(d: Decomposition, vocabulary: Vocabulary) -> Decomposition:
     """The reading with the documents its name matches when it asks about one document and several match: those a
     title holds (found while reading, `by_title`), else those whose name field holds the value its condition names
     (with its other conditions: "the Acme distribution agreement" is Acme's distribution agreements), each with the
-    values that tell it apart. Unchanged when it names one document, none, or asks about several."""
+    values that tell it apart. Unchanged when it names one document, none, or asks about several, or when nothing
+    tells the documents apart (`_with_values`)."""
     if d.unmapped or not asks_one(d, vocabulary):  # words that name nothing are asked about first
         return d.model_copy(update={"several": None}) if d.several else d
     if d.several is not None:
@@ -120,7 +121,7 @@ def _is_name(vocabulary: Vocabulary, bucket: str, field: str) -> bool:
     return f is not None and f.role == "name"
 
 
-def _told_apart(several: Several, view: BucketWords | None, vocabulary: Vocabulary) -> Several:
+def _told_apart(several: Several, view: BucketWords | None, vocabulary: Vocabulary) -> Several | None:
     """The documents a title holds, with their values read (one search of their rows)."""
     if view is None:
         return several
@@ -129,14 +130,17 @@ def _told_apart(several: Several, view: BucketWords | None, vocabulary: Vocabula
     return _with_values(several, view, {doc_id: row for doc_id, _, row in found})
 
 
-def _with_values(several: Several, view: BucketWords, rows: dict[str, dict]) -> Several:
+def _with_values(several: Several, view: BucketWords, rows: dict[str, dict]) -> Several | None:
     """Each document with the values of the fields that tell the documents apart: of kinds (a text field with a
     short value list), dates and names, in that order, those whose values differ among them, at most
-    `SHOWN_VALUES`."""
+    `SHOWN_VALUES`. None when neither their titles nor those values tell any two apart: copies of one document
+    (the same invoice ingested twice), whose answer is the same whichever is read."""
     kinds = [f.name for f in view.fields if f.type == "string" and f.values is not None and f.role != "name"]
     fields = [*kinds, *(f.name for f in view.typed("date")), *(f.name for f in view.role("name"))]
     shown = {doc.doc_id: {f: _shown(rows.get(doc.doc_id, {}).get(f)) for f in fields} for doc in several.documents}
     apart = [f for f in fields if len({values[f] for values in shown.values()}) > 1][:SHOWN_VALUES]
+    if not apart and len({doc.title for doc in several.documents}) == 1:
+        return None
     documents = [
         doc.model_copy(update={"values": {f: shown[doc.doc_id][f] for f in apart if shown[doc.doc_id][f]}})
         for doc in several.documents
