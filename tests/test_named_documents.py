@@ -21,6 +21,11 @@ CONTRACTS = {
     JOINT_CORP: {"contract_type": "Franchise Agreement", "governing_law": ["Arizona"]},
     BLUEFLY: {"contract_type": "Hosting Agreement", "governing_law": ["New York"], "parties": ["IBM"]},
     "Lakeside Taxi Co.": {"contract_type": "Supply Agreement", "parties": ["Lakeside Taxi Co."]},
+    "ORCHARD_2016-SUPPLY AGREEMENT.txt": {
+        "contract_type": "Supply Agreement",
+        "parties": ["Orchard Mills Inc."],
+        "agreement_date": "2016-02-01",
+    },
     DELAWARE_TRUST: {"contract_type": "Custody Agreement", "governing_law": ["Delaware"], "parties": ["DTC"]},
     "JOINT FILING AGREEMENT.txt": {"contract_type": "Joint Venture Agreement", "governing_law": ["Delaware"]},
     "NIMBUS_2017-LICENSE AGREEMENT.txt": {"contract_type": "License Agreement", "agreement_date": "2017-05-01"},
@@ -145,9 +150,20 @@ def test_one_document_asked_about_by_a_name_several_share_says_which_match(rules
     assert values[0] != values[1] and all("contract_type" in v for v in values)
 
 
+def test_one_document_asked_about_by_a_kind_several_documents_are_says_which_match(rules):
+    """ "the supply agreement" where two contracts are supply agreements is one of them, not both (before: a table of
+    both, or passages of whichever the search found first); they are told apart by their parties and dates."""
+    several = rules.decompose("When does the supply agreement expire?").several
+    assert several is not None and (several.by, several.matched) == ("value", 2)
+    assert {doc.doc_id for doc in several.documents} == {"Lakeside Taxi Co.", "ORCHARD_2016-SUPPLY AGREEMENT.txt"}
+    assert all(doc.values.get("parties") for doc in several.documents)
+
+
 @pytest.mark.parametrize(
     "question",
     [
+        "When do the supply agreements expire?",  # plural: every one
+        "When does the Lakeside Taxi supply agreement expire?",  # kind and party: one document
         "Which contracts do we have with Kestrel Dynamics?",  # plural: a condition on every one that has it
         "How many agreements with Kestrel Dynamics?",
         "What do the Kestrel Dynamics contracts say about payment?",

@@ -3,7 +3,8 @@
 A lookup, a yes/no check or a question for text that speaks of one document, in the singular and known ("the
 contract with Dialog Semiconductor", "When does the Acme distribution agreement expire?", "the Kite Pharma NDA"), is
 about one document. Its name finds the documents, each counted once: by a name their title or file name holds
-(`buckets.titled`), or by a value of a name field, a party, that the value readers made a condition. One document:
+(`buckets.titled`), or by the conditions the value readers made of its words: a party ("the contract with Dialog
+Semiconductor"), a kind ("the supply agreement" where the folder holds four), or both. One document:
 the question is about it, as before. None: the name is left unmapped and the run says so, as before. Several:
 answering for all of them, or from whichever passages a search finds first, is a wrong answer that looks right, so
 the decomposition says which documents match (`Several`) and the run asks which (`graph.nodes.review`, clarify kind
@@ -83,10 +84,10 @@ def by_title(name: str, found: list[tuple[str, str, str]]) -> Several:
 
 def settled(d: Decomposition, vocabulary: Vocabulary) -> Decomposition:
     """The reading with the documents its name matches when it asks about one document and several match: those a
-    title holds (found while reading, `by_title`), else those whose name field holds the value its condition names
-    (with its other conditions: "the Acme distribution agreement" is Acme's distribution agreements), each with the
-    values that tell it apart. Unchanged when it names one document, none, or asks about several, or when nothing
-    tells the documents apart (`_with_values`)."""
+    title holds (found while reading, `by_title`), else those that meet its conditions ("the Acme distribution
+    agreement" is Acme's distribution agreements; "the supply agreement" every supply agreement), named by the
+    party where one is said, each with the values that tell it apart. Unchanged when it names one document, none,
+    or asks about several, or when nothing tells the documents apart (`_with_values`)."""
     if d.unmapped or not asks_one(d, vocabulary):  # words that name nothing are asked about first
         return d.model_copy(update={"several": None}) if d.several else d
     if d.several is not None:
@@ -94,14 +95,15 @@ def settled(d: Decomposition, vocabulary: Vocabulary) -> Decomposition:
         return d.model_copy(update={"several": _told_apart(d.several, view, vocabulary)})
     if d.doc_ids:
         return d
-    named = [c for c in d.constraints if c.op in ("=", "in") and _is_name(vocabulary, c.bucket, c.field)]
-    if not named:
+    said = [c for c in d.constraints if c.op in ("=", "in")]
+    if not said:
         return d
-    bucket = named[0].bucket
+    named = next((c for c in said if _is_name(vocabulary, c.bucket, c.field)), said[0])
+    bucket = named.bucket
     found, more = vocabulary.catalog.documents_matching(bucket, d.predicates(bucket), limit=VALUE_ROWS)
     if len(found) < 2:
         return d
-    value = named[0].value
+    value = named.value
     several = Several(
         name=" or ".join(map(str, value)) if isinstance(value, list) else str(value),
         by="value",
