@@ -18,6 +18,9 @@ CLAUSE_WORDS: set[str] = set(_WORDS["clause_words"])
 NAME_SLOT: set[str] = set(_WORDS["name_slot"])
 AMOUNT_SLOT: set[str] = set(_WORDS["amount_slot"])
 """Where a sum's words name what it adds up in ("in doubloons") or what it adds up ("the average tip")."""
+DEFINITE: set[str] = set(_WORDS["definite"])
+INDEFINITE: set[str] = set(_WORDS["indefinite"])
+"""Determiners: the nearest before a noun says whether it is one thing already known ("the contract") or not."""
 ASKING_VERBS: set[str] = set(_WORDS["asking_verbs"])
 """Verbs that end the thing a question names ("the note on working from home say ..."): they phrase the question."""
 DEMONYMS: dict[str, str] = dict(_WORDS["demonyms"])

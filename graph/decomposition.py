@@ -61,6 +61,29 @@ class Unmapped(BaseModel):
     why: str | None = None
 
 
+class NamedDocument(BaseModel):
+    """A document a name of the question matches, as a clarification offers it: its title (or file name) and the
+    values that tell it apart from the others offered (a date, a kind, its parties)."""
+
+    doc_id: str
+    bucket: str
+    title: str | None = None
+    values: dict[str, str] = Field(default_factory=dict)
+
+
+class Several(BaseModel):
+    """A name the question says of the one document it asks about ("the contract with Dialog Semiconductor"), which
+    several documents match: `by` title (or file name) or by a value of a name field (a party). The run asks which
+    (`graph.planners.reading.which`); `documents` are the first of them, `matched` how many match (at least, when
+    `more`)."""
+
+    name: str
+    by: Literal["title", "value"]
+    matched: int
+    more: bool = False
+    documents: list[NamedDocument]
+
+
 class CatalogRead(BaseModel):
     """A read of the index's content a planner made while reading the question, outside the run's tool budget:
     which bucket's content is closest to the question (`closeness`, one semantic search per bucket) or how many
@@ -114,6 +137,11 @@ class Decomposition(BaseModel):
     )
     unmapped: list[Unmapped] = Field(
         default_factory=list, description="Words that look like a condition but name nothing in the index"
+    )
+    several: Several | None = Field(
+        default=None,
+        description="When the question asks about one document by a name several documents share: those documents, "
+        "for the run to ask which (set by the rules, not a model)",
     )
     follow_up_of: str | None = Field(
         default=None,

@@ -56,9 +56,11 @@ class GradedHit(BaseModel):
 
 
 Action = Literal["enough", "more", "clarify", "fallback"]
-ClarifyKind = Literal["no_low", "overload", "unread"]
+ClarifyKind = Literal["no_low", "overload", "unread", "which"]
 """no_low: nothing (relevant) found or words that match nothing; overload: too many rows to list; unread: most of
-the bucket was not read yet for the field a figure needs (`graph.unread_fields`, the graph's own, never a model's)."""
+the bucket was not read yet for the field a figure needs (`graph.unread_fields`, the graph's own, never a model's);
+which: the question asks about one document by a name several documents share (`graph.planners.reading.which`, the
+graph's own too)."""
 
 
 class Decision(BaseModel):
@@ -68,7 +70,8 @@ class Decision(BaseModel):
     clarify_kind: ClarifyKind | None = None
 
 
-Choice = Literal["narrow", "broaden", "export", "retry", "extract", "answer", "stop"]
+Choice = Literal["narrow", "broaden", "export", "retry", "extract", "answer", "document", "all", "stop"]
+"""What a reply chooses; "document" (its `value` the doc_id of a document offered) and "all" answer a "which"."""
 
 
 class ClarifyOption(BaseModel):

@@ -223,9 +223,9 @@ class FakeCatalog:
             if doc_id in wanted
         }
 
-    def documents_titled(self, words: list[str]) -> dict[str, list[tuple[str, str, str]]]:
-        """Up to two documents whose id (the fake documents' only title) holds each word, spaces and punctuation
-        aside, as the store compares them."""
+    def documents_titled(self, words: list[str], limit: int = 2) -> dict[str, list[tuple[str, str, str]]]:
+        """Up to `limit` documents whose id (the fake documents' only title) holds each word, spaces and
+        punctuation aside, as the store compares them."""
         held = [
             (doc_id, bucket, re.sub(r"[\W_]+", "", doc_id.lower()))
             for bucket, docs in self._documents.items()
@@ -233,8 +233,25 @@ class FakeCatalog:
             for doc_id, _, _ in docs
         ]
         return {
-            w: [(doc_id, bucket, doc_id) for doc_id, bucket, title in sorted(held) if w in title][:2] for w in words
+            w: [(doc_id, bucket, doc_id) for doc_id, bucket, title in sorted(held) if w in title][:limit] for w in words
         }
+
+    def documents_matching(
+        self, bucket: str, predicates: dict, doc_ids: list[str] | None = None, limit: int = 50
+    ) -> tuple[list[tuple[str, str | None, dict]], bool]:
+        """The documents with a row passing `predicates` (among `doc_ids`), in id order, once each with their id as
+        title, as annotations_search finds them."""
+        rows = [
+            (doc_id, doc_id, row)
+            for doc_id, _, rows in sorted(self._documents.get(bucket, []))
+            if doc_ids is None or doc_id in doc_ids
+            for _, row in rows
+            if _passes(row, predicates)
+        ]
+        found: dict[str, tuple[str, str | None, dict]] = {}
+        for doc_id, title, row in rows[:limit]:
+            found.setdefault(doc_id, (doc_id, title, row))
+        return list(found.values()), len(rows) > limit
 
     # -- reads of the documents' content ------------------------------------------------------------------------
 

@@ -21,8 +21,23 @@ CONTRACTS = {
     JOINT_CORP: {"contract_type": "Franchise Agreement", "governing_law": ["Arizona"]},
     BLUEFLY: {"contract_type": "Hosting Agreement", "governing_law": ["New York"], "parties": ["IBM"]},
     "Lakeside Taxi Co.": {"contract_type": "Supply Agreement", "parties": ["Lakeside Taxi Co."]},
+    "ORCHARD_2016-SUPPLY AGREEMENT.txt": {
+        "contract_type": "Supply Agreement",
+        "parties": ["Orchard Mills Inc."],
+        "agreement_date": "2016-02-01",
+    },
     DELAWARE_TRUST: {"contract_type": "Custody Agreement", "governing_law": ["Delaware"], "parties": ["DTC"]},
     "JOINT FILING AGREEMENT.txt": {"contract_type": "Joint Venture Agreement", "governing_law": ["Delaware"]},
+    "NIMBUS_2017-LICENSE AGREEMENT.txt": {"contract_type": "License Agreement", "agreement_date": "2017-05-01"},
+    "NIMBUS_2020-LEASE AGREEMENT.txt": {"contract_type": "Lease Agreement", "agreement_date": "2020-09-30"},
+    "KESTREL_2018-DISTRIBUTION AGREEMENT.txt": {
+        "contract_type": "Distribution Agreement",
+        "parties": ["Kestrel Dynamics Ltd.", "Borealis Foods LLC"],
+    },
+    "KESTREL_2021-SERVICES AGREEMENT.txt": {
+        "contract_type": "Services Agreement",
+        "parties": ["Kestrel Dynamics Ltd.", "Dunmore Retail, Inc."],
+    },
     "ASHWORTH-PROMOTION AGREEMENT.txt": {
         "contract_type": "Promotion Agreement",
         "governing_law": ["California"],
@@ -108,3 +123,54 @@ def test_a_field_named_apart_from_the_condition_on_it_is_shown(rules):
     assert "parties" in d.show_fields and "parties" in {c.field for c in d.constraints}
     d = rules.decompose("Which state's law governs the Bluefly e-business hosting agreement with IBM?")
     assert d.show_fields == ["governing_law"]
+
+
+NIMBUS = ["NIMBUS_2017-LICENSE AGREEMENT.txt", "NIMBUS_2020-LEASE AGREEMENT.txt"]
+KESTREL = ["KESTREL_2018-DISTRIBUTION AGREEMENT.txt", "KESTREL_2021-SERVICES AGREEMENT.txt"]
+
+
+@pytest.mark.parametrize(
+    ("question", "by", "documents"),
+    [
+        ("What does the Nimbus agreement say about assignment?", "title", NIMBUS),
+        ("When does the Nimbus contract expire?", "title", NIMBUS),
+        ("What is the governing law of the contract with Kestrel Dynamics?", "value", KESTREL),
+        ("Summarize the Kestrel Dynamics agreement", "value", KESTREL),
+        ("Is the Kestrel Dynamics agreement governed by Delaware law?", "value", KESTREL),
+    ],
+)
+def test_one_document_asked_about_by_a_name_several_share_says_which_match(rules, question, by, documents):
+    """Asked about one document ("the ... agreement"), a name two documents share is read with both, for the run
+    to ask which (`graph.planners.reading.which`): by the name their titles hold, or a party both have; each told
+    apart by the values that differ."""
+    several = rules.decompose(question).several
+    assert several is not None and (several.by, several.matched, several.more) == (by, 2, False)
+    assert [doc.doc_id for doc in several.documents] == documents
+    values = [doc.values for doc in several.documents]
+    assert values[0] != values[1] and all("contract_type" in v for v in values)
+
+
+def test_one_document_asked_about_by_a_kind_several_documents_are_says_which_match(rules):
+    """ "the supply agreement" where two contracts are supply agreements is one of them, not both (before: a table of
+    both, or passages of whichever the search found first); they are told apart by their parties and dates."""
+    several = rules.decompose("When does the supply agreement expire?").several
+    assert several is not None and (several.by, several.matched) == ("value", 2)
+    assert {doc.doc_id for doc in several.documents} == {"Lakeside Taxi Co.", "ORCHARD_2016-SUPPLY AGREEMENT.txt"}
+    assert all(doc.values.get("parties") for doc in several.documents)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When do the supply agreements expire?",  # plural: every one
+        "When does the Lakeside Taxi supply agreement expire?",  # kind and party: one document
+        "Which contracts do we have with Kestrel Dynamics?",  # plural: a condition on every one that has it
+        "How many agreements with Kestrel Dynamics?",
+        "What do the Kestrel Dynamics contracts say about payment?",
+        "Is there a contract with Kestrel Dynamics governed by Ohio law?",  # any one, not one known
+        "What does the Kestrel Dynamics distribution agreement say about payment?",  # one document matches
+        "Which state's law governs the PaxMedica master service agreement?",
+    ],
+)
+def test_a_question_about_several_documents_or_a_name_one_matches_asks_nothing(rules, question):
+    assert rules.decompose(question).several is None

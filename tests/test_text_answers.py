@@ -1,8 +1,9 @@
 """Text answers about a user's own contracts (no labels; fields found in the text) quote only what answers, from the
 documents the question is about: a clause asked about in a named contract is quoted from that contract, not from
 another with the same clause; what the named contract does not say is said to be missing ("I found no passage about
-parental leave in ..."), not filled with its nearest sentence or another contract's; and a contract named by a name
-no document holds is asked about, not answered with every contract of its kind."""
+parental leave in ..."), not filled with its nearest sentence or another contract's; a contract named by a name
+no document holds is asked about, not answered with every contract of its kind; and one contract asked about by a
+name several share is asked which, not answered from all of them."""
 
 from __future__ import annotations
 
@@ -35,9 +36,25 @@ CONTRACTS = {
         "Dunmore Retail, Inc.",
         "Texas",
     ),
+    "KESTREL_2018-DISTRIBUTION AGREEMENT.txt": (
+        "DISTRIBUTION AGREEMENT",
+        "Kestrel Dynamics Ltd.",
+        "Quill Paper Co.",
+        "Ohio",
+    ),
+    "KESTREL_2021-SERVICES AGREEMENT.txt": (
+        "SERVICES AGREEMENT",
+        "Kestrel Dynamics Ltd.",
+        "Harbor Lines Inc.",
+        "Texas",
+    ),
 }
 ZEPHYR = "ZEPHYR-LICENSE AGREEMENT.txt"
 """A contract whose parties the rules cannot read (no preamble naming them): named by its file name only."""
+NIMBUS = ["NIMBUS_2017-LICENSE AGREEMENT.txt", "NIMBUS_2020-LEASE AGREEMENT.txt"]
+"""Two contracts whose parties the rules cannot read, both named "Nimbus" by their file names."""
+KESTREL = ["KESTREL_2018-DISTRIBUTION AGREEMENT.txt", "KESTREL_2021-SERVICES AGREEMENT.txt"]
+"""Two contracts with the same party, Kestrel Dynamics."""
 ACME = "ACMEWIDGETS_2019-SUPPLY AGREEMENT.txt"
 COBALT = "COBALTHOSTING_2001-WEB HOSTING AGREEMENT.txt"
 
@@ -60,7 +77,8 @@ def own_contracts(postgres_url, minilm, tmp_path_factory):
     for name, (kind, first, second, law) in CONTRACTS.items():
         (folder / name).write_text(_contract(kind, first, second, law))
     licence = [f"{n}. {text.format(name='Licensee', law='Ohio')}" for n, text in enumerate(SECTIONS.values(), 1)]
-    (folder / ZEPHYR).write_text("\n\n".join(["LICENSE AGREEMENT", *licence]))
+    for name in (ZEPHYR, *NIMBUS):
+        (folder / name).write_text("\n\n".join([name.split("-", 1)[1].removesuffix(".txt"), *licence]))
     with fresh_database(postgres_url) as url:
         stack = make_stack(url, tmp_path_factory.mktemp("own"), minilm)
         ingest_source(stack, path=folder, bucket="contracts", scope="default", progress=False)
@@ -126,3 +144,45 @@ def test_a_contract_named_by_its_party_and_a_kind_it_is_not_is_searched_by_the_n
     assert {"parties", "contract_type"} <= {c.field for c in run.state.values["decomposition"].constraints}
     assert run.answer is not None and {c.doc_id for c in run.answer.citations} == {COBALT}
     assert "shall pay each invoice within thirty (30) days" in run.answer.text
+
+
+KESTREL_PAYMENT = "What does the contract with Kestrel Dynamics say about payment?"
+
+
+def _offered(run: Run) -> list[str]:
+    return [o["value"] for o in run.interrupt["options"] if o["choice"] == "document"]
+
+
+def test_one_contract_asked_about_by_a_party_two_share_is_asked_which_then_answered_from_it_alone(own_contracts):
+    run = Run(own_contracts, KESTREL_PAYMENT, RULES)
+    assert run.answer is None and run.interrupt["kind"] == "which", run.answer
+    assert _offered(run) == KESTREL and [o["choice"] for o in run.interrupt["options"]][-2:] == ["all", "stop"]
+    assert "2 documents match 'Kestrel Dynamics Ltd.'" in run.interrupt["reason"]
+    assert not run.state.values["evidence"]  # asked before anything was searched
+    run.resume({"choice": "document", "value": KESTREL[1]})
+    assert {c.doc_id for c in run.answer.citations} == {KESTREL[1]}
+    assert "shall pay each invoice within thirty (30) days" in run.answer.text
+
+
+def test_all_of_the_contracts_a_name_matches_are_answered_for_and_said_to_be_several(own_contracts):
+    answer = Run(own_contracts, KESTREL_PAYMENT, RULES).resume({"choice": "all"}).answer
+    assert answer.text.startswith("2 documents match “Kestrel Dynamics Ltd.”")
+    assert answer.citations and {c.doc_id for c in answer.citations} <= set(KESTREL)
+
+
+def test_a_document_not_offered_is_refused_and_asked_again(own_contracts):
+    run = Run(own_contracts, KESTREL_PAYMENT, RULES).resume({"choice": "document", "value": ACME})
+    assert run.answer is None and run.interrupt["kind"] == "which" and _offered(run) == KESTREL
+    assert f"'{ACME}' is not a document offered here" in run.interrupt["error"]
+
+
+def test_several_contracts_asked_about_by_the_shared_name_are_listed_without_asking(own_contracts):
+    run = Run(own_contracts, "Which contracts do we have with Kestrel Dynamics?", RULES)
+    assert run.interrupt is None and {r["doc_id"] for r in run.answer.rows} == set(KESTREL)
+
+
+def test_one_contract_asked_about_by_a_name_two_file_names_hold_is_asked_which(own_contracts):
+    run = Run(own_contracts, "What does the Nimbus agreement say about assignment?", RULES)
+    assert run.answer is None and run.interrupt["kind"] == "which" and _offered(run) == NIMBUS
+    run.resume({"choice": "document", "value": NIMBUS[0]})
+    assert {c.doc_id for c in run.answer.citations} == {NIMBUS[0]}

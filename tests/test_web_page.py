@@ -171,6 +171,19 @@ def test_a_list_that_asks_back_is_answered_with_a_button_and_followed_up_on_the_
     expect(page.locator("#thread-list button[aria-current=true]")).to_have_count(1)
 
 
+def test_one_contract_asked_about_by_a_party_two_share_is_chosen_with_a_button(page, served):
+    """Two sample contracts have Silverleaf Software as a party: the page offers each as a button, with the values
+    that tell them apart, and the answer is about the one chosen."""
+    sign_in(page, served)
+    turn = ask(page, "What is the governing law of the contract with Silverleaf Software?")
+    expect(turn.locator(".clarify")).to_contain_text("2 documents match 'Silverleaf Software Ltd'")
+    expect(turn.locator(".clarify button[data-choice=document]")).to_have_count(2)
+    turn.locator(".clarify button[data-choice=document]", has_text="Reseller Agreement").click()
+    expect(turn.locator(".clarify")).to_have_count(0)
+    expect(turn.locator("table")).to_contain_text("Delaware")
+    expect(turn.locator("table")).not_to_contain_text("California")
+
+
 def test_the_export_option_downloads_the_csv(page, served):
     sign_in(page, served)
     turn = ask(page, "Which contracts have a notice period of at least 30 days?", max_hits=3)

@@ -113,12 +113,26 @@ class Catalog:
         its id is about that document)."""
         return self._read(self.context.stack.store.document_buckets, self.scope, doc_ids) if doc_ids else {}
 
-    def documents_titled(self, words: list[str]) -> dict[str, list[tuple[str, str, str]]]:
-        """For each of `words` (lower-case letters and digits), up to two documents of this scope (id, bucket, title)
-        whose
-        title or id holds it, spaces and punctuation aside: a question that names a document by its company or
-        title is about that document when a word finds one only."""
-        return self._read(self.context.stack.store.documents_titled, self.scope, words) if words else {}
+    def documents_titled(self, words: list[str], limit: int = 2) -> dict[str, list[tuple[str, str, str]]]:
+        """For each of `words` (lower-case letters and digits), up to `limit` documents of this scope (id, bucket,
+        title) whose title or id holds it, spaces and punctuation aside: a question that names a document by its
+        company or title is about that document when a word finds one only."""
+        return self._read(self.context.stack.store.documents_titled, self.scope, words, limit) if words else {}
+
+    def documents_matching(
+        self, bucket: str, predicates: dict, doc_ids: list[str] | None = None, limit: int = 50
+    ) -> tuple[list[tuple[str, str | None, dict]], bool]:
+        """The documents of the bucket (among `doc_ids` when given) with a row passing `predicates`, each once as
+        (id, title, its first such row), up to `limit` rows read (through the tools' annotations_search), and
+        whether more rows match than were read: which documents a name of the question matches (none known when
+        the search fails)."""
+        among = {"doc_id": doc_ids} if doc_ids else {}
+        arguments = {"bucket": bucket, "predicates": predicates, "top_k": limit, **among}
+        envelope = run_named("annotations_search", arguments, self.context)
+        found: dict[str, tuple[str, str | None, dict]] = {}
+        for hit in envelope.rows():
+            found.setdefault(hit.doc_id, (hit.doc_id, hit.metadata.title, hit.row))
+        return list(found.values()), envelope.total_is_lower_bound or envelope.total_hits > limit
 
     def text_hits(self, bucket: str, words: str, filters: dict | None = None) -> int | None:
         """How many chunks of the bucket hold any of `words` (the keyword index's count, through the tools), in the

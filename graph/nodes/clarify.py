@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from graph.access.tenancy import may_write
 from graph.context import AgentContext
-from graph.decomposition import Constraint, Decomposition
+from graph.decomposition import Constraint, Decomposition, NamedDocument, Several
 from graph.export import export_csv
 from graph.markdown import escape
 from graph.schemas import Answer, ClarifyOption, ClarifyReply
@@ -96,6 +96,23 @@ def _unread_options(unread: UnreadField | None, may_extract: bool) -> list[Clari
     return options
 
 
+def _which_options(several: Several | None) -> list[ClarifyOption]:
+    """The documents a name matches, each an answer that confines the question to it, and all of them."""
+    if several is None:
+        return []
+    options = [
+        ClarifyOption(choice="document", label=_document_label(doc), value=doc.doc_id) for doc in several.documents
+    ]
+    count = f"more than {several.matched}" if several.more else f"all {several.matched}"
+    return [*options, ClarifyOption(choice="all", label=f"{count} of them (an answer for each, said to be several)")]
+
+
+def _document_label(doc: NamedDocument) -> str:
+    """A document as the human tells it from the others: its title (or id), and the values that differ."""
+    values = "; ".join(f"{field}: {escape(value)}" for field, value in doc.values.items())
+    return escape(doc.title or doc.doc_id) + (f" ({values})" if values else "")
+
+
 def clarification_payload(
     state: AgentState,
     budget_left: int,
@@ -112,7 +129,9 @@ def clarification_payload(
     d = state["decomposition"]
     options = _narrow_options(state, categorical) if decision.clarify_kind == "overload" and budget_left > 0 else []
     options += _meant_options(d) if budget_left > 0 else []
-    if decision.clarify_kind == "unread":
+    if decision.clarify_kind == "which":
+        options += _which_options(d.several)
+    elif decision.clarify_kind == "unread":
         options += _unread_options(unread, may_extract and budget_left > 0)
     elif decision.clarify_kind == "overload":
         options.append(ClarifyOption(choice="export", label="export the full result as CSV"))
@@ -189,9 +208,15 @@ def human_reply(
             added = _narrowing(reply, d.buckets[0], field_types) if reply.choice == "narrow" else None
             if reply.choice == "extract" and (unread is None or reply.field not in (None, unread.field)):
                 raise ValueError(f"extract reads the documents for {unread.field if unread else 'no field'} only")
+            if reply.choice == "document" and reply.value not in (offered := _offered_documents(payload)):
+                raise ValueError(f"{reply.value!r} is not a document offered here ({', '.join(offered)})")
             return reply, added
         except ValueError as exc:  # pydantic's ValidationError and the catalog's InvalidInput are ValueErrors
             problem = f"that answer cannot be used ({_reason(exc)}); answer with one of the options"
+
+
+def _offered_documents(payload: dict[str, Any]) -> list[str]:
+    return [o["value"] for o in payload["options"] if o["choice"] == "document"]
 
 
 def closing_answer(reply: ClarifyReply, d: Decomposition, scope: str, services: AgentServices) -> Answer | None:
@@ -213,8 +238,13 @@ def closing_answer(reply: ClarifyReply, d: Decomposition, scope: str, services: 
 def answered_reading(
     d: Decomposition, reply: ClarifyReply, added: Constraint | None, catalog: Catalog
 ) -> Decomposition:
-    """The question as a narrow or broaden answer leaves it: with the constraint added, or searched in the text
-    (without the constraints, or in every bucket of the scope when there were none)."""
+    """The question as a narrow, broaden or which answer leaves it: with the constraint added, searched in the text
+    (without the constraints, or in every bucket of the scope when there were none), confined to the document
+    chosen (`confined`), or, for all of them, as it was read (its answer says they are several)."""
+    if reply.choice == "document":
+        return confined(d, reply.value)
+    if reply.choice == "all":
+        return d
     if reply.choice == "narrow":
         return d.model_copy(update={"constraints": [*d.constraints, added], "unmapped": []})
     return d.model_copy(
@@ -225,6 +255,13 @@ def answered_reading(
             "buckets": d.buckets if d.constraints else list(catalog.buckets),
         }
     )
+
+
+def confined(d: Decomposition, doc_id: str) -> Decomposition:
+    """The question about the one document chosen among those its name matches, and about no other: its
+    conditions kept (they hold for it)."""
+    bucket = next(doc.bucket for doc in d.several.documents if doc.doc_id == doc_id) if d.several else d.buckets[0]
+    return d.model_copy(update={"doc_ids": [doc_id], "buckets": [bucket], "several": None})
 
 
 def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> Command:
@@ -244,6 +281,6 @@ def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: Agen
         return Command(goto="plan", update={"clarification": reply})
     reading = answered_reading(d, reply, added, services.catalog(runtime.context.scope))
     update = {"clarification": reply, "decomposition": reading}
-    if reply.choice == "broaden":
+    if reply.choice in ("broaden", "document"):
         update["route"] = services.planner(runtime.context).route(reading, tried=[])
     return Command(goto="plan", update=update)

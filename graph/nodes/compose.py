@@ -18,8 +18,20 @@ from langgraph.runtime import Runtime
 
 from graph.answer.computed import failures
 from graph.context import AgentContext
+from graph.markdown import escape
 from graph.services import AgentServices
 from graph.state import AgentState, current_evidence
+
+
+def several_said(state: AgentState) -> str | None:
+    """What an answer for all the documents a name matches says first, when the human chose all of them: that they
+    are several, and which (the question asked about one)."""
+    reply, several = state.get("clarification"), state["decomposition"].several
+    if reply is None or reply.choice != "all" or several is None:
+        return None
+    titles = ", ".join(escape(doc.title or doc.doc_id) for doc in several.documents)
+    count = f"More than {several.matched}" if several.more else str(several.matched)
+    return f"{count} documents match “{escape(several.name)}” ({titles}); this answers for all of them.\n\n"
 
 
 def compose(state: AgentState, runtime: Runtime[AgentContext], *, services: AgentServices) -> dict:
@@ -40,6 +52,8 @@ def compose(state: AgentState, runtime: Runtime[AgentContext], *, services: Agen
             answer = answer.model_copy(update={"text": answer.text + tail})
             if streamed:
                 stream(tail)
+        if (head := several_said(state)) is not None:
+            answer = answer.model_copy(update={"text": head + answer.text, "notes": [*answer.notes, head.strip()]})
     same = "".join(streamed) == answer.text
     message = AIMessage(answer.text, id=message_id if same else str(uuid.uuid4()))
     return {"answer": answer, "messages": [message], "model_calls": calls}

@@ -29,9 +29,15 @@ class CatalogView(Protocol):
     def documents(self, doc_ids: list[str]) -> dict[str, str]:
         """Which of `doc_ids` are documents of this scope, with their buckets."""
 
-    def documents_titled(self, words: list[str]) -> dict[str, list[tuple[str, str, str]]]:
-        """For each word, up to two documents (id, bucket, title) whose title or id holds it, spaces and punctuation
-        aside."""
+    def documents_titled(self, words: list[str], limit: int = 2) -> dict[str, list[tuple[str, str, str]]]:
+        """For each word, up to `limit` documents (id, bucket, title) whose title or id holds it, spaces and
+        punctuation aside."""
+
+    def documents_matching(
+        self, bucket: str, predicates: dict, doc_ids: list[str] | None = None, limit: int = 50
+    ) -> tuple[list[tuple[str, str | None, dict]], bool]:
+        """The documents of the bucket (among `doc_ids`) with a row passing `predicates`, once each as (id, title,
+        row), and whether more rows match than the `limit` read."""
 
     def text_hits(self, bucket: str, words: str, filters: dict | None = None) -> int | None:
         """How many chunks of the bucket hold any of `words` (in the documents passing `filters`); None when the

@@ -37,6 +37,7 @@ from graph.planners.reading import (
     quantities,
     shape,
     values,
+    which,
 )
 from graph.planners.reading.claims import BucketConstraints, Claims, Found, Said
 from graph.planners.reading.question import Question
@@ -69,7 +70,8 @@ class RuleDecomposer:
         grounded (`grounding.ground`): one that would answer another question than the one asked (another bucket's
         documents, a condition left out, words read that name nothing) is returned with what could not be used as
         `unmapped`, so that the run asks; when another bucket holds the names left, the question is read again
-        there. A question for text that names a bucket is searched in the closest bucket too. The reads of the
+        there. A question for text that names a bucket is searched in the closest bucket too. A question about one
+        document by a name several documents share says which do (`which.settled`). The reads of the
         index's content it makes (at most `max_reads` searches) come with it."""
         with recorded(max_reads) as log:
             readings = [self.read(question, within)]
@@ -84,6 +86,7 @@ class RuleDecomposer:
             d = ground(readings[0].decomposition, self.vocabulary, understood=readings[0].understood,
                        within=within, again=again)  # fmt: skip
             d = buckets.searched_too(d, readings[-1].understood, self.vocabulary)
+            d = which.settled(d, self.vocabulary)
         return d.model_copy(update={"catalog_reads": log.reads})
 
     def read(self, asked: str, within: list[str] | None, forced: str | None = None) -> Read:
@@ -92,7 +95,7 @@ class RuleDecomposer:
         answer shows. With it, which words it understood, for grounding's checks."""
         question = Question.of(asked, self.today, self.vocabulary.bucket_words)
         claims = Claims()
-        doc_ids = buckets.doc_ids(question, self.vocabulary, claims)
+        doc_ids, several = buckets.doc_ids(question, self.vocabulary, claims)
         names = [forced] if forced else buckets.named(question, self.vocabulary, within, doc_ids)
         views = [self.vocabulary.buckets[b] for b in names]
         reading = intent.read(question, views, doc_ids)
@@ -107,7 +110,7 @@ class RuleDecomposer:
         if reading.intent not in STRUCTURED_INTENTS or doc_ids:
             unmapped = []  # a question for text, or about documents named by id: nothing left to compute without
         d = shape.decomposition(question, reading, names, views, constraints, claims.spans, understood.spans, doc_ids)
-        return Read(d.model_copy(update={"unmapped": unmapped}), understood)
+        return Read(d.model_copy(update={"unmapped": unmapped, "several": several}), understood)
 
     @classmethod
     def conditions_in(

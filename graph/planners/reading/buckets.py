@@ -8,7 +8,8 @@ import re
 from english.currencies import currency_mentions
 from english.lexicon import STOPWORDS
 from english.value_match import normalise
-from graph.decomposition import Decomposition
+from graph.decomposition import Decomposition, Several
+from graph.planners.reading import which
 from graph.planners.reading.claims import Claims
 from graph.planners.reading.question import Question
 from graph.planners.reading.understood import Understood
@@ -27,20 +28,24 @@ MOST_NAMED = 3
 """A question that seems to name more documents than this names none of them: its words are common in titles."""
 
 
-def doc_ids(question: Question, vocabulary: Vocabulary, claims: Claims) -> dict[str, str]:
+def doc_ids(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[dict[str, str], Several | None]:
     """Documents the question names, with their buckets: by id ("receipt X51005361907", "cuad_042"), else by a name
-    in their title or file name ("the PaxMedica master service agreement", "the Joint Corp franchise agreement")."""
+    in their title or file name ("the PaxMedica master service agreement", "the Joint Corp franchise agreement"),
+    with the name several titles hold when the question asks about one document by it (`titled`)."""
     candidates = {m.group(0).rstrip(".?"): m.span() for m in _DOC_ID.finditer(question.text)}
     found = vocabulary.catalog.documents(list(candidates)) if candidates else {}
     claims.claim(*(candidates[doc_id] for doc_id in found))
-    return found or titled(question, vocabulary, claims)
+    return (found, None) if found else titled(question, vocabulary, claims)
 
 
-def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> dict[str, str]:
+def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[dict[str, str], Several | None]:
     """Documents the question names by a name their title holds: a run of capitalised words, whole or one of its
-    words, that the title of one document only holds (spaces and punctuation aside). Words that name something
-    else are not names of a document: dates and quantities, the first word of the sentence, stopwords, the scope's
-    bucket and field words, and the values of its fields: a governing law such as "Delaware", and a company or
+    words, that the title of one document only holds (spaces and punctuation aside). When no name holds in one
+    title only, and one name holds in several while the question speaks of one document ("the Acme agreement",
+    `which.one_document`), those documents are the ones named, with the name, for the run to ask which (`Several`).
+    Words that name something else are not names of a document: dates and quantities, the first word of the
+    sentence, stopwords, the scope's bucket and field words, and the values of its fields: a governing law such as
+    "Delaware", and a company or
     party a name field holds ("Lakeside Taxi"), which the value readers read as a condition on every document that
     has it. So titles name the documents whose names no field holds (a contract whose parties the rules did not
     find), and only in the buckets whose fields are found in their documents' text (a user's own files, which the
@@ -49,9 +54,9 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> dict[s
     own = {name for name, view in vocabulary.buckets.items() if any(f.extracted_count for f in view.fields)}
     runs = _name_runs(question) if own else []
     if not runs:
-        return {}
+        return {}, None
     common, valued = _not_names(question, vocabulary), _name_values(vocabulary)
-    wanted: list[tuple[list[str], tuple[int, int]]] = []
+    wanted: list[tuple[list[str], tuple[int, int], str]] = []
     for words, span in runs:
         whole = [_compact(" ".join(words))] if len(words) > 1 else []
         candidates = [
@@ -60,17 +65,27 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> dict[s
             if c not in common and len(c) >= MIN_NAME_CHARS and not any(c in value for value in valued)
         ]
         if candidates:
-            wanted.append((candidates, span))
-    titles = vocabulary.catalog.documents_titled(sorted({c for candidates, _ in wanted for c in candidates}))
+            wanted.append((candidates, span, " ".join(words)))
+    compact = sorted({c for candidates, _, _ in wanted for c in candidates})
+    titles = vocabulary.catalog.documents_titled(compact, which.TITLE_MATCHES)
     named: dict[str, str] = {}
-    for candidates, span in wanted:
+    shared: list[tuple[tuple[int, int], str, list[tuple[str, str, str]]]] = []
+    for candidates, span, name in wanted:
         for candidate in candidates:
             if len(found := titles.get(candidate, [])) == 1 and found[0][1] in own:
                 doc_id, bucket, _ = found[0]
                 named[doc_id] = bucket
                 claims.claim(span)
                 break
-    return named if len(named) <= MOST_NAMED else {}
+        else:
+            held = next((found for c in candidates if len(found := titles.get(c, [])) > 1), [])
+            if held and {bucket for _, bucket, _ in held} <= own:
+                shared.append((span, name, held))
+    if named or len(shared) != 1 or not which.one_document(question.text, vocabulary):
+        return (named if len(named) <= MOST_NAMED else {}), None
+    span, name, held = shared[0]
+    claims.claim(span)
+    return {doc_id: bucket for doc_id, bucket, _ in held}, which.by_title(name, held)
 
 
 def _name_runs(question: Question) -> list[tuple[list[str], tuple[int, int]]]:

@@ -1,0 +1,160 @@
+"""The documents a name of the question matches, when the question asks about one document: one, several or none.
+
+A lookup, a yes/no check or a question for text that speaks of one document, in the singular and known ("the
+contract with Dialog Semiconductor", "When does the Acme distribution agreement expire?", "the Kite Pharma NDA"), is
+about one document. Its name finds the documents, each counted once: by a name their title or file name holds
+(`buckets.titled`), or by the conditions the value readers made of its words: a party ("the contract with Dialog
+Semiconductor"), a kind ("the supply agreement" where the folder holds four), or both. One document:
+the question is about it, as before. None: the name is left unmapped and the run says so, as before. Several:
+answering for all of them, or from whichever passages a search finds first, is a wrong answer that looks right, so
+the decomposition says which documents match (`Several`) and the run asks which (`graph.nodes.review`, clarify kind
+"which"), offering them by title with the values that tell them apart. A question about several documents ("Which
+contracts do we have with Lakeside Taxi?", "How many agreements with Acme?") is not asked: its name stays a
+condition on every document that has it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from english.lexicon import DEFINITE, INDEFINITE
+from english.words import plural
+from graph.decomposition import Decomposition, NamedDocument, Several
+from graph.planners.vocabulary import BucketWords, Mention, Vocabulary
+
+WHICH_OFFERED = 10
+"""Documents a clarification offers at most; it says how many match when more do."""
+TITLE_MATCHES = WHICH_OFFERED + 1
+"""Documents read per name in titles: one more than are offered tells "more than 10" from "10"."""
+VALUE_ROWS = 50
+"""Annotation rows read for the documents a party's name matches (a document may have several rows)."""
+SHOWN_VALUES = 3
+"""Fields shown beside an offered document's title: those whose values tell the documents apart."""
+SHOWN_ITEMS = 2
+"""Items shown of a list value (the first parties)."""
+DETERMINER_REACH = 6
+"""Words looked back from a document word for its determiner ("the Acme Corp master supply agreement")."""
+ONE_DOCUMENT_INTENTS = ("lookup", "qa", "summarize")
+_WORD = re.compile(r"[a-z][\w'’]*")
+
+
+def one_document(text: str, vocabulary: Vocabulary) -> bool:
+    """Whether the question speaks of one document already known: a word for a document (an alias of a bucket:
+    "contract", "agreement", "NDA") in the singular after a definite determiner ("the contract", "our NDA", "the
+    Acme distribution agreement"), and none in the plural ("the contracts with X", "NDAs") or after an indefinite
+    one ("a contract", "each NDA")."""
+    lowered = text.lower()
+    mentions = [m for _, found in vocabulary.named_buckets(lowered) for m in found]
+    if not mentions or any(_plural(m) for m in mentions):
+        return False
+    return all(_definite(lowered[: m.span[0]]) for m in mentions)
+
+
+def _plural(m: Mention) -> bool:
+    said, alias = m.text.lower().split(), m.alias.lower().split()
+    return bool(said) and plural(said[-1]) and not (alias and plural(alias[-1]))
+
+
+def _definite(before: str) -> bool:
+    """The nearest determiner before a word is a definite one; False when there is none near."""
+    for word in reversed(_WORD.findall(before)[-DETERMINER_REACH:]):
+        if word in DEFINITE:
+            return True
+        if word in INDEFINITE:
+            return False
+    return False
+
+
+def asks_one(d: Decomposition, vocabulary: Vocabulary) -> bool:
+    """A lookup, a yes/no check or a question for text, about one document (`one_document`)."""
+    return (d.intent in ONE_DOCUMENT_INTENTS or bool(d.checks)) and one_document(d.question, vocabulary)
+
+
+def by_title(name: str, found: list[tuple[str, str, str]]) -> Several:
+    """The documents whose title holds the name (`TITLE_MATCHES` read), before their values are read (`settled`)."""
+    documents = [NamedDocument(doc_id=doc_id, bucket=bucket, title=title) for doc_id, bucket, title in found]
+    return Several(
+        name=name,
+        by="title",
+        matched=min(len(found), WHICH_OFFERED),
+        more=len(found) > WHICH_OFFERED,
+        documents=documents[:WHICH_OFFERED],
+    )
+
+
+def settled(d: Decomposition, vocabulary: Vocabulary) -> Decomposition:
+    """The reading with the documents its name matches when it asks about one document and several match: those a
+    title holds (found while reading, `by_title`), else those that meet its conditions ("the Acme distribution
+    agreement" is Acme's distribution agreements; "the supply agreement" every supply agreement), named by the
+    party where one is said, each with the values that tell it apart. Unchanged when it names one document, none,
+    or asks about several, or when nothing tells the documents apart (`_with_values`)."""
+    if d.unmapped or not asks_one(d, vocabulary):  # words that name nothing are asked about first
+        return d.model_copy(update={"several": None}) if d.several else d
+    if d.several is not None:
+        view = vocabulary.buckets.get(d.several.documents[0].bucket)
+        return d.model_copy(update={"several": _told_apart(d.several, view, vocabulary)})
+    if d.doc_ids:
+        return d
+    said = [c for c in d.constraints if c.op in ("=", "in")]
+    if not said:
+        return d
+    named = next((c for c in said if _is_name(vocabulary, c.bucket, c.field)), said[0])
+    bucket = named.bucket
+    found, more = vocabulary.catalog.documents_matching(bucket, d.predicates(bucket), limit=VALUE_ROWS)
+    if len(found) < 2:
+        return d
+    value = named.value
+    several = Several(
+        name=" or ".join(map(str, value)) if isinstance(value, list) else str(value),
+        by="value",
+        matched=len(found),
+        more=more,
+        documents=[NamedDocument(doc_id=doc_id, bucket=bucket, title=title) for doc_id, title, _ in found][
+            :WHICH_OFFERED
+        ],
+    )
+    rows = {doc_id: row for doc_id, _, row in found}
+    return d.model_copy(update={"several": _with_values(several, vocabulary.buckets[bucket], rows)})
+
+
+def _is_name(vocabulary: Vocabulary, bucket: str, field: str) -> bool:
+    view = vocabulary.buckets.get(bucket)
+    f = view.get(field) if view is not None else None
+    return f is not None and f.role == "name"
+
+
+def _told_apart(several: Several, view: BucketWords | None, vocabulary: Vocabulary) -> Several | None:
+    """The documents a title holds, with their values read (one search of their rows)."""
+    if view is None:
+        return several
+    ids = [doc.doc_id for doc in several.documents]
+    found, _ = vocabulary.catalog.documents_matching(view.name, {}, doc_ids=ids, limit=VALUE_ROWS)
+    return _with_values(several, view, {doc_id: row for doc_id, _, row in found})
+
+
+def _with_values(several: Several, view: BucketWords, rows: dict[str, dict]) -> Several | None:
+    """Each document with the values of the fields that tell the documents apart: of kinds (a text field with a
+    short value list), dates and names, in that order, those whose values differ among them, at most
+    `SHOWN_VALUES`. None when neither their titles nor those values tell any two apart: copies of one document
+    (the same invoice ingested twice), whose answer is the same whichever is read."""
+    kinds = [f.name for f in view.fields if f.type == "string" and f.values is not None and f.role != "name"]
+    fields = [*kinds, *(f.name for f in view.typed("date")), *(f.name for f in view.role("name"))]
+    shown = {doc.doc_id: {f: _shown(rows.get(doc.doc_id, {}).get(f)) for f in fields} for doc in several.documents}
+    apart = [f for f in fields if len({values[f] for values in shown.values()}) > 1][:SHOWN_VALUES]
+    if not apart and len({doc.title for doc in several.documents}) == 1:
+        return None
+    documents = [
+        doc.model_copy(update={"values": {f: shown[doc.doc_id][f] for f in apart if shown[doc.doc_id][f]}})
+        for doc in several.documents
+    ]
+    return several.model_copy(update={"documents": documents})
+
+
+def _shown(value: object) -> str:
+    """A value as a label shows it: a list by its first items."""
+    if value is None or value == [] or value == "":
+        return ""
+    if isinstance(value, list):
+        head = ", ".join(map(str, value[:SHOWN_ITEMS]))
+        return head + (f" and {len(value) - SHOWN_ITEMS} more" if len(value) > SHOWN_ITEMS else "")
+    return str(value)
