@@ -8,7 +8,8 @@ home's `inbox` folder and the shared data folder. A relative path is taken insid
 
 A request with `"extract": true` goes to the other node: `ragent extract` on the server, the declared fields (or
 those of `fields`) found again in the stored documents of a bucket, with the chat model too for `"model": true`.
-It streams its progress to `custom` stream clients, a few events a second.
+It streams its progress to `custom` stream clients, a few events a second (`ingest` events while ingesting,
+`extract` events while extracting).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from graph.access.tenancy import request_scope
 from graph.served_paths import served_text
 from graph.services import AgentServices
 from retrievers.extraction.stored import extract_stored, fields_to_extract
+from retrievers.ingestion.progress import IngestProgress
 from retrievers.ingestion.sources import ingest_source
 from retrievers.loaders import shared_data_dir
 
@@ -139,6 +141,7 @@ def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> 
             force=bool(state.get("force")),
             limit=checked_limit(state.get("limit")),
             progress=False,
+            progressed=ingest_events(PROGRESS_EVERY_S, get_stream_writer()),
         )
     except InvalidInput as error:
         raise InvalidInput(served_text(str(error), roots)) from None
@@ -208,6 +211,20 @@ def progress_events(seconds: float, write: Callable[[dict], None], bucket: str) 
         if done == total or time.monotonic() - last >= seconds:
             last = time.monotonic()
             write({"event": "extract", "bucket": bucket, "done": done, "total": total})
+
+    return progressed
+
+
+def ingest_events(seconds: float, write: Callable[[dict], None]) -> Callable[[IngestProgress], None]:
+    """An ingest's progress (documents, total, chunks, chunks/s, ETA in seconds: what `ragent ingest` shows) written
+    as `ingest` events at most every `seconds`, and when the last document is done."""
+    last = -seconds
+
+    def progressed(progress: IngestProgress) -> None:
+        nonlocal last
+        if progress.documents == progress.total or time.monotonic() - last >= seconds:
+            last = time.monotonic()
+            write({"event": "ingest", **progress.counts()})
 
     return progressed
 

@@ -4,7 +4,7 @@ scope."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from pathlib import Path
 
@@ -14,6 +14,7 @@ from core.scope import DEFAULT_SCOPE
 from retrievers import loaders
 from retrievers.extraction.extractor import without_extracted
 from retrievers.ingestion.pipeline import Ingestor, IngestReport
+from retrievers.ingestion.progress import IngestProgress
 from retrievers.loaders import files
 from retrievers.loaders.files import Skipped
 from retrievers.stack import Stack
@@ -71,6 +72,7 @@ def ingest_source(
     scope: str = DEFAULT_SCOPE,
     force: bool = False,
     progress: bool | None = None,
+    progressed: Callable[[IngestProgress], None] | None = None,
 ) -> IngestReport:
     specs: Mapping[str, Sequence[FieldSpec]] | None = None
     if dataset:
@@ -89,4 +91,6 @@ def ingest_source(
     items = in_scope(items, scope)
     if not dataset:
         items = against_stored(items, stack, scope, keep_annotations=annotations is None)
-    return Ingestor(stack).ingest(items, field_specs=specs, total=limit, force=force, progress=progress)
+    return Ingestor(stack).ingest(
+        items, field_specs=specs, total=limit, force=force, progress=progress, progressed=progressed
+    )
