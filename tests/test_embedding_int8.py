@@ -102,14 +102,15 @@ def test_documents_go_to_a_gpu_only_when_there_is_one_and_the_setting_allows_it(
     assert embedding_device("auto", cuda=lambda: False, note=note) == "cpu" and note.getvalue() == ""
     assert embedding_device("cpu", cuda=lambda: True) == "cpu"
     assert embedding_device("cuda", cuda=lambda: False, note=note) == "cpu"
-    assert note.getvalue().count("\n") == 1 and "torch sees no GPU" in note.getvalue()
+    assert note.getvalue().count("\n") == 1 and "torch sees none" in note.getvalue()
     with pytest.raises(InvalidInput, match="RAGENT_EMBEDDING_DEVICE"):
         embedding_device("tpu")
 
 
 @pytest.mark.parametrize(("device", "recorded"), [("cuda", None), ("cpu", None), ("cuda", "int8")])
 def test_a_gpu_embeds_float32_and_a_folder_of_another_variant_stays_on_the_cpu(tmp_path, monkeypatch, device, recorded):
-    """The selection only: no GPU is needed (nor used) to see which encoder the embedder would run."""
+    """The selection only: no GPU is needed (nor used) to see which encoder the embedder would run; without one the
+    GPU encoder falls back to the CPU's float32 vectors with a one-line note."""
     from retrievers.engines.embedders import minilm
 
     monkeypatch.setattr(minilm, "embedding_device", lambda setting: device)
@@ -117,5 +118,10 @@ def test_a_gpu_embeds_float32_and_a_folder_of_another_variant_stays_on_the_cpu(t
     if device == "cuda" and recorded is None:
         assert (embedder.device, embedder.precision, embedder.model_name) == ("cuda", "float32", MINILM)
         assert isinstance(embedder._document_encoder, minilm.CudaDocumentEncoder)
+        torch = pytest.importorskip("torch")
+        if not torch.cuda.is_available():
+            vectors = np.array(embedder.embed_documents(TEXTS[:2]))
+            exact = np.array(minilm.MiniLMEmbedder(precision="float32").embed_documents(TEXTS[:2]))
+            assert np.sum(vectors * exact, axis=1).min() >= 0.99999
     else:
         assert embedder.device == "cpu" and not isinstance(embedder._document_encoder, minilm.CudaDocumentEncoder)

