@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import tempfile
 from pathlib import Path
@@ -57,23 +58,28 @@ def int8_model(model_dir: Path, cache_dir: Path) -> Path:
     path = export_path(model_dir, cache_dir)
     if path.is_file():
         return path
+    import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=path.parent) as work:
         float_model, quantised = Path(work) / "float32.onnx", Path(work) / "int8.onnx"
         graph = float32_graph(model_dir)
-        import onnx
-
         onnx.save(graph, float_model)
-        quantize_dynamic(
-            float_model,
-            quantised,
-            per_channel=True,
-            weight_type=QuantType.QInt8,
-            nodes_to_exclude=[n.name for n in graph.graph.node if n.name.endswith(FLOAT_PRODUCTS)],
-            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
-        )
+        # quantize_dynamic advises "pre-processing" through the root logger: advice for a model of unknown origin, not
+        # for this one, and noise on the stderr of an ingest.
+        logging.disable(logging.WARNING)
+        try:
+            quantize_dynamic(
+                float_model,
+                quantised,
+                per_channel=True,
+                weight_type=QuantType.QInt8,
+                nodes_to_exclude=[n.name for n in graph.graph.node if n.name.endswith(FLOAT_PRODUCTS)],
+                extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+            )
+        finally:
+            logging.disable(logging.NOTSET)
         os.replace(quantised, path)
     return path
 
