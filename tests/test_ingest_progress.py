@@ -4,8 +4,12 @@ same counts to the server's stream."""
 from __future__ import annotations
 
 import io
+import threading
+from types import SimpleNamespace
 
-from graph.ingest_graph import ingest_events
+from graph import ingest_graph
+from graph.ingest_graph import build_ingest, ingest_events
+from retrievers.ingestion import pipeline
 from retrievers.ingestion import progress as progress_module
 from retrievers.ingestion.progress import IngestDisplay, IngestProgress
 
@@ -47,3 +51,30 @@ def test_the_server_streams_ingest_counts_a_few_times_a_second_and_always_the_la
         progressed(IngestProgress(documents=done, total=5, chunks=done * 10, seconds=float(done)))
     assert [e["documents"] for e in events] == [1, 5], "the first, then nothing within the interval, then the last"
     assert events[-1] == {"event": "ingest", "documents": 5, "total": 5, "chunks": 50, "chunks_per_s": 10.0, "eta_s": 0}
+
+
+def test_an_ingest_through_the_graph_streams_its_counts_from_the_ingest_worker(stack, tmp_path, monkeypatch):
+    """The server's ingests run on its ingest worker thread (`graph.ingest_worker`); their `ingest` events written
+    there still reach the run's `custom` stream."""
+    folder = tmp_path / "inbox" / "notes"
+    folder.mkdir(parents=True)
+    for name, text in [("canteen.md", "Soup on Mondays."), ("bikes.md", "Bikes in the shed."), ("keys.md", "Ask Ana.")]:
+        (folder / name).write_text(f"# {name}\n{text}\n")
+    monkeypatch.setenv("RAGENT_INGEST_ROOTS", str(tmp_path / "inbox"))
+    monkeypatch.setattr(pipeline, "BATCH_DOCUMENTS", 1)
+    monkeypatch.setattr(ingest_graph, "PROGRESS_EVERY_S", 0.0)
+    writers: list[str] = []
+
+    def recording(seconds, write):
+        progressed = ingest_events(seconds, write)
+        return lambda progress: (writers.append(threading.current_thread().name), progressed(progress))
+
+    monkeypatch.setattr(ingest_graph, "ingest_events", recording)
+    graph = build_ingest(SimpleNamespace(stack=stack)).compile()
+
+    parts = list(graph.stream({"path": "notes", "bucket": "generic", "limit": 3}, stream_mode=["custom", "values"]))
+    events = [part for mode, part in parts if mode == "custom"]
+    assert [(e["event"], e["documents"], e["total"]) for e in events] == [("ingest", n, 3) for n in (1, 2, 3)]
+    assert events[-1]["chunks"] >= 3 and events[-1]["eta_s"] == 0
+    assert writers and all(name.startswith("ragent-ingest") for name in writers), writers
+    assert parts[-1][1]["added"] == 3
