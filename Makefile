@@ -21,7 +21,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[test,local-llm]'
+	$(BIN)/pip install --quiet -e '.[test,local-llm,int8]'
 	touch $@
 
 demo: setup

@@ -106,6 +106,7 @@ class Settings:
     qdrant_collection: str = "ragent_chunks"
     exact_vector_search: bool = False
     embeddings: str = "minilm"
+    embedding_device: str = "auto"
     openai_embedding_model: str = "text-embedding-3-small"
     openai_base_url: str | None = None
     openai_api_key: str | None = None
@@ -127,6 +128,7 @@ class Settings:
             qdrant_collection=env.get("QDRANT_COLLECTION", cls.qdrant_collection),
             exact_vector_search=_flag(env.get("RAGENT_EXACT_VECTOR_SEARCH"), False),
             embeddings=env.get("RAGENT_EMBEDDINGS", "minilm"),
+            embedding_device=env.get("RAGENT_EMBEDDING_DEVICE", "auto"),
             openai_embedding_model=env.get("RAGENT_OPENAI_EMBEDDING_MODEL", cls.openai_embedding_model),
             openai_base_url=env.get("OPENAI_BASE_URL") or None,
             openai_api_key=env.get("OPENAI_API_KEY") or None,

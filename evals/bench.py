@@ -35,7 +35,7 @@ from pathlib import Path
 from core.settings import Settings
 from evals.eval_corpus import eval_home, ingest_datasets, open_eval_stack
 from evals.question_eval import load_questions
-from retrievers.engines.embedders.minilm import NATIVE_BFLOAT16_FLAGS, cpu_flags
+from retrievers.engines.embedders.minilm import INT8_DOT_FLAGS, NATIVE_BFLOAT16_FLAGS, chosen_precision, cpu_flags
 
 DEV_QUESTIONS = Path(__file__).resolve().parent / "questions" / "dev.jsonl"
 
@@ -58,19 +58,16 @@ def machine(cpuinfo: Path = Path("/proc/cpuinfo")) -> dict:
     text = cpuinfo.read_text(encoding="utf-8") if cpuinfo.exists() else ""
     names = [line.partition(":")[2].strip() for line in text.splitlines() if line.startswith("model name")]
     flags = cpu_flags(cpuinfo)
-    native = sorted(NATIVE_BFLOAT16_FLAGS & flags)
     setting = Settings.from_env().embeddings
     if setting != "minilm":
         variant, why = setting, "set by RAGENT_EMBEDDINGS"
-    elif native:  # what `default_precision` chooses, read from the same flags
-        variant, why = "minilm bfloat16", f"the CPU lists {', '.join(native)}: bfloat16 in hardware"
     else:
-        variant = "minilm float32"
-        why = f"the CPU lists none of {', '.join(sorted(NATIVE_BFLOAT16_FLAGS))}: bfloat16 would be emulated, slower"
+        precision, why = chosen_precision(flags)
+        variant = f"minilm {precision}"
     return {
         "processor": names[0] if names else "unknown",
         "cores": len(os.sched_getaffinity(0)),
-        "vector_flags": sorted(f for f in flags if f in ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "amx_tile")),
+        "vector_flags": sorted(flags & {"avx2", "avx512f", "amx_tile", *NATIVE_BFLOAT16_FLAGS, *INT8_DOT_FLAGS}),
         "embedder": variant,
         "why": why,
     }

@@ -1,7 +1,8 @@
 """Ingestion throughput before and after in one run: MiniLM in float32 through PyTorch, as every ingest ran before
-issue 16's work (before: `BEFORE_REVISION`'s code, exported from git), and this checkout's default (after).
+issue 16's work (before: `BEFORE_REVISION`'s code, exported from git), and this checkout's variants (after): float32
+and the default (the variant chosen for this processor), or those `--variants` names.
 
-    python -m evals.bench_ingest [--out bench-out] [--documents 20]
+    python -m evals.bench_ingest [--out bench-out] [--documents 20] [--variants minilm-float32 minilm-int8]
 
 Each side ingests the same first DOCUMENTS CUAD contracts as `ragent ingest --dataset cuad --limit N` does,
 in a process of its own (so the time counts the imports and the model load, as a user waits for them) with an
@@ -13,10 +14,10 @@ model's arithmetic limit on this machine: the FLOPs of one chunk of MiniLM-L6 at
 chunks embedded, against the GEMM FLOP/s PyTorch reaches here in the model's own matrix shape (float32, and
 bfloat16 for the bfloat16 variant), on all cores.
 
-Quality at the same time: SciFact train nDCG@10 of semantic search (and fused) with this checkout's float32 and
-default variants, each in a data folder and an empty embedding cache of its own under OUT (the shared cache may
-hold vectors an earlier version computed under the same model name). The gate the default must pass: semantic
-nDCG@10 within QUALITY_TOLERANCE of float32's.
+Quality at the same time: SciFact train nDCG@10 of semantic search (and fused) with each of this checkout's
+variants, each in a data folder and an empty embedding cache of its own under OUT (the shared cache may
+hold vectors an earlier version computed under the same model name). The gate every variant must pass: semantic
+nDCG@10 within QUALITY_TOLERANCE of this checkout's float32.
 
 Writes OUT/ingest.json, OUT/ingest.md and OUT/ingest.png (also the `ingest` section of `ragent bench`). Two cores
 may be shared with other work: the report gives the load average, and the ratio of the two runs is the figure to
@@ -41,11 +42,14 @@ from core.settings import Settings
 from evals.bench_retrieval import bench_quality
 from evals.exported_revision import PROJECT, exported_revision
 from evals.plots import write_plot
+from retrievers.engines.embedders.model_names import minilm_precision, minilm_variant_name
 from retrievers.ingestion.pipeline import STAGES, Ingestor, embedding_text
 from retrievers.loaders import scifact, shared_data_dir
 from retrievers.stack import open_stack
 
-BEFORE, AFTER = "minilm-float32", "minilm"
+BEFORE = "minilm-float32"
+VARIANTS = ("minilm-float32", "minilm")
+"""This checkout's variants the bench runs by default: float32 (the reference of the quality gate) and the default."""
 BEFORE_REVISION = "e612807"
 """The last revision that embedded documents through PyTorch (sentence-transformers)."""
 DOCUMENTS = 20
@@ -165,113 +169,159 @@ def quality(out: Path, variant: str) -> dict:
         stack.close()
 
 
-def run(out: Path, documents: int = DOCUMENTS) -> dict:
+def expected_model(variant: str) -> str:
+    """The model name a MiniLM setting embeds with in a new data folder on this processor."""
+    from retrievers.engines.embedders.minilm import default_precision
+    from retrievers.stack import MINILM_SETTINGS
+
+    return minilm_variant_name(MINILM_SETTINGS.get(variant) or default_precision())
+
+
+def precision_of(model_name: str) -> str:
+    return minilm_precision(model_name) or "float32"
+
+
+def run(out: Path, documents: int = DOCUMENTS, variants: tuple[str, ...] = VARIANTS, scored: bool = True) -> dict:
+    """`scored=False` leaves out SciFact's quality (two full ingests of its corpus: minutes on quiet cores, most of an
+    hour on busy ones), for a speed-only run."""
+    from evals.bench import machine
+
     out.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()
     before_code = exported_revision(out, BEFORE_REVISION)
     if before_code is None:
         raise SystemExit(f"the before side needs revision {BEFORE_REVISION} of a git checkout")
-    runs = {
-        "before": run_variant(out, before_code, BEFORE, documents),
-        "after": run_variant(out, PROJECT, AFTER, documents),
-    }
+    runs = {"before": run_variant(out, before_code, BEFORE, documents)}
+    models = set()
+    for variant in variants:
+        if (model := expected_model(variant)) in models:
+            continue  # `minilm` is `minilm-float32` on a processor where float32 is the fastest
+        models.add(model)
+        runs[variant] = run_variant(out, PROJECT, variant, documents)
     gemm = gemm_flops_per_s()
     for result in runs.values():
-        precision = "bfloat16" if result["model"].endswith(":bfloat16") else "float32"
+        # int8 is bounded by the float32 rate too: on AVX2 alone its products run at about float32's speed
+        precision = "bfloat16" if precision_of(result["model"]) == "bfloat16" else "float32"
         flops = flops_per_chunk(result["mean_tokens"])
         result["gemm_precision"] = precision
         result["flops_per_chunk"] = flops
         result["arithmetic_limit_chunks_per_s"] = gemm[precision] / flops
-    scores = {label: quality(out, variant) for label, variant in (("before", BEFORE), ("after", AFTER))}
-    semantic = {label: q["semantic"]["ndcg@10"] for label, q in scores.items()}
+    before = runs["before"]
+    for result in runs.values():
+        result["ratios"] = {
+            measure: result[measure] / before[measure]
+            for measure in (
+                "end_to_end_chunks_per_s",
+                "chunks_per_cpu_s",
+                "ingest_chunks_per_s",
+                "embedding_chunks_per_s",
+            )
+        }
+    measured: dict[str, dict] = {}  # the quality of each setting, measured once (before's is float32's)
+    scores = {
+        label: measured.get(setting) or measured.setdefault(setting, quality(out, setting))
+        for label, setting in ((label, BEFORE if label == "before" else label) for label in runs if scored)
+    }
+    reference = scores["before"]["semantic"]["ndcg@10"] if scored else 0.0
     report = {
         "documents": documents,
-        "cores": os.cpu_count(),
+        "cores": len(os.sched_getaffinity(0)),
+        "machine": machine(),
         "load_average": {"before": load_before, "after": os.getloadavg()},
         "gemm_flops_per_s": gemm,
         "runs": runs,
-        "ratio_end_to_end": runs["after"]["end_to_end_chunks_per_s"] / runs["before"]["end_to_end_chunks_per_s"],
-        "ratio_cpu": runs["after"]["chunks_per_cpu_s"] / runs["before"]["chunks_per_cpu_s"],
-        "ratio_ingest": runs["after"]["ingest_chunks_per_s"] / runs["before"]["ingest_chunks_per_s"],
-        "ratio_embedding": runs["after"]["embedding_chunks_per_s"] / runs["before"]["embedding_chunks_per_s"],
         "quality": scores,
         "quality_gate": {
-            "semantic_ndcg@10_difference": round(semantic["after"] - semantic["before"], 4),
-            "tolerance": QUALITY_TOLERANCE,
-            "passed": abs(semantic["after"] - semantic["before"]) <= QUALITY_TOLERANCE,
+            label: {
+                "semantic_ndcg@10_difference": round(q["semantic"]["ndcg@10"] - reference, 4),
+                "passed": abs(q["semantic"]["ndcg@10"] - reference) <= QUALITY_TOLERANCE,
+            }
+            for label, q in scores.items()
+            if label != "before"
         },
+        "tolerance": QUALITY_TOLERANCE,
     }
     report["plot"] = write_plot("ingest", report, out)
     return report
 
 
 def markdown(report: dict) -> str:
+    from evals.bench import machine_markdown
+
     runs = report["runs"]
+    labels = list(runs)
     stage_names = {"keyword index": "Tantivy", "vector index": "qdrant-edge", "postgres": "Postgres"}
     gemm = report["gemm_flops_per_s"]
     load = report["load_average"]
+
+    def row(label: str, cell) -> str:
+        return f"| {label} | " + " | ".join(cell(runs[name]) for name in labels) + " |"
+
     lines = [
+        machine_markdown(report["machine"]),
+        "",
         f"The first {report['documents']} CUAD contracts, each variant in a process of its own with an empty data "
         f"folder and embedding cache; {report['cores']} cores, load average {load['before'][0]:.1f} before and "
-        f"{load['after'][0]:.1f} after (other work shares the cores).",
+        f"{load['after'][0]:.1f} after (other work shares the cores). Ratios are to before (PyTorch float32).",
         "",
-        f"| | before ({BEFORE_REVISION}): {runs['before']['model']} | after (default): {runs['after']['model']} "
-        "| ratio |",
-        "|---|---|---|---|",
-        f"| chunks | {runs['before']['chunks']} | {runs['after']['chunks']} | |",
+        "| | " + " | ".join(f"{name}: {runs[name]['model']}" for name in labels) + " |",
+        "|---|" + "---|" * len(labels),
+        row("chunks", lambda r: str(r["chunks"])),
         *(
-            f"| {label} | {runs['before'][key]:.1f} | {runs['after'][key]:.1f} | {report[ratio]:.2f}x |"
-            for label, key, ratio in (
-                ("chunks/s, process start to end of ingest", "end_to_end_chunks_per_s", "ratio_end_to_end"),
-                ("chunks per CPU-second, process start to end of ingest", "chunks_per_cpu_s", "ratio_cpu"),
-                ("chunks/s of the ingest (model loaded)", "ingest_chunks_per_s", "ratio_ingest"),
-                ("chunks/s of the embedding stage", "embedding_chunks_per_s", "ratio_embedding"),
+            row(label, lambda r, key=key: f"{r[key]:.1f} ({r['ratios'][key]:.2f}x)")
+            for label, key in (
+                ("chunks/s, process start to end of ingest", "end_to_end_chunks_per_s"),
+                ("chunks per CPU-second, process start to end of ingest", "chunks_per_cpu_s"),
+                ("chunks/s of the ingest (model loaded)", "ingest_chunks_per_s"),
+                ("chunks/s of the embedding stage", "embedding_chunks_per_s"),
             )
         ),
         *(
-            f"| share of the ingest: {stage_names.get(stage, stage)} | "
-            f"{runs['before']['stage_seconds'][stage] / runs['before']['ingest_seconds']:.1%} | "
-            f"{runs['after']['stage_seconds'][stage] / runs['after']['ingest_seconds']:.1%} | |"
+            row(  # the before revision has no extracting stage
+                f"share of the ingest: {stage_names.get(stage, stage)}",
+                lambda r, stage=stage: f"{r['stage_seconds'].get(stage, 0.0) / r['ingest_seconds']:.1%}",
+            )
             for stage in STAGES
         ),
-        f"| mean tokens per chunk | {runs['before']['mean_tokens']:.0f} | {runs['after']['mean_tokens']:.0f} | |",
-        f"| GFLOP per chunk | {runs['before']['flops_per_chunk'] / 1e9:.2f} | "
-        f"{runs['after']['flops_per_chunk'] / 1e9:.2f} | |",
-        f"| arithmetic limit, chunks/s ({runs['before']['gemm_precision']} / {runs['after']['gemm_precision']} "
-        f"GEMM) | {runs['before']['arithmetic_limit_chunks_per_s']:.0f} | "
-        f"{runs['after']['arithmetic_limit_chunks_per_s']:.0f} | |",
-        "| embedding stage, share of the limit | "
-        + " | ".join(
-            f"{runs[label]['embedding_chunks_per_s'] / runs[label]['arithmetic_limit_chunks_per_s']:.0%}"
-            for label in ("before", "after")
-        )
-        + " | |",
+        row("mean tokens per chunk", lambda r: f"{r['mean_tokens']:.0f}"),
+        row("GFLOP per chunk", lambda r: f"{r['flops_per_chunk'] / 1e9:.2f}"),
+        row(
+            "arithmetic limit, chunks/s", lambda r: f"{r['arithmetic_limit_chunks_per_s']:.0f} ({r['gemm_precision']})"
+        ),
+        row(
+            "embedding stage, share of the limit",
+            lambda r: f"{r['embedding_chunks_per_s'] / r['arithmetic_limit_chunks_per_s']:.0%}",
+        ),
         "",
         f"GEMM measured here in the feed-forward shape (8192 x 384 x 1536), all cores, PyTorch: float32 "
         f"{gemm['float32'] / 1e9:.0f} GFLOP/s, bfloat16 {gemm['bfloat16'] / 1e9:.0f} GFLOP/s.",
-        "",
-        f"SciFact {report['quality']['before']['split']} ({report['quality']['before']['queries']} queries), "
-        "document-level nDCG@10:",
-        "",
-        "| ranking | before | after | difference |",
-        "|---|---|---|---|",
     ]
-    for mode in report["quality"]["before"]:
-        before, after = report["quality"]["before"][mode], report["quality"]["after"][mode]
-        if isinstance(before, dict):
-            lines.append(
-                f"| {mode} | {before['ndcg@10']:.4f} | {after['ndcg@10']:.4f} | "
-                f"{after['ndcg@10'] - before['ndcg@10']:+.4f} |"
-            )
-    gate = report["quality_gate"]
+    if not report["quality"]:
+        return (
+            "\n".join([*lines, "", "SciFact quality: not measured in this run (--speed-only).", "", report["plot"]])
+            + "\n"
+        )
     lines += [
         "",
-        f"Quality gate (semantic nDCG@10 within {gate['tolerance']} of float32): "
-        + ("passed" if gate["passed"] else "FAILED")
-        + f" ({gate['semantic_ndcg@10_difference']:+.4f}).",
+        f"SciFact {report['quality']['before']['split']} ({report['quality']['before']['queries']} queries), "
+        "document-level nDCG@10 (before: this checkout's float32, the reference of the gate):",
         "",
-        report["plot"],
+        "| ranking | " + " | ".join(labels) + " |",
+        "|---|" + "---|" * len(labels),
     ]
+    for mode, reference in report["quality"]["before"].items():
+        if isinstance(reference, dict):
+            lines.append(
+                f"| {mode} | " + " | ".join(f"{report['quality'][n][mode]['ndcg@10']:.4f}" for n in labels) + " |"
+            )
+    lines.append("")
+    for label, gate in report["quality_gate"].items():
+        lines.append(
+            f"Quality gate for {label} (semantic nDCG@10 within {report['tolerance']} of float32): "
+            + ("passed" if gate["passed"] else "FAILED")
+            + f" ({gate['semantic_ndcg@10_difference']:+.4f})."
+        )
+    lines += ["", report["plot"]]
     return "\n".join(lines) + "\n"
 
 
@@ -283,8 +333,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("bench-out"))
     parser.add_argument("--documents", type=int, default=DOCUMENTS)
+    parser.add_argument(
+        "--variants", nargs="+", default=list(VARIANTS), help="this checkout's RAGENT_EMBEDDINGS values"
+    )
+    parser.add_argument("--speed-only", action="store_true", help="leave out SciFact's quality gate")
     args = parser.parse_args()
-    report = run(args.out, args.documents)
+    report = run(args.out, args.documents, tuple(args.variants), scored=not args.speed_only)
     (args.out / "ingest.json").write_text(json.dumps(report, indent=2))
     (args.out / "ingest.md").write_text(markdown(report))
     print(markdown(report))

@@ -7,7 +7,8 @@ under its scope's ingest roots (`graph.ingest_roots`: by default `<home>/inbox/<
 
 A request with `"extract": true` goes to the other node: `ragent extract` on the server, the declared fields (or
 those of `fields`) found again in the stored documents of a bucket, with the chat model too for `"model": true`.
-It streams its progress to `custom` stream clients, a few events a second.
+It streams its progress to `custom` stream clients, a few events a second (`ingest` events while ingesting,
+`extract` events while extracting).
 
 An ingest and an extraction run on the ingest worker (`graph.ingest_worker`): one at a time, at a lower CPU priority
 than questions; an ingest is held to the ingest limits (`core.settings.IngestLimits`), a request's to `request_chars`.
@@ -33,6 +34,7 @@ from graph.ingest_worker import on_ingest_worker
 from graph.served_paths import served_text
 from graph.services import AgentServices
 from retrievers.extraction.stored import extract_stored, fields_to_extract
+from retrievers.ingestion.progress import IngestProgress
 from retrievers.ingestion.sources import ingest_source
 
 
@@ -113,6 +115,7 @@ def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> 
         force=bool(state.get("force")),
         limit=checked_limit(state.get("limit")),
         progress=False,
+        progressed=ingest_events(PROGRESS_EVERY_S, get_stream_writer()),
         max_request_chars=stack.settings.ingest_limits.request_chars,
         moved_from=moved_into_scope(stack.settings.home, scope),
     )
@@ -195,6 +198,20 @@ def progress_events(seconds: float, write: Callable[[dict], None], bucket: str) 
         if done == total or time.monotonic() - last >= seconds:
             last = time.monotonic()
             write({"event": "extract", "bucket": bucket, "done": done, "total": total})
+
+    return progressed
+
+
+def ingest_events(seconds: float, write: Callable[[dict], None]) -> Callable[[IngestProgress], None]:
+    """An ingest's progress (documents, total, chunks, chunks/s, ETA in seconds: what `ragent ingest` shows) written
+    as `ingest` events at most every `seconds`, and when the last document is done."""
+    last = -seconds
+
+    def progressed(progress: IngestProgress) -> None:
+        nonlocal last
+        if progress.documents == progress.total or time.monotonic() - last >= seconds:
+            last = time.monotonic()
+            write({"event": "ingest", **progress.counts()})
 
     return progressed
 

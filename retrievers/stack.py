@@ -36,7 +36,12 @@ class Stack:
             self.lock.release()
 
 
-MINILM_SETTINGS: dict[str, str | None] = {"minilm": None, "minilm-float32": "float32", "minilm-bfloat16": "bfloat16"}
+MINILM_SETTINGS: dict[str, str | None] = {
+    "minilm": None,
+    "minilm-float32": "float32",
+    "minilm-bfloat16": "bfloat16",
+    "minilm-int8": "int8",
+}
 """RAGENT_EMBEDDINGS values that pick MiniLM, and the precision each asks for (None: the fastest this CPU runs)."""
 
 
@@ -48,7 +53,11 @@ def make_embedder(settings: Settings) -> Embedder:
     if settings.embeddings in MINILM_SETTINGS:
         from retrievers.engines.embedders.minilm import MiniLMEmbedder
 
-        return MiniLMEmbedder(precision=MINILM_SETTINGS[settings.embeddings] or recorded_minilm_precision(settings))
+        return MiniLMEmbedder(
+            precision=MINILM_SETTINGS[settings.embeddings] or recorded_minilm_precision(settings),
+            cache_dir=settings.cache_dir,
+            device_setting=settings.embedding_device,
+        )
     if settings.embeddings == "openai":
         if not settings.openai_api_key:
             raise InvalidInput(
@@ -61,7 +70,7 @@ def make_embedder(settings: Settings) -> Embedder:
         )
     raise InvalidInput(
         f"RAGENT_EMBEDDINGS={settings.embeddings!r} is not known; use 'minilm' (the fastest MiniLM "
-        "variant on this CPU), 'minilm-float32', 'minilm-bfloat16', 'openai' or 'adapted:NAME'"
+        "variant on this CPU), 'minilm-float32', 'minilm-bfloat16', 'minilm-int8', 'openai' or 'adapted:NAME'"
     )
 
 

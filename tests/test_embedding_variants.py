@@ -212,7 +212,8 @@ def test_a_call_of_a_few_texts_is_split_among_openvinos_streams():
     ("flags", "variant", "why"),
     [
         ("fpu avx2 avx512f amx_bf16 amx_tile", "minilm bfloat16", "the CPU lists amx_bf16: bfloat16 in hardware"),
-        ("fpu avx2 fma", "minilm float32", "none of amx_bf16, avx512_bf16: bfloat16 would be emulated"),
+        ("fpu avx2 avx512f avx512_vnni", "minilm int8", "the CPU lists avx512_vnni but no bfloat16"),
+        ("fpu avx2 fma", "minilm float32", "bfloat16 would be emulated, and int8 on AVX2 alone"),
     ],
 )
 def test_bench_reports_the_processor_and_the_variant_it_chose_and_why(tmp_path, monkeypatch, flags, variant, why):

@@ -23,11 +23,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
-
-from tqdm import tqdm
 
 from core.models import Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
 from retrievers.extraction.extractor import AT_INGEST, extracted
@@ -35,6 +33,7 @@ from retrievers.extraction.shipped import SHIPPED, with_rules
 from retrievers.extraction.stored import field_stamp
 from retrievers.ingestion.chunking import chunk_spans
 from retrievers.ingestion.documents import finish_pending_deletions
+from retrievers.ingestion.progress import IngestDisplay, IngestProgress
 from retrievers.loaders.files import Skipped
 from retrievers.stack import Stack
 
@@ -180,11 +179,13 @@ class Ingestor:
         progress: bool | None = None,
         force: bool = False,
         max_chars: int | None = None,
+        progressed: Callable[[IngestProgress], None] | None = None,
     ) -> IngestReport:
         """Ingest every document; `field_specs` declares annotation fields by bucket (each found by its shipped rule
-        where there is one: `with_rules`); `progress=None` shows a bar only
-        on a terminal; `force` rewrites unchanged documents too (to rebuild an engine's index from the sources);
-        `max_chars` bounds the characters of the documents written, each one past it skipped with the reason."""
+        where there is one: `with_rules`); `progress=None` shows a bar on a terminal and plain lines elsewhere
+        (`IngestDisplay`), and `progressed` gets the counts after every batch; `force` rewrites unchanged documents
+        too (to rebuild an engine's index from the sources); `max_chars` bounds the characters of the documents
+        written, each one past it skipped with the reason."""
         report = IngestReport()
         self._schemas.clear()
         started = time.perf_counter()
@@ -194,13 +195,15 @@ class Ingestor:
             self.stack.store.record_field_specs(bucket, with_rules(bucket, specs))
         scopes: set[str] = set()
         try:
-            with tqdm(
-                total=total, unit="doc", desc="ingest", disable=None if progress is None else not progress
-            ) as bar:
+            display = IngestDisplay(total, progress, progressed)
+            try:
                 for batch in _batches(items, report, BATCH_DOCUMENTS):
                     scopes |= {source.document.scope for source in batch}
+                    chunks_before = report.chunks
                     self._ingest_batch(batch, report, force, max_chars)
-                    bar.update(len(batch))
+                    display.advance(len(batch), report.chunks - chunks_before)
+            finally:
+                display.close()
         except BaseException:
             # The error that stopped the run is the one to report; a catalog this cannot refresh stays marked stale
             # for the next ingest or `ragent check --repair`.

@@ -15,6 +15,7 @@ from retrievers import loaders
 from retrievers.extraction.extractor import without_extracted
 from retrievers.ingestion.limits import within_limits
 from retrievers.ingestion.pipeline import Ingestor, IngestReport
+from retrievers.ingestion.progress import IngestProgress
 from retrievers.loaders import files
 from retrievers.loaders.files import Skipped
 from retrievers.stack import Stack
@@ -81,6 +82,7 @@ def ingest_source(
     progress: bool | None = None,
     max_request_chars: int | None = None,
     moved_from: Callable[[str], str] | None = None,
+    progressed: Callable[[IngestProgress], None] | None = None,
 ) -> IngestReport:
     """The documents of a folder or dataset ingested into `scope`, each held to the data folder's ingest limits
     (`core.settings.IngestLimits`); `max_request_chars` bounds what this one ingest writes (a server's request);
@@ -104,5 +106,11 @@ def ingest_source(
     if not dataset:
         items = against_stored(items, stack, scope, keep_annotations=annotations is None, moved_from=moved_from)
     return Ingestor(stack).ingest(
-        items, field_specs=specs, total=limit, force=force, progress=progress, max_chars=max_request_chars
+        items,
+        field_specs=specs,
+        total=limit,
+        force=force,
+        progress=progress,
+        progressed=progressed,
+        max_chars=max_request_chars,
     )
