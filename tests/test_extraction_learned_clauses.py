@@ -14,6 +14,8 @@ from retrievers.extraction.rules.learned_clauses import (
     LearnedClauses,
     decisions,
 )
+from retrievers.ingestion.pipeline import Ingestor
+from retrievers.loaders import files
 
 FILLER = "The parties shall cooperate in good faith in all matters relating to the services described herein. " * 30
 HEADING = (
@@ -110,3 +112,16 @@ def test_a_huge_single_line_embeds_a_bounded_number_of_sentences(learned):
         assert all(f.value in (True, False) for f in rule(body))
     assert learned._embedder.texts - before <= MAX_EMBEDDED_SENTENCES
     assert time.perf_counter() - started < 30
+
+
+def test_ingest_decides_with_its_own_embedder_and_stores_the_cited_sentence(stack, tmp_path, monkeypatch):
+    monkeypatch.setitem(RULES["contracts"], "termination_for_convenience", lambda body: [])  # the regex rule
+    folder = tmp_path / "contracts"
+    folder.mkdir()
+    (folder / "acme.txt").write_text(HEADING + FOR_BREACH + "\n\n" + AT_WILL + "\n\n" + FILLER)
+    report = Ingestor(stack).ingest(files.load(folder, bucket="contracts"), progress=False)
+    (row,) = [r for r in stack.store.document_annotations("default", "acme.txt") if r["kind"] == "properties"]
+    assert row["row"]["termination_for_convenience"] is True
+    cited = row["sources"]["termination_for_convenience"]
+    assert stack.store.get_document("default", "acme.txt")["body"][cited["start"] : cited["end"]] == AT_WILL
+    assert report.embeddings_computed == report.chunks  # the candidate sentences are not counted as chunks
