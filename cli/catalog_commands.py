@@ -166,9 +166,29 @@ def extract(args: argparse.Namespace) -> None:
         if args.fields:  # a field it cannot find stops the command before the model starts
             fields_to_extract(buckets[0], store.described_specs(buckets[0]), args.fields, args.model)
         model, model_name = _model_finder() if args.model else (None, "")
+        embedder = _clause_embedder()
         for bucket in buckets:
-            report = extract_stored(store, args.scope, bucket, fields=args.fields, model=model, model_name=model_name)
+            report = extract_stored(
+                store, args.scope, bucket, fields=args.fields, model=model, model_name=model_name, embedder=embedder
+            )
             print(report.summary())
+
+
+def _clause_embedder():
+    """The data folder's MiniLM, made when a learned clause decision first reads a sentence vector (the ingest
+    decides with it, so extracting again decides alike); None under another embedder, whose vectors the decisions
+    were not learned from."""
+    from functools import partial
+
+    from core.settings import Settings
+    from retrievers.engines.deferred import DeferredEmbedder
+    from retrievers.engines.embedders.minilm import MiniLMEmbedder
+    from retrievers.stack import MINILM_SETTINGS
+
+    embeddings = Settings.from_env().embeddings
+    if embeddings not in MINILM_SETTINGS:
+        return None
+    return DeferredEmbedder(partial(MiniLMEmbedder, precision=MINILM_SETTINGS[embeddings]))
 
 
 def _model_finder():

@@ -166,6 +166,7 @@ def extract(state: IngestState, runtime: Runtime, *, services: AgentServices) ->
             model=model,
             model_name=model_name,
             progressed=progressed,
+            embedder=services.stack.embedder.inner,
         )
     )
     return {

@@ -10,7 +10,8 @@ non-compete" is right; a No is not measured). Contracts: CUAD held-out (200 cont
 Kleister-NDA dev (83 NDAs) for the term; receipts: SROIE test (347). The invoices' rules have only 12 labelled
 samples, so they get no figure.
 
-`python -m evals.extraction.calibration` measures and writes the file (about a minute on two cores); run it whenever
+`python -m evals.extraction.calibration` measures and writes the file (about a minute on two cores, and a few more
+the first time, while the learned clauses' candidate sentences are embedded into `RAGENT_CACHE_DIR`); run it whenever
 `RULES_VERSION` is bumped: the file names the version it was measured for, and a test holds the two together.
 """
 

@@ -14,7 +14,10 @@ gold values (a single value is a set of one):
 
 `score("tune")` is for tuning (310 contracts); `score("held_out")` (the fixed 200 of `cuad_held_out`) is for
 reported figures only. `python -m evals.extraction.cuad_clauses --split tune|held_out` prints the table and the
-seconds per document that all the rules together took.
+seconds per document that all the rules together took. The clauses with a learned decision (`learned_clauses`) are
+read by it, as at ingest, with MiniLM behind the embedding cache of `RAGENT_CACHE_DIR` (a split's candidate
+sentences are embedded on its first run, in minutes, and read from the cache after); `--regex` scores the regex
+rules in their place.
 """
 
 from __future__ import annotations
@@ -29,9 +32,25 @@ from evals.extraction import cuad_held_out
 from evals.extraction.tally import Tally
 from retrievers.extraction.found import FieldRule
 from retrievers.extraction.rules import contract_clauses, contract_kind, contract_terms
+from retrievers.extraction.rules.learned_clauses import LearnedClauses
 from retrievers.loaders import cuad, dataset_path
 
 RULES: dict[str, FieldRule] = {**contract_terms.RULES, **contract_kind.RULES, **contract_clauses.RULES}
+"""The regex rules of the fields scored here."""
+
+
+def rules(regex: bool = False) -> dict[str, FieldRule]:
+    """The fields' rules as ingest runs them (the learned clause decisions in place of the regex rules they
+    replace), or the regex rules alone."""
+    if regex:
+        return RULES
+    from core.settings import Settings
+    from retrievers.engines.deferred import DeferredEmbedder
+    from retrievers.engines.embedders.cache import CachedEmbedder
+    from retrievers.engines.embedders.minilm import MiniLMEmbedder
+
+    cache = Settings.from_env().cache_dir / "embeddings.sqlite"
+    return {**RULES, **LearnedClauses(CachedEmbedder(DeferredEmbedder(MiniLMEmbedder), cache)).rules}
 
 
 @dataclass
@@ -82,13 +101,14 @@ def as_set(value: Any) -> frozenset:
     return frozenset(value) if isinstance(value, list) else frozenset([value])
 
 
-def score(split: str) -> tuple[dict[str, FieldTallies], float]:
-    """Per-field tallies over `split`, and the seconds per document all rules together took."""
-    tallies = {name: FieldTallies(true_answers=Tally() if cuad_field_is_boolean(name) else None) for name in RULES}
+def score(split: str, regex: bool = False) -> tuple[dict[str, FieldTallies], float]:
+    """Per-field tallies over `split`, and the seconds per document all rules together took (`rules(regex)`)."""
+    read_by = rules(regex)
+    tallies = {name: FieldTallies(true_answers=Tally() if cuad_field_is_boolean(name) else None) for name in read_by}
     rows = split_contracts(split)
     elapsed = 0.0
     for _, body, labels in rows:
-        for name, rule in RULES.items():
+        for name, rule in read_by.items():
             started = time.perf_counter()
             predicted = frozenset(found.value for found in rule(body))
             elapsed += time.perf_counter() - started
@@ -109,8 +129,10 @@ def cuad_field_is_boolean(name: str) -> bool:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=("tune", "held_out"), default="tune")
-    split = parser.parse_args().split
-    scores, seconds = score(split)
+    parser.add_argument("--regex", action="store_true", help="the regex rules in place of the learned decisions")
+    args = parser.parse_args()
+    split = args.split
+    scores, seconds = score(split, args.regex)
     print(f"CUAD {split}: {len(split_contracts(split))} contracts")
     print(f"{'field':30} {'acc':>6} {'prec':>6} {'rec':>6} {'F1':>6} {'answered':>9} {'labelled':>9}")
     for name, tallies in scores.items():

@@ -277,7 +277,10 @@ def clarify(state: AgentState, runtime: Runtime[AgentContext], *, services: Agen
         scope = runtime.context.scope
         unread = unread_field(current_evidence(state), services.catalog(scope))
         if unread is not None:  # None when this node read them already and was stopped before its update
-            extract_stored(services.stack.store, scope, unread.bucket, fields=[unread.field], progress=False)
+            stack = services.stack
+            extract_stored(
+                stack.store, scope, unread.bucket, fields=[unread.field], progress=False, embedder=stack.embedder.inner
+            )
         return Command(goto="plan", update={"clarification": reply})
     reading = answered_reading(d, reply, added, services.catalog(runtime.context.scope))
     update = {"clarification": reply, "decomposition": reading}

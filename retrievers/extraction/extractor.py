@@ -16,7 +16,8 @@ from core.models import AnnotationRow, FieldSpec, SourceDocument, ValueSource
 from retrievers.extraction.calibration import rule_precision
 from retrievers.extraction.found import Found
 from retrievers.extraction.labelled_lines import find_labelled
-from retrievers.extraction.rules import RULES
+from retrievers.extraction.rules import rules_of
+from retrievers.extraction.rules.learned_clauses import WITHOUT_VECTORS, LearnedClauses
 from retrievers.extraction.user_pattern import find_by_pattern
 
 PROPERTIES = "properties"
@@ -27,11 +28,13 @@ ModelFinder = Callable[[str, list[FieldSpec]], dict[str, list[Found]]]
 """Reads every `model` field of one document in one call: body and fields in, finds by field name out."""
 
 
-def finder(bucket: str, spec: FieldSpec) -> Callable[[str], list[Found]] | None:
+def finder(
+    bucket: str, spec: FieldSpec, learned: LearnedClauses = WITHOUT_VECTORS
+) -> Callable[[str], list[Found]] | None:
     """What finds `spec` in a body of `bucket` by itself, None when nothing does (labels only, the model, or a rule
-    this bucket does not have)."""
+    this bucket does not have); a rule is the learned decision `learned` serves for it where there is one."""
     if spec.found_by == "rule":
-        return RULES.get(bucket, {}).get(spec.name)
+        return rules_of(bucket, learned).get(spec.name)
     if spec.found_by == "text":
         return lambda body: find_labelled(body, spec)
     if spec.found_by == "pattern":
@@ -73,17 +76,19 @@ def extracted(
     found_by: Sequence[str] = AT_INGEST,
     model: ModelFinder | None = None,
     fill: Sequence[FieldSpec] = (),
+    learned: LearnedClauses = WITHOUT_VECTORS,
 ) -> SourceDocument:
     """`source` with the values its text gives for the fields of `specs` found by one of `found_by` (the `model`
     ones by `model`) that no row of its labels holds, in its `properties` row (made if it has none). The fields of
     `fill` that hold no value once the rules have read the text are asked of `model` too, in the same call: the
-    model fills what the rules left empty, and its values are checked against the text like its own fields'."""
+    model fills what the rules left empty, and its values are checked against the text like its own fields'.
+    `learned` gives the learned clause decisions (those reading vectors with the ingest's embedder)."""
     if source.labels_complete:
         return source
     body, bucket = source.document.body, source.document.bucket
     held = {name for row in source.annotations if row.kind == PROPERTIES for name in row.row}
     wanted = [s for s in specs if s.found_by in found_by and s.name not in held]
-    found = {s.name: find(body) for s in wanted if (find := finder(bucket, s)) is not None}
+    found = {s.name: find(body) for s in wanted if (find := finder(bucket, s, learned)) is not None}
     by_model: set[str] = set()
     if model is not None:
         empty = [s for s in fill if s.name not in held and chosen(s, found.get(s.name, [])) is None]

@@ -28,7 +28,8 @@ from core.errors import BackendUnavailable, InvalidInput
 from core.models import FieldSpec, SourceDocument
 from retrievers.extraction.extractor import AT_INGEST, ModelFinder, extracted, without_extracted
 from retrievers.extraction.rules import RULES_VERSION
-from retrievers.protocols import DocumentStore
+from retrievers.extraction.rules.learned_clauses import LearnedClauses
+from retrievers.protocols import DocumentStore, Embedder
 
 PAGE = 50
 FAILURES_IN_A_ROW = 3
@@ -118,12 +119,15 @@ def extract_stored(
     model_name: str = "",
     progress: bool | None = None,
     progressed: Callable[[int, int], None] | None = None,
+    embedder: Embedder | None = None,
 ) -> ExtractionReport:
     """Find the declared fields of `bucket` (those named in `fields`, else all) in every document of `scope` not
     labelled completely (the `model` ones too when `model` is given) and store them; see the module docstring.
-    `progressed(done, total)` is told of the start and of each document read."""
+    `progressed(done, total)` is told of the start and of each document read; `embedder` (the data folder's) serves
+    the learned clause decisions that read sentence vectors, which keep their regex rules without it."""
     started = time.perf_counter()
     found_by = (*AT_INGEST, "model") if model else AT_INGEST
+    learned = LearnedClauses(embedder)
     wanted = fields_to_extract(bucket, store.described_specs(bucket), fields, model is not None)
     report = ExtractionReport(bucket=bucket, fields=[spec.name for spec in wanted])
     stamps = {spec.name: field_stamp(spec, model_name) for spec in wanted}
@@ -145,7 +149,9 @@ def extract_stored(
                 names = due_names | {spec.name for spec in fill if _by_model(source, spec.name)}
                 labelled = without_extracted(source.annotations, names)
                 try:
-                    found = extracted(source.model_copy(update={"annotations": labelled}), due, found_by, model, fill)
+                    found = extracted(
+                        source.model_copy(update={"annotations": labelled}), due, found_by, model, fill, learned
+                    )
                 except Exception as error:  # the model's endpoint or reply; the document keeps its rows
                     report.failed += 1
                     failures += 1

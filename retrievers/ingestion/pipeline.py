@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from core.models import Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
 from retrievers.extraction.extractor import AT_INGEST, extracted
+from retrievers.extraction.rules.learned_clauses import LearnedClauses
 from retrievers.extraction.shipped import SHIPPED, with_rules
 from retrievers.extraction.stored import field_stamp
 from retrievers.ingestion.chunking import chunk_spans
@@ -160,6 +161,9 @@ class Ingestor:
     def __init__(self, stack: Stack):
         self.stack = stack
         self._schemas: dict[str, list[FieldSpec]] = {}
+        # Candidate sentences are embedded past the embedding cache: they are not chunks, and counting them would
+        # misreport the chunks an ingest embedded.
+        self._learned = LearnedClauses(stack.embedder.inner)
 
     def _schema(self, bucket: str) -> list[FieldSpec]:
         """The fields declared for `bucket` (its shipped schema declared first), with the user's words for them, read
@@ -284,10 +288,12 @@ class Ingestor:
             else:
                 report.added += 1
 
-    @staticmethod
-    def _extracted(source: SourceDocument, schemas: dict[str, list[FieldSpec]], report: IngestReport) -> SourceDocument:
-        """The document with the fields its text gives (`retrievers.extraction`), counted in the report."""
-        found = extracted(source, schemas[source.document.bucket])
+    def _extracted(
+        self, source: SourceDocument, schemas: dict[str, list[FieldSpec]], report: IngestReport
+    ) -> SourceDocument:
+        """The document with the fields its text gives (`retrievers.extraction`, the learned clauses reading the
+        ingest's own embedder), counted in the report."""
+        found = extracted(source, schemas[source.document.bucket], learned=self._learned)
         values = sum(len(row.sources) for row in found.annotations) - sum(len(r.sources) for r in source.annotations)
         if values:
             report.values_extracted += values

@@ -10,6 +10,7 @@ from retrievers.extraction.rules import (
     contract_kind,
     contract_terms,
     invoices,
+    learned_clauses,
     receipts,
 )
 
@@ -19,6 +20,21 @@ RULES: dict[str, dict[str, FieldRule]] = {
     "invoices": invoices.RULES,
 }
 
-RULES_VERSION = "3"
+LEARNED_BUCKET = "contracts"
+"""The bucket whose yes/no clauses have learned decisions (`learned_clauses`)."""
+
+
+def rules_of(
+    bucket: str, learned: learned_clauses.LearnedClauses = learned_clauses.WITHOUT_VECTORS
+) -> dict[str, FieldRule]:
+    """`bucket`'s rules, with the learned clause decisions that `learned` can serve (those reading vectors only
+    with an embedder they were learned from) in place of the regex rules they beat."""
+    if bucket != LEARNED_BUCKET:
+        return RULES.get(bucket, {})
+    return {**RULES[bucket], **learned.rules}
+
+
+RULES_VERSION = "4"
 """Bumped whenever a rule finds differently, so that `ragent extract` reads every document again; then its precision is
-measured again (`python -m evals.extraction.calibration`)."""
+measured again (`python -m evals.extraction.calibration`). Retraining the learned clauses
+(`python -m evals.extraction.clause_training`) rewrites their weights: bump it then too."""
