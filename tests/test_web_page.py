@@ -1,10 +1,14 @@
-"""The web page (`graph.page`) in a real browser: Debian's Chromium driven by Playwright against one real `ragent serve
---sample` on a fresh data folder, as a person uses it: sign in, ask, answer the agent's question with a button, open
-a citation, export, follow up, upload a folder, delete a document; and as an attacker would: a wrong key, another
-key's thread, a document whose text holds a script.
+"""The web page (`graph.page`) in real browsers: Debian's Chromium and Firefox ESR driven by Playwright against one
+real `ragent serve --sample` on a fresh data folder, as a person uses it: sign in, ask, answer the agent's question
+with a button, open a citation, export, follow up, upload a folder, delete a document; and as an attacker would: a
+wrong key, another key's thread, a document whose text holds a script.
 
-One server and one browser for the module; each test opens its own browser context (its own sessionStorage), so
-the tests are independent and take seconds each."""
+One server for the module and one browser of each kind; each test opens its own browser context (its own
+sessionStorage), so the tests are independent and take seconds each. Every test runs in Chromium; those marked
+`in_firefox_too` run in Firefox as well: the ones whose browser-side behaviour differs between engines (sign-in and
+sessionStorage, the streamed answer, the side panel, the clarification's buttons and the download, a folder upload,
+a document's markup shown as text, the Content-Security-Policy, the layout at 200% zoom), not the ones whose outcome
+is the server's (scopes and keys), which a second engine would only make slower."""
 
 from __future__ import annotations
 
@@ -12,6 +16,8 @@ import csv
 import importlib.util
 import os
 import re
+import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -23,6 +29,8 @@ from tests.conftest import fresh_database
 from tests.test_server_tenancy import _add_key
 
 CHROMIUM = Path("/usr/bin/chromium")
+FIREFOX = Path("/usr/bin/firefox-esr")
+FIREFOX_BIDI = Path(__file__).with_name("firefox_bidi.py")
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -36,10 +44,6 @@ RUN_TIMEOUT_MS = 90_000
 SCREENSHOTS_ENV = "RAGENT_WEB_SCREENSHOTS"
 """A folder to save the page's pictures in (docs/images/ holds the ones docs/operations.md shows); none when unset."""
 
-if not CHROMIUM.exists():
-    pytest.skip(
-        f"the browser tests need Debian's Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True
-    )
 if importlib.util.find_spec("playwright") is None:
     pytest.skip("the browser tests need the playwright package (the test extra)", allow_module_level=True)
 
@@ -58,24 +62,90 @@ def served(postgres_url, tmp_path_factory):
         yield server
 
 
+def in_firefox_too(test):
+    """Run `test` in Firefox as well as in Chromium."""
+    test.in_firefox_too = True
+    return test
+
+
+def pytest_generate_tests(metafunc):
+    """Firefox first: pytest runs a module's tests grouped by browser, in the order the kinds first appear, and the
+    Firefox group then sees the sample data as the count test expects it, before the Chromium tests add documents."""
+    if "browser" in metafunc.fixturenames:
+        kinds = ["firefox", "chromium"] if getattr(metafunc.function, "in_firefox_too", False) else ["chromium"]
+        metafunc.parametrize("browser", kinds, indirect=True, scope="module")
+
+
+def launch_firefox(playwright, downloads: Path, folder: Path):
+    """Debian's Firefox ESR through `tests/firefox_bidi.py` (which answers the few BiDi commands 140 ESR lacks),
+    saving downloads in `downloads` without asking."""
+    wrapper = folder / "firefox"
+    wrapper.write_text(f"#!/bin/sh\nexec '{sys.executable}' '{FIREFOX_BIDI}' \"$@\"\n")
+    wrapper.chmod(0o755)
+    prefs = {
+        "browser.download.folderList": 2,
+        "browser.download.dir": str(downloads),
+        "browser.download.useDownloadDir": True,
+        "browser.download.always_ask_before_handling_new_types": False,
+    }
+    return playwright.firefox.launch(channel="moz-firefox", executable_path=str(wrapper), firefox_user_prefs=prefs)
+
+
 @pytest.fixture(scope="module")
-def browser():
+def browser(request, tmp_path_factory):
+    kind = request.param
+    executable = CHROMIUM if kind == "chromium" else FIREFOX
+    if not executable.exists():
+        pytest.skip(
+            f"the {kind} tests need Debian's {executable.name} at {executable} (apt-get install {executable.name})"
+        )
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        if kind == "chromium":
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        else:
+            downloads = tmp_path_factory.mktemp("firefox-downloads")
+            browser = launch_firefox(playwright, downloads, tmp_path_factory.mktemp("firefox"))
+            browser.downloads = downloads
         yield browser
         browser.close()
 
 
 @pytest.fixture
 def page(browser, served):
-    """A fresh browser context on the page, every request it makes recorded."""
+    """A fresh browser context on the page, every request it makes recorded; a script error or a refusal by the
+    Content-Security-Policy fails the test."""
     context = browser.new_context(accept_downloads=True)
     page = context.new_page()
     page.set_default_timeout(RUN_TIMEOUT_MS)
     page.requested = []
     page.on("request", lambda request: page.requested.append(request.url))
+    problems = []
+    page.on("pageerror", lambda error: problems.append(f"script error: {error}"))
+    page.on(
+        "console", lambda message: re.search(r"Content.Security.Policy", message.text) and problems.append(message.text)
+    )
     yield page
     context.close()
+    assert not problems, problems
+
+
+def downloaded(page, click) -> Path:
+    """The file that `click()` makes the page download: Playwright's download in Chromium; in Firefox (whose BiDi
+    reports no downloads in 140 ESR) the new file in the profile's download folder, waited for with a deadline."""
+    browser = page.context.browser
+    if browser.browser_type.name == "chromium":
+        with page.expect_download() as download:
+            click()
+        return Path(download.value.path())
+    before = set(browser.downloads.iterdir())
+    click()
+    deadline = time.monotonic() + RUN_TIMEOUT_MS / 1000
+    while time.monotonic() < deadline:
+        done = [p for p in set(browser.downloads.iterdir()) - before if not p.name.endswith(".part")]
+        if done and not any(p.name.endswith(".part") for p in browser.downloads.iterdir()):
+            return done[0]
+        time.sleep(0.1)
+    raise AssertionError(f"nothing downloaded into {browser.downloads}")
 
 
 def screenshot(page, name: str) -> None:
@@ -107,12 +177,22 @@ def ask(page, question: str, max_hits: int | None = None):
     return page.locator("#turns > li").last
 
 
+def choose_folder(page, folder: Path) -> None:
+    """The folder chosen in the upload form; in Firefox its files instead, as WebDriver BiDi in 140 ESR cannot set a
+    folder on an input ("unsupported operation: File error: Is directory")."""
+    if page.context.browser.browser_type.name == "chromium":
+        page.get_by_label("Or a folder").set_input_files(folder)
+    else:
+        page.get_by_label("Files").set_input_files(sorted(folder.iterdir()))
+
+
 def test_serve_prints_the_page_first_and_keeps_langgraphs_log_quiet(served):
     log = served.log.read_text()
     assert log.index(f"  Page:   {served.url}/web/") < log.index("  API:") < log.index("get_client(")
     assert "Welcome to" not in log and "designed for development" not in log
 
 
+@in_firefox_too
 def test_a_wrong_key_is_refused_in_words_and_not_kept(page, served):
     page.goto(page_url(served))
     page.get_by_label("API key").fill("rk_00000000_forged")
@@ -122,6 +202,7 @@ def test_a_wrong_key_is_refused_in_words_and_not_kept(page, served):
     assert page.get_by_label("API key").is_visible()
 
 
+@in_firefox_too
 def test_a_count_shows_its_figure_derivation_and_sources_and_a_citation_opens_its_row(page, served):
     sign_in(page, served)
     assert served.api_key in page.evaluate("Object.values(sessionStorage)")
@@ -141,6 +222,7 @@ def test_a_count_shows_its_figure_derivation_and_sources_and_a_citation_opens_it
     screenshot(page, "chat")
     page.keyboard.press("Escape")
     expect(panel).to_be_hidden()
+    expect(sources.first).to_be_focused()  # the keyboard is back where it was
     page.set_viewport_size({"width": 640, "height": 900})  # a 1280-pixel window at 200% zoom
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "no sideways scrolling"
     origin = served.url
@@ -149,6 +231,7 @@ def test_a_count_shows_its_figure_derivation_and_sources_and_a_citation_opens_it
     assert headers["content-security-policy"].startswith("default-src 'none'; script-src 'self'")
 
 
+@in_firefox_too
 def test_a_list_that_asks_back_is_answered_with_a_button_and_followed_up_on_the_same_thread(page, served):
     sign_in(page, served)
     turn = ask(page, "Which contracts have a notice period of at least 30 days?", max_hits=3)
@@ -160,6 +243,7 @@ def test_a_list_that_asks_back_is_answered_with_a_button_and_followed_up_on_the_
     thread = page.evaluate("location.hash")
     narrow.click()
     expect(turn.locator(".clarify")).to_have_count(0)
+    expect(page.get_by_label("Question")).to_be_focused()  # not lost with the button pressed: the next step's box
     table = turn.locator("table")
     expect(table).to_be_visible()
     column = [h.strip() for h in table.locator("th").all_inner_texts()].index(field)
@@ -184,30 +268,34 @@ def test_one_contract_asked_about_by_a_party_two_share_is_chosen_with_a_button(p
     expect(turn.locator("table")).not_to_contain_text("California")
 
 
+@in_firefox_too
 def test_the_export_option_downloads_the_csv(page, served):
     sign_in(page, served)
     turn = ask(page, "Which contracts have a notice period of at least 30 days?", max_hits=3)
-    with page.expect_download() as downloaded:
-        turn.locator(".clarify button[data-choice=export]").click()
-    with open(downloaded.value.path(), newline="") as exported:
+    csv_file = downloaded(page, turn.locator(".clarify button[data-choice=export]").click)
+    with open(csv_file, newline="") as exported:
         rows = list(csv.DictReader(exported))
     assert len(rows) == 7 and all(int(r["notice_period_days"]) >= 30 for r in rows)
     expect(turn).to_contain_text("Exported all 7 matching rows")
 
 
+@in_firefox_too
 def test_a_folder_is_uploaded_listed_shown_as_text_and_a_document_deleted(page, served, tmp_path):
+    batch = uuid.uuid4().hex[:8]  # this run's documents only, whichever browser ran the test before
     folder = tmp_path / "handbook"
     folder.mkdir()
-    (folder / "canteen.md").write_text("# Canteen\nThe zarquon canteen opens at noon on weekdays.")
+    (folder / f"{batch}-canteen.md").write_text("# Canteen\nThe zarquon canteen opens at noon on weekdays.")
     hostile = '# Notice\n<script>window.pwned = 1</script>\n<img src=x onerror="window.pwned = 2">\n**not bold** [a](b)'
-    (folder / "notice.md").write_text(hostile)
+    (folder / f"{batch}-notice.md").write_text(hostile)
     sign_in(page, served)
     page.get_by_role("button", name="Documents").click()
-    page.get_by_label("Or a folder").set_input_files(folder)
+    choose_folder(page, folder)
     page.get_by_label("Bucket to add them to").fill("generic")
     page.get_by_role("button", name="Upload and ingest").click()
     expect(page.locator("#upload-status")).to_contain_text("Ingested", timeout=RUN_TIMEOUT_MS)
-    page.get_by_label("Search titles and ids").fill("handbook")
+    page.set_viewport_size({"width": 640, "height": 900})  # a 1280-pixel window at 200% zoom, every title listed
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "no sideways scrolling"
+    page.get_by_label("Search titles and ids").fill(batch)
     rows = page.locator("#doc-table tbody tr")
     expect(rows).to_have_count(2)
     page.get_by_role("button", name="Notice", exact=True).click()

@@ -227,7 +227,17 @@ async function runOn(threadId, request, turn) {
     return false;
   } finally {
     $("ask").disabled = false;
+    keepFocus();
   }
+}
+
+// The button that started a run is disabled while it runs and the thread is drawn anew after it, which leaves the
+// keyboard's focus nowhere: put it where the next step is (a waiting question's first option, or the question box),
+// unless the person has moved it somewhere themselves.
+function keepFocus() {
+  if (document.activeElement && document.activeElement !== document.body) return;
+  const option = document.querySelector("#turns .clarify button");
+  (option || $("question")).focus();
 }
 
 export async function ask(question) {
@@ -254,11 +264,14 @@ async function resume(threadId, reply) {
   if (done && reply.choice === "export") await downloadExport(threadId);
 }
 
+let citedFrom = null; // the control that opened the side panel, focused again when it closes
+
 // The side panel: the cited document with the cited passage, or the cited row and the sentences its extracted
 // values were read from marked in the document's text: those of the fields the answer shows (`asked`) first, any
 // other one at its "Show where" button.
 export async function openCitation(citation, sources, asked = []) {
   const panel = $("source");
+  citedFrom = document.activeElement;
   const body = clear($("source-body"));
   const source = sources.get(citation.annotation_id || citation.chunk_id) || {};
   $("source-title").textContent = source.title || citation.doc_id;
@@ -298,5 +311,9 @@ export async function openCitation(citation, sources, asked = []) {
 }
 
 export function closeSource() {
-  $("source").hidden = true;
+  const panel = $("source");
+  const hadFocus = panel.contains(document.activeElement);
+  panel.hidden = true;
+  if (hadFocus && citedFrom?.isConnected) citedFrom.focus();
+  citedFrom = null;
 }

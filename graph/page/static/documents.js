@@ -84,8 +84,15 @@ export async function showDocument(docId) {
 }
 
 function confirmDelete(doc) {
+  const opener = document.activeElement;
   const view = clear($("doc-view"));
-  const cancel = el("button", { type: "button", onclick: () => clear(view) }, "Cancel");
+  const cancel = el("button", {
+    type: "button",
+    onclick: () => {
+      clear(view);
+      if (opener?.isConnected) opener.focus();
+    },
+  }, "Cancel");
   view.append(
     el("div", { class: "clarify", role: "alertdialog", "aria-label": "Confirm the deletion" },
       el("p", {}, `Delete ${doc.title || doc.doc_id} (${doc.doc_id}) with its passages and fields? This cannot be undone.`),
