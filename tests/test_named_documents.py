@@ -155,6 +155,7 @@ def test_one_document_asked_about_by_a_kind_several_documents_are_says_which_mat
     both, or passages of whichever the search found first); they are told apart by their parties and dates."""
     several = rules.decompose("When does the supply agreement expire?").several
     assert several is not None and (several.by, several.matched) == ("value", 2)
+    assert rules.decompose("What law governs the supply agreement?").several == several  # read as rows of a kind
     assert {doc.doc_id for doc in several.documents} == {"Lakeside Taxi Co.", "ORCHARD_2016-SUPPLY AGREEMENT.txt"}
     assert all(doc.values.get("parties") for doc in several.documents)
 

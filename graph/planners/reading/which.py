@@ -34,7 +34,9 @@ SHOWN_ITEMS = 2
 """Items shown of a list value (the first parties)."""
 DETERMINER_REACH = 6
 """Words looked back from a document word for its determiner ("the Acme Corp master supply agreement")."""
-ONE_DOCUMENT_INTENTS = ("lookup", "qa", "summarize")
+ONE_DOCUMENT_INTENTS = ("lookup", "qa", "summarize", "list")
+"""The intents a question about one document may be read with: "What law governs the strategic alliance agreement?"
+reads as the rows of that kind (a list) and still speaks of one agreement; a count or a sum never does."""
 _WORD = re.compile(r"[a-z][\w'’]*")
 
 
@@ -66,7 +68,7 @@ def _definite(before: str) -> bool:
 
 
 def asks_one(d: Decomposition, vocabulary: Vocabulary) -> bool:
-    """A lookup, a yes/no check or a question for text, about one document (`one_document`)."""
+    """A lookup, a list, a yes/no check or a question for text, about one document (`one_document`)."""
     return (d.intent in ONE_DOCUMENT_INTENTS or bool(d.checks)) and one_document(d.question, vocabulary)
 
 
