@@ -114,8 +114,9 @@ async function deleteDocument(docId) {
   await listDocuments();
 }
 
-// A run of the ingest graph (an ingest, or an extraction with `extract: true`) streamed: `progressed(done, total)`
-// at each progress event of an extraction; its report.
+// A run of the ingest graph (an ingest, or an extraction with `extract: true`) streamed: `progressed(event)` at each
+// progress event (an extraction's `done` of `total` documents; an ingest's `documents`, `chunks`, `chunks_per_s`);
+// its report.
 async function ingestRun(input, progressed) {
   const body = {
     assistant_id: "ingest",
@@ -126,7 +127,7 @@ async function ingestRun(input, progressed) {
   let result = null;
   for await (const { event, data } of stream("/runs/stream", body)) {
     if (event === "updates") result = data.ingest || data.extract || result;
-    else if (event === "custom" && data.event === "extract") progressed(data.done, data.total);
+    else if (event === "custom" && (data.event === "extract" || data.event === "ingest")) progressed(data);
     else if (event === "error") throw new ApiError(422, data.message || data.error);
   }
   return result;
@@ -142,7 +143,7 @@ export async function extractFields() {
   bar.hidden = false;
   bar.value = 0;
   try {
-    const result = await ingestRun({ extract: true, bucket }, (done, total) => {
+    const result = await ingestRun({ extract: true, bucket }, ({ done, total }) => {
       bar.max = Math.max(total, 1);
       bar.value = done;
       status.textContent = `Reading the fields of ${bucket}: ${done} of ${total} documents`;
@@ -180,10 +181,16 @@ export async function uploadAndIngest() {
       bar.value = n + 1;
     }
     const started = Date.now();
-    const tick = setInterval(() => (status.textContent = `Ingesting ${files.length} file(s) into ${bucket}… ${Math.round((Date.now() - started) / 1000)} s`), 500);
+    let done = "";
+    const ingesting = () => `Ingesting ${files.length} file(s) into ${bucket}… ${Math.round((Date.now() - started) / 1000)} s`;
+    const tick = setInterval(() => (status.textContent = ingesting() + done), 500);
+    bar.value = 0;
     let result = null;
     try {
-      result = await ingestRun({ path: folder, bucket }, () => {});
+      result = await ingestRun({ path: folder, bucket }, (progress) => {
+        bar.value = progress.documents;
+        done = `: ${progress.documents} of ${files.length} documents, ${progress.chunks} chunks, ${progress.chunks_per_s} chunks/s`;
+      });
     } finally {
       clearInterval(tick);
     }
