@@ -341,3 +341,24 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if _is_integration(item):
             item.add_marker(pytest.mark.integration)
+
+
+ONE_WORKER_FOLDERS = ("tests/tool_calls/",)
+"""Folders whose modules share a session fixture built from real data (`tests/tool_calls/conftest.py`'s `context`:
+the sample, CUAD and SROIE ingested, about 100 s): `make test` (`--dist loadfile`) sends each such folder to one
+worker whole, as it sends a file, so the fixture is built once instead of once on each worker that got one of its
+files."""
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadfile`, with each of `ONE_WORKER_FOLDERS` one unit of work; other modes as pytest-xdist has them."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class FolderScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = super()._split_scope(nodeid)
+            return next((folder for folder in ONE_WORKER_FOLDERS if path.startswith(folder)), path)
+
+    return FolderScheduling(config, log)

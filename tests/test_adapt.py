@@ -24,7 +24,7 @@ from retrievers.loaders.beir import load_qrels
 from retrievers.stack import make_embedder
 from tests.conftest import shared_dataset
 
-QUERIES = 100
+QUERIES = 72
 
 
 def _small_beir(source: Path, folder: Path, queries: int) -> None:
