@@ -236,7 +236,9 @@ def documents_list(args: argparse.Namespace) -> None:
     with opened_store() as store:
         if args.bucket:
             store.require_bucket(args.bucket)
-        rows, total = store.list_documents(args.scope, args.bucket, limit=args.limit, offset=args.offset)
+        rows, total = store.list_documents(
+            args.scope, args.bucket, matching=args.matching, limit=args.limit, offset=args.offset
+        )
     if args.json:
         print_json(
             {"scope": args.scope, "bucket": args.bucket, "total": total, "offset": args.offset, "documents": rows}

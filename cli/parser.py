@@ -426,6 +426,7 @@ def _documents(sub) -> None:
     actions = p.add_subparsers(dest="documents_action", required=True)
     p = actions.add_parser("list", help="the documents of a scope (or of one bucket), with their counts")
     p.add_argument("--bucket")
+    p.add_argument("--matching", metavar="WORDS", help="only documents whose title or id holds every word")
     _scope(p)
     _shown(p, "--limit", "documents", DOCUMENTS_LISTED, DOCUMENTS_LISTED_MAX)
     p.add_argument(

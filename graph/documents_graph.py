@@ -23,6 +23,7 @@ from retrievers.ingestion.documents import checked_doc_ids, delete_documents, sh
 
 ACTIONS = ("list", "show", "delete")
 LISTED, LISTED_MAX = 50, 10_000
+MATCHING_CHARS = 200
 DELETED_MAX = 10_000
 """The most document ids one delete request may name (a whole bucket goes by `bucket`)."""
 
@@ -34,6 +35,7 @@ class DocumentsRequest(TypedDict):
     doc_ids: NotRequired[list[str]]
     limit: NotRequired[int]
     offset: NotRequired[int]
+    matching: NotRequired[str]
 
 
 class DocumentsResult(TypedDict, total=False):
@@ -66,6 +68,14 @@ def _doc_ids(state: DocumentsState) -> list[str]:
     return checked_doc_ids(doc_ids)
 
 
+def _matching(state: DocumentsState) -> str | None:
+    """The words a listed document's title or id must hold (`list`'s search), at most `MATCHING_CHARS` of them."""
+    matching = state.get("matching")
+    if matching is not None and (not isinstance(matching, str) or len(matching) > MATCHING_CHARS):
+        raise InvalidInput(f"matching must be words of a title or id, at most {MATCHING_CHARS} characters")
+    return matching
+
+
 def _bucket(state: DocumentsState, services: AgentServices) -> str | None:
     bucket = state.get("bucket")
     if bucket is not None:
@@ -93,7 +103,10 @@ def documents(state: DocumentsState, runtime: Runtime, *, services: AgentService
     if action == "list":
         limit = _count(state, "limit", LISTED, 1, LISTED_MAX)
         offset = _count(state, "offset", 0, 0, 2**62)
-        rows, total = store.list_documents(scope, _bucket(state, services), limit=limit, offset=offset)
+        matching = _matching(state)
+        rows, total = store.list_documents(
+            scope, _bucket(state, services), matching=matching, limit=limit, offset=offset
+        )
         return {"scope": scope, "total": total, "documents": [_served(row, services, scope) for row in rows]}
     doc_ids = _doc_ids(state)
     if action == "show":

@@ -185,11 +185,12 @@ class DocumentRecords(Protocol):
         bucket: str | None = None,
         *,
         doc_id: str | None = None,
+        matching: str | None = None,
         limit: int | None = None,
         offset: int = 0,
     ) -> tuple[list[dict[str, Any]], int]:
-        """A page of the documents of `scope` (of one bucket, or one document) with their counts, and the number in
-        all."""
+        """A page of the documents of `scope` (of one bucket, or one document; of those whose title or id holds the
+        words of `matching`) with their counts, and the number in all."""
 
     def stored_origins(self, scope: str, doc_ids: Sequence[str]) -> dict[str, tuple[str, list[dict[str, Any]]]]:
         """Each stored document's source and annotation rows (kind, row, raw), for a folder ingest."""

@@ -140,6 +140,24 @@ def test_sql_metacharacters_are_data_not_sql(store, contracts):
     assert store.counts("default")["documents"] == 4
 
 
+def test_documents_are_listed_by_the_words_their_title_or_id_holds_in_the_whole_scope(store):
+    """The page's and `ragent documents list --matching`'s search: every word in any case, in the title or the id,
+    over the whole scope (before, the page filtered the first 1,000 it had listed); % and _ are letters."""
+    for doc_id in ("acme-lease.txt", "ACME_2020-supply.txt", "beta-lease.txt", "100%_off.txt"):
+        _commit(store, _source(doc_id, []))
+    _commit(store, _source("acme-lease-b.txt", [], scope="tenant_b"))
+
+    def listed(matching: str, **page) -> tuple[set[str], int]:
+        rows, total = store.list_documents("default", matching=matching, **page)
+        return {row["doc_id"] for row in rows}, total
+
+    assert listed("acme") == ({"ACME_2020-supply.txt", "acme-lease.txt"}, 2)
+    assert listed("LEASE acme") == ({"acme-lease.txt"}, 1)
+    assert listed("acme", limit=1)[1] == 2 and len(listed("acme", limit=1)[0]) == 1
+    assert listed("100%") == ({"100%_off.txt"}, 1) and listed("0_o") == (set(), 0) and listed("%")[1] == 1
+    assert listed("  ")[1] == 4
+
+
 def test_recommit_replaces_chunks_and_annotations_and_bumps_version(store):
     _commit(store, _source("d1", [{"a": 1}, {"a": 2}], body="first version"))
     new_ids = _commit(store, _source("d1", [{"a": 3}], body="second version"))

@@ -367,7 +367,7 @@ def test_another_keys_thread_is_not_reachable_and_a_reader_cannot_add_or_delete(
     expect(page.locator(f"#thread-list [data-thread='{thread}']")).to_have_count(0)
     expect(page.locator("#turns > li")).to_have_count(0)
     page.get_by_role("button", name="Documents").click()
-    expect(page.locator("#doc-count")).to_contain_text("documents")
+    expect(page.locator("#doc-count")).to_contain_text("document")
     expect(page.locator("#upload-form")).to_be_hidden()
     expect(page.get_by_role("button", name=re.compile("^Delete"))).to_have_count(0)
 

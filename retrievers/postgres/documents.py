@@ -8,6 +8,7 @@ table, so such chunks are never returned. A delete records the chunk ids the eng
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -282,15 +283,20 @@ class PostgresDocuments:
         bucket: str | None = None,
         *,
         doc_id: str | None = None,
+        matching: str | None = None,
         limit: int | None = None,
         offset: int = 0,
     ) -> tuple[list[dict[str, Any]], int]:
-        """A page of the documents of `scope` (of one bucket, or the one `doc_id`, when given) in bucket and id
-        order, each with its chunk and annotation row counts and its body's length, and how many there are in all."""
+        """A page of the documents of `scope` (of one bucket, or the one `doc_id`, when given; of those whose title or
+        id holds every word of `matching`, in any case) in bucket and id order, each with its chunk and annotation
+        row counts and its body's length, and how many there are in all."""
         where, params = "d.scope = %s", [scope]
         for column, value in (("bucket", bucket), ("doc_id", doc_id)):
             if value is not None:
                 where, params = f"{where} AND d.{column} = %s", [*params, value]
+        for word in (matching or "").split():
+            where = f"{where} AND (coalesce(d.title, '') || ' ' || d.doc_id) ILIKE %s ESCAPE '\\'"
+            params = [*params, "%" + re.sub(r"([\\%_])", r"\\\1", word) + "%"]
         with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             total = cur.execute("SELECT count(*) AS n FROM documents d WHERE " + where, params).fetchone()["n"]
             rows = cur.execute(

@@ -9,11 +9,16 @@ const $ = (id) => document.getElementById(id);
 const LISTED = 1000;
 let listed = [];
 let total = 0;
+let listings = 0; // the latest listing asked for: an earlier one answered late is not shown over it
 
+// The documents whose title or id holds the search box's words, the server searching the whole scope.
 export async function listDocuments() {
   hideAlert();
+  const matching = $("doc-filter").value.trim();
+  const asked = ++listings;
   try {
-    const result = await runOnce("documents", { action: "list", limit: LISTED });
+    const result = await runOnce("documents", { action: "list", limit: LISTED, ...(matching && { matching }) });
+    if (asked !== listings) return;
     listed = result.documents || [];
     total = result.total;
     const buckets = [...new Set(listed.map((d) => d.bucket))];
@@ -26,13 +31,13 @@ export async function listDocuments() {
   $("extract-form").hidden = !session.me?.may_ingest;
 }
 
-export function showList() {
-  const words = $("doc-filter").value.trim().toLowerCase();
-  const shown = listed.filter((d) => !words || `${d.title || ""} ${d.doc_id}`.toLowerCase().includes(words));
+function showList() {
+  const matching = $("doc-filter").value.trim();
   $("doc-count").textContent =
-    `${shown.length} shown of ${total} documents` + (listed.length < total ? ` (the first ${LISTED} searched)` : "");
+    `${total} document${total === 1 ? "" : "s"}${matching ? ` whose title or id holds “${matching}”` : ""}` +
+    (listed.length < total ? ` (the first ${listed.length} shown)` : "");
   const rows = clear(document.querySelector("#doc-table tbody"));
-  for (const d of shown) {
+  for (const d of listed) {
     rows.append(
       el("tr", { "data-doc": d.doc_id },
         el("td", {}, el("button", { type: "button", class: "linkish", onclick: () => showDocument(d.doc_id) }, d.title || d.doc_id)),

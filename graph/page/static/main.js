@@ -2,10 +2,11 @@
 
 import { call, forgetKey, keepKey, session } from "./api.js";
 import { ask, closeSource, hideAlert, listThreads, newThread, openThread, showAlert } from "./chat.js";
-import { extractFields, listDocuments, showList, uploadAndIngest } from "./documents.js";
+import { extractFields, listDocuments, uploadAndIngest } from "./documents.js";
 import { clear, el } from "./render.js";
 
 const $ = (id) => document.getElementById(id);
+const SEARCH_AFTER_MS = 300; // the pause in typing after which the documents are searched
 const SCOPE = "ragent.scope";
 
 function show(view) {
@@ -101,9 +102,13 @@ function wire() {
   });
   $("doc-search").addEventListener("submit", (event) => {
     event.preventDefault();
-    showList();
+    listDocuments();
   });
-  $("doc-filter").addEventListener("input", showList);
+  let typing;
+  $("doc-filter").addEventListener("input", () => {
+    clearTimeout(typing);
+    typing = setTimeout(listDocuments, SEARCH_AFTER_MS);
+  });
   $("upload-form").addEventListener("submit", (event) => {
     event.preventDefault();
     uploadAndIngest();
