@@ -359,6 +359,23 @@ def test_a_thread_of_another_scope_is_not_listed_and_cannot_continue_there(page,
     )
 
 
+def test_the_documents_listed_are_the_chosen_scopes(page, served):
+    """The documents graph takes its scope from its input (a key of every scope, or of several, names one there):
+    before, the page named it in the run's context only, so a key of every scope listed, showed and deleted the
+    documents of `default` whichever scope was chosen, and a key of two scopes was refused in both."""
+
+    def total(scope: str) -> int:
+        listed = served.client().runs.wait(None, "documents", input={"action": "list", "scope": scope, "limit": 1})
+        return listed["total"]
+
+    sign_in(page, served)
+    for scope in ("sample", "default"):
+        page.get_by_label("Scope", exact=True).select_option(scope)
+        page.get_by_role("button", name="Documents").click()
+        expect(page.locator("#doc-count")).to_contain_text(f"{total(scope)} document")
+        page.get_by_role("button", name="Chat").click()
+
+
 def test_another_keys_thread_is_not_reachable_and_a_reader_cannot_add_or_delete(page, browser, served):
     thread = served.client().threads.create()["thread_id"]
     served.client().runs.wait(thread, "agent", input={"question": "How many contracts per governing law?"})

@@ -99,7 +99,8 @@ export async function* stream(path, body) {
 
 // A run that needs no thread of its own (the documents and ingest graphs): its output, or its error thrown.
 export async function runOnce(graph, input) {
-  const output = await call("POST", "/runs/wait", { assistant_id: graph, input, context: { scope: session.scope } });
+  const body = { assistant_id: graph, input: { ...input, scope: session.scope }, context: { scope: session.scope } };
+  const output = await call("POST", "/runs/wait", body);
   if (output && output.__error__) throw new ApiError(422, output.__error__.message);
   return output;
 }
