@@ -359,6 +359,15 @@ def test_a_thread_of_another_scope_is_not_listed_and_cannot_continue_there(page,
     )
 
 
+def test_a_question_the_server_refuses_reads_as_a_refusal_not_a_server_fault(page, served):
+    """A question over the server's limit ends its run with an error event: the page says the request was refused,
+    and why (an outside probe saw "The server answered 500: ..." for it)."""
+    sign_in(page, served)
+    page.get_by_label("Question").fill("How many contracts " + "x" * 2000)
+    page.get_by_label("Question").press("Enter")
+    expect(page.get_by_role("alert")).to_contain_text("The request was refused: the question is 2019 characters")
+
+
 def test_the_documents_listed_are_the_chosen_scopes(page, served):
     """The documents graph takes its scope from its input (a key of every scope, or of several, names one there):
     before, the page named it in the run's context only, so a key of every scope listed, showed and deleted the

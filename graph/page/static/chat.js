@@ -4,6 +4,7 @@
 import { ApiError, call, download, runOnce, session, stream } from "./api.js";
 import { clear, documentText, el, highlighted, markdown, sourceCell, value } from "./render.js";
 
+const REFUSALS = ["InvalidInput", "ScopeRefused", "ValidationError", "ValueError"]; // the run's error names of bad input
 const $ = (id) => document.getElementById(id);
 let current = null; // the open thread's id; null for a new one
 const known = new Map(); // an answer message's id -> {answer, sources}: earlier turns keep their structure here
@@ -213,7 +214,8 @@ async function runOn(threadId, request, turn) {
         const [message] = data;
         if (message.type === "AIMessageChunk" && typeof message.content === "string") live.append(message.content);
       } else if (event === "error") {
-        throw new ApiError(500, data.message || data.error);
+        // A run its input was refused for (too long, a control character, a scope the key may not use) is a refusal.
+        throw new ApiError(REFUSALS.includes(data.error) ? 422 : 500, data.message || data.error);
       }
     }
     progress.textContent = "";
