@@ -8,7 +8,6 @@ table, so such chunks are never returned. A delete records the chunk ids the eng
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -294,9 +293,9 @@ class PostgresDocuments:
         for column, value in (("bucket", bucket), ("doc_id", doc_id)):
             if value is not None:
                 where, params = f"{where} AND d.{column} = %s", [*params, value]
-        for word in (matching or "").split():
-            where = f"{where} AND (coalesce(d.title, '') || ' ' || d.doc_id) ILIKE %s ESCAPE '\\'"
-            params = [*params, "%" + re.sub(r"([\\%_])", r"\\\1", word) + "%"]
+        for word in (matching or "").split():  # a substring test, as annotation_filters' "~": % and _ are letters
+            where = f"{where} AND strpos(lower(coalesce(d.title, '') || ' ' || d.doc_id), lower(%s)) > 0"
+            params = [*params, word]
         with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cur:
             total = cur.execute("SELECT count(*) AS n FROM documents d WHERE " + where, params).fetchone()["n"]
             rows = cur.execute(
