@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from english.lexicon import STOPWORDS
-from graph.decomposition import Constraint, Decomposition
+from graph.decomposition import Constraint, Decomposition, Unmapped
 
 POINTERS = re.compile(
     r"\b(?:those|these|(?:of|among|from|between)\s+them|which\s+ones|"
@@ -115,6 +115,9 @@ def merge(previous: Decomposition, current: Decomposition) -> Decomposition:
     turn's, and how its figure is computed comes with it (`FIGURE`). Everything else is the current turn's reading
     (the documents it names, the words it could not map)."""
     now = _dated_as_before(previous, current)
+    unmapped = list(current.unmapped)
+    if POINTERS.search(_lowered(current.question)):
+        now, unmapped = _within(previous, now, unmapped)
     taken = {(c.bucket, c.field) for c in now}
     kept = [c for c in previous.constraints if c.bucket in current.buckets and (c.bucket, c.field) not in taken]
     asked = current if states_intent(current.question) else previous
@@ -124,6 +127,7 @@ def merge(previous: Decomposition, current: Decomposition) -> Decomposition:
         update={
             "intent": asked.intent,
             "constraints": [*kept, *now],
+            "unmapped": unmapped,
             "topic_terms": list(dict.fromkeys(topics)),
             "sub_queries": [f"{q} {current.question}" for q in previous.sub_queries] or current.sub_queries,
             **_figure(asked, current),
@@ -131,3 +135,102 @@ def merge(previous: Decomposition, current: Decomposition) -> Decomposition:
             "follow_up_of": previous.question,
         }
     )
+
+
+def _within(
+    previous: Decomposition, now: list[Constraint], unmapped: list[Unmapped]
+) -> tuple[list[Constraint], list[Unmapped]]:
+    """A turn that points back ("which of them are also governed by Delaware law?") asks within the previous result,
+    so a condition on a field the previous turn constrained must hold as well as that one, not replace it: the two
+    become the one condition meaning both. Where no one condition does (New York and also Delaware), the previous
+    condition stays and the new one is left unmapped with the reason, so the run asks instead of answering about
+    other documents."""
+    earlier = {(c.bucket, c.field): c for c in previous.constraints}
+    combined = []
+    for c in now:
+        before = earlier.get((c.bucket, c.field))
+        if before is None:
+            combined.append(c)
+        elif (both := _both(before, c)) is not None:
+            combined.append(both)
+        else:
+            combined.append(before)
+            unmapped.append(
+                Unmapped(
+                    text=c.source_text or str(c.value),
+                    why=f"the previous question already asks for {before.field} {before.op} {before.value!r}, and "
+                    f"which of those documents also have {c.field} {c.op} {c.value!r} cannot be searched for in one "
+                    "step; ask for both again, or for the new condition alone",
+                )
+            )
+    return combined, unmapped
+
+
+def _both(a: Constraint, b: Constraint) -> Constraint | None:
+    """The one condition meaning `a` and `b` on the same field: the values both allow, or the range both allow;
+    None when one condition cannot say it (different values, which a field holding several may have together)."""
+    if a.op == b.op and a.value == b.value and a.bounds == b.bounds:
+        return b
+    values_a, values_b = _values(a), _values(b)
+    if values_a is not None and values_b is not None:
+        kept = [v for v in values_b if _folded(v) in {_folded(w) for w in values_a}]
+        if not kept:
+            return None
+        return b.model_copy(
+            update={"op": "=" if len(kept) == 1 else "in", "value": kept[0] if len(kept) == 1 else kept}
+        )
+    range_a, range_b = _range(a), _range(b)
+    if range_a is None or range_b is None:
+        return None
+    low = max(range_a[0], range_b[0], key=_low_order)
+    high = min(range_a[1], range_b[1], key=_high_order)
+    if low is None and high is None:
+        return None
+    if low is not None and high is not None:
+        if low[0] > high[0] or (low[0] == high[0] and not (low[1] and high[1])):
+            return None
+        bounds = ("[" if low[1] else "(") + ("]" if high[1] else ")")
+        return b.model_copy(update={"op": "between", "value": [low[0], high[0]], "bounds": bounds})
+    end, included = low or high
+    op = (">=" if included else ">") if low else ("<=" if included else "<")
+    return b.model_copy(update={"op": op, "value": end, "bounds": "[]"})
+
+
+def _folded(value: object) -> object:
+    return value.lower() if isinstance(value, str) else value
+
+
+def _values(c: Constraint) -> list | None:
+    """The values an equality or membership allows; None for a range."""
+    if c.op == "=" and not isinstance(c.value, list):
+        return [c.value]
+    if c.op == "in" and isinstance(c.value, list):
+        return c.value
+    return None
+
+
+_End = tuple[object, bool] | None
+"""An end of a range: the value, and whether it is included; None when the range is open on that side."""
+
+
+def _range(c: Constraint) -> tuple[_End, _End] | None:
+    """The range of values a comparison allows, as (low end, high end); None for anything else."""
+    if isinstance(c.value, bool) or c.op not in ("between", ">", ">=", "<", "<="):
+        return None
+    if c.op == "between":
+        if not isinstance(c.value, list) or len(c.value) != 2:
+            return None
+        return (c.value[0], c.bounds[0] == "["), (c.value[1], c.bounds[1] == "]")
+    if c.op in (">", ">="):
+        return (c.value, c.op == ">="), None
+    return None, (c.value, c.op == "<=")
+
+
+def _low_order(end: _End) -> tuple:
+    """Orders low ends: an open side first, then by value, an excluded end above an included one."""
+    return (0,) if end is None else (1, end[0], not end[1])
+
+
+def _high_order(end: _End) -> tuple:
+    """Orders high ends: by value, an excluded end below an included one, an open side last."""
+    return (1,) if end is None else (0, end[0], end[1])

@@ -368,6 +368,23 @@ def test_reading_how_many_of_them_counts_the_previous_reading():
     assert _said(counted) == [("governing_law", "=", "Delaware"), ("termination_for_convenience", "=", True)]
 
 
+def test_a_turn_within_the_previous_result_keeps_its_condition_on_the_same_field():
+    """ "Which of them are also governed by Delaware law?" after New York asks within the New York contracts (before:
+    the Delaware condition replaced New York's, and the answer listed the Delaware contracts as if they were among
+    them)."""
+    first, also = _turns(
+        "How many contracts are under New York law?", "Which of them are also governed by Delaware law?"
+    )
+    assert _said(also) == _said(first) == [("governing_law", "=", "New York")], "never the Delaware contracts alone"
+    assert [u.text for u in also.unmapped] == ["Delaware"] and "New York" in str(also.unmapped[0].why)
+    _, either = _turns("Which contracts are under New York or Delaware law?", "Which of those are under Delaware law?")
+    assert _said(either) == [("governing_law", "=", "Delaware")], "the value both allow"
+    _, both_years = _turns("Which contracts expire between 2024 and 2026?", "Which of those expire in 2025?")
+    assert _said(both_years) == [("expiration_date", "between", ["2025-01-01", "2025-12-31"])], "the range both allow"
+    _, no_year = _turns("Which contracts expire in 2024?", "Which of those expire in 2025?")
+    assert _said(no_year) == [("expiration_date", "between", ["2024-01-01", "2024-12-31"])] and no_year.unmapped
+
+
 def test_reading_and_in_another_year_replaces_the_period_and_keeps_what_was_asked():
     _, later = _turns("Which contracts expire in 2025?", "and in 2026?")
     assert (later.intent, _said(later)) == ("list", [("expiration_date", "between", ["2026-01-01", "2026-12-31"])])
