@@ -121,6 +121,14 @@ def test_a_defined_expiration_date_is_the_expiration_date():
     assert (value, cited) == ("2006-08-31", "Expiration Date: August 31, 2006")
 
 
+def test_a_cover_sheets_termination_date_is_the_expiration_date_and_a_defined_one_without_a_date_is_none():
+    cover = "Effective Date: January 1, 2019\nTermination Date: December 31, 2023\n\n"
+    ((value, cited),) = _read("expiration_date", PREAMBLE + cover + FILLER)
+    assert value == "2023-12-31" and "Termination Date: December 31, 2023" in cited
+    defined = '"Termination Date" means the date on which this Agreement is terminated. It may end earlier. '
+    assert _read("expiration_date", PREAMBLE + defined + FILLER) == []
+
+
 def test_an_anniversary_counts_from_the_date_it_names_not_a_later_effective_date():
     body = (
         'This Agreement is dated as of November 28, 2001 and shall be effective December 1, 2001 (the "Effective '

@@ -153,9 +153,10 @@ def _term(body: str) -> tuple[date | None, bool, int, int] | None:
     return None
 
 
-_EXPIRATION_DATE_CUE = cue(r"expiration date|expiry date")
+_EXPIRATION_DATE_CUE = cue(r"expiration date|expiry date|termination date|end date")
 _DEFINED_EXPIRATION = words(
-    rf"\b(?:expiration|expiry)\s+date[\"”]?\s*(?::|(?:shall\s+)?means?|is|shall\s+be)\s*(?:the\s+)?(?P<date>{DATE})"
+    r"\b(?:expiration|expiry|termination|end)\s+date[\"”]?\s*(?::|(?:shall\s+)?means?|is|shall\s+be)\s*(?:the\s+)?"
+    rf"(?P<date>{DATE})"
 )
 
 
@@ -171,8 +172,8 @@ and concluding December 31, 2003'): the contract's own name for its term, so its
 def expiration(body: str) -> list[Found]:
     """The date the initial term ends, stated or counted from the start, or else the date the contract defines as
     the end of its term ("'Contract Period' shall mean ... concluding December 31, 2003") or as its Expiration
-    Date ("Expiration Date: August 31, 2006", which "shall expire on the Expiration Date" refers to); [] when none
-    is clear."""
+    Date ("Expiration Date: August 31, 2006", which "shall expire on the Expiration Date" refers to; "Termination
+    Date: December 31, 2023" on a cover sheet); [] when none is clear."""
     term = _term(body)
     if term is not None and term[0] is not None:
         last_day, _, start, end = term
