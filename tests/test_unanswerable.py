@@ -327,6 +327,17 @@ def test_reading_a_figure_of_something_no_field_records_leaves_it_unmapped(quest
     assert [u.text for u in FULL.decompose(question).unmapped] == [word]
 
 
+def test_reading_a_form_of_a_fields_word_is_no_name_but_a_name_that_starts_like_one_still_is():
+    """ "stop them from renewing" stands where a name stands (after "from"), but "renewing" is the field word "renew"
+    with an ending (before: asked back, offering parties whose names are nearest to "renewing")."""
+    renewing = FULL.decompose("Which contracts need at least 90 days notice to stop them from renewing?")
+    assert [(c.field, c.op, c.value) for c in renewing.constraints] == [("notice_period_days", ">=", 90)]
+    assert renewing.unmapped == []
+    assert [u.text for u in FULL.decompose("how many contracts from renewco need 90 days notice").unmapped] == [
+        "renewco need"
+    ]
+
+
 def test_reading_a_topic_looks_for_it_in_the_documents_the_question_is_about():
     [(text, why)] = _left(FULL.decompose("what is the travel policy?"))
     assert text == "travel" and "searched the text of generic where doc_type = policy" in why

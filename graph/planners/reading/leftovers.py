@@ -39,14 +39,19 @@ def names_left(
     clause word ("arbitration clause"), capitalised inside the sentence, or holding a digit ("ISO 45001"). Other
     words left over ("came", "everything") only phrase the question. After "in", the nearest values are the
     currencies the buckets hold. Capitalised words just before a name a name field matched (`name_spans`) are part
-    of that name ("Jim Nantz")."""
+    of that name ("Jim Nantz"). A lower-case word sharing its stem with a field's word is a form of that word
+    ("renewing" beside the field word "renew"), not a name ("renewco" is one)."""
     known = vocabulary.bucket_words | STOPWORDS | FILLER
     for view in views:
         known |= view.field_words_all
+    field_words = {w for view in views for w in view.field_words_all if len(w) > 2}
     tokens = list(TOKEN.finditer(lowered))
     runs: list[list[int]] = []
     for i, m in enumerate(tokens):
-        left = not any(overlap(m.span(), s) for s in understood) and plain(m.group(0)) not in known
+        word = plain(m.group(0))
+        left = not any(overlap(m.span(), s) for s in understood) and word not in known
+        if left and text[m.start()].islower() and _inflected(word, field_words):
+            continue  # "stop them from renewing" where a field says "renew": a form of a field's word, no name
         if left and len(plain(m.group(0))) > 1 and not m.group(0).isdigit() or left and has_digit(m.group(0)):
             if runs and runs[-1][-1] == i - 1:
                 runs[-1].append(i)
@@ -88,6 +93,19 @@ def names_left(
                 ]
             found.append(Unmapped(text=phrase, nearest=nearest[:NEAREST]))
     return found
+
+
+_INFLECTIONS = re.compile(r"(?:s|es|d|ed|ing|al|als|er|ers|ation|ations)?")
+"""Endings that make another form of the same word ("renew": "renews", "renewed", "renewing", "renewal")."""
+
+
+def _inflected(word: str, field_words: set[str]) -> bool:
+    """Whether `word` is a field word with an English ending ("renewing"; "expiring" for "expire")."""
+    for w in field_words:
+        root = w[:-1] if w.endswith("e") else w
+        if word.startswith(root) and _INFLECTIONS.fullmatch(word, len(root)):
+            return True
+    return False
 
 
 def absent(
