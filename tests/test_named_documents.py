@@ -38,6 +38,8 @@ CONTRACTS = {
         "contract_type": "Services Agreement",
         "parties": ["Kestrel Dynamics Ltd.", "Dunmore Retail, Inc."],
     },
+    "GLOBALMUSIC-CONTENT LICENSE AGREEMENT.txt": {"contract_type": "License Agreement", "governing_law": ["Florida"]},
+    "SUNSEVEN-CONTENT LICENSE AGREEMENT.txt": {"contract_type": "License Agreement", "governing_law": ["New York"]},
     "ASHWORTH-PROMOTION AGREEMENT.txt": {
         "contract_type": "Promotion Agreement",
         "governing_law": ["California"],
@@ -158,6 +160,19 @@ def test_one_document_asked_about_by_a_kind_several_documents_are_says_which_mat
     assert rules.decompose("What law governs the supply agreement?").several == several  # read as rows of a kind
     assert {doc.doc_id for doc in several.documents} == {"Lakeside Taxi Co.", "ORCHARD_2016-SUPPLY AGREEMENT.txt"}
     assert all(doc.values.get("parties") for doc in several.documents)
+
+
+def test_one_document_described_in_lower_case_words_its_titles_hold_says_which_match(rules):
+    """ "the content license agreement": lower-case words before the document word describe the title the user
+    means (before: "content" was a name left over, and the run asked about the parties nearest to it)."""
+    several = rules.decompose("Can I terminate the content license agreement early?").several
+    assert several is not None and (several.by, several.matched) == ("title", 2)
+    assert {doc.doc_id for doc in several.documents} == {
+        "GLOBALMUSIC-CONTENT LICENSE AGREEMENT.txt",
+        "SUNSEVEN-CONTENT LICENSE AGREEMENT.txt",
+    }
+    plural = rules.decompose("Which content license agreements do I have?")
+    assert plural.several is None and [u.text for u in plural.unmapped] == ["content"], "a list still asks"
 
 
 @pytest.mark.parametrize(

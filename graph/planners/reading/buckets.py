@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from english.currencies import currency_mentions
-from english.lexicon import STOPWORDS
+from english.lexicon import DEFINITE, INDEFINITE, STOPWORDS
 from english.value_match import normalise
 from graph.decomposition import Decomposition, Several
 from graph.planners.reading import which
@@ -52,7 +52,7 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
     user names by their file names): in a bucket of labelled pages (an encyclopedia's) a page's title is what the
     question is about, not the one document to read, and the page readers follow it (`graph.planners.pages`)."""
     own = {name for name, view in vocabulary.buckets.items() if any(f.extracted_count for f in view.fields)}
-    runs = _name_runs(question) if own else []
+    runs = [*_name_runs(question), *_described_document(question, vocabulary)] if own else []
     if not runs:
         return {}, None
     common, valued = _not_names(question, vocabulary), _name_values(vocabulary)
@@ -104,6 +104,32 @@ def _name_runs(question: Question) -> list[tuple[list[str], tuple[int, int]]]:
         if words:
             runs.append((words, run.span()))
     return runs
+
+
+_LOWER_WORD = re.compile(r"[a-z][\w'’&-]*")
+
+
+def _described_document(question: Question, vocabulary: Vocabulary) -> list[tuple[list[str], tuple[int, int]]]:
+    """The words between the determiner and the document word of a question about one document, with that word
+    ("the content license agreement"): written in lower case, they still describe the title the user means, and
+    "content" is no name left over."""
+    if not which.one_document(question.text, vocabulary):
+        return []
+    lowered = question.lowered
+    runs = []
+    for _, mentions in vocabulary.named_buckets(lowered):
+        for m in mentions:
+            before = list(_LOWER_WORD.finditer(lowered, max(0, m.span[0] - 80), m.span[0]))
+            words: list[re.Match[str]] = []
+            for word in reversed(before[-which.DETERMINER_REACH :]):
+                said = word.group(0)
+                if said in DEFINITE or said in INDEFINITE or said in STOPWORDS or question.text[word.start()].isupper():
+                    break  # a capitalised word is a name, read as one (`_name_runs`)
+                words.insert(0, word)
+            if words:
+                runs.append(([*(w.group(0) for w in words), *m.text.split()], (words[0].start(), m.span[1])))
+    # "license" inside "content license agreement" is a document word too: the longest phrase only
+    return [r for r in runs if not any(o[1][0] <= r[1][0] and r[1][1] < o[1][1] for o in runs)]
 
 
 def _compact(text: str) -> str:
