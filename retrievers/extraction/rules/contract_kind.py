@@ -15,9 +15,12 @@ import re
 from retrievers.extraction.found import FieldRule, Found
 
 _OPENING_CHARS = 3000
+_AGREEMENT_WORD = r"(?:AGREEMENT|Agreement|CONTRACT|Contract)\b"
 _TITLE = re.compile(
-    r"\b((?:[A-Z][\w&/-]*,?\s+(?:(?:and|AND|of|OF|&)\s+)?){1,6})(?:AGREEMENT|Agreement|CONTRACT|Contract)\b"
+    rf"\b((?:(?!{_AGREEMENT_WORD})[A-Z][\w&/-]*,?\s+(?:(?:and|AND|of|OF|&)\s+)?){{1,6}}){_AGREEMENT_WORD}"
 )
+"""A title: up to six capitalised words up to its first agreement word, where it ends ("STRATEGIC ALLIANCE
+AGREEMENT   This Strategic Collaboration Agreement" is a title of two words)."""
 _KINDS = (
     (r"licen[cs]\w*", "License Agreement"),
     (r"distribut\w*", "Distributor Agreement"),
