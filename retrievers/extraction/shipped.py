@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from core.models import FieldSpec
 from retrievers.extraction.rules import RULES
 from retrievers.loaders import cuad, invoices, kleister_nda, sroie
+from retrievers.protocols import DocumentStore
 
 
 def with_rules(bucket: str, specs: Iterable[FieldSpec]) -> list[FieldSpec]:
@@ -27,3 +28,12 @@ SHIPPED: dict[str, list[FieldSpec]] = {
     "receipts": with_rules("receipts", sroie.FIELDS),
     "invoices": with_rules("invoices", invoices.FIELDS),
 }
+
+
+def declared_specs(store: DocumentStore, bucket: str) -> list[FieldSpec]:
+    """The fields declared for `bucket` with the user's words for them, as ingest and `ragent extract` read them: its
+    shipped schema declared first, so that a data folder made by an earlier release gets the fields this one ships
+    and the ones it widens to several values (`record_field_specs(only_new=True)`)."""
+    if bucket in SHIPPED:
+        store.record_field_specs(bucket, SHIPPED[bucket], only_new=True)
+    return store.described_specs(bucket)

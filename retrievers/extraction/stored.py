@@ -29,6 +29,7 @@ from core.models import FieldSpec, SourceDocument
 from retrievers.extraction.extractor import AT_INGEST, ModelFinder, extracted, without_extracted
 from retrievers.extraction.rules import RULES_VERSION
 from retrievers.extraction.rules.learned_clauses import LearnedClauses
+from retrievers.extraction.shipped import declared_specs
 from retrievers.protocols import DocumentStore, Embedder
 
 PAGE = 50
@@ -128,7 +129,7 @@ def extract_stored(
     started = time.perf_counter()
     found_by = (*AT_INGEST, "model") if model else AT_INGEST
     learned = LearnedClauses(embedder)
-    wanted = fields_to_extract(bucket, store.described_specs(bucket), fields, model is not None)
+    wanted = fields_to_extract(bucket, declared_specs(store, bucket), fields, model is not None)
     report = ExtractionReport(bucket=bucket, fields=[spec.name for spec in wanted])
     stamps = {spec.name: field_stamp(spec, model_name) for spec in wanted}
     fillable = [spec for spec in wanted if spec.found_by in AT_INGEST] if model else []

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from core.models import Chunk, FieldSpec, IndexedChunk, SourceDocument, timestamp
 from retrievers.extraction.extractor import AT_INGEST, extracted
 from retrievers.extraction.rules.learned_clauses import LearnedClauses
-from retrievers.extraction.shipped import SHIPPED, with_rules
+from retrievers.extraction.shipped import declared_specs, with_rules
 from retrievers.extraction.stored import field_stamp
 from retrievers.ingestion.chunking import chunk_spans
 from retrievers.ingestion.documents import finish_pending_deletions
@@ -169,9 +169,7 @@ class Ingestor:
         """The fields declared for `bucket` (its shipped schema declared first), with the user's words for them, read
         once per ingest."""
         if bucket not in self._schemas:
-            if bucket in SHIPPED:
-                self.stack.store.record_field_specs(bucket, SHIPPED[bucket], only_new=True)
-            self._schemas[bucket] = self.stack.store.described_specs(bucket)
+            self._schemas[bucket] = declared_specs(self.stack.store, bucket)
         return self._schemas[bucket]
 
     def ingest(

@@ -109,7 +109,11 @@ FIELDS = [
     FieldSpec(
         name="contract_type",
         type="string",
-        description="Kind of contract, e.g. 'License Agreement', 'Supply Agreement', 'Non-Disclosure Agreement'",
+        multi=True,
+        description=(
+            "Kind of contract, e.g. 'License Agreement', 'Supply Agreement', 'Non-Disclosure Agreement'; a title "
+            "naming several ('Manufacturing and Supply Agreement') gives each, its main kind first"
+        ),
         aliases=["type", "kind", "contract type", "kind of contract", "agreement type"],
     ),
     FieldSpec(

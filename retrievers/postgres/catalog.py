@@ -37,6 +37,12 @@ def _by_field(catalog: list[CatalogField]) -> dict[tuple[str, str], dict[str, An
     return {(f.kind, f.name): f.model_dump(mode="json") for f in catalog}
 
 
+def _widens(declared: dict[str, FieldSpec], spec: FieldSpec) -> bool:
+    """Whether `spec` says a declared field of one value holds several (the shipped `contract_type` since titles
+    naming two kinds give both)."""
+    return spec.multi and spec.name in declared and not declared[spec.name].multi
+
+
 class PostgresCatalog:
     """Buckets, vocabulary, field specs and field catalogs, over the store's connection pool."""
 
@@ -99,11 +105,17 @@ class PostgresCatalog:
 
     def record_field_specs(self, bucket: str, specs: Sequence[FieldSpec], *, only_new: bool = False) -> None:
         """Declare field types, descriptions, vocabulary and how each is found (`only_new`: only the fields not
-        declared yet, as a bucket's shipped schema is declared under whatever a loader or user said); a change marks
-        the bucket's catalogs stale in every scope (the catalog entries carry them)."""
+        declared yet, as a bucket's shipped schema is declared under whatever a loader or user said, and a declared
+        field the schema now says holds several values widened to them: every value stored still fits, and its rule
+        gives several, which a single field would refuse as ambiguous); a change marks the bucket's catalogs stale in
+        every scope (the catalog entries carry them)."""
         with self.pool.connection() as conn, conn.transaction():
             declared = {spec.name: spec for spec in self._field_specs(conn, bucket, " FOR UPDATE")}
-            changed = [s for s in specs if (s.name not in declared if only_new else declared.get(s.name) != s)]
+            if only_new:
+                widened = [declared[s.name].model_copy(update={"multi": True}) for s in specs if _widens(declared, s)]
+                changed = [s for s in specs if s.name not in declared] + widened
+            else:
+                changed = [s for s in specs if declared.get(s.name) != s]
             if not changed:
                 return
             with conn.cursor() as cur:

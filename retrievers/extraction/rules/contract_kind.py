@@ -4,8 +4,12 @@ CUAD files each contract under one of 25 kinds, named after what its title says 
 capitalised "... Agreement" in the opening of the text; its kind is the last kind-word in it, because titles name
 the main subject last ("Site Development and Hosting Agreement" is filed under hosting, "Trademark License
 Agreement" under licences), except that services and supply right after another kind only qualify it
-("Transportation Services Agreement" is filed under transportation). A title with no kind-word ("Amendment
-No. 2", "Escrow Agreement") gets no answer.
+("Transportation Services Agreement" is filed under transportation). That main kind comes first, then the kind
+of each other part of a title that joins several with "and" ("Manufacturing and Supply", "License, Development
+and Commercialization"), each part's kind read as a title's: a user listing their supply agreements expects the
+"Manufacturing and Supply Agreement" among them (`contract_type` is a multi-valued field). A word that only
+qualifies another ("Trademark License", "Transportation Services") names no kind of its own. A title with no
+kind-word ("Amendment No. 2", "Escrow Agreement") gets no answer.
 """
 
 from __future__ import annotations
@@ -15,9 +19,12 @@ import re
 from retrievers.extraction.found import FieldRule, Found
 
 _OPENING_CHARS = 3000
+_AGREEMENT_WORD = r"(?:AGREEMENT|Agreement|CONTRACT|Contract)\b"
 _TITLE = re.compile(
-    r"\b((?:[A-Z][\w&/-]*,?\s+(?:(?:and|AND|of|OF|&)\s+)?){1,6})(?:AGREEMENT|Agreement|CONTRACT|Contract)\b"
+    rf"\b((?:(?!{_AGREEMENT_WORD})[A-Z][\w&/-]*,?\s+(?:(?:and|AND|of|OF|&)\s+)?){{1,6}}){_AGREEMENT_WORD}"
 )
+"""A title: up to six capitalised words up to its first agreement word, where it ends ("STRATEGIC ALLIANCE
+AGREEMENT   This Strategic Collaboration Agreement" is a title of two words)."""
 _KINDS = (
     (r"licen[cs]\w*", "License Agreement"),
     (r"distribut\w*", "Distributor Agreement"),
@@ -48,21 +55,33 @@ _KINDS = (
 _WEAK_KINDS = {"Service Agreement", "Supply Agreement"}
 """Kinds that, right after another kind, only qualify it ("Transportation Services", "Manufacturing and Supply")."""
 _JOINED = re.compile(r"\s+(?:and\s+|&\s+)?", re.IGNORECASE)
+_AND = re.compile(r"\s(?:and|&)\s", re.IGNORECASE)
+_PART_BREAK = re.compile(r"\s*,\s*(?:(?:and|&)\s+)?|\s+(?:and|&)\s+", re.IGNORECASE)
+"""Where one part of a title that joins kinds ends: "and", "&" or a comma. A title without "and" joins none: a comma
+alone may end a company's name ("Goosehead Insurance Agency, LLC Franchise Agreement")."""
 _KIND_WORD = re.compile("|".join(rf"\b(?P<k{i}>{words})\b" for i, (words, _) in enumerate(_KINDS)), re.IGNORECASE)
 
 
 def contract_type(body: str) -> list[Found]:
-    """The kind named by the title's last kind-word, cited by the title; [] when the title names none."""
+    """Every kind the title names, its main kind first, each cited by the title; [] when it names none."""
     title = _TITLE.search(body, 0, min(len(body), _OPENING_CHARS))
     if title is None:
         return []
-    kinds = list(_KIND_WORD.finditer(title[0]))
-    if not kinds:
-        return []
-    last = kinds[-1]
-    if len(kinds) > 1 and _kind(last) in _WEAK_KINDS and _JOINED.fullmatch(title[0][kinds[-2].end() : last.start()]):
-        last = kinds[-2]
-    return [Found(_kind(last), title.start(), title.end())]
+    parts = _PART_BREAK.split(title[0]) if _AND.search(title[0]) else []
+    named = [kind for part in [title[0], *parts] if (kind := _kind_of(part)) is not None]
+    return [Found(kind, title.start(), title.end()) for kind in dict.fromkeys(named)]
+
+
+def _kind_of(title: str) -> str | None:
+    """The kind a title (or a part of one) is filed under: its last kind-word, unless that only qualifies the one
+    before it."""
+    words = list(_KIND_WORD.finditer(title))
+    if not words:
+        return None
+    last = words[-1]
+    if len(words) > 1 and _kind(last) in _WEAK_KINDS and _JOINED.fullmatch(title[words[-2].end() : last.start()]):
+        last = words[-2]
+    return _kind(last)
 
 
 def _kind(word: re.Match[str]) -> str:
