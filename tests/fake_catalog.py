@@ -196,6 +196,9 @@ class FakeCatalog:
             ]
         return self._fields[bucket]
 
+    def declared(self, bucket: str) -> list[FieldSpec]:
+        return list(self._specs.get(bucket, {}).values())
+
     def categorical(self, bucket: str) -> list[CatalogField]:
         return [f for f in self.fields(bucket) if f.values is not None]
 

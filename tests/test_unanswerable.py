@@ -19,6 +19,7 @@ from graph.nodes.clarify import clarification_payload
 from graph.planners.rule_decomposer import RuleDecomposer
 from graph.schemas import Decision
 from graph.services import AgentServices
+from retrievers.extraction.shipped import SHIPPED
 from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
 from tests.conftest import fresh_database, make_stack
@@ -336,6 +337,19 @@ def test_reading_a_form_of_a_fields_word_is_no_name_but_a_name_that_starts_like_
     assert [u.text for u in FULL.decompose("how many contracts from renewco need 90 days notice").unmapped] == [
         "renewco need"
     ]
+
+
+def test_reading_a_clause_no_document_has_a_value_for_says_so_and_takes_no_party_for_it():
+    """In a folder of unlabelled contracts no rule reads source code escrow; "escrow" is no party name then (before:
+    the count was 1, the contract of the party I-ESCROW, INC., a figure of another question that looked right)."""
+    contracts = [
+        ("cobrand.txt", "", [("properties", {"parties": ["I-ESCROW, INC.", "2TheMart.com"], "governing_law": "Ohio"})]),
+        ("hosting.txt", "", [("properties", {"parties": ["HealthGate Data Corp."], "governing_law": "England"})]),
+    ]
+    own = RuleDecomposer(FakeCatalog({"contracts": contracts}, specs={"contracts": SHIPPED["contracts"]}))
+    d = own.decompose("In how many of my contracts is source code placed in escrow?")
+    assert d.constraints == [] and len(d.unmapped) == 1
+    assert "no document of contracts here has a value for source_code_escrow" in str(d.unmapped[0].why)
 
 
 def test_reading_a_topic_looks_for_it_in_the_documents_the_question_is_about():

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypeVar
 
+from core.models import FieldSpec
 from retrievers.extraction.extractor import AT_INGEST
 from retrievers.extraction.stored import field_stamp
 from retrievers.postgres.field_catalog import CatalogField
@@ -41,6 +42,7 @@ class Catalog:
         self.context = context
         self.scope = context.scope
         self._fields: dict[str, list[CatalogField]] = {}
+        self._declared: dict[str, list[FieldSpec]] = {}
         self._values: dict[tuple[str, str], list[tuple[str, int]]] = {}
         self._closeness: tuple[str, dict[str, float]] | None = None
 
@@ -87,6 +89,13 @@ class Catalog:
     def categorical(self, bucket: str) -> list[CatalogField]:
         """Fields with a full (short) value list: the ones a user can narrow by."""
         return [f for f in self.fields(bucket) if f.values is not None]
+
+    def declared(self, bucket: str) -> list[FieldSpec]:
+        """The fields the bucket declares (its schema), whether or not a document of the scope has a value: a
+        question may name one that no rule reads from a folder without labels."""
+        if bucket not in self._declared:
+            self._declared[bucket] = self._read(self.context.stack.store.field_specs, bucket)
+        return self._declared[bucket]
 
     def values(self, bucket: str, field: str) -> list[tuple[str, int]]:
         """Distinct text values of a field with their document counts, most common first."""

@@ -103,9 +103,15 @@ def condition_left_out(d: Decomposition, vocabulary: Vocabulary) -> Unmapped | N
     left = [w for w in d.topic_terms if w not in covered and singular(w) not in covered]
     if not left:
         return None
+    unrecorded = [spec.name for spec in view.unvalued if set(left) & set(view.field_words_of(spec))]
+    why = (
+        f"no document of {view.name} here has a value for {', '.join(unrecorded)}: none is labelled with it, and "
+        "no rule reads it from their text"
+        if unrecorded
+        else f"no field of {view.name} records it"
+    )
     return Unmapped(
-        text=" ".join(left),
-        why=f"no field of {view.name} records it, and a figure over every document of {view.name} would leave it out",
+        text=" ".join(left), why=f"{why}, and a figure over every document of {view.name} would leave it out"
     )
 
 

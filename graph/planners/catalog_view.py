@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from core.models import FieldSpec
 from retrievers.postgres.field_catalog import CatalogField
 from tools.catalog import BucketInfo
 
@@ -22,6 +23,9 @@ class CatalogView(Protocol):
 
     def fields(self, bucket: str) -> list[CatalogField]:
         """The bucket's fields, each with its vocabulary (aliases, role, unit, unit_field)."""
+
+    def declared(self, bucket: str) -> list[FieldSpec]:
+        """The fields the bucket declares (its schema), whether or not a document of the scope has a value."""
 
     def values(self, bucket: str, field: str) -> list[tuple[str, int]]:
         """Distinct text values of a field with their document counts, most common first."""

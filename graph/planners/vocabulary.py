@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from core.models import FieldSpec
 from english.lexicon import STOPWORDS
 from english.mentions import Mention, find_mentions, fuzzy_mentions
 from english.value_match import ValueIndex, normalise
@@ -46,7 +47,7 @@ class BucketWords:
     def get(self, name: str) -> CatalogField | None:
         return next((f for f in self.fields if f.name == name), None)
 
-    def field_words(self, f: CatalogField) -> list[str]:
+    def field_words(self, f: CatalogField | FieldSpec) -> list[str]:
         """The words that name a field: its aliases, and its name read as words ("notice_period_days" -> "notice
         period") unless those are only generic words."""
         named = " ".join(w for w in f.name.split("_") if w not in ("days", "of", "the", "is"))
@@ -98,6 +99,23 @@ class BucketWords:
         return words | {w + "s" for w in words}
 
     @cached_property
+    def unvalued(self) -> list[FieldSpec]:
+        """Fields the bucket declares that no document of the scope has a value for: in a folder without labels, a
+        yes/no clause no rule reads ("source code escrow"). A question naming one asks about something unrecorded,
+        and its words are no name."""
+        valued = {f.name for f in self.fields}
+        return [spec for spec in self.catalog.declared(self.name) if spec.name not in valued]
+
+    @cached_property
+    def unvalued_words(self) -> frozenset[str]:
+        """The words of the unvalued fields' names and aliases."""
+        return frozenset(w for spec in self.unvalued for w in self.field_words_of(spec))
+
+    def field_words_of(self, f: CatalogField | FieldSpec) -> list[str]:
+        """Each word of the phrases that name a field (`field_words`), normalised."""
+        return [w for phrase in self.field_words(f) for w in normalise(phrase).split()]
+
+    @cached_property
     def field_words_all(self) -> frozenset[str]:
         """The words of the bucket's field names and aliases."""
         return self._words_of(self.fields)
@@ -109,7 +127,7 @@ class BucketWords:
         return self._words_of([f for f in self.fields if f.type != "boolean"])
 
     def _words_of(self, fields: list[CatalogField]) -> frozenset[str]:
-        return frozenset(w for f in fields for phrase in self.field_words(f) for w in normalise(phrase).split())
+        return frozenset(w for f in fields for w in self.field_words_of(f))
 
     def values(self, f: CatalogField) -> ValueIndex:
         if f.name not in self._indexes:

@@ -88,10 +88,13 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
 def _named_rather_than_said(view: BucketWords, words: list[str], best) -> bool:
     """Whether a lowercase single word that matched a value of a name field is that name, not an ordinary word that
     also occurs in it: the documents' text must not hold it far more often than the value's documents are
-    (COMMON_WORD). Kinds and short-listed values need no check."""
+    (COMMON_WORD), nor name a field no document has a value for (`BucketWords.unvalued`). Kinds and short-listed
+    values need no check."""
     _, f, values = best
     if f.role != "name" or len(words) > 1:
         return True
+    if words[0] in view.unvalued_words:
+        return False  # "escrow" of source code escrow, not the party I-ESCROW, INC.
     documents = sum(n for v, n in view.catalog.values(view.name, f.name) if v in set(values))
     return (view.catalog.text_hits(view.name, words[0]) or 0) <= COMMON_WORD * max(documents, 1)
 
