@@ -9,7 +9,9 @@ of each other part of a title that joins several with "and" ("Manufacturing and 
 and Commercialization"), each part's kind read as a title's: a user listing their supply agreements expects the
 "Manufacturing and Supply Agreement" among them (`contract_type` is a multi-valued field). A word that only
 qualifies another ("Trademark License", "Transportation Services") names no kind of its own. A title with no
-kind-word ("Amendment No. 2", "Escrow Agreement") gets no answer.
+kind-word ("Amendment No. 2", "Escrow Agreement") gets no answer. One kind is not CUAD's: it files a "Joint
+Filing Agreement" (a letter filed with a Schedule 13D) under joint ventures, which a user counting their joint
+ventures does not expect.
 """
 
 from __future__ import annotations
@@ -33,7 +35,8 @@ _KINDS = (
     (r"(?:co-)?hosting", "Hosting Agreement"),
     (r"sponsorship", "Sponsorship Agreement"),
     (r"endorse\w*", "Endorsement Agreement"),
-    (r"joint\s+(?:venture|filing)", "Joint Venture Agreement"),
+    (r"joint\s+venture", "Joint Venture Agreement"),
+    (r"joint\s+filing", "Joint Filing Agreement"),
     (r"co-?brand\w*", "Co-Branding Agreement"),
     (r"(?:strategic\s+)?alliance", "Strategic Alliance Agreement"),
     (r"develop\w*", "Development Agreement"),
