@@ -22,11 +22,12 @@ and gives nothing; this also bounds the time it takes."""
 OPENING_CHARS = 5000
 """How far into a contract its own date is looked for: the title, preamble and cover letter, before the clauses
 that mention the dates of other documents."""
-# The words just before a date that make it the date of the agreement ("dated as of", "entered into this").
+# The words just before a date that make it the date of the agreement ("dated as of", "entered into this", "dated for
+# reference").
 _SIGNED_CUE_RE = re.compile(
     r"(?:\bdated|\bmade|\bentered\s+into|\bexecuted|\bsigned|\bagreement|\bas\s+of|\bdate:|\bthis)"
-    r"(?:\s+(?:and\s+(?:is\s+)?(?:made\s+)?(?:effective|entered\s+into)|effective|(?:as\s+)?of|as|on|this|the|day))*"
-    r"[\s,:]*$",
+    r"(?:\s+(?:and\s+(?:is\s+)?(?:made\s+)?(?:effective|entered\s+into)|effective|(?:as\s+)?of|as|on|this|the|day"
+    r"|for\s+reference))*[\s,:]*$",
     re.IGNORECASE,
 )
 # The words just before a date that make it the effective date ("effective as of", "effective on").
@@ -77,6 +78,18 @@ _OTHER_DOCUMENT_RE = re.compile(
     r"\bWHEREAS\b|\bthat\s+certain\b|\bpreviously\b|\bpursuant\s+to\b|\bsupersede|\breplace|\bamendment\b.{0,80}?\bto\s+(?:the|that)\b",
     re.IGNORECASE | re.DOTALL,
 )
+# An agreement or letter other than this one named just before "dated": "to the Global Maintenance Agreement ref.
+# DS/C-3957/14 dated", "have entered into a Separation and Distribution Agreement, dated as of", "by letter dated".
+_OTHER_DOCUMENT_BEFORE_RE = re.compile(
+    r"(?:\b(?:a|an|the|that|certain|its|their|said|such)\s+(?:[\w-]+\s+){0,6}?"
+    r"(?:agreement|contract|lease|plan|amendment|letter)\b[^;]{0,40}?|(?<!this\s)\bletter\s+)"
+    r"\bdated(?:\s+(?:as\s+of|on|the|this))*[\s,:]*$",
+    re.IGNORECASE,
+)
+# "to that Software License Agreement, by and between A, Inc. and B, N.A., dated": read back over the "Inc."
+# and "N.A." that end a sentence for `sentence_span`, to the date's paragraph, at most `_OTHER_DOCUMENT_REACH` back.
+_TO_THAT_AGREEMENT_RE = re.compile(r"\bto\s+that\s+(?:[\w,-]+\s+){0,8}?(?:agreement|contract)\b", re.IGNORECASE)
+_OTHER_DOCUMENT_REACH = 300
 _OTHER_DOCUMENT_AFTER_RE = re.compile(
     r"[\s,]*(?:\([^()]{0,60}\)\s*)?\(\s*(?:the|this)?\s*[\"“][^\"”]{0,60}\w\s+(?:Agreement|Contract|Lease|Plan)[\"”]"
     r"|\s*regarding\b",
@@ -131,6 +144,7 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
     clause takes effect). Both rules run on the same body one after the other, so the last body's answer is kept.
     """
     signed: list[Found] = []
+    effective_only: list[Found] = []
     effective: list[Found] = []
     witnessed: list[Found] = []
     for count, (value, match) in enumerate(dates_in(body)):
@@ -142,7 +156,10 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
         said_effective = bool(
             (opening and _EFFECTIVE_BEFORE_RE.search(before)) or _AGREEMENT_EFFECTIVE_RE.search(before)
         )
-        said_signed = opening and bool(_SIGNED_CUE_RE.search(before))
+        signed_cue = _SIGNED_CUE_RE.search(before) if opening else None
+        effective_cue = _EFFECTIVE_BEFORE_RE.search(before) if signed_cue else None
+        # "effective as of" says when it takes effect, not when it was dated ("as of" alone is a cue of the latter).
+        said_signed = bool(signed_cue) and not (effective_cue and effective_cue.start() <= signed_cue.start())
         letter = (
             match.start() < _LETTER_DATE_CHARS
             and bool(_LINE_BEFORE_RE.search(before))
@@ -156,16 +173,30 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
         start, end = sentence_span(body, match.start(), match.end(), clauses=True)
         if starts and not _TERM_OF_AGREEMENT_RE.search(before):
             starts = False
-        if _OTHER_DOCUMENT_RE.search(body, start, match.start()) or _OTHER_DOCUMENT_AFTER_RE.match(body, match.end()):
+        if (
+            _OTHER_DOCUMENT_RE.search(body, start, match.start())
+            or _TO_THAT_AGREEMENT_RE.search(body, _paragraph_start(body, start, match.start()), match.start())
+            or _OTHER_DOCUMENT_BEFORE_RE.search(before)
+            or _OTHER_DOCUMENT_AFTER_RE.match(body, match.end())
+        ):
             continue
         found = Found(value.isoformat(), start, end)
         if defined or said_effective or starts or commences:
             effective.append(found)
-        if opening and (defined or said_effective or said_signed or letter):
+        if opening and (said_signed or letter):
             signed.append(found)
+        elif opening and (defined or said_effective):
+            effective_only.append(found)
         elif signature:
             witnessed.append(found)
-    return signed + witnessed, effective
+    return signed + effective_only + witnessed, effective
+
+
+def _paragraph_start(body: str, sentence_start: int, date_start: int) -> int:
+    """Where "to that ... Agreement" is looked for before a date: its paragraph, at most `_OTHER_DOCUMENT_REACH`
+    characters back, or its sentence if that starts earlier."""
+    reach = max(0, date_start - _OTHER_DOCUMENT_REACH)
+    return min(sentence_start, max(reach, body.rfind("\n\n", reach, date_start) + 2))
 
 
 def agreement_date(body: str) -> list[Found]:
