@@ -67,8 +67,20 @@ _TERM_OF_AGREEMENT_RE = re.compile(r"\b(?:term|agreement|contract)\b", re.IGNORE
 _EFFECTIVE_AFTER_RE = re.compile(
     r"[\s,]*\(?\s*(?:such\s+date,?\s*)?(?:the|this|hereinafter)?\s*[\"“”']*effective\s+date", re.IGNORECASE
 )
-# "IN WITNESS WHEREOF, the parties have executed this Agreement as of the 22nd day of May 2001".
-_WITNESS_RE = re.compile(r"\bexecuted\s+this\s+agreement\s+(?:on|as\s+of|this)[\s\w]{0,12}$", re.IGNORECASE)
+# "IN WITNESS WHEREOF, the parties have executed this Agreement as of the 22nd day of May 2001", "has signed this
+# Contract in Baoding, People's Republic of China on November 8, 2002".
+_WITNESS_RE = re.compile(
+    r"\b(?:executed|signed)\s+this\s+(?:agreement|contract)(?:\s+in\s+[^.;\d]{0,60}?)?\s+(?:on|as\s+of|this)[\s\w]{0,12}$",
+    re.IGNORECASE,
+)
+# A sentence about this agreement's own making, wherever it stands (after a long table of contents, or as a closing
+# clause): "This Network Build and Maintenance Agreement is entered into as of the 31 day of July, 2019", "14.6 This
+# Agreement is dated April 29, 2010." The date must follow a cue of `_SIGNED_CUE_RE` too.
+_THIS_AGREEMENT_SUBJECT_RE = re.compile(
+    r"(?:\d+(?:\.\d+)*\.?\s+)?this\s+(?:[\w&-]+\s+){0,6}?(?:agreement|contract|amendment)\b", re.IGNORECASE
+)
+_MADE_RE = re.compile(r"\b(?:is|was|has\s+been)?\s*(?:made|entered\s+into|dated|executed|signed)\b", re.IGNORECASE)
+_SUBJECT_TO_DATE_CHARS = 200
 # A date standing on its own line near the top, as a letter is dated ("December 11, 2014").
 _LETTER_DATE_CHARS = 1500
 _LINE_BEFORE_RE = re.compile(r"(?:^|\n)[ \t]*(?:dated?:?)?[ \t]*$", re.IGNORECASE)
@@ -90,6 +102,8 @@ _OTHER_DOCUMENT_BEFORE_RE = re.compile(
 # and "N.A." that end a sentence for `sentence_span`, to the date's paragraph, at most `_OTHER_DOCUMENT_REACH` back.
 _TO_THAT_AGREEMENT_RE = re.compile(r"\bto\s+that\s+(?:[\w,-]+\s+){0,8}?(?:agreement|contract)\b", re.IGNORECASE)
 _OTHER_DOCUMENT_REACH = 300
+# Another agreement named unquoted (a defined term 'this "Agreement"' is this one).
+_ANOTHER_AGREEMENT_RE = re.compile(r"(?<![\"“])\b(?:agreement|contract|amendment|lease|plan)\b(?![\"”])", re.IGNORECASE)
 _OTHER_DOCUMENT_AFTER_RE = re.compile(
     r"[\s,]*(?:\([^()]{0,60}\)\s*)?\(\s*(?:the|this)?\s*[\"“][^\"”]{0,60}\w\s+(?:Agreement|Contract|Lease|Plan)[\"”]"
     r"|\s*regarding\b",
@@ -166,11 +180,13 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
             and bool(_LINE_AFTER_RE.match(body, match.end()))
         )
         signature = bool(_WITNESS_RE.search(before))
+        later_cue = not opening and _SIGNED_CUE_RE.search(before)
         starts = bool(_STARTS_RE.search(before))
         commences = bool(_COMMENCEMENT_DATE_BEFORE_RE.search(before) or _COMMENCEMENT_AFTER_RE.match(body, match.end()))
-        if not (defined or said_effective or said_signed or letter or signature or starts or commences):
+        if not (defined or said_effective or said_signed or letter or signature or starts or commences or later_cue):
             continue
         start, end = sentence_span(body, match.start(), match.end(), clauses=True)
+        self_stated = bool(later_cue) and _says_its_own_making(body, start, match.start())
         if starts and not _TERM_OF_AGREEMENT_RE.search(before):
             starts = False
         if (
@@ -183,13 +199,23 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
         found = Found(value.isoformat(), start, end)
         if defined or said_effective or starts or commences:
             effective.append(found)
-        if opening and (said_signed or letter):
+        if (opening and (said_signed or letter)) or self_stated:
             signed.append(found)
         elif opening and (defined or said_effective):
             effective_only.append(found)
         elif signature:
             witnessed.append(found)
     return signed + effective_only + witnessed, effective
+
+
+def _says_its_own_making(body: str, start: int, date_start: int) -> bool:
+    """Whether the sentence from `start` to a date is "This ... Agreement is made/entered into/dated ...", with no
+    other agreement named between (the cue just before the date was checked by the caller)."""
+    subject = _THIS_AGREEMENT_SUBJECT_RE.match(body, start, date_start)
+    if subject is None or date_start - subject.end() > _SUBJECT_TO_DATE_CHARS:
+        return False
+    between = body[subject.end() : date_start]
+    return bool(_MADE_RE.search(between)) and not _ANOTHER_AGREEMENT_RE.search(between)
 
 
 def _paragraph_start(body: str, sentence_start: int, date_start: int) -> int:
