@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import NamedTuple
 
 from english.sentences import sentence_span
 from retrievers.extraction.found import Found
 from retrievers.extraction.rules.contract_sentences import lowered
+from retrievers.extraction.rules.contract_signatures import beside_a_signature, dated_by_signatures, line_around
 from retrievers.extraction.rules.text_spans import dates_in
 
 _CUE_REACH = 80
@@ -147,35 +149,57 @@ _ITS_OWN_DATE_ANCHOR_RE = re.compile(
 )
 
 
-@lru_cache(maxsize=1)
-def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
-    """The dates the text gives as the agreement's own date and as its effective date, each in document order.
+class _CuedDates(NamedTuple):
+    """The dates a contract gives, by what the words around them say they are, each list in document order."""
 
-    The agreement's date is read from its opening ("dated as of", "entered into this", a letter's date line), or
-    else from the signature clause ("executed this Agreement as of"). The effective date is read wherever "the
+    signed: list[Found]
+    """Its own date, said in its opening ("dated as of", "entered into this", a letter's date line) or by a sentence
+    about its own making anywhere ("This Agreement is dated April 29, 2010")."""
+    effective_only: list[Found]
+    """The day its opening says it takes effect, with no word of when it was dated ("effective as of")."""
+    witnessed: list[Found]
+    """The date of the signature clause ("executed this Agreement as of")."""
+    beside_signatures: list[Found]
+    """The dates written beside its signatures ("Date: 24 OCT 2011"), each cited by its line."""
+    effective: list[Found]
+    """Its effective date."""
+
+
+@lru_cache(maxsize=1)
+def _cued_dates(body: str) -> _CuedDates:
+    """The dates the text gives as the agreement's own date and as its effective date (see `_CuedDates`).
+
+    The effective date is read wherever "the
     Effective Date" (or "the Commencement Date") is defined or the agreement's term is said to commence, and from
     "effective as of" in the opening or after "this Agreement shall be effective" (elsewhere it is the day some
     clause takes effect). Both rules run on the same body one after the other, so the last body's answer is kept.
     """
-    signed: list[Found] = []
-    effective_only: list[Found] = []
-    effective: list[Found] = []
-    witnessed: list[Found] = []
+    cued = _CuedDates([], [], [], [], [])
+    signature_line_end = -1
     for count, (value, match) in enumerate(dates_in(body)):
         if count >= _MOST_DATES:
-            return [], []
+            return _CuedDates([], [], [], [], [])
         opening = match.start() < OPENING_CHARS
         before = body[max(0, match.start() - _CUE_REACH) : match.start()]
         defined = bool(_EFFECTIVE_DATE_BEFORE_RE.search(before) or _EFFECTIVE_AFTER_RE.match(body, match.end()))
         said_effective = bool(
             (opening and _EFFECTIVE_BEFORE_RE.search(before)) or _AGREEMENT_EFFECTIVE_RE.search(before)
         )
+        # A date on the line of a signature's date is another signature's ("Date:   Date:   3-29-2016   3-31-16").
+        signed_beside = match.start() < signature_line_end or beside_a_signature(body, match.start(), match.end())
+        if signed_beside:
+            signature_line_end = max(signature_line_end, line_around(body, match.start(), match.end())[1])
         signed_cue = _SIGNED_CUE_RE.search(before) if opening else None
         effective_cue = _EFFECTIVE_BEFORE_RE.search(before) if signed_cue else None
         # "effective as of" says when it takes effect, not when it was dated ("as of" alone is a cue of the latter).
-        said_signed = bool(signed_cue) and not (effective_cue and effective_cue.start() <= signed_cue.start())
+        said_signed = (
+            bool(signed_cue)
+            and not signed_beside
+            and not (effective_cue and effective_cue.start() <= signed_cue.start())
+        )
         letter = (
-            match.start() < _LETTER_DATE_CHARS
+            not signed_beside
+            and match.start() < _LETTER_DATE_CHARS
             and bool(_LINE_BEFORE_RE.search(before))
             and bool(_LINE_AFTER_RE.match(body, match.end()))
         )
@@ -183,7 +207,10 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
         later_cue = not opening and _SIGNED_CUE_RE.search(before)
         starts = bool(_STARTS_RE.search(before))
         commences = bool(_COMMENCEMENT_DATE_BEFORE_RE.search(before) or _COMMENCEMENT_AFTER_RE.match(body, match.end()))
-        if not (defined or said_effective or said_signed or letter or signature or starts or commences or later_cue):
+        if (
+            not (defined or said_effective or said_signed or letter or signature or starts or commences or later_cue)
+            and not signed_beside
+        ):
             continue
         start, end = sentence_span(body, match.start(), match.end(), clauses=True)
         self_stated = bool(later_cue) and _says_its_own_making(body, start, match.start())
@@ -198,14 +225,16 @@ def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
             continue
         found = Found(value.isoformat(), start, end)
         if defined or said_effective or starts or commences:
-            effective.append(found)
+            cued.effective.append(found)
         if (opening and (said_signed or letter)) or self_stated:
-            signed.append(found)
+            cued.signed.append(found)
         elif opening and (defined or said_effective):
-            effective_only.append(found)
+            cued.effective_only.append(found)
         elif signature:
-            witnessed.append(found)
-    return signed + effective_only + witnessed, effective
+            cued.witnessed.append(found)
+        elif signed_beside:
+            cued.beside_signatures.append(Found(found.value, *line_around(body, match.start(), match.end())))
+    return cued
 
 
 def _says_its_own_making(body: str, start: int, date_start: int) -> bool:
@@ -226,9 +255,16 @@ def _paragraph_start(body: str, sentence_start: int, date_start: int) -> int:
 
 
 def agreement_date(body: str) -> list[Found]:
-    """The date the contract is dated, signed or made: the first full date its opening says is one."""
-    signed, _ = _cued_dates(body)
-    return signed[:1]
+    """The date the contract is dated, signed or made: the first full date its opening (or a sentence about its
+    own making) says is one, else the date of its signature clause, else its signatures' date, else the day its
+    opening says it takes effect."""
+    cued = _cued_dates(body)
+    return (
+        cued.signed[:1]
+        or cued.witnessed[:1]
+        or cued.effective_only[:1]
+        or dated_by_signatures(body, cued.beside_signatures)
+    )
 
 
 def effective_date(body: str) -> list[Found]:
@@ -239,11 +275,12 @@ def effective_date(body: str) -> list[Found]:
     then ("This Agreement shall be effective from the date first above written"): a contract that says nothing of
     when it takes effect gets no effective date, even though it is dated.
     """
-    signed, effective = _cued_dates(body)
-    if effective or not signed:
-        return effective[:1]
+    cued = _cued_dates(body)
+    own = cued.signed + cued.effective_only + cued.witnessed
+    if cued.effective or not own:
+        return cued.effective[:1]
     said = _takes_effect_on_its_date(body)
-    return [Found(signed[0].value, *said)] if said else []
+    return [Found(own[0].value, *said)] if said else []
 
 
 def _takes_effect_on_its_date(body: str) -> tuple[int, int] | None:
