@@ -22,10 +22,11 @@ _YEAR = r"(?:19|20)\d\d"
 DATE_PATTERN = (
     rf"(?:(?P<month1>{_MONTH})\.?\s*(?P<day1>{_DAY})\s*,?\s*(?P<year1>{_YEAR})"
     rf"|(?P<day2>{_DAY}|{_DAY_IN_WORDS})\s+(?:day\s+)?(?:of\s+)?(?:the\s+month\s+of\s+)?"
-    rf"(?P<month2>{_MONTH})\.?\s*,?\s+(?:of\s+)?(?P<year2>{_YEAR}))(?!\d)"
+    rf"(?P<month2>{_MONTH})\.?\s*,?\s+(?:day\s+)?(?:of\s+)?(?P<year2>{_YEAR}))(?!\d)"
 )
 """A full date as contracts write it with its month named: "February 10, 2017", "April 15 , 2010", "6th day of
-January, 2012", "the first (1st) day of the month of July, 2017". A date missing its day or year is no date here."""
+January, 2012", "the first (1st) day of the month of July, 2017", "the 20 March day of 1998". A date missing its
+day or year is no date here."""
 # A date in figures: "3/1/2003", "11/4/10", "29/3/18", "12-23-2019". Month first, as in EDGAR's American
 # contracts, unless the first number cannot be a month (29/3/18) or the document writes its dates day first.
 _NUMERIC_DATE_RE = re.compile(
