@@ -33,9 +33,9 @@ _NUMERIC_DATE_RE = re.compile(
     r"(?<![\w/.-])(?P<first>[0-3]?\d)(?P<sep>[/-])(?P<second>[0-3]?\d)(?P=sep)(?P<year>(?:19|20)\d\d|\d\d)"
     r"(?![\w/-]|[.,]\d)"
 )
-# What follows a date's first number ("/4/10" of "11/4/10"): found first, since a pattern that starts with a separator
-# is scanned for quickly, then the date is read from the two characters before it.
-_NUMERIC_DATE_TAIL_RE = re.compile(r"[/-][0-3]?\d[/-](?:19|20)?\d\d(?![\w/-]|[.,]\d)")
+# What follows a date's first number ("/4/10" of "11/4/10"), one pattern per separator: found first, since a pattern
+# that starts with a given character is scanned for quickly, then the date is read from the two characters before it.
+_NUMERIC_DATE_TAILS = tuple(re.compile(rf"{sep}[0-3]?\d{sep}(?:19|20)?\d\d(?![\w/-]|[.,]\d)") for sep in ("/", "-"))
 _CENTURY_PIVOT = 50
 """A two-digit year below it is this century's ("05" is 2005), from it the last's ("97" is 1997)."""
 _MOST_NUMERIC_DATES_READ = 10_000
@@ -96,7 +96,9 @@ def _numeric_dates_in(body: str, start: int, end: int | None) -> Iterator[tuple[
 
 def _numeric_date_matches(body: str, start: int, end: int | None) -> Iterator[re.Match]:
     """Every `_NUMERIC_DATE_RE` match in `body[start:end]`, in order, each read back from its tail."""
-    for tail in _NUMERIC_DATE_TAIL_RE.finditer(body, start, len(body) if end is None else end):
+    stop = len(body) if end is None else end
+    tails = (pattern.finditer(body, start, stop) for pattern in _NUMERIC_DATE_TAILS)
+    for tail in heapq.merge(*tails, key=lambda tail: tail.start()):
         for begin in (tail.start() - 2, tail.start() - 1):
             match = _NUMERIC_DATE_RE.match(body, max(begin, start), tail.end())
             if match and match.end() == tail.end():
