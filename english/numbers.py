@@ -28,6 +28,13 @@ DAYS_PER_UNIT: dict[str, float] = {
 }
 MONTHS = {m: i for i, m in enumerate(table("numbers")["calendar"]["months"], start=1)}
 WEEKDAYS = list(table("numbers")["calendar"]["weekdays"])
+ORDINALS: dict[str, int] = dict(table("numbers")["ordinals"])
+"""first to twentieth, and thirtieth."""
+ORDINAL_DAY = (
+    rf"(?:(?:twenty|thirty)[- ]?(?:{'|'.join(w for w, v in ORDINALS.items() if v < 10)})"
+    rf"|{'|'.join(sorted(ORDINALS, key=len, reverse=True))})"
+)
+"""A day of the month in ordinal words, "first" to "thirty-first" (thirty-ninth too: `ordinal_day` refuses it)."""
 
 WORD_NUMBER = (
     rf"(?:(?:{'|'.join(TENS_WORDS)})(?:[- ](?:{'|'.join(DIGIT_WORDS)}))?|{'|'.join(SMALL_WORDS[1:])})(?:\s+hundred)?"
@@ -36,6 +43,14 @@ WORD_NUMBER = (
 """A number in words as a question writes it: "sixty", "twenty-five", "a hundred"."""
 NUMBER = rf"(?:\d[\d,]*(?:\.\d+)?|{WORD_NUMBER}|an?)"
 """A number in digits or words, or "a"/"an" ("a year")."""
+
+
+def ordinal_day(text: str) -> int | None:
+    """'first' -> 1, 'twenty-first' -> 21, 'Thirtieth' -> 30; None for words no day of a month is called."""
+    words = re.split(r"[- ]+", text.strip().lower())
+    tens = {"twenty": 20, "thirty": 30}.get(words[0], 0) if len(words) == 2 else 0
+    value = tens + ORDINALS.get(words[-1], 0) if len(words) == 1 or tens else 0
+    return value if 1 <= value <= 31 else None
 
 
 def parse_number(text: str) -> float | None:

@@ -175,3 +175,131 @@ def test_hostile_text_gives_a_list_quickly(body):
         assert isinstance(found, list)
         assert all(isinstance(f, Found) and 0 <= f.start <= f.end <= len(body) for f in found)
     assert time.perf_counter() - began < 10
+
+
+SIGNATURES = (
+    "IN WITNESS WHEREOF, the parties have executed this Agreement.\n\n"
+    "ACME INC.                        BETA LLC\n\nBy: /s/ Jane Roe                 By: /s/ John Doe\n"
+    "Name: Jane Roe                   Name: John Doe\nTitle: President                 Title: CEO\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected", "written"),
+    [
+        ("This Manufacturing Agreement is made this first (1st) day of July, 2017 between Acme and Beta.", "2017-07-01",
+         "first (1st) day of July, 2017"),
+        ("This Development Agreement is entered into on April 15 , 2010 by and between Acme and Beta.", "2010-04-15",
+         "April 15 , 2010"),
+        ("THIS AGREEMENT, dated for reference March 13, 1996, is made between Acme and Beta.", "1996-03-13",
+         "March 13, 1996"),
+        ("This Agreement is made the 20 March day of 1998 between Acme and Beta.", "1998-03-20",
+         "20 March day of 1998"),
+        ("This Agreement is made on the 15t h day of January 2018 between Acme and Beta.", "2018-01-15",
+         "15t h day of January 2018"),
+        ("This Agreement shall be effective as of May 1, 2020 and is made and entered into this 10th day of January, "
+         "2020 between Acme and Beta.", "2020-01-10", "January, 2020"),
+    ],
+    ids=["ordinal-words", "space-before-comma", "dated-for-reference", "day-month-day-of-year", "ocr-split",
+         "dated-not-effective"],
+)  # fmt: skip
+def test_the_opening_dates_the_agreement(sentence, expected, written):
+    body = "SUPPLY AGREEMENT\n\n" + sentence + "\n\n" + FILLER
+    ((value, cited),) = _read("agreement_date", body)
+    assert value == expected
+    assert cited in sentence and written in cited
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Amendment No. 1 to the Global Maintenance Agreement ref. DS/C-3957/14 Issue 7 dated March 9, 2015",
+        "ELEPHANT TALK has confirmed by letter dated November 30, 2007 that it agrees to the proposal.",
+        "WHEREAS, Acme Inc. and Beta Inc. have entered into a Separation and Distribution Agreement, dated as of "
+        "July 29, 2019, pursuant to which Beta is separated.",
+        'This Schedule is made to that Software License Agreement, by and between Acme, Inc. ("Supplier") and Bank '
+        "of America, N. A, dated November 5, 2010.",
+        "THIS AGREEMENT is dated this ____ day of ________, 20__ between Acme Inc. and Beta LLC.",
+    ],
+    ids=["other-agreement-ref", "letter-dated", "named-agreement-dated", "to-that-agreement", "blank"],
+)
+def test_a_date_of_another_document_or_a_blank_dates_nothing(sentence):
+    assert RULES["agreement_date"]("SCHEDULE\n\n" + sentence + "\n\n" + FILLER) == []
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "This Network Build and Maintenance Agreement is entered into as of the 31 day of July, 2019 by and between "
+        "Acme and Beta.",
+        "14.6 This Agreement is dated April 29, 2010.",
+        "IN WITNESS WHEREOF, the duly authorized representative of each Party has signed this Contract in Baoding, "
+        "People's Republic of China on November 8, 2002.",
+    ],
+    ids=["after-a-long-contents", "closing-clause", "signed-in-a-place"],
+)
+def test_a_sentence_about_the_agreements_own_making_dates_it_wherever_it_stands(sentence):
+    body = "TABLE OF CONTENTS\n\n" + FILLER * 3 + sentence + "\n\n" + FILLER
+    ((value, cited),) = _read("agreement_date", body)
+    assert value in {"2019-07-31", "2010-04-29", "2002-11-08"}
+    assert cited == sentence
+
+
+def test_a_date_later_in_the_text_of_another_agreement_is_not_this_ones():
+    body = FILLER * 3 + "This Agreement is entered into pursuant to the Merger Agreement dated as of May 5, 2009. "
+    assert RULES["agreement_date"](body) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("EXHIBIT 10.43 Dated 29/3/18", "2018-03-29"),
+        ("Effective Date:  11/4/10", "2010-11-04"),
+        ("03/01/05", "2005-03-01"),
+    ],
+    ids=["day-first", "two-digit-year", "letter-line"],
+)
+def test_a_date_in_figures_in_the_opening_dates_the_agreement(line, expected):
+    body = line + "\n\nThis agreement is made between Acme Inc. and Beta LLC.\n\n" + FILLER
+    assert _read("agreement_date", body) == [(expected, line)]
+
+
+def test_an_ambiguous_date_in_figures_is_read_day_first_where_the_document_writes_so():
+    body = "Dated: 03/04/11\n\nThis agreement is made between Acme and Beta.\n\n" + FILLER + "Invoices of 13/07/05."
+    assert [value for value, _ in _read("agreement_date", body)] == ["2011-04-03"]
+
+
+def test_signatures_dated_alike_date_an_agreement_whose_opening_does_not():
+    body = "This agreement is made between Acme Inc. and Beta LLC.\n\n" + FILLER + SIGNATURES
+    body += "Date: 24 OCT 2011                Date: 24 OCT 2011\n"
+    ((value, cited),) = _read("agreement_date", body)
+    assert (value, cited) == ("2011-10-24", "Date: 24 OCT 2011                Date: 24 OCT 2011")
+
+
+def test_signatures_dated_differently_date_nothing_unless_the_last_signature_dates_it():
+    dates = "Date: 13/07/05                   Date: 18/07/05\n"
+    body = "This agreement is made between Acme Inc. and Beta LLC.\n\n" + FILLER + SIGNATURES + dates
+    assert _read("agreement_date", body) == []
+    last = body.replace("is made", "is made as of the date of the last signature below")
+    assert _read("agreement_date", last) == [("2005-07-18", dates.strip())]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "",
+        "\x00" * 10_000,
+        "day of " * 700_000,
+        "this first (1st) day of " * 200_000,
+        "Date: 1/2/03 /s/ " * 300_000,
+        "1-2-" * 2_000_000,
+        "This Agreement is dated " * 300_000,
+    ],
+    ids=["empty", "nul", "5MB-day-of", "ordinal-days", "signature-dates", "dashes", "this-agreement-is-dated"],
+)
+def test_hostile_text_gives_an_agreement_date_quickly(body):
+    began = time.perf_counter()
+    found = RULES["agreement_date"](body)
+    assert isinstance(found, list)
+    assert all(0 <= f.start <= f.end <= len(body) for f in found)
+    assert time.perf_counter() - began < 5

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import NamedTuple
 
 from english.sentences import sentence_span
 from retrievers.extraction.found import Found
 from retrievers.extraction.rules.contract_sentences import lowered
+from retrievers.extraction.rules.contract_signatures import beside_a_signature, dated_by_signatures, line_around
 from retrievers.extraction.rules.text_spans import dates_in
 
 _CUE_REACH = 80
@@ -22,11 +24,12 @@ and gives nothing; this also bounds the time it takes."""
 OPENING_CHARS = 5000
 """How far into a contract its own date is looked for: the title, preamble and cover letter, before the clauses
 that mention the dates of other documents."""
-# The words just before a date that make it the date of the agreement ("dated as of", "entered into this").
+# The words just before a date that make it the date of the agreement ("dated as of", "entered into this", "dated for
+# reference").
 _SIGNED_CUE_RE = re.compile(
     r"(?:\bdated|\bmade|\bentered\s+into|\bexecuted|\bsigned|\bagreement|\bas\s+of|\bdate:|\bthis)"
-    r"(?:\s+(?:and\s+(?:is\s+)?(?:made\s+)?(?:effective|entered\s+into)|effective|(?:as\s+)?of|as|on|this|the|day))*"
-    r"[\s,:]*$",
+    r"(?:\s+(?:and\s+(?:is\s+)?(?:made\s+)?(?:effective|entered\s+into)|effective|(?:as\s+)?of|as|on|this|the|day"
+    r"|for\s+reference))*[\s,:]*$",
     re.IGNORECASE,
 )
 # The words just before a date that make it the effective date ("effective as of", "effective on").
@@ -66,8 +69,20 @@ _TERM_OF_AGREEMENT_RE = re.compile(r"\b(?:term|agreement|contract)\b", re.IGNORE
 _EFFECTIVE_AFTER_RE = re.compile(
     r"[\s,]*\(?\s*(?:such\s+date,?\s*)?(?:the|this|hereinafter)?\s*[\"“”']*effective\s+date", re.IGNORECASE
 )
-# "IN WITNESS WHEREOF, the parties have executed this Agreement as of the 22nd day of May 2001".
-_WITNESS_RE = re.compile(r"\bexecuted\s+this\s+agreement\s+(?:on|as\s+of|this)[\s\w]{0,12}$", re.IGNORECASE)
+# "IN WITNESS WHEREOF, the parties have executed this Agreement as of the 22nd day of May 2001", "has signed this
+# Contract in Baoding, People's Republic of China on November 8, 2002".
+_WITNESS_RE = re.compile(
+    r"\b(?:executed|signed)\s+this\s+(?:agreement|contract)(?:\s+in\s+[^.;\d]{0,60}?)?\s+(?:on|as\s+of|this)[\s\w]{0,12}$",
+    re.IGNORECASE,
+)
+# A sentence about this agreement's own making, wherever it stands (after a long table of contents, or as a closing
+# clause): "This Network Build and Maintenance Agreement is entered into as of the 31 day of July, 2019", "14.6 This
+# Agreement is dated April 29, 2010." The date must follow a cue of `_SIGNED_CUE_RE` too.
+_THIS_AGREEMENT_SUBJECT_RE = re.compile(
+    r"(?:\d+(?:\.\d+)*\.?\s+)?this\s+(?:[\w&-]+\s+){0,6}?(?:agreement|contract|amendment)\b", re.IGNORECASE
+)
+_MADE_RE = re.compile(r"\b(?:is|was|has\s+been)?\s*(?:made|entered\s+into|dated|executed|signed)\b", re.IGNORECASE)
+_SUBJECT_TO_DATE_CHARS = 200
 # A date standing on its own line near the top, as a letter is dated ("December 11, 2014").
 _LETTER_DATE_CHARS = 1500
 _LINE_BEFORE_RE = re.compile(r"(?:^|\n)[ \t]*(?:dated?:?)?[ \t]*$", re.IGNORECASE)
@@ -77,6 +92,20 @@ _OTHER_DOCUMENT_RE = re.compile(
     r"\bWHEREAS\b|\bthat\s+certain\b|\bpreviously\b|\bpursuant\s+to\b|\bsupersede|\breplace|\bamendment\b.{0,80}?\bto\s+(?:the|that)\b",
     re.IGNORECASE | re.DOTALL,
 )
+# An agreement or letter other than this one named just before "dated": "to the Global Maintenance Agreement ref.
+# DS/C-3957/14 dated", "have entered into a Separation and Distribution Agreement, dated as of", "by letter dated".
+_OTHER_DOCUMENT_BEFORE_RE = re.compile(
+    r"(?:\b(?:a|an|the|that|certain|its|their|said|such)\s+(?:[\w-]+\s+){0,6}?"
+    r"(?:agreement|contract|lease|plan|amendment|letter)\b[^;]{0,40}?|(?<!this\s)\bletter\s+)"
+    r"\bdated(?:\s+(?:as\s+of|on|the|this))*[\s,:]*$",
+    re.IGNORECASE,
+)
+# "to that Software License Agreement, by and between A, Inc. and B, N.A., dated": read back over the "Inc."
+# and "N.A." that end a sentence for `sentence_span`, to the date's paragraph, at most `_OTHER_DOCUMENT_REACH` back.
+_TO_THAT_AGREEMENT_RE = re.compile(r"\bto\s+that\s+(?:[\w,-]+\s+){0,8}?(?:agreement|contract)\b", re.IGNORECASE)
+_OTHER_DOCUMENT_REACH = 300
+# Another agreement named unquoted (a defined term 'this "Agreement"' is this one).
+_ANOTHER_AGREEMENT_RE = re.compile(r"(?<![\"“])\b(?:agreement|contract|amendment|lease|plan)\b(?![\"”])", re.IGNORECASE)
 _OTHER_DOCUMENT_AFTER_RE = re.compile(
     r"[\s,]*(?:\([^()]{0,60}\)\s*)?\(\s*(?:the|this)?\s*[\"“][^\"”]{0,60}\w\s+(?:Agreement|Contract|Lease|Plan)[\"”]"
     r"|\s*regarding\b",
@@ -120,58 +149,122 @@ _ITS_OWN_DATE_ANCHOR_RE = re.compile(
 )
 
 
-@lru_cache(maxsize=1)
-def _cued_dates(body: str) -> tuple[list[Found], list[Found]]:
-    """The dates the text gives as the agreement's own date and as its effective date, each in document order.
+class _CuedDates(NamedTuple):
+    """The dates a contract gives, by what the words around them say they are, each list in document order."""
 
-    The agreement's date is read from its opening ("dated as of", "entered into this", a letter's date line), or
-    else from the signature clause ("executed this Agreement as of"). The effective date is read wherever "the
+    signed: list[Found]
+    """Its own date, said in its opening ("dated as of", "entered into this", a letter's date line) or by a sentence
+    about its own making anywhere ("This Agreement is dated April 29, 2010")."""
+    effective_only: list[Found]
+    """The day its opening says it takes effect, with no word of when it was dated ("effective as of")."""
+    witnessed: list[Found]
+    """The date of the signature clause ("executed this Agreement as of")."""
+    beside_signatures: list[Found]
+    """The dates written beside its signatures ("Date: 24 OCT 2011"), each cited by its line."""
+    effective: list[Found]
+    """Its effective date."""
+
+
+@lru_cache(maxsize=1)
+def _cued_dates(body: str) -> _CuedDates:
+    """The dates the text gives as the agreement's own date and as its effective date (see `_CuedDates`).
+
+    The effective date is read wherever "the
     Effective Date" (or "the Commencement Date") is defined or the agreement's term is said to commence, and from
     "effective as of" in the opening or after "this Agreement shall be effective" (elsewhere it is the day some
     clause takes effect). Both rules run on the same body one after the other, so the last body's answer is kept.
     """
-    signed: list[Found] = []
-    effective: list[Found] = []
-    witnessed: list[Found] = []
+    cued = _CuedDates([], [], [], [], [])
+    signature_line_end = -1
     for count, (value, match) in enumerate(dates_in(body)):
         if count >= _MOST_DATES:
-            return [], []
+            return _CuedDates([], [], [], [], [])
         opening = match.start() < OPENING_CHARS
         before = body[max(0, match.start() - _CUE_REACH) : match.start()]
         defined = bool(_EFFECTIVE_DATE_BEFORE_RE.search(before) or _EFFECTIVE_AFTER_RE.match(body, match.end()))
         said_effective = bool(
             (opening and _EFFECTIVE_BEFORE_RE.search(before)) or _AGREEMENT_EFFECTIVE_RE.search(before)
         )
-        said_signed = opening and bool(_SIGNED_CUE_RE.search(before))
+        # A date on the line of a signature's date is another signature's ("Date:   Date:   3-29-2016   3-31-16").
+        signed_beside = match.start() < signature_line_end or beside_a_signature(body, match.start(), match.end())
+        if signed_beside:
+            signature_line_end = max(signature_line_end, line_around(body, match.start(), match.end())[1])
+        signed_cue = _SIGNED_CUE_RE.search(before) if opening else None
+        effective_cue = _EFFECTIVE_BEFORE_RE.search(before) if signed_cue else None
+        # "effective as of" says when it takes effect, not when it was dated ("as of" alone is a cue of the latter).
+        said_signed = (
+            bool(signed_cue)
+            and not signed_beside
+            and not (effective_cue and effective_cue.start() <= signed_cue.start())
+        )
         letter = (
-            match.start() < _LETTER_DATE_CHARS
+            not signed_beside
+            and match.start() < _LETTER_DATE_CHARS
             and bool(_LINE_BEFORE_RE.search(before))
             and bool(_LINE_AFTER_RE.match(body, match.end()))
         )
         signature = bool(_WITNESS_RE.search(before))
+        later_cue = not opening and _SIGNED_CUE_RE.search(before)
         starts = bool(_STARTS_RE.search(before))
         commences = bool(_COMMENCEMENT_DATE_BEFORE_RE.search(before) or _COMMENCEMENT_AFTER_RE.match(body, match.end()))
-        if not (defined or said_effective or said_signed or letter or signature or starts or commences):
+        if (
+            not (defined or said_effective or said_signed or letter or signature or starts or commences or later_cue)
+            and not signed_beside
+        ):
             continue
         start, end = sentence_span(body, match.start(), match.end(), clauses=True)
+        self_stated = bool(later_cue) and _says_its_own_making(body, start, match.start())
         if starts and not _TERM_OF_AGREEMENT_RE.search(before):
             starts = False
-        if _OTHER_DOCUMENT_RE.search(body, start, match.start()) or _OTHER_DOCUMENT_AFTER_RE.match(body, match.end()):
+        if (
+            _OTHER_DOCUMENT_RE.search(body, start, match.start())
+            or _TO_THAT_AGREEMENT_RE.search(body, _paragraph_start(body, start, match.start()), match.start())
+            or _OTHER_DOCUMENT_BEFORE_RE.search(before)
+            or _OTHER_DOCUMENT_AFTER_RE.match(body, match.end())
+        ):
             continue
         found = Found(value.isoformat(), start, end)
         if defined or said_effective or starts or commences:
-            effective.append(found)
-        if opening and (defined or said_effective or said_signed or letter):
-            signed.append(found)
+            cued.effective.append(found)
+        if (opening and (said_signed or letter)) or self_stated:
+            cued.signed.append(found)
+        elif opening and (defined or said_effective):
+            cued.effective_only.append(found)
         elif signature:
-            witnessed.append(found)
-    return signed + witnessed, effective
+            cued.witnessed.append(found)
+        elif signed_beside:
+            cued.beside_signatures.append(Found(found.value, *line_around(body, match.start(), match.end())))
+    return cued
+
+
+def _says_its_own_making(body: str, start: int, date_start: int) -> bool:
+    """Whether the sentence from `start` to a date is "This ... Agreement is made/entered into/dated ...", with no
+    other agreement named between (the cue just before the date was checked by the caller)."""
+    subject = _THIS_AGREEMENT_SUBJECT_RE.match(body, start, date_start)
+    if subject is None or date_start - subject.end() > _SUBJECT_TO_DATE_CHARS:
+        return False
+    between = body[subject.end() : date_start]
+    return bool(_MADE_RE.search(between)) and not _ANOTHER_AGREEMENT_RE.search(between)
+
+
+def _paragraph_start(body: str, sentence_start: int, date_start: int) -> int:
+    """Where "to that ... Agreement" is looked for before a date: its paragraph, at most `_OTHER_DOCUMENT_REACH`
+    characters back, or its sentence if that starts earlier."""
+    reach = max(0, date_start - _OTHER_DOCUMENT_REACH)
+    return min(sentence_start, max(reach, body.rfind("\n\n", reach, date_start) + 2))
 
 
 def agreement_date(body: str) -> list[Found]:
-    """The date the contract is dated, signed or made: the first full date its opening says is one."""
-    signed, _ = _cued_dates(body)
-    return signed[:1]
+    """The date the contract is dated, signed or made: the first full date its opening (or a sentence about its
+    own making) says is one, else the date of its signature clause, else its signatures' date, else the day its
+    opening says it takes effect."""
+    cued = _cued_dates(body)
+    return (
+        cued.signed[:1]
+        or cued.witnessed[:1]
+        or cued.effective_only[:1]
+        or dated_by_signatures(body, cued.beside_signatures)
+    )
 
 
 def effective_date(body: str) -> list[Found]:
@@ -182,11 +275,12 @@ def effective_date(body: str) -> list[Found]:
     then ("This Agreement shall be effective from the date first above written"): a contract that says nothing of
     when it takes effect gets no effective date, even though it is dated.
     """
-    signed, effective = _cued_dates(body)
-    if effective or not signed:
-        return effective[:1]
+    cued = _cued_dates(body)
+    own = cued.signed + cued.effective_only + cued.witnessed
+    if cued.effective or not own:
+        return cued.effective[:1]
     said = _takes_effect_on_its_date(body)
-    return [Found(signed[0].value, *said)] if said else []
+    return [Found(own[0].value, *said)] if said else []
 
 
 def _takes_effect_on_its_date(body: str) -> tuple[int, int] | None:
