@@ -22,11 +22,13 @@ from chat.model import chat_model_from_env
 from core.errors import InvalidInput
 from core.settings import Settings
 from graph.context import AgentContext
+from graph.ingest_roots import ingest_roots
 from graph.planners.base import Planner
 from graph.planners.chat_breaker import ChatBreaker
 from graph.planners.llm_planner import LLMPlanner
 from graph.planners.rule_decomposer import RuleDecomposer
 from graph.planners.rule_planner import RulePlanner
+from graph.served_paths import served_path
 from retrievers.stack import Stack, open_stack
 from tools.catalog import Catalog
 from tools.context import ToolLimits
@@ -71,8 +73,14 @@ class AgentServices:
     def tools(self) -> ToolRunner:
         with self._lock:
             if self._tools is None:
-                self._tools = ToolRunner(self.stack, self._limits)
+                self._tools = ToolRunner(self.stack, self._limits, self._shown_source)
             return self._tools
+
+    def _shown_source(self, scope: str) -> Callable[[str], str]:
+        """A document's source file from the scope's ingest root that holds it, else by its name
+        (`graph.served_paths`): tool answers reach a server's clients in the run's state."""
+        roots = ingest_roots(self.stack.settings.home, scope)
+        return lambda path: served_path(path, roots)
 
     def catalog(self, scope: str) -> Catalog:
         """The catalog of `scope` as it is now (a new one per call: it keeps what it reads)."""

@@ -221,3 +221,23 @@ def test_the_report_says_where_the_ingest_spent_its_time(stack, tmp_path):
     assert all(report.stage_seconds[stage] > 0 for stage in STAGES)
     assert sum(report.stage_seconds.values()) <= report.seconds and shares["other"] >= 0
     assert "time: extracting " in report.summary() and "embedding " in report.summary()
+
+
+def test_a_tool_shows_a_documents_source_file_from_its_ingest_root_not_the_machines_folders(stack, tmp_path):
+    """The agent's tool answers reach a server's clients in the run's state: a source file in the scope's inbox is
+    shown from it, any other by its file name (before: the absolute path of the server's data folder)."""
+    from graph.services import AgentServices
+
+    inbox, elsewhere = tmp_path / "inbox" / "default" / "notes", tmp_path / "elsewhere"
+    for folder, name in ((inbox, "bins.md"), (elsewhere, "rota.md")):
+        folder.mkdir(parents=True)
+        (folder / name).write_text(f"# {name}\nThe green bin goes out on Tuesdays.")
+        Ingestor(stack).ingest(files.load(folder, bucket="generic"), progress=False)
+    with AgentServices(stack) as services:
+        ids = [h["doc_id"] for h in stack.store.list_documents("default", bucket="generic")[0]]
+        shown = {
+            services.tools.run("default", tool, {"doc_id": doc_id}).hits[0].metadata.source
+            for doc_id in ids
+            for tool in ("get_document_metadata", "get_document")
+        }
+    assert shown == {"inbox/notes/bins.md", "rota.md"}

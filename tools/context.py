@@ -68,11 +68,18 @@ class ToolLimits:
         )
 
 
+def as_stored(path: str) -> str:
+    return path
+
+
 @dataclass
 class ToolContext:
     stack: Stack
     scope: str = DEFAULT_SCOPE
     limits: ToolLimits = field(default_factory=ToolLimits)
+    shown_source: Callable[[str], str] = as_stored
+    """A document's source file as the caller may see it: a server's clients read tool answers in the run's state,
+    and the stored absolute path would tell them where the server keeps its data (`graph.served_paths`)."""
 
     def __post_init__(self) -> None:
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="engine")

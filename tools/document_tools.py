@@ -18,14 +18,14 @@ def _missing(doc_id: str) -> Envelope:
     )
 
 
-def _metadata(document: dict[str, Any]) -> DocumentMetadata:
+def _metadata(document: dict[str, Any], context: ToolContext) -> DocumentMetadata:
     return DocumentMetadata(
         title=document["title"],
         bucket=document["bucket"],
         author=document["author"],
         tags=document["tags"],
         created_at=document["created_at"].date().isoformat() if document["created_at"] else None,
-        source=document["source"],
+        source=context.shown_source(document["source"]) if document["source"] else document["source"],
         version=document["version"],
         chars=len(document["body"]),
     )
@@ -37,7 +37,10 @@ def get_document_metadata(args: DocumentMetadataArgs, context: ToolContext) -> E
         return _missing(args.doc_id)
     annotation_ids = context.engine(_POSTGRES, context.stack.store.annotation_ids, context.scope, args.doc_id)
     hit = DocumentInfoHit(
-        doc_id=args.doc_id, summary=document["summary"], annotation_ids=annotation_ids, metadata=_metadata(document)
+        doc_id=args.doc_id,
+        summary=document["summary"],
+        annotation_ids=annotation_ids,
+        metadata=_metadata(document, context),
     )
     return Envelope(status="ok", hits=[hit], total_hits=1)
 
@@ -51,7 +54,7 @@ def get_document(args: DocumentArgs, context: ToolContext) -> Envelope:
         doc_id=args.doc_id,
         text=text[: args.max_chars],
         truncated=len(text) > args.max_chars,
-        metadata=_metadata(document),
+        metadata=_metadata(document, context),
     )
     hint = (
         f"text cut at {args.max_chars} of {len(text)} characters; search inside it with doc_id to reach later parts"

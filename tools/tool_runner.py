@@ -8,7 +8,7 @@ without leaking one when it is done.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from retrievers.stack import Stack
@@ -18,16 +18,25 @@ from tools.registry import run_named
 
 
 class ToolRunner:
-    def __init__(self, stack: Stack, limits: ToolLimits | None = None):
+    def __init__(
+        self,
+        stack: Stack,
+        limits: ToolLimits | None = None,
+        shown_source: Callable[[str], Callable[[str], str]] | None = None,
+    ):
         self.stack = stack
         self.limits = limits or ToolLimits.from_env()
+        self.shown_source = shown_source
+        """For a scope, how its callers see a document's source file (`ToolContext.shown_source`); as stored when
+        None."""
         self._contexts: dict[str, ToolContext] = {}
         self._lock = threading.Lock()
 
     def context(self, scope: str) -> ToolContext:
         with self._lock:
             if scope not in self._contexts:
-                self._contexts[scope] = ToolContext(self.stack, scope=scope, limits=self.limits)
+                shown = {"shown_source": self.shown_source(scope)} if self.shown_source else {}
+                self._contexts[scope] = ToolContext(self.stack, scope=scope, limits=self.limits, **shown)
             return self._contexts[scope]
 
     def run(self, scope: str, tool: str, arguments: Mapping[str, Any]) -> Envelope:
