@@ -175,6 +175,19 @@ def test_one_document_described_in_lower_case_words_its_titles_hold_says_which_m
     assert plural.several is None and [u.text for u in plural.unmapped] == ["content"], "a list still asks"
 
 
+def test_a_kind_in_lower_case_before_the_document_word_is_no_title_to_ask_about():
+    """ "the TransMontaigne services agreement": "services" says the kind (its value is "Service Agreement"), and the
+    party names the one document; two titles holding "services agreement" are not asked about."""
+    rows = {
+        "TRANSMONTAIGNE-SERVICES AGREEMENT.txt": {"contract_type": "Service Agreement", "parties": ["TransMontaigne"]},
+        "KUBIENT-MASTER SERVICES AGREEMENT.txt": {"contract_type": "Service Agreement", "parties": ["Kubient"]},
+    }
+    documents = {"contracts": [(doc_id, doc_id, [("properties", row)]) for doc_id, row in rows.items()]}
+    own = RuleDecomposer(FakeCatalog(documents, specs={"contracts": SHIPPED["contracts"]}))
+    d = own.decompose("Under which state's law is the TransMontaigne services agreement governed?")
+    assert d.several is None and ("parties", "TransMontaigne") in [(c.field, c.value) for c in d.constraints]
+
+
 @pytest.mark.parametrize(
     "question",
     [

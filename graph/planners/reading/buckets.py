@@ -8,6 +8,7 @@ import re
 from english.currencies import currency_mentions
 from english.lexicon import DEFINITE, INDEFINITE, STOPWORDS
 from english.value_match import normalise
+from english.words import singular
 from graph.decomposition import Decomposition, Several
 from graph.planners.reading import which
 from graph.planners.reading.claims import Claims
@@ -52,10 +53,17 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
     user names by their file names): in a bucket of labelled pages (an encyclopedia's) a page's title is what the
     question is about, not the one document to read, and the page readers follow it (`graph.planners.pages`)."""
     own = {name for name, view in vocabulary.buckets.items() if any(f.extracted_count for f in view.fields)}
-    runs = [*_name_runs(question), *_described_document(question, vocabulary)] if own else []
-    if not runs:
+    if not own:
         return {}, None
     common, valued = _not_names(question, vocabulary), _name_values(vocabulary)
+    described = [
+        run
+        for run in _described_document(question, vocabulary)
+        if any(_compact(singular(w)) not in common for w in run[0])
+    ]  # "the services agreement" says a kind, not a title
+    runs = [*_name_runs(question), *described]
+    if not runs:
+        return {}, None
     wanted: list[tuple[list[str], tuple[int, int], str]] = []
     for words, span in runs:
         whole = [_compact(" ".join(words))] if len(words) > 1 else []
