@@ -186,6 +186,8 @@ def test_a_kind_in_lower_case_before_the_document_word_is_no_title_to_ask_about(
     own = RuleDecomposer(FakeCatalog(documents, specs={"contracts": SHIPPED["contracts"]}))
     d = own.decompose("Under which state's law is the TransMontaigne services agreement governed?")
     assert d.several is None and ("parties", "TransMontaigne") in [(c.field, c.value) for c in d.constraints]
+    master = own.decompose("What is the termination date of the TransMontaigne global master agreement?")
+    assert master.doc_ids == [], "one of the words alone ('master' of another title) names no document"
 
 
 @pytest.mark.parametrize(

@@ -56,11 +56,11 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
     if not own:
         return {}, None
     common, valued = _not_names(question, vocabulary), _name_values(vocabulary)
-    described = [
-        run
-        for run in _described_document(question, vocabulary)
-        if any(_compact(singular(w)) not in common for w in run[0])
-    ]  # "the services agreement" says a kind, not a title
+    described = [  # the whole phrase, as one name: its words alone hold in titles by chance ("master")
+        ([" ".join(words)], span)
+        for words, span in _described_document(question, vocabulary)
+        if any(_compact(singular(w)) not in common for w in words)  # "the services agreement" says a kind
+    ]
     runs = [*_name_runs(question), *described]
     if not runs:
         return {}, None
