@@ -45,6 +45,8 @@ def test_every_field_of_a_contract_is_read_with_its_sentence():
     assert [f.value for f in found["renewal_term_days"]] == [365]
     assert [f.value for f in found["notice_period_days"]] == [60]
     assert "sixty (60) days" in cited(CONTRACT, found["notice_period_days"][0])
+    assert [f.value for f in found["auto_renewal"]] == [True]
+    assert "shall automatically renew" in cited(CONTRACT, found["auto_renewal"][0])
     quotes = {
         "exclusivity": "exclusive right to sell",
         "termination_for_convenience": "for convenience",
@@ -68,6 +70,32 @@ def test_a_contract_without_the_clauses_says_no_and_cites_nothing():
     assert [f.value for f in RULES["perpetual"](body)] == [True]
     assert RULES["expiration_date"](body) == []
     assert RULES["renewal_term_days"](body) == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "renews"),
+    [
+        ("This Agreement shall renew automatically each year thereafter, unless either party serves written notice "
+         "of its intention not to renew at least 90 days prior to the expiration of the then current term.", True),
+        ("The Term of this Agreement shall be extended for additional one year periods unless either party gives "
+         "notice of non-renewal.", True),
+        ("Thereafter, this Agreement may be renewed for such periods as are mutually agreed to in writing.", False),
+        ("The Term of this Agreement shall be extended for subsequent one year periods upon the mutual agreement of "
+         "the parties.", False),
+        ("At the expiration of the term, the Licensee may, at its option, renew this Agreement for one additional "
+         "term of five years.", False),
+        ("If any delay occurs, any applicable time period will be automatically extended for a period equal to the "
+         "time lost.", None),
+        ("This time limit may be extended by agreement of the parties or by the arbitrators, if necessary.", None),
+    ],
+)  # fmt: skip
+def test_whether_the_term_renews_by_itself_is_read_from_the_renewal_sentence(sentence, renews):
+    """Automatic renewal, which CUAD does not label, asked of a user's own contracts ("How many of my agreements
+    renew automatically?"): by the wording of the sentence that renews this agreement or its term; a delay's
+    extension or an arbitration's time limit says nothing of it."""
+    found = contract_terms.RULES["auto_renewal"](sentence + " " + FILLER)
+    assert [f.value for f in found] == ([] if renews is None else [renews])
+    assert all(cited(sentence + " " + FILLER, f) == sentence for f in found)
 
 
 def test_a_stated_end_date_is_read_as_written():

@@ -110,7 +110,7 @@ def as_set(value: Any) -> frozenset:
 
 def score(split: str, regex: bool = False) -> tuple[dict[str, FieldTallies], float]:
     """Per-field tallies over `split`, and the seconds per document all rules together took (`rules(regex)`)."""
-    read_by = rules(regex)
+    read_by = {name: rule for name, rule in rules(regex).items() if name not in cuad.UNLABELLED}
     tallies = {name: FieldTallies(true_answers=Tally() if cuad_field_is_boolean(name) else None) for name in read_by}
     rows = split_contracts(split)
     elapsed = 0.0

@@ -103,6 +103,9 @@ _FLAG_ALIASES = {
     "Third Party Beneficiary": ("third-party beneficiary", "beneficiary"),
 }
 
+UNLABELLED = frozenset({"auto_renewal"})
+"""Fields of FIELDS that CUAD's lawyers did not label: found in the text only, and scored against nothing."""
+
 # The fields every contracts dataset shares (Kleister-NDA and the sample corpus take theirs from here), so that
 # ingesting one after another declares the same specs and leaves the catalog as it was.
 FIELDS = [
@@ -164,8 +167,26 @@ FIELDS = [
         type="integer",
         multi=True,
         description="Length of each renewal period in days (1 year = 365, 1 month = 30)",
-        aliases=["renew", "renews", "renewal", "renewal term", "renewal period", "auto-renew"],
+        aliases=["renew", "renews", "renewal", "renewal term", "renewal period"],
         unit="days",
+    ),
+    FieldSpec(
+        name="auto_renewal",
+        type="boolean",
+        description="True when the term renews by itself unless a party gives notice; false when a renewal needs "
+        "one party's option or both parties' agreement (read from the text; CUAD labels no such field)",
+        aliases=[
+            "renew automatically",
+            "renews automatically",
+            "renewed automatically",
+            "automatically renew",
+            "automatically renews",
+            "automatic renewal",
+            "auto-renew",
+            "auto-renews",
+            "auto-renewal",
+            "evergreen",
+        ],
     ),
     FieldSpec(
         name="notice_period_days",

@@ -4,7 +4,8 @@ Read as CUAD's lawyers labelled them: the expiration date is the one the term se
 on December 31, 2020") or the one it implies from a stated start ("five (5) years from the Effective Date", the
 Effective Date being dated in the contract): the same day N years or months later. A term that runs "until
 terminated" makes the contract perpetual; a fixed end makes it not. Renewal terms and notice periods are the
-durations of the renewal sentence, in days as `normalize.parse_duration` counts them.
+durations of the renewal sentence, in days as `normalize.parse_duration` counts them; whether the term renews by
+itself is that sentence's wording (CUAD labels no such field: a user asks it of their own contracts).
 """
 
 from __future__ import annotations
@@ -263,6 +264,45 @@ def renewal_terms(body: str) -> list[Found]:
     return []
 
 
+_RENEWS = r"(?:renew|extend|continu)\w*"
+_RENEWS_ITSELF = words(
+    rf"\b(?:agreement|term|contract)\b[^.;]{{0,100}}?(?:\bautomatic(?:ally)?\s+(?:be\s+)?{_RENEWS}|\b{_RENEWS}\s+"
+    rf"(?:\w+\s+){{0,3}}?automatic(?:ally)?\b|\b(?:shall|will)\s+(?:thereafter\s+)?(?:be\s+)?(?:renew|extend)\w*\b"
+    r"[^.;]{0,200}?\bunless\b)|\bauto-?renew\w*|\bevergreen\b|\b(?:year|month)[\s-]to[\s-](?:year|month)\b[^.;]{0,120}?"
+    r"\bunless\b"
+)
+"""A term that renews by itself: "this Agreement shall automatically renew", "the Term shall be extended ... unless
+either party gives notice", "from year to year unless terminated"; the agreement or its term is what renews (a
+time period "automatically extended" by a delay is no renewal)."""
+_RENEWS_BY_CHOICE = words(
+    r"\bmay\s*(?:,\s*at\s+its\s+option\s*,)?\s+(?:be\s+(?:mutually\s+)?(?:renewed|extended)|(?:renew|extend)\s+(?:this|the)\s+"
+    r"(?:agreement|term|contract))|\boption\s+to\s+(?:renew|extend)|"
+    r"\bat\s+(?:the\s+|its\s+)?(?:sole\s+)?(?:option|discretion)\b|"
+    r"\b(?:renew|extend)(?:ed|s)?\b[^.;]{0,100}?(?:\bmutual(?:ly)?\s+(?:written\s+)?(?:agree|consent)|\b(?:upon|by)\s+(?:the\s+)?"
+    r"(?:mutual\s+)?(?:written\s+)?agreement\b|\bin\s+a\s+writing\s+executed|\bif\s+(?:both|the)\s+parties\s+(?:so\s+)?agree)|"
+    r"\b(?:mutual(?:ly)?|parties)\b[^.;]{0,40}?\bagree[sd]?\b[^.;]{0,60}?\b(?:renew|extend)|"
+    r"\b(?:shall|will)\s+not\s+(?:be\s+)?(?:automatically\s+)?(?:renew|extend)\w*"
+)
+"""A renewal that needs a choice: one party's option, both parties' agreement, or none at all ("shall not renew")."""
+_NOT_THE_TERM = words(r"\bwarrant\w*|\bmeans\b|\binsur\w*|\bstandstill\b|\blicen[cs]e\s+key")
+_TERM_WORD = words(r"\b(?:this|the)\s+(?:initial\s+|renewal\s+)?(?:agreement|term|contract)\b")
+"""What a renewal renews: this agreement, its term ("may extend ... any indebtedness" of a guarantee, or "this time
+limit may be extended by agreement of the parties", is no renewal)."""
+_RENEWAL_SENTENCES_READ = 20
+
+
+def renews_automatically(body: str) -> list[Found]:
+    """True when the renewal sentence renews the term by itself (unless a party gives notice), False when a renewal
+    needs an option taken or an agreement made; [] when no renewal sentence says one or the other alone."""
+    for count, (start, end) in enumerate(sentences_matching(body, _RENEWAL_CUE, _RENEWAL, _TERM_WORD, _NOT_THE_TERM)):
+        if count >= _RENEWAL_SENTENCES_READ:
+            break
+        itself, by_choice = _RENEWS_ITSELF.search(body, start, end), _RENEWS_BY_CHOICE.search(body, start, end)
+        if bool(itself) != bool(by_choice):
+            return [Found(bool(itself), start, end)]
+    return []
+
+
 def notice_periods(body: str) -> list[Found]:
     """The notice needed to stop the term renewing, from the sentence about renewal or non-renewal."""
     for start, end in sentences_matching(body, _RENEWAL_CUE, _RENEWAL, _STOPS_RENEWAL, _NOT_A_RENEWAL):
@@ -277,4 +317,5 @@ RULES: dict[str, FieldRule] = {
     "perpetual": perpetual,
     "renewal_term_days": renewal_terms,
     "notice_period_days": notice_periods,
+    "auto_renewal": renews_automatically,
 }
