@@ -38,7 +38,11 @@ CONTRACTS = {
         "contract_type": "Services Agreement",
         "parties": ["Kestrel Dynamics Ltd.", "Dunmore Retail, Inc."],
     },
-    "GLOBALMUSIC-CONTENT LICENSE AGREEMENT.txt": {"contract_type": "License Agreement", "governing_law": ["Florida"]},
+    "GLOBALMUSIC-CONTENT LICENSE AGREEMENT.txt": {
+        "contract_type": "License Agreement",
+        "governing_law": ["Florida"],
+        "parties": ["Global Music International, Inc."],
+    },
     "SUNSEVEN-CONTENT LICENSE AGREEMENT.txt": {"contract_type": "License Agreement", "governing_law": ["New York"]},
     "ASHWORTH-PROMOTION AGREEMENT.txt": {
         "contract_type": "Promotion Agreement",
@@ -171,6 +175,8 @@ def test_one_document_described_in_lower_case_words_its_titles_hold_says_which_m
         "GLOBALMUSIC-CONTENT LICENSE AGREEMENT.txt",
         "SUNSEVEN-CONTENT LICENSE AGREEMENT.txt",
     }
+    named = rules.decompose("What does the Global Music content license agreement say about payment?")
+    assert named.several is None, "a name is said: the lower-case words only qualify it (before: asked which)"
     plural = rules.decompose("Which content license agreements do I have?")
     assert plural.several is None and [u.text for u in plural.unmapped] == ["content"], "a list still asks"
 

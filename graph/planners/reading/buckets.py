@@ -120,7 +120,8 @@ _LOWER_WORD = re.compile(r"[a-z][\w'’&-]*")
 def _described_document(question: Question, vocabulary: Vocabulary) -> list[tuple[list[str], tuple[int, int]]]:
     """The words between the determiner and the document word of a question about one document, with that word
     ("the content license agreement"): written in lower case, they still describe the title the user means, and
-    "content" is no name left over."""
+    "content" is no name left over. Read only where the question gives no name ("the Arconic trademark license"
+    is Arconic's, whichever other titles say "trademark license")."""
     if not which.one_document(question.text, vocabulary):
         return []
     lowered = question.lowered
@@ -131,8 +132,11 @@ def _described_document(question: Question, vocabulary: Vocabulary) -> list[tupl
             words: list[re.Match[str]] = []
             for word in reversed(before[-which.DETERMINER_REACH :]):
                 said = word.group(0)
-                if said in DEFINITE or said in INDEFINITE or said in STOPWORDS or question.text[word.start()].isupper():
-                    break  # a capitalised word is a name, read as one (`_name_runs`)
+                if question.text[word.start()].isupper():
+                    words = []  # a name is said too, and read as one (`_name_runs`): the words only qualify it
+                    break
+                if said in DEFINITE or said in INDEFINITE or said in STOPWORDS:
+                    break
                 words.insert(0, word)
             if words:
                 runs.append(([*(w.group(0) for w in words), *m.text.split()], (words[0].start(), m.span[1])))
