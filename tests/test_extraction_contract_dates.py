@@ -154,27 +154,36 @@ def test_lengths_and_dates_that_are_not_the_contracts_term_give_no_expiration(se
     assert RULES["expiration_date"](PREAMBLE + sentence + " " + FILLER) == []
 
 
+TERM_FIELDS = ("effective_date", "governing_law", "expiration_date", "perpetual")
+
+
 @pytest.mark.parametrize(
-    "body",
+    ("fields", "body"),
     [
-        "",
-        "\x00" * 10_000,
-        "effective as of the date hereof " * 300_000,
-        "This Agreement is dated as of May 1, 2001. "
-        + "shall be effective from the date first above written " * 150_000,
-        "governed by the laws thereof in the State of " * 200_000,
-        "The term of this Agreement shall continue until the earlier of (i) " * 100_000,
-        "x" * 10_000_000,
+        (TERM_FIELDS, ""),
+        (TERM_FIELDS, "\x00" * 10_000),
+        (TERM_FIELDS, "effective as of the date hereof " * 300_000),
+        (TERM_FIELDS, "This Agreement is dated as of May 1, 2001. "
+         + "shall be effective from the date first above written " * 150_000),
+        (TERM_FIELDS, "governed by the laws thereof in the State of " * 200_000),
+        (TERM_FIELDS, "The term of this Agreement shall continue until the earlier of (i) " * 100_000),
+        (TERM_FIELDS, "x" * 10_000_000),
+        (("agreement_date",), "day of " * 700_000),
+        (("agreement_date",), "this first (1st) day of " * 200_000),
+        (("agreement_date",), "Date: 1/2/03 /s/ " * 300_000),
+        (("agreement_date",), "1-2-" * 2_000_000),
+        (("agreement_date",), "This Agreement is dated " * 300_000),
     ],
-    ids=["empty", "nul", "effective-hereof", "dated-effective", "laws-thereof", "earlier-of", "10MB-line"],
-)
-def test_hostile_text_gives_a_list_quickly(body):
-    began = time.perf_counter()
-    for field in ("effective_date", "governing_law", "expiration_date", "perpetual"):
+    ids=["empty", "nul", "effective-hereof", "dated-effective", "laws-thereof", "earlier-of", "10MB-line",
+         "5MB-day-of", "ordinal-days", "signature-dates", "dashes", "this-agreement-is-dated"],
+)  # fmt: skip
+def test_hostile_text_gives_a_list_quickly(fields, body):
+    began = time.process_time()  # CPU seconds: a loaded machine does not stretch them
+    for field in fields:
         found = RULES[field](body)
         assert isinstance(found, list)
         assert all(isinstance(f, Found) and 0 <= f.start <= f.end <= len(body) for f in found)
-    assert time.perf_counter() - began < 10
+    assert time.process_time() - began < 10, "linear in the text, not quadratic"
 
 
 SIGNATURES = (
@@ -282,24 +291,3 @@ def test_signatures_dated_differently_date_nothing_unless_the_last_signature_dat
     assert _read("agreement_date", body) == []
     last = body.replace("is made", "is made as of the date of the last signature below")
     assert _read("agreement_date", last) == [("2005-07-18", dates.strip())]
-
-
-@pytest.mark.parametrize(
-    "body",
-    [
-        "",
-        "\x00" * 10_000,
-        "day of " * 700_000,
-        "this first (1st) day of " * 200_000,
-        "Date: 1/2/03 /s/ " * 300_000,
-        "1-2-" * 2_000_000,
-        "This Agreement is dated " * 300_000,
-    ],
-    ids=["empty", "nul", "5MB-day-of", "ordinal-days", "signature-dates", "dashes", "this-agreement-is-dated"],
-)
-def test_hostile_text_gives_an_agreement_date_quickly(body):
-    began = time.perf_counter()
-    found = RULES["agreement_date"](body)
-    assert isinstance(found, list)
-    assert all(0 <= f.start <= f.end <= len(body) for f in found)
-    assert time.perf_counter() - began < 5
