@@ -319,13 +319,37 @@ def test_a_value_read_from_a_document_cites_the_sentence_it_was_read_from(page, 
         "12. Governing law. This Agreement shall be governed by the laws of the State of Vermont.\n"
     )
     sentence = "This Agreement shall be governed by the laws of the State of Vermont."
+    inbox = served.home / "inbox" / "sample"
+
+    def staged() -> set[Path]:
+        return {p for p in (inbox / "uploads").rglob("*") if p.is_file()}
+
+    before = staged()  # other tests' uploads
     sign_in(page, served)
     page.get_by_role("button", name="Documents").click()
-    page.get_by_label("Files").set_input_files(contract)
-    page.get_by_label("Bucket to add them to").fill("contracts")
-    page.get_by_role("button", name="Upload and ingest").click()
-    expect(page.locator("#upload-status")).to_contain_text("Ingested")
+
+    def upload(bucket: str) -> None:
+        page.get_by_label("Files").set_input_files(contract)
+        page.get_by_label("Bucket to add them to").fill(bucket)
+        page.get_by_role("button", name="Upload and ingest").click()
+
+    upload("leases")  # a bucket that does not exist: refused in words, nothing of the upload kept
+    expect(page.get_by_role("alert")).to_contain_text(
+        re.compile(r"bucket 'leases' is unknown; use one of .*contracts.* or add it with `ragent buckets add leases")
+    )
+    assert staged() == before, "a refused upload leaves no file"
+    upload("contracts")
+    status = page.locator("#upload-status")
+    expect(status).to_contain_text("New: quarrystone-lease.md")
+    upload("contracts")  # the same file again: reported unchanged, not skipped as another file's document
+    expect(status).to_contain_text("Unchanged (the same as the stored version): quarrystone-lease.md")
+    contract.write_text(contract.read_text() + "\n13. Notices. Notices are given in writing.\n")
+    upload("contracts")  # a new version of it: ingested as that document's new version
+    expect(status).to_contain_text("Updated to this version: quarrystone-lease.md")
+    assert (inbox / "uploaded" / contract.name).read_text() == contract.read_text(), "the latest version is kept"
+    assert staged() == before, "an ingested upload's batch is not kept beside it"
     page.get_by_role("button", name="Equipment Lease", exact=True).click()
+    expect(page.locator("#doc-view .body-text")).to_contain_text("13. Notices.")
     field = page.locator("#doc-view tr", has=page.locator("th", has_text=re.compile("^governing_law$")))
     expect(field).to_contain_text("Vermont")
     field.get_by_role("button", name=re.compile(r"^Show where \(rule, right \d+% of the time\)$")).click()
@@ -414,4 +438,14 @@ def test_an_upload_stays_inside_its_batch_and_needs_a_key_that_may_ingest(served
     assert not list(served.home.rglob("escaped.md"))
     stored = put(f"{batch}/notes/a.md", served.api_key)
     assert stored.status_code == 201 and stored.json()["path"] == f"uploads/{batch}/notes/a.md"
-    assert (served.home / "inbox" / "sample" / "uploads" / batch / "notes" / "a.md").read_bytes() == b"# Note\nhello"
+    staged = served.home / "inbox" / "sample" / "uploads" / batch
+    assert (staged / "notes" / "a.md").read_bytes() == b"# Note\nhello"
+    request = {"path": f"uploads/{batch}", "bucket": "leases", "scope": "sample"}
+    refused = served.client().runs.wait(None, "ingest", input=request, raise_error=False)
+    assert "bucket 'leases' is unknown" in refused["__error__"]["message"]
+    assert not staged.exists(), "a refused ingest deletes the upload it was asked for"
+    assert put(f"{batch}/notes/a.md", served.api_key).status_code == 201
+    given_up = f"{served.url}/web/api/upload/{batch}?scope=sample"
+    assert httpx.delete(given_up, headers={"x-api-key": served.other_key}).status_code == 403
+    assert httpx.delete(given_up, headers={"x-api-key": served.api_key}).status_code == 204
+    assert not staged.exists(), "an upload the page gave up is deleted"
