@@ -22,6 +22,7 @@ import uuid
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 
 from evals.served_agent import ServedAgent
@@ -253,6 +254,11 @@ def test_a_list_that_asks_back_is_answered_with_a_button_and_followed_up_on_the_
     expect(followed.locator("table")).to_be_visible()
     assert page.evaluate("location.hash") == thread and page.locator("#turns > li").count() == 2
     expect(page.locator("#thread-list button[aria-current=true]")).to_have_count(1)
+    page.reload()  # the thread opened again: its earlier turn as it was shown, its sources opening their rows
+    earlier = page.locator("#turns > li").first
+    expect(earlier.locator("table")).to_be_visible()
+    earlier.get_by_role("list", name="Sources").get_by_role("button").first.click()
+    expect(page.locator("#source").get_by_role("heading", name="Cited row")).to_be_visible()
 
 
 def test_one_contract_asked_about_by_a_party_two_share_is_chosen_with_a_button(page, served):
@@ -381,6 +387,31 @@ def test_a_thread_of_another_scope_is_not_listed_and_cannot_continue_there(page,
         "Not allowed: this thread belongs to scope 'sample' and cannot continue in 'default'; resume it without a "
         "scope (it keeps its own), or ask in a new thread"
     )
+
+
+def test_a_reload_while_an_answer_streams_joins_its_run_and_shows_the_answer(page, served):
+    """The run is held at its first read of the documents table (a lock the test takes), so the reload surely
+    comes while it runs: the page shows the question, follows the run, and shows its answer when it ends (before,
+    it showed an empty thread and never the answer)."""
+    sign_in(page, served)
+    with psycopg.connect(served.env["DATABASE_URL"]) as held:
+        held.execute("LOCK TABLE documents IN ACCESS EXCLUSIVE MODE")
+        page.get_by_label("Question").fill("How many contracts per governing law?")
+        page.get_by_label("Question").press("Enter")
+        expect(page.locator("#progress")).to_contain_text("Working")
+        thread = page.evaluate("location.hash").removeprefix("#thread=")
+        deadline = time.monotonic() + RUN_TIMEOUT_MS / 1000
+        while served.client().threads.get(thread)["status"] != "busy" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        page.reload()
+        turn = page.locator("#turns > li")
+        expect(turn).to_have_count(1)
+        expect(turn).to_contain_text("How many contracts per governing law?")
+        expect(page.locator("#progress")).to_contain_text("Working")
+        held.rollback()  # the run goes on
+        expect(turn.locator(".figure-value")).to_have_text(re.compile(r"^\d+$"))  # other tests add contracts
+    expect(page.locator("#progress")).to_have_text("")
+    expect(turn.get_by_role("list", name="Sources").get_by_role("button").first).to_be_visible()
 
 
 def test_a_question_the_server_refuses_reads_as_a_refusal_not_a_server_fault(page, served):
