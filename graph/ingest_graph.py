@@ -33,6 +33,7 @@ from graph.ingest_roots import allowed_path, ingest_roots, moved_into_scope
 from graph.ingest_worker import on_ingest_worker
 from graph.served_paths import served_text
 from graph.services import AgentServices
+from graph.uploads import discard, keep, kept_name, staged_batch
 from retrievers.extraction.stored import extract_stored, fields_to_extract
 from retrievers.ingestion.progress import IngestProgress
 from retrievers.ingestion.sources import ingest_source
@@ -60,6 +61,7 @@ class IngestResult(TypedDict, total=False):
     annotation_rows: int
     skipped: list[dict[str, str]]  # the first retrievers.ingestion.pipeline.SKIPPED_SHOWN, with reasons
     skipped_total: int
+    named: dict[str, list[str]]  # the first SKIPPED_SHOWN document ids added, updated and unchanged
     extracted_fields: list[str]  # an extraction's: the fields it found, and what it did
     documents: int
     changed: int
@@ -96,7 +98,8 @@ def checked_limit(limit: object) -> int | None:
 
 def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> IngestResult:
     """The report, and any refusal of what the folder holds, with paths shown from their ingest root
-    (`graph.served_paths`); a path the client named is refused in its own words."""
+    (`graph.served_paths`); a path the client named is refused in its own words. A batch the web page uploaded
+    (`graph.uploads`) is kept once ingested and deleted when refused."""
     if given := [key for key in EXTRACT_ONLY if key in state]:
         raise InvalidInput(f'{", ".join(given)} go with an extraction: add "extract": true')
     server = runtime.server_info
@@ -104,6 +107,7 @@ def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> 
     stack = services.stack
     roots = ingest_roots(stack.settings.home, scope)
     path, annotations = allowed_path(state.get("path"), roots), allowed_path(state.get("annotations"), roots)
+    batch = staged_batch(path, roots[0].folder)
     work = partial(
         ingest_source,
         stack,
@@ -118,11 +122,17 @@ def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> 
         progressed=ingest_events(PROGRESS_EVERY_S, get_stream_writer()),
         max_request_chars=stack.settings.ingest_limits.request_chars,
         moved_from=moved_into_scope(stack.settings.home, scope),
+        recorded=kept_name(batch) if batch else None,
     )
     try:
         report = on_ingest_worker(work)
     except InvalidInput as error:
+        if batch:
+            discard(batch)
         raise InvalidInput(served_text(str(error), roots)) from None
+    finally:
+        if batch and batch.exists():
+            keep(batch)  # ingested, or stopped part way (its documents already written name the kept files)
     return {
         "summary": served_text(report.summary(), roots),
         "added": report.added,
@@ -134,6 +144,7 @@ def ingest(state: IngestState, runtime: Runtime, *, services: AgentServices) -> 
             {"path": served_text(s.path, roots), "reason": served_text(s.reason, roots)} for s in report.skipped
         ],
         "skipped_total": report.skipped_total,
+        "named": report.named,
     }
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Annotated
+from typing import Annotated, Any
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -52,6 +52,8 @@ class OutputState(Conversation, total=False):
     model_calls: Annotated[list[ModelCall], operator.add]
     """Every call of the chat model the run made, in order (none with the rules)."""
     answer: Answer | None
+    answers: Annotated[dict[str, dict[str, Any]], operator.or_]
+    """Each answer message's answer as the page shows it again, by the message's id (`graph.shown_answers`)."""
 
 
 class AgentState(InputState, OutputState, total=False):

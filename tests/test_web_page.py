@@ -22,6 +22,7 @@ import uuid
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 
 from evals.served_agent import ServedAgent
@@ -253,6 +254,11 @@ def test_a_list_that_asks_back_is_answered_with_a_button_and_followed_up_on_the_
     expect(followed.locator("table")).to_be_visible()
     assert page.evaluate("location.hash") == thread and page.locator("#turns > li").count() == 2
     expect(page.locator("#thread-list button[aria-current=true]")).to_have_count(1)
+    page.reload()  # the thread opened again: its earlier turn as it was shown, its sources opening their rows
+    earlier = page.locator("#turns > li").first
+    expect(earlier.locator("table")).to_be_visible()
+    earlier.get_by_role("list", name="Sources").get_by_role("button").first.click()
+    expect(page.locator("#source").get_by_role("heading", name="Cited row")).to_be_visible()
 
 
 def test_one_contract_asked_about_by_a_party_two_share_is_chosen_with_a_button(page, served):
@@ -319,13 +325,37 @@ def test_a_value_read_from_a_document_cites_the_sentence_it_was_read_from(page, 
         "12. Governing law. This Agreement shall be governed by the laws of the State of Vermont.\n"
     )
     sentence = "This Agreement shall be governed by the laws of the State of Vermont."
+    inbox = served.home / "inbox" / "sample"
+
+    def staged() -> set[Path]:
+        return {p for p in (inbox / "uploads").rglob("*") if p.is_file()}
+
+    before = staged()  # other tests' uploads
     sign_in(page, served)
     page.get_by_role("button", name="Documents").click()
-    page.get_by_label("Files").set_input_files(contract)
-    page.get_by_label("Bucket to add them to").fill("contracts")
-    page.get_by_role("button", name="Upload and ingest").click()
-    expect(page.locator("#upload-status")).to_contain_text("Ingested")
+
+    def upload(bucket: str) -> None:
+        page.get_by_label("Files").set_input_files(contract)
+        page.get_by_label("Bucket to add them to").fill(bucket)
+        page.get_by_role("button", name="Upload and ingest").click()
+
+    upload("leases")  # a bucket that does not exist: refused in words, nothing of the upload kept
+    expect(page.get_by_role("alert")).to_contain_text(
+        re.compile(r"bucket 'leases' is unknown; use one of .*contracts.* or add it with `ragent buckets add leases")
+    )
+    assert staged() == before, "a refused upload leaves no file"
+    upload("contracts")
+    status = page.locator("#upload-status")
+    expect(status).to_contain_text("New: quarrystone-lease.md")
+    upload("contracts")  # the same file again: reported unchanged, not skipped as another file's document
+    expect(status).to_contain_text("Unchanged (the same as the stored version): quarrystone-lease.md")
+    contract.write_text(contract.read_text() + "\n13. Notices. Notices are given in writing.\n")
+    upload("contracts")  # a new version of it: ingested as that document's new version
+    expect(status).to_contain_text("Updated to this version: quarrystone-lease.md")
+    assert (inbox / "uploaded" / contract.name).read_text() == contract.read_text(), "the latest version is kept"
+    assert staged() == before, "an ingested upload's batch is not kept beside it"
     page.get_by_role("button", name="Equipment Lease", exact=True).click()
+    expect(page.locator("#doc-view .body-text")).to_contain_text("13. Notices.")
     field = page.locator("#doc-view tr", has=page.locator("th", has_text=re.compile("^governing_law$")))
     expect(field).to_contain_text("Vermont")
     field.get_by_role("button", name=re.compile(r"^Show where \(rule, right \d+% of the time\)$")).click()
@@ -357,6 +387,31 @@ def test_a_thread_of_another_scope_is_not_listed_and_cannot_continue_there(page,
         "Not allowed: this thread belongs to scope 'sample' and cannot continue in 'default'; resume it without a "
         "scope (it keeps its own), or ask in a new thread"
     )
+
+
+def test_a_reload_while_an_answer_streams_joins_its_run_and_shows_the_answer(page, served):
+    """The run is held at its first read of the documents table (a lock the test takes), so the reload surely
+    comes while it runs: the page shows the question, follows the run, and shows its answer when it ends (before,
+    it showed an empty thread and never the answer)."""
+    sign_in(page, served)
+    with psycopg.connect(served.env["DATABASE_URL"]) as held:
+        held.execute("LOCK TABLE documents IN ACCESS EXCLUSIVE MODE")
+        page.get_by_label("Question").fill("How many contracts per governing law?")
+        page.get_by_label("Question").press("Enter")
+        expect(page.locator("#progress")).to_contain_text("Working")
+        thread = page.evaluate("location.hash").removeprefix("#thread=")
+        deadline = time.monotonic() + RUN_TIMEOUT_MS / 1000
+        while served.client().threads.get(thread)["status"] != "busy" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        page.reload()
+        turn = page.locator("#turns > li")
+        expect(turn).to_have_count(1)
+        expect(turn).to_contain_text("How many contracts per governing law?")
+        expect(page.locator("#progress")).to_contain_text("Working")
+        held.rollback()  # the run goes on
+        expect(turn.locator(".figure-value")).to_have_text(re.compile(r"^\d+$"))  # other tests add contracts
+    expect(page.locator("#progress")).to_have_text("")
+    expect(turn.get_by_role("list", name="Sources").get_by_role("button").first).to_be_visible()
 
 
 def test_a_question_the_server_refuses_reads_as_a_refusal_not_a_server_fault(page, served):
@@ -414,4 +469,14 @@ def test_an_upload_stays_inside_its_batch_and_needs_a_key_that_may_ingest(served
     assert not list(served.home.rglob("escaped.md"))
     stored = put(f"{batch}/notes/a.md", served.api_key)
     assert stored.status_code == 201 and stored.json()["path"] == f"uploads/{batch}/notes/a.md"
-    assert (served.home / "inbox" / "sample" / "uploads" / batch / "notes" / "a.md").read_bytes() == b"# Note\nhello"
+    staged = served.home / "inbox" / "sample" / "uploads" / batch
+    assert (staged / "notes" / "a.md").read_bytes() == b"# Note\nhello"
+    request = {"path": f"uploads/{batch}", "bucket": "leases", "scope": "sample"}
+    refused = served.client().runs.wait(None, "ingest", input=request, raise_error=False)
+    assert "bucket 'leases' is unknown" in refused["__error__"]["message"]
+    assert not staged.exists(), "a refused ingest deletes the upload it was asked for"
+    assert put(f"{batch}/notes/a.md", served.api_key).status_code == 201
+    given_up = f"{served.url}/web/api/upload/{batch}?scope=sample"
+    assert httpx.delete(given_up, headers={"x-api-key": served.other_key}).status_code == 403
+    assert httpx.delete(given_up, headers={"x-api-key": served.api_key}).status_code == 204
+    assert not staged.exists(), "an upload the page gave up is deleted"

@@ -20,6 +20,7 @@ from graph.answer.computed import failures
 from graph.context import AgentContext
 from graph.markdown import escape
 from graph.services import AgentServices
+from graph.shown_answers import shown_answer
 from graph.state import AgentState, current_evidence
 
 
@@ -56,4 +57,5 @@ def compose(state: AgentState, runtime: Runtime[AgentContext], *, services: Agen
             answer = answer.model_copy(update={"text": head + answer.text, "notes": [*answer.notes, head.strip()]})
     same = "".join(streamed) == answer.text
     message = AIMessage(answer.text, id=message_id if same else str(uuid.uuid4()))
-    return {"answer": answer, "messages": [message], "model_calls": calls}
+    shown = {message.id: shown_answer(answer, state.get("evidence", []))}
+    return {"answer": answer, "messages": [message], "model_calls": calls, "answers": shown}

@@ -24,6 +24,7 @@ from graph.decomposition import Decomposition
 from graph.history import trimmed
 from graph.schemas import Answer
 from graph.services import AgentServices
+from graph.shown_answers import still_shown
 from graph.state import AgentState
 from tools.catalog import Catalog
 
@@ -98,11 +99,14 @@ def decompose(state: AgentState, runtime: Runtime[AgentContext], *, services: Ag
     catalog = services.catalog(runtime.context.scope)
     previous = previous_reading(state, catalog)
     planner = services.planner(runtime.context)
+    messages = state.get("messages") or []
+    removed = trimmed(messages, message)
     return {
         "question": question,
         "question_id": message.id,
         # add_messages keeps one message per id (the one already last is not added twice) and drops the removed
-        "messages": [*trimmed(state.get("messages") or [], message), message],
+        "messages": [*removed, message],
+        "answers": Overwrite(still_shown(state.get("answers") or {}, messages, removed)),
         "decomposition": planner.decompose(question, previous),
         "model_calls": Overwrite(list(planner.calls)),
         "evidence": Overwrite([]),

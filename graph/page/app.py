@@ -12,13 +12,15 @@ Three things the API does not offer are here, each behind that same authenticati
   with the caller's own key, so only a thread the caller may read gives its file;
 - `PUT /web/api/upload/{batch}/{path}?scope=S`: one file of an upload, written under the first ingest root of the
   scope (`inbox/<scope>/uploads/<batch>/<path>`) for a key that may ingest in it; the page then runs the `ingest`
-  graph on that folder in that scope.
+  graph on that folder in that scope, which keeps the files once ingested and deletes them when refused
+  (`graph.uploads`);
+- `DELETE /web/api/upload/{batch}?scope=S`: an upload given up before its ingest (a file refused, the connection
+  lost), deleted with whatever of it arrived.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path, PurePosixPath
@@ -37,6 +39,7 @@ from graph.access.auth import authenticate
 from graph.access.keys import ANY_SCOPE
 from graph.access.tenancy import Identity, ScopeRefused
 from graph.ingest_roots import ingest_roots
+from graph.uploads import BATCH, STAGED, discard
 
 STATIC = Path(__file__).with_name("static")
 PAGE_FILES = {path.name: path for path in STATIC.iterdir() if path.is_file()}
@@ -51,11 +54,9 @@ PAGE_HEADERS = {
     "referrer-policy": "no-referrer",
     "cache-control": "no-cache",
 }
-UPLOAD_FOLDER = "uploads"
 UPLOAD_MAX_BYTES = 50 * 1024 * 1024
 """One uploaded file at most; larger ones are refused (413) before they fill the disk."""
 UPLOAD_DEPTH_MAX = 16
-BATCH = re.compile(r"[0-9a-f]{32}")
 
 
 def refusal(status: int, detail: str) -> JSONResponse:
@@ -152,18 +153,25 @@ def upload_target(root: Path, batch: str, relative: str) -> Path:
         or any(p in ("", ".", "..", "/") or "\x00" in p or "\\" in p or len(p.encode()) > 255 for p in parts)
     ):
         raise ValueError(f"{relative!r} is not a file's path inside an uploaded folder")
-    return root / UPLOAD_FOLDER / batch / Path(*parts)
+    return root / STAGED / batch / Path(*parts)
 
 
-@authenticated
-async def upload(request: Request, identity: Identity) -> Response:
+async def upload_root(request: Request, identity: Identity) -> Path | Response:
+    """The first ingest root of the scope the request names, for a key that may ingest there; else the refusal."""
     if not identity.may_ingest:
         return refusal(403, f"{identity.name} may not ingest documents (ask for a key with ingestion allowed)")
     try:
         scope = identity.scope_for(request.query_params.get("scope") or None)
     except ScopeRefused as refused:
         return refusal(403, str(refused))
-    root = await asyncio.to_thread(lambda: ingest_roots(Settings.from_env().home, scope)[0].folder)
+    return await asyncio.to_thread(lambda: ingest_roots(Settings.from_env().home, scope)[0].folder)
+
+
+@authenticated
+async def upload(request: Request, identity: Identity) -> Response:
+    root = await upload_root(request, identity)
+    if isinstance(root, Response):
+        return root
     try:
         target = upload_target(root, request.path_params["batch"], request.path_params["path"])
     except ValueError as bad:
@@ -189,6 +197,18 @@ async def upload(request: Request, identity: Identity) -> Response:
     )
 
 
+@authenticated
+async def give_up_upload(request: Request, identity: Identity) -> Response:
+    root = await upload_root(request, identity)
+    if isinstance(root, Response):
+        return root
+    batch = request.path_params["batch"]
+    if not BATCH.fullmatch(batch):
+        return refusal(422, "an upload batch is 32 hexadecimal digits")
+    await asyncio.to_thread(discard, root / STAGED / batch)
+    return Response(status_code=204, headers=PAGE_HEADERS)
+
+
 app = Starlette(
     routes=[
         Route("/web", lambda _: RedirectResponse("/web/", status_code=308)),
@@ -196,6 +216,7 @@ app = Starlette(
         Route("/web/api/whoami", whoami),
         Route("/web/api/export/{thread_id}", export),
         Route("/web/api/upload/{batch}/{path:path}", upload, methods=["PUT"]),
+        Route("/web/api/upload/{batch}", give_up_upload, methods=["DELETE"]),
         Route("/web/{name}", page_file),
     ]
 )

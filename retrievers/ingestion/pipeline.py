@@ -64,6 +64,9 @@ class IngestReport:
     documents_extracted: int = 0
     skipped: list[Skipped] = field(default_factory=list)  # the first SKIPPED_SHOWN of them
     skipped_total: int = 0
+    named: dict[str, list[str]] = field(default_factory=lambda: {"added": [], "updated": [], "unchanged": []})
+    """The first SKIPPED_SHOWN document ids of each outcome: which documents a folder ingested again changed and
+    which were the same (the web page says it of each file it uploaded)."""
     characters: int = 0
     """Of the documents written (added or updated), counted against the run's `max_chars`."""
     seconds: float = 0.0
@@ -88,6 +91,12 @@ class IngestReport:
     @property
     def documents(self) -> int:
         return self.added + self.updated + self.unchanged
+
+    def count(self, outcome: str, doc_id: str) -> None:
+        """One more document `added`, `updated` or `unchanged`; its id kept while fewer than SKIPPED_SHOWN are."""
+        setattr(self, outcome, getattr(self, outcome) + 1)
+        if len(self.named[outcome]) < SKIPPED_SHOWN:
+            self.named[outcome].append(doc_id)
 
     def skip(self, item: Skipped) -> None:
         """Count a skipped file or record; keep its reason only while fewer than SKIPPED_SHOWN are kept."""
@@ -242,7 +251,7 @@ class Ingestor:
         for source, content_hash in zip(batch, hashes, strict=True):
             key = (source.document.scope, source.document.doc_id)
             if current.get(key) == content_hash and not force:
-                report.unchanged += 1
+                report.count("unchanged", source.document.doc_id)
             elif max_chars is not None and report.characters + len(source.document.body) > max_chars:
                 report.skip(Skipped(source.document.doc_id, _past_request(max_chars)))
             else:
@@ -276,15 +285,15 @@ class Ingestor:
                 stack.store.commit_document(source, content_hash, chunks, [ic.chunk_id for ic in chunk_list], read)
             report.chunks += len(chunks)
             report.annotation_rows += len(source.annotations)
+            doc = source.document
             if existed:
-                report.updated += 1
-                doc = source.document
+                report.count("updated", doc.doc_id)
                 with report.timed("keyword index"):
                     stack.keyword.delete_document(doc.scope, doc.doc_id, keep_hash=content_hash)
                 with report.timed("vector index"):
                     stack.vectors.delete_document(doc.scope, doc.doc_id, keep_hash=content_hash)
             else:
-                report.added += 1
+                report.count("added", doc.doc_id)
 
     def _extracted(
         self, source: SourceDocument, schemas: dict[str, list[FieldSpec]], report: IngestReport

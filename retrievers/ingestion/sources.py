@@ -28,6 +28,17 @@ def in_scope(items: Iterable[SourceDocument | Skipped], scope: str) -> Iterator[
         yield item
 
 
+def recorded_as(
+    items: Iterable[SourceDocument | Skipped], name: Callable[[str], str]
+) -> Iterator[SourceDocument | Skipped]:
+    """Each document with its source file recorded under `name(source)`: where the file will be kept, for files
+    read where they are only staged (the web page's uploads, `graph.uploads`)."""
+    for item in items:
+        if isinstance(item, SourceDocument):
+            item.document = item.document.model_copy(update={"source": name(item.document.source)})
+        yield item
+
+
 FOLDER_BATCH = 500
 """Documents of a folder ingest compared with what the scope stores in one statement."""
 
@@ -82,11 +93,12 @@ def ingest_source(
     progress: bool | None = None,
     max_request_chars: int | None = None,
     moved_from: Callable[[str], str] | None = None,
+    recorded: Callable[[str], str] | None = None,
     progressed: Callable[[IngestProgress], None] | None = None,
 ) -> IngestReport:
     """The documents of a folder or dataset ingested into `scope`, each held to the data folder's ingest limits
     (`core.settings.IngestLimits`); `max_request_chars` bounds what this one ingest writes (a server's request);
-    `moved_from` as `against_stored` takes it."""
+    `moved_from` as `against_stored` takes it; `recorded`, where a folder's files will be kept (`recorded_as`)."""
     limits = stack.settings.ingest_limits
     specs: Mapping[str, Sequence[FieldSpec]] | None = None
     if dataset:
@@ -103,6 +115,8 @@ def ingest_source(
     if bucket:
         stack.store.require_bucket(bucket)
     items = in_scope(within_limits(items, limits), scope)
+    if recorded is not None:
+        items = recorded_as(items, recorded)
     if not dataset:
         items = against_stored(items, stack, scope, keep_annotations=annotations is None, moved_from=moved_from)
     return Ingestor(stack).ingest(

@@ -73,9 +73,10 @@ export async function put(path, blob) {
   return (await send("PUT", path, blob, { "content-type": "application/octet-stream" })).json();
 }
 
-// A run's events, in order: {event, data} for each server-sent event of `POST path`.
+// A run's events, in order: {event, data} for each server-sent event of `POST path` (a new run), or of `GET path`
+// without a body (joining a run under way).
 export async function* stream(path, body) {
-  const response = await send("POST", path, body, { accept: "text/event-stream" });
+  const response = await send(body === undefined ? "GET" : "POST", path, body, { accept: "text/event-stream" });
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   for (;;) {

@@ -6,8 +6,8 @@ import { clear, documentText, el, highlighted, markdown, sourceCell, value } fro
 
 const REFUSALS = ["InvalidInput", "ScopeRefused", "ValidationError", "ValueError"]; // the run's error names of bad input
 const $ = (id) => document.getElementById(id);
+const STREAM_MODES = ["updates", "messages-tuple"];
 let current = null; // the open thread's id; null for a new one
-const known = new Map(); // an answer message's id -> {answer, sources}: earlier turns keep their structure here
 
 export function showAlert(error) {
   const alert = $("alert");
@@ -26,7 +26,8 @@ function runContext() {
   return context;
 }
 
-// What the evidence says of each cited chunk and row: its title, passage, offsets and row.
+// What the evidence says of each cited chunk and row: its title, passage, offsets and row (for the latest answer of
+// a thread from before its state kept each answer's record).
 function sourcesOf(values) {
   const sources = new Map();
   for (const evidence of values.evidence || []) {
@@ -71,7 +72,8 @@ export function newThread() {
   $("question").focus();
 }
 
-export async function openThread(threadId) {
+// The thread as it stands; with `join`, a run still under way on it (a reload, another tab) is followed to its end.
+export async function openThread(threadId, join = true) {
   hideAlert();
   closeSource();
   try {
@@ -84,6 +86,7 @@ export async function openThread(threadId) {
     const first = (state.values?.messages || []).find((m) => m.type === "human");
     $("thread-title").textContent = first ? String(first.content) : `Thread ${threadId.slice(0, 8)}`;
     showTurns(threadId, thread, state.values || {});
+    if (join && thread.status === "busy") joinRun(threadId, state.values || {});
   } catch (error) {
     current = null;
     clear($("turns"));
@@ -92,23 +95,35 @@ export async function openThread(threadId) {
   listThreads().catch(showAlert); // the list follows; the thread is shown without waiting for it
 }
 
-// Every question of the thread with its answer; the last answer from the state (with its rows, figure and
-// sources), earlier ones as this page saw them or as their message says; a waiting clarification last.
+// An answer message as it was shown: from the record the state keeps of each (its figure, notes, citations and what
+// they open); the latest answer of an older thread from the state; else its message's text.
+function shownAnswer(values, message) {
+  const kept = (values.answers || {})[message.id];
+  if (kept) return { answer: kept.answer, sources: new Map(Object.entries(kept.sources || {})), fields: kept.fields || [] };
+  if (message === values.messages.at(-1) && values.answer) {
+    const fields = Object.keys((values.answer.rows || [])[0] || {}).filter((k) => k !== "doc_id" && k !== "annotation_id");
+    return { answer: values.answer, sources: sourcesOf(values), fields };
+  }
+  return null;
+}
+
+function askedTurn(question) {
+  const turn = el("li", { class: "turn" }, el("p", { class: "asked" }, question));
+  $("turns").append(turn);
+  return turn;
+}
+
+// Every question of the thread with its answer, a waiting clarification last.
 function showTurns(threadId, thread, values) {
-  const turns = clear($("turns"));
-  const messages = values.messages || [];
-  const sources = sourcesOf(values);
+  clear($("turns"));
   const waiting = Object.values(thread.interrupts || {}).flat().map((i) => i.value);
-  const last = messages.at(-1);
-  if (last && last.type === "ai" && values.answer && !waiting.length) known.set(last.id, { answer: values.answer, sources });
   let turn = null;
-  for (const message of messages) {
+  for (const message of values.messages || []) {
     if (message.type === "human") {
-      turn = el("li", { class: "turn" }, el("p", { class: "asked" }, String(message.content)));
-      turns.append(turn);
+      turn = askedTurn(String(message.content));
     } else if (message.type === "ai" && turn) {
-      const seen = known.get(message.id);
-      turn.append(seen ? answerView(threadId, seen.answer, seen.sources) : el("div", { class: "answer" }, markdown(String(message.content))));
+      const shown = shownAnswer(values, message);
+      turn.append(shown ? answerView(threadId, shown) : el("div", { class: "answer" }, markdown(String(message.content))));
     }
   }
   if (waiting.length && turn) turn.append(clarifyView(threadId, waiting[0]));
@@ -120,7 +135,7 @@ function citationLabel(citation, sources) {
   return `${source.title || citation.doc_id} (${what})`;
 }
 
-function answerView(threadId, answer, sources) {
+function answerView(threadId, { answer, sources, fields }) {
   const view = el("div", { class: `answer format-${answer.format}` });
   if (answer.format === "figure" && answer.value !== null && answer.value !== undefined) {
     view.append(el("p", { class: "figure-value" }, Number(answer.value).toLocaleString()));
@@ -131,13 +146,12 @@ function answerView(threadId, answer, sources) {
   }
   for (const note of answer.notes || []) view.append(el("p", { class: "muted" }, note));
   if ((answer.citations || []).length) {
-    const asked = Object.keys((answer.rows || [])[0] || {}).filter((k) => k !== "doc_id" && k !== "annotation_id");
     view.append(
       el("h3", {}, "Sources"),
       el("ul", { class: "citations", "aria-label": "Sources" },
         answer.citations.map((citation) =>
           el("li", {},
-            el("button", { type: "button", class: "cite", onclick: () => openCitation(citation, sources, asked) },
+            el("button", { type: "button", class: "cite", onclick: () => openCitation(citation, sources, fields) },
               citationLabel(citation, sources))))),
     );
   }
@@ -191,6 +205,27 @@ async function downloadExport(threadId) {
 // Run the agent on the thread (a question or a resume), showing its steps and its text as they stream, then the
 // thread as it stands.
 async function runOn(threadId, request, turn) {
+  const body = { assistant_id: "agent", stream_mode: STREAM_MODES, context: runContext(), ...request };
+  return follow(threadId, () => stream(`/threads/${encodeURIComponent(threadId)}/runs/stream`, body), turn);
+}
+
+// Follow the run under way on the thread (the page was reloaded while it streamed, or another tab started it): its
+// question shown if the thread does not hold it yet, its steps and text from now on, the thread when it ends.
+async function joinRun(threadId, values) {
+  const runs = await call("GET", `/threads/${encodeURIComponent(threadId)}/runs?limit=10`).catch(() => []);
+  const run = runs.find((r) => r.status === "running" || r.status === "pending");
+  if (!run || current !== threadId) return;
+  const question = run.kwargs?.input?.question; // none for a resume, whose question is the thread's last
+  const lastAsked = (values.messages || []).filter((m) => m.type === "human").at(-1);
+  const held = !question || String(lastAsked?.content ?? "").trim() === question.trim();
+  const turn = (held && $("turns").lastElementChild) || askedTurn(question || "");
+  const modes = encodeURIComponent(JSON.stringify(STREAM_MODES));
+  const path = `/threads/${encodeURIComponent(threadId)}/runs/${encodeURIComponent(run.run_id)}/stream?stream_mode=${modes}`;
+  await follow(threadId, () => stream(path), turn);
+}
+
+// Show a run's events (`events()`) as they come, then the thread as the run left it.
+async function follow(threadId, events, turn) {
   const progress = $("progress");
   const live = el("div", { class: "answer streaming" });
   turn.append(live);
@@ -201,8 +236,7 @@ async function runOn(threadId, request, turn) {
   performance.mark("ragent:asked");
   let first = true;
   try {
-    const body = { assistant_id: "agent", stream_mode: ["updates", "messages-tuple"], context: runContext(), ...request };
-    for await (const { event, data } of stream(`/threads/${encodeURIComponent(threadId)}/runs/stream`, body)) {
+    for await (const { event, data } of events()) {
       if (first && event !== "metadata") {
         performance.mark("ragent:first-event");
         first = false;
@@ -219,12 +253,12 @@ async function runOn(threadId, request, turn) {
       }
     }
     progress.textContent = "";
-    await openThread(threadId);
+    await openThread(threadId, false);
     performance.mark("ragent:shown");
     return true;
   } catch (error) {
     progress.textContent = "";
-    await openThread(threadId); // the thread as the refusal left it, then why
+    await openThread(threadId, false); // the thread as the refusal left it, then why
     showAlert(error);
     return false;
   } finally {
@@ -254,9 +288,7 @@ export async function ask(question) {
       return;
     }
   }
-  const turn = el("li", { class: "turn" }, el("p", { class: "asked" }, question));
-  $("turns").append(turn);
-  await runOn(current, { input: { question } }, turn);
+  await runOn(current, { input: { question } }, askedTurn(question));
 }
 
 async function resume(threadId, reply) {

@@ -1,7 +1,7 @@
 // The documents of the scope: listed and searched, one shown with its fields (and where each extracted value was
 // read) and its text, uploaded (a file or a folder) and ingested with its progress, deleted after a confirmation.
 
-import { put, runOnce, session, stream, ApiError } from "./api.js";
+import { call, put, runOnce, session, stream, ApiError } from "./api.js";
 import { clear, documentText, el, sourceCell, value } from "./render.js";
 import { hideAlert, showAlert } from "./chat.js";
 
@@ -160,8 +160,22 @@ export async function extractFields() {
   }
 }
 
+// What the ingest did with each uploaded file: new, a new version of its document, the same as before, or skipped.
+function outcomes(result) {
+  const named = result.named || {};
+  const said = [
+    ["New", named.added],
+    ["Updated to this version", named.updated],
+    ["Unchanged (the same as the stored version)", named.unchanged],
+  ].filter(([, ids]) => ids && ids.length).map(([what, ids]) => `${what}: ${ids.join(", ")}`);
+  const skipped = (result.skipped || []).map((s) => `${s.path}: ${s.reason}`);
+  if (skipped.length) said.push(`Skipped ${result.skipped_total}: ${skipped.join("; ")}`);
+  return said;
+}
+
 // Upload every chosen file (a folder's keep their paths inside it) into a new batch folder, then ingest that
-// folder into the bucket, streaming the run.
+// folder into the bucket, streaming the run. The bucket is checked first, so an unknown one is refused before
+// anything is sent; an upload that fails part way is deleted from the server (a refused ingest deletes it there).
 export async function uploadAndIngest() {
   hideAlert();
   const files = [...$("upload-files").files, ...$("upload-folder").files];
@@ -173,18 +187,25 @@ export async function uploadAndIngest() {
     return;
   }
   const batch = crypto.randomUUID().replaceAll("-", "");
-  bar.hidden = false;
-  bar.max = files.length;
+  const scope = `?scope=${encodeURIComponent(session.scope)}`;
+  let failed = null;
+  let sent = "none"; // "some" once a file may be on the server, "all" once the ingest has it
   try {
+    status.textContent = `Checking bucket ${bucket}…`;
+    await runOnce("documents", { action: "list", bucket, limit: 1 });
+    bar.hidden = false;
+    bar.max = files.length;
     let folder = null;
+    sent = "some";
     for (const [n, file] of files.entries()) {
       const path = file.webkitRelativePath || file.name;
       status.textContent = `Uploading ${n + 1} of ${files.length}: ${path}`;
       const at = `/web/api/upload/${batch}/${path.split("/").map(encodeURIComponent).join("/")}`;
-      const stored = await put(`${at}?scope=${encodeURIComponent(session.scope)}`, file);
+      const stored = await put(`${at}${scope}`, file);
       folder = stored.path.split("/").slice(0, 2).join("/");
       bar.value = n + 1;
     }
+    sent = "all";
     const started = Date.now();
     let done = "";
     const ingesting = () => `Ingesting ${files.length} file(s) into ${bucket}… ${Math.round((Date.now() - started) / 1000)} s`;
@@ -199,14 +220,15 @@ export async function uploadAndIngest() {
     } finally {
       clearInterval(tick);
     }
-    const skipped = (result?.skipped || []).map((s) => `${s.path}: ${s.reason}`);
     status.textContent = result ? `Ingested: ${result.summary}` : "The ingest ended without a report.";
-    if (skipped.length) status.append(el("br"), `Skipped ${result.skipped_total}: ${skipped.join("; ")}`);
+    for (const line of result ? outcomes(result) : []) status.append(el("br"), line);
     $("upload-files").value = "";
     $("upload-folder").value = "";
   } catch (error) {
+    failed = error;
     status.textContent = "";
-    showAlert(error);
+    if (sent === "some") await call("DELETE", `/web/api/upload/${batch}${scope}`).catch(() => {});
   }
   await listDocuments();
+  if (failed) showAlert(failed); // after the listing, which clears the alert of an earlier action
 }

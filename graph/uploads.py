@@ -1,0 +1,56 @@
+"""The web page's uploads in a scope's inbox: staged, then kept under the name a document is known by.
+
+The page uploads a folder's files one request each (`PUT /web/api/upload/<batch>/<path>`) into a batch folder of
+its own, `<inbox>/uploads/<batch>/<path>`, so that two uploads never mix, and then asks the `ingest` graph for that
+batch. A batch is staging only:
+- the documents it brings are recorded as coming from `<inbox>/uploaded/<path>`, the same name whichever batch
+  brought them, so uploading a folder again is what `ragent ingest` of an edited folder is: a changed file updates
+  its document (the new version), an unchanged one is reported unchanged, instead of each being skipped as another
+  file's document;
+- once ingested, its files replace those kept at that name (the latest version of each, as the documents hold);
+- refused (an unknown bucket, a bad annotations file, ...), or given up by the page, it is deleted: nothing of a
+  refused upload stays on the server's disk.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+STAGED = "uploads"
+KEPT = "uploaded"
+BATCH = re.compile(r"[0-9a-f]{32}")
+
+
+def staged_batch(path: Path | None, inbox: Path) -> Path | None:
+    """`path` when it is an upload batch of `inbox` (resolved, as `graph.ingest_roots.allowed_path` gives it)."""
+    if path is None or path.parent != inbox / STAGED or not BATCH.fullmatch(path.name):
+        return None
+    return path
+
+
+def kept_name(batch: Path) -> Callable[[str], str]:
+    """A staged file's source as the documents record it: its path in the batch, under `<inbox>/uploaded/`."""
+    kept = batch.parent.parent / KEPT
+
+    def recorded(source: str) -> str:
+        path = Path(source)
+        return str(kept / path.relative_to(batch)) if path.is_relative_to(batch) else source
+
+    return recorded
+
+
+def keep(batch: Path) -> None:
+    """The ingested batch's files moved to their kept names (replacing an earlier version), the batch deleted."""
+    recorded = kept_name(batch)
+    for file in sorted(p for p in batch.rglob("*") if p.is_file()):
+        target = Path(recorded(str(file)))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        file.replace(target)
+    discard(batch)
+
+
+def discard(batch: Path) -> None:
+    shutil.rmtree(batch, ignore_errors=True)
