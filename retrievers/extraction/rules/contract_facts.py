@@ -24,8 +24,7 @@ from retrievers.loaders.normalize import parse_duration, split_jurisdictions
 # --- governing law ------------------------------------------------------------------------------------
 
 _PLACES = table("places")
-# Every way of writing a place, lower-cased, to the name the labels use.
-_PLACE_NAMES: dict[str, str] = {
+PLACE_NAMES: dict[str, str] = {
     **{state.lower(): state for state in _PLACES["us_states"]},
     **{province.lower(): f"{province}, {country}" for province, country in _PLACES["subdivisions"].items()},
     **{
@@ -35,6 +34,9 @@ _PLACE_NAMES: dict[str, str] = {
     },
     **{adjective.lower(): place for adjective, place in _PLACES["adjectives"].items()},
 }
+"""Every way of writing a place, lower-cased, to the name the labels use (also how the scorer reads a label)."""
+COUNTRIES = frozenset(_PLACES["countries"])
+"""The countries of the places table, by the names the labels use."""
 _SUBDIVISION = r"(?:the\s+)?(?:state|commonwealth|province|republic|kingdom)\s+of\s+"
 # "the laws of the State of New York", "the internal laws of Delaware", "the law of England and Wales", read after
 # each "law"; "New York law", read before it. Anchoring on the word "law" keeps the long list of places from being
@@ -52,7 +54,7 @@ _MOST_MENTIONS = 1000
 """More mentions of "law" than any contract makes (CUAD's longest has a few hundred): past them the text is no
 contract, and gives nothing, which also bounds the time a hostile text can take."""
 _PLACE_BEFORE_REACH = 40
-_LONGEST_PLACE_WORDS = max(len(name.split()) for name in _PLACE_NAMES)
+_LONGEST_PLACE_WORDS = max(len(name.split()) for name in PLACE_NAMES)
 # "a corporation organized under the laws of Delaware": where a party is incorporated, not the law it chose.
 _INCORPORATED_RE = re.compile(
     r"(?:organi[sz]ed|incorporated|existing|formed|registered|established|chartered|good\s+standing)\s+under\s+(?:the\s+)?$",
@@ -124,9 +126,9 @@ def _place_at(body: str, position: int) -> tuple[str, int] | None:
     words = list(re.finditer(r"[\w.'’]+", body[position : position + _PLACE_BEFORE_REACH]))[:_LONGEST_PLACE_WORDS]
     for count in range(len(words), 0, -1):
         written = " ".join(word[0] for word in words[:count]).rstrip(".")
-        if written.lower() in _PLACE_NAMES:
+        if written.lower() in PLACE_NAMES:
             last = words[count - 1]
-            return _PLACE_NAMES[written.lower()], position + last.end() - (len(last[0]) - len(last[0].rstrip(".")))
+            return PLACE_NAMES[written.lower()], position + last.end() - (len(last[0]) - len(last[0].rstrip(".")))
     return None
 
 
@@ -158,8 +160,8 @@ def _place_just_before(text: str) -> str | None:
         words.pop()
     for count in range(min(_LONGEST_PLACE_WORDS, len(words)), 0, -1):
         written = " ".join(words[-count:])
-        if written[0].isupper() and written.lower() in _PLACE_NAMES:
-            return _PLACE_NAMES[written.lower()]
+        if written[0].isupper() and written.lower() in PLACE_NAMES:
+            return PLACE_NAMES[written.lower()]
     return None
 
 
