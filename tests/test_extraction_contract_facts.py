@@ -77,6 +77,35 @@ def test_where_a_party_is_incorporated_is_not_the_governing_law():
     assert RULES["governing_law"](body) == []
 
 
+def test_a_countrys_private_law_named_by_its_adjective_is_that_country():
+    body = "27.1 The relation established hereby is commercial and therefore is governed by Colombian private law."
+    (law, cited), *_ = _read("governing_law", body)
+    assert law == "Colombia" and cited.startswith("27.1 The relation established hereby") and cited.endswith("law.")
+
+
+def test_a_state_misread_by_ocr_still_names_the_law():
+    body = "15.6 GOVERNING LAW. THIS AGREEMENT SHALL BE GOVERNED BY THE LAWS OF THE SIATE OF TEXAS. 15.7 ASSIGNMENT."
+    (law, cited), *_ = _read("governing_law", body)
+    assert law == "Texas" and "GOVERNED BY THE LAWS OF THE SIATE OF TEXAS" in cited and "ASSIGNMENT" not in cited
+
+
+@pytest.mark.parametrize(
+    ("label", "places"),
+    [
+        ("England and Wales, UK", ["England", "Wales"]),
+        ("England, United Kingdom", ["England"]),
+        ("Federal Republic of Germany", ["Germany"]),
+        ("British Columbia", ["British Columbia, Canada"]),
+        ("Delaware, Illinois", ["Delaware, Illinois"]),
+        ("the state in which the breach occurs", ["the state in which the breach occurs"]),
+    ],
+)
+def test_the_scorer_reads_a_law_label_as_the_places_it_names(label, places):
+    from evals.extraction.cuad_facts import governing_law_places
+
+    assert governing_law_places(label) == places
+
+
 def test_a_period_after_termination_is_not_the_agreements_term():
     body = "During the term of this Agreement and for a period of one (1) year thereafter, Employee shall not solicit."
     assert RULES["term_days"](body) == []

@@ -37,7 +37,8 @@ PLACE_NAMES: dict[str, str] = {
 """Every way of writing a place, lower-cased, to the name the labels use (also how the scorer reads a label)."""
 COUNTRIES = frozenset(_PLACES["countries"])
 """The countries of the places table, by the names the labels use."""
-_SUBDIVISION = r"(?:the\s+)?(?:state|commonwealth|province|republic|kingdom)\s+of\s+"
+# "SIATE" is "STATE" as OCR misreads it in a scanned filing.
+_SUBDIVISION = r"(?:the\s+)?(?:s[ti]ate|commonwealth|province|republic|kingdom)\s+of\s+"
 # "the laws of the State of New York", "the internal laws of Delaware", "the law of England and Wales", read after
 # each "law"; "New York law", read before it. Anchoring on the word "law" keeps the long list of places from being
 # tried at every character of a long contract.
@@ -151,12 +152,16 @@ def _place_referred_back(body: str, law: re.Match[str]) -> str | None:
     return last
 
 
+_KINDS_OF_LAW = frozenset({"substantive", "private", "internal", "domestic"})
+"""Words between a place's adjective and "law" that leave the place the same ("Colombian private law")."""
+
+
 def _place_just_before(text: str) -> str | None:
     """The place named by the last words of `text` ("governed by New York" before "law"), if they name one.
 
     Looked up word by word rather than with a pattern, which would try every place at every character."""
     words = text.split()
-    if words and words[-1].lower() == "substantive":
+    if words and words[-1].lower() in _KINDS_OF_LAW:
         words.pop()
     for count in range(min(_LONGEST_PLACE_WORDS, len(words)), 0, -1):
         written = " ".join(words[-count:])
