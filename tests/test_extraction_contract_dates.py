@@ -303,3 +303,54 @@ def test_hostile_text_gives_an_agreement_date_quickly(body):
     assert isinstance(found, list)
     assert all(0 <= f.start <= f.end <= len(body) for f in found)
     assert time.perf_counter() - began < 5
+
+
+@pytest.mark.parametrize(
+    ("opening", "dates"),
+    [
+        (
+            "This Agreement is effective as of the last date provided for on the signature page and is entered into "
+            "by and between Acme Corporation and Beta LLC.",
+            "Date: 13/07/05                   Date: 18/07/05\n",
+        ),
+        (
+            'This Agreement is entered into as of the date last written below ("the Effective Date") by Acme '
+            "and Beta LLC.",
+            "Date: 13/07/05                   Date: 18/07/05\n",
+        ),
+        (
+            'This Agreement is entered into and effective as of the date first written above ("Effective Date") by '
+            "and among Acme Corporation and Beta LLC.",
+            "Date: 18/07/05                   Date: 18/07/05\n",
+        ),
+    ],
+    ids=["effective-as-of-last-signature", "named-effective-date", "only-signatures-date-it"],
+)
+def test_a_contract_taking_effect_on_the_date_of_its_signatures_has_that_effective_date(opening, dates):
+    body = opening + "\n\n" + FILLER + SIGNATURES + dates
+    ((value, cited),) = _read("effective_date", body)
+    assert (value, cited) == ("2005-07-18", opening)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ('This Development Agreement is entered into on April 15, 2010 ("EffectiveDate") by Acme', "2010-04-15"),
+        (
+            "This Agreement, made and entered into this 2nd day of September 1998, hereinafter called the Effective "
+            "Date, between Acme Corporation and Beta LLC.",
+            "1998-09-02",
+        ),
+        ('(xxix) "EFFECTIVE DATE" - January 21st, 2002', "2002-01-21"),
+        (
+            "The Existing Agreement shall terminate and be replaced by this Agreement, with effect from 25 September "
+            '2018 (the "Effective Date").',
+            "2018-09-25",
+        ),
+    ],
+    ids=["no-space", "hereinafter-called", "definitions-list-dash", "replacing-another"],
+)
+def test_a_date_the_text_names_the_effective_date_is_the_effective_date(sentence, expected):
+    body = PREAMBLE + sentence + "\n\n" + FILLER
+    ((value, cited),) = _read("effective_date", body)
+    assert value == expected and sentence.removeprefix("(xxix) ") in cited

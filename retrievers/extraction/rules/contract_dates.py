@@ -14,7 +14,12 @@ from typing import NamedTuple
 from english.sentences import sentence_span
 from retrievers.extraction.found import Found
 from retrievers.extraction.rules.contract_sentences import lowered
-from retrievers.extraction.rules.contract_signatures import beside_a_signature, dated_by_signatures, line_around
+from retrievers.extraction.rules.contract_signatures import (
+    LAST_SIGNING,
+    beside_a_signature,
+    dated_by_signatures,
+    line_around,
+)
 from retrievers.extraction.rules.text_spans import dates_in
 
 _CUE_REACH = 80
@@ -42,9 +47,10 @@ _AGREEMENT_EFFECTIVE_RE = re.compile(
     r"(?:\s+(?:as\s+of|on|from|the|this|day))*[\s,:]*$",
     re.IGNORECASE,
 )
-# The defined term "Effective Date" just before a date ("Effective Date: March 3, 2011", "“Effective Date” means").
+# The defined term "Effective Date" just before a date ("Effective Date: March 3, 2011", "“Effective Date” means",
+# a definitions list's '"EFFECTIVE DATE" - January 21st, 2002').
 _EFFECTIVE_DATE_BEFORE_RE = re.compile(
-    r"\beffective\s+date[\"”)]*\s*(?:(?:shall\s+)?(?:means?|is|be)\b(?:[^.;\d]{0,40}\s(?:on|of))?|:)?"
+    r"\beffective\s+date[\"”)]*\s*(?:(?:shall\s+)?(?:means?|is|be)\b(?:[^.;\d]{0,40}\s(?:on|of))?|:|[-–—])?"
     r"(?:\s+(?:as\s+of|on|the|this|day|of))*[\s,:]*$",
     re.IGNORECASE,
 )
@@ -66,9 +72,12 @@ _COMMENCEMENT_AFTER_RE = re.compile(
 )
 _TERM_OF_AGREEMENT_RE = re.compile(r"\b(?:term|agreement|contract)\b", re.IGNORECASE)
 # The definition just after a date that names it the effective date ("(the “Effective Date”)").
-_EFFECTIVE_AFTER_RE = re.compile(
-    r"[\s,]*\(?\s*(?:such\s+date,?\s*)?(?:the|this|hereinafter)?\s*[\"“”']*effective\s+date", re.IGNORECASE
+# "(the “Effective Date”)", "(“EffectiveDate”)", ", hereinafter called the Effective Date".
+_EFFECTIVE_AFTER = (
+    r"[\s,]*\(?\s*(?:such\s+date,?\s*)?(?:the|this|hereinafter(?:\s+(?:called|referred\s+to\s+as))?)?\s*"
+    r"(?:the\s+)?[\"“”']*(?:the\s+)?effective\s*date"
 )
+_EFFECTIVE_AFTER_RE = re.compile(_EFFECTIVE_AFTER, re.IGNORECASE)
 # "IN WITNESS WHEREOF, the parties have executed this Agreement as of the 22nd day of May 2001", "has signed this
 # Contract in Baoding, People's Republic of China on November 8, 2002".
 _WITNESS_RE = re.compile(
@@ -117,13 +126,15 @@ _ITS_OWN_DATE = (
     r"(?:the\s+)?(?:date\s+(?:hereof|of\s+this\s+(?:[\w-]+\s+){0,2}(?:agreement|contract|amendment)"
     r"|(?:first\s+)?(?:above\s+)?(?:written|set\s+forth|shown|stated)(?:\s+above)?|above"
     r"|of\s+(?:its\s+)?(?:execution|signature)|(?:on\s+which|that|when)\s+(?:it|this\s+agreement)\s+is\s+(?:signed|executed))"
-    r"|day\s+and\s+year\s+first\s+(?:above\s+)?written)"
+    rf"|day\s+and\s+year\s+first\s+(?:above\s+)?written|{LAST_SIGNING})"
 )
 # Words saying that something takes effect, or that a term starts or runs, on the contract's own date: "shall be
 # effective from the date first above written", "The Term shall commence on the date hereof", "“Effective Date”
-# means the date first written above", "an initial term of one (1) year from the date first above written".
+# means the date first written above", "an initial term of one (1) year from the date first above written"; or naming
+# that date the Effective Date: "is entered into as of the date last written below (“the Effective Date”)".
 _TAKES_EFFECT_ON_ITS_DATE_RE = re.compile(
-    r"(?:\b(?:effective|in\s+(?:full\s+)?(?:force|effect)(?:\s+and\s+effect)?|enters?\s+into\s+force)"
+    rf"(?P<named>\b(?:as\s+of|on)\s+{_ITS_OWN_DATE}(?:\s+(?:below|above))?{_EFFECTIVE_AFTER})"
+    r"|(?:\b(?:effective|in\s+(?:full\s+)?(?:force|effect)(?:\s+and\s+effect)?|enters?\s+into\s+force)"
     r"\s+(?:as\s+(?:of|from)|from|on|upon|with\s+effect\s+from)"
     r"|\b(?:(?P<participle>commencing|beginning|starting)|commenc\w*|begin\w*|start\w*)(?:\s+effective)?"
     r"\s+(?:on|as\s+of|from|upon|with)"
@@ -145,7 +156,8 @@ covenant period's ("during the period commencing on the date hereof") or a ventu
 _MOST_EFFECT_PHRASES = 200
 """More mentions of the contract's own date than any contract makes: past them the text gives no effective date."""
 _ITS_OWN_DATE_ANCHOR_RE = re.compile(
-    r"\bdate\s+(?:hereof|of\s|first|above|set|shown|stated|written|on\s+which|that|when)|\bday\s+and\s+year"
+    r"\bdate\s+(?:hereof|of\s|first|above|set|shown|stated|written|on\s+which|that|when|last\s)|\bday\s+and\s+year"
+    r"|\b(?:last|latest|later)\s+(?:of\s+the\s+)?(?:signature|signing|dates?\b)"
 )
 
 
@@ -217,7 +229,7 @@ def _cued_dates(body: str) -> _CuedDates:
         if starts and not _TERM_OF_AGREEMENT_RE.search(before):
             starts = False
         if (
-            _OTHER_DOCUMENT_RE.search(body, start, match.start())
+            (_OTHER_DOCUMENT_RE.search(body, start, match.start()) and not _EFFECTIVE_AFTER_RE.match(body, match.end()))
             or _TO_THAT_AGREEMENT_RE.search(body, _paragraph_start(body, start, match.start()), match.start())
             or _OTHER_DOCUMENT_BEFORE_RE.search(before)
             or _OTHER_DOCUMENT_AFTER_RE.match(body, match.end())
@@ -276,7 +288,7 @@ def effective_date(body: str) -> list[Found]:
     when it takes effect gets no effective date, even though it is dated.
     """
     cued = _cued_dates(body)
-    own = cued.signed + cued.effective_only + cued.witnessed
+    own = agreement_date(body)
     if cued.effective or not own:
         return cued.effective[:1]
     said = _takes_effect_on_its_date(body)
@@ -299,7 +311,7 @@ def _takes_effect_on_its_date(body: str) -> tuple[int, int] | None:
         start, end = sentence_span(body, match.start(), match.end(), clauses=True)
         if _NOT_ITS_EFFECT_RE.search(body, start, match.end()):
             continue
-        if match["defined"]:
+        if match["defined"] or match["named"]:
             return start, end
         just_before = max(start, match.start() - _TERM_JUST_BEFORE)
         if match["participle"] and not _TERM_RE.search(body, just_before, match.start()):
