@@ -27,8 +27,9 @@ def _read(field: str, body: str) -> list[tuple[object, str]]:
         '"Effective Date" means the date first written above.',
         "This Agreement shall have an initial term of one (1) year from the date first above written.",
         "This Amendment shall enter into force on the date of its signature by both Parties.",
+        "18.1 This Agreement shall become effective on the date and year first above written.",
     ],
-    ids=["effective-from", "term-commences", "defined", "term-counted-from", "enters-into-force"],
+    ids=["effective-from", "term-commences", "defined", "term-counted-from", "enters-into-force", "date-and-year"],
 )
 def test_a_contract_taking_effect_on_its_own_date_has_that_effective_date(sentence):
     body = PREAMBLE + FILLER + sentence + " " + FILLER
@@ -354,3 +355,21 @@ def test_a_date_the_text_names_the_effective_date_is_the_effective_date(sentence
     body = PREAMBLE + sentence + "\n\n" + FILLER
     ((value, cited),) = _read("effective_date", body)
     assert value == expected and sentence.removeprefix("(xxix) ") in cited
+
+
+def test_this_agreement_effective_on_the_day_of_a_date_after_the_opening_is_the_effective_date():
+    sentence = "3.1.1 This Agreement is effective on the day of May 1, 2013 and the term is two years."
+    body = PREAMBLE + FILLER * 2 + sentence + " " + FILLER
+    assert _read("effective_date", body) == [("2013-05-01", sentence)]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "If the term hereof extends beyond Licensee's fiscal year beginning April 1, 2003, the advance shall increase.",
+        'Under the term of this Agreement, "Option Starting Date" means February 1, 2020.',
+    ],
+    ids=["fiscal-year", "option"],
+)
+def test_the_start_of_another_span_of_time_is_no_effective_date(sentence):
+    assert RULES["effective_date"](PREAMBLE + FILLER + sentence + " " + FILLER) == []

@@ -44,7 +44,7 @@ _EFFECTIVE_BEFORE_RE = re.compile(
 # "This letter agreement will be effective as of": the agreement's own effective date, wherever it is said.
 _AGREEMENT_EFFECTIVE_RE = re.compile(
     r"\bthis\s+(?:[\w-]+\s+){0,3}agreement\s+(?:shall|will|is)\s+(?:be(?:come)?\s+)?effective"
-    r"(?:\s+(?:as\s+of|on|from|the|this|day))*[\s,:]*$",
+    r"(?:\s+(?:as\s+of|on|from|the|this|day|of))*[\s,:]*$",
     re.IGNORECASE,
 )
 # The defined term "Effective Date" just before a date ("Effective Date: March 3, 2011", "“Effective Date” means",
@@ -55,11 +55,11 @@ _EFFECTIVE_DATE_BEFORE_RE = re.compile(
     re.IGNORECASE,
 )
 # The words just before a date on which the agreement's term starts ("The term ... shall commence on").
-_STARTS_RE = re.compile(
+_STARTS = (
     r"\b(?:commenc\w*|begin(?:s|ning)?|start(?:s|ing)?)(?:[\"”]?\s+(?:on|as\s+of|from|date|the|this|day|of|means|is))*"
-    r"[\s,:]*$",
-    re.IGNORECASE,
+    r"[\s,:]*$"
 )
+_STARTS_RE = re.compile(_STARTS, re.IGNORECASE)
 # The defined term "Commencement Date" just before or after a date: the day the term starts, so the effective date,
 # though not the day the contract is dated.
 _COMMENCEMENT_DATE_BEFORE_RE = re.compile(
@@ -71,6 +71,9 @@ _COMMENCEMENT_AFTER_RE = re.compile(
     r"[\s,]*\(\s*(?:the|this|hereinafter)?\s*[\"“”']*commencement\s+date", re.IGNORECASE
 )
 _TERM_OF_AGREEMENT_RE = re.compile(r"\b(?:term|agreement|contract)\b", re.IGNORECASE)
+# A start said of another span of time just before it ("Licensee's fiscal year beginning", "the Option Starting Date
+# means"): that span's start, not the term's.
+_ANOTHER_SPAN_STARTS_RE = re.compile(rf"\b(?:year|quarter|month|week|season|option|phase)\s+{_STARTS}", re.IGNORECASE)
 # The definition just after a date that names it the effective date ("(the “Effective Date”)").
 # "(the “Effective Date”)", "(“EffectiveDate”)", ", hereinafter called the Effective Date".
 _EFFECTIVE_AFTER = (
@@ -126,7 +129,7 @@ _ITS_OWN_DATE = (
     r"(?:the\s+)?(?:date\s+(?:hereof|of\s+this\s+(?:[\w-]+\s+){0,2}(?:agreement|contract|amendment)"
     r"|(?:first\s+)?(?:above\s+)?(?:written|set\s+forth|shown|stated)(?:\s+above)?|above"
     r"|of\s+(?:its\s+)?(?:execution|signature)|(?:on\s+which|that|when)\s+(?:it|this\s+agreement)\s+is\s+(?:signed|executed))"
-    rf"|day\s+and\s+year\s+first\s+(?:above\s+)?written|{LAST_SIGNING})"
+    rf"|(?:day|date)\s+and\s+year\s+first\s+(?:above\s+)?written|{LAST_SIGNING})"
 )
 # Words saying that something takes effect, or that a term starts or runs, on the contract's own date: "shall be
 # effective from the date first above written", "The Term shall commence on the date hereof", "“Effective Date”
@@ -156,7 +159,8 @@ covenant period's ("during the period commencing on the date hereof") or a ventu
 _MOST_EFFECT_PHRASES = 200
 """More mentions of the contract's own date than any contract makes: past them the text gives no effective date."""
 _ITS_OWN_DATE_ANCHOR_RE = re.compile(
-    r"\bdate\s+(?:hereof|of\s|first|above|set|shown|stated|written|on\s+which|that|when|last\s)|\bday\s+and\s+year"
+    r"\bdate\s+(?:hereof|of\s|first|above|set|shown|stated|written|on\s+which|that|when|last\s|and\s+year)"
+    r"|\bday\s+and\s+year"
     r"|\b(?:last|latest|later)\s+(?:of\s+the\s+)?(?:signature|signing|dates?\b)"
 )
 
@@ -226,7 +230,7 @@ def _cued_dates(body: str) -> _CuedDates:
             continue
         start, end = sentence_span(body, match.start(), match.end(), clauses=True)
         self_stated = bool(later_cue) and _says_its_own_making(body, start, match.start())
-        if starts and not _TERM_OF_AGREEMENT_RE.search(before):
+        if starts and (not _TERM_OF_AGREEMENT_RE.search(before) or _ANOTHER_SPAN_STARTS_RE.search(before)):
             starts = False
         if (
             (_OTHER_DOCUMENT_RE.search(body, start, match.start()) and not _EFFECTIVE_AFTER_RE.match(body, match.end()))
