@@ -64,6 +64,17 @@ def test_two_different_chosen_laws_give_nothing():
     assert RULES["governing_law"](body) == []
 
 
+def test_the_choice_before_the_signatures_outranks_one_in_an_exhibit_after_them():
+    choice = "14.3 This Agreement shall be governed by the laws of the State of California, USA."
+    body = (
+        choice + " 14.4 Notices shall be in writing.\n\nIN WITNESS WHEREOF, the parties have signed this Agreement.\n\n"
+        "EXHIBIT G\nFORM OF LICENSE\n9.9 GOVERNING LAW This Agreement shall be governed by the laws of the State of "
+        "New York."
+    )
+    assert _read("governing_law", body) == [("California", choice)]
+    assert RULES["governing_law"](body.replace("IN WITNESS WHEREOF", "Signed")) == []
+
+
 def test_the_agreements_own_choice_outranks_a_law_mentioned_in_passing():
     body = (
         "Counsel's opinion shall be limited to matters governed by the laws of Tennessee. "

@@ -85,7 +85,8 @@ def governing_law(body: str) -> list[Found]:
     of the Province of Ontario and the federal laws of Canada" is "Ontario, Canada"). A sentence that says "this
     Agreement shall be governed by" outranks one that only mentions governing law ("matters governed by the laws of
     Tennessee"). Two different places chosen with the same force (one for the contract, one for a schedule) give
-    nothing: which one a user means is not for a rule to say. The law a party is organised under is no choice.
+    nothing: which one a user means is not for a rule to say; unless one alone is chosen before the first signature
+    clause and the others after it, in exhibits or addenda. The law a party is organised under is no choice.
     """
     chosen: dict[str, tuple[int, int]] = {}
     chosen_for_the_agreement: dict[str, tuple[int, int]] = {}
@@ -112,13 +113,27 @@ def governing_law(body: str) -> list[Found]:
         strong = _AGREEMENT_GOVERNED_RE.search(body, start, end)
         for place in split_jurisdictions("; ".join(places)):
             (chosen_for_the_agreement if strong else chosen).setdefault(place, (start, end))
-    chosen = chosen_for_the_agreement or chosen
+    chosen = _before_the_signatures(body, chosen_for_the_agreement or chosen)
     for place in list(chosen):
         if len(chosen) > 1 and (place == _FEDERAL or any(other.endswith(f", {place}") for other in chosen)):
             chosen.pop(place)
     if len(chosen) > 1 and set(chosen) != {"England", "Wales"} and len(set(chosen.values())) > 1:
         return []
     return [Found(place, *span) for place, span in chosen.items()]
+
+
+_WITNESS_RE = re.compile(r"\bIN\s+WITNESS\s+WHEREOF\b", re.IGNORECASE)
+
+
+def _before_the_signatures(body: str, chosen: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+    """The places chosen before the contract's first signature clause, where they are one place and others are
+    chosen after it: what follows the signatures (an exhibit's form of another agreement, a state's addendum to a
+    franchise) chooses for itself, and the agreement's own choice is the one in its body."""
+    if len(chosen) < 2:
+        return chosen
+    witness = _WITNESS_RE.search(body)
+    before = {place: span for place, span in chosen.items() if witness and span[1] <= witness.start()}
+    return before if len(before) == 1 else chosen
 
 
 def _place_at(body: str, position: int) -> tuple[str, int] | None:
