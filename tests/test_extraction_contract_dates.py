@@ -373,3 +373,9 @@ def test_this_agreement_effective_on_the_day_of_a_date_after_the_opening_is_the_
 )
 def test_the_start_of_another_span_of_time_is_no_effective_date(sentence):
     assert RULES["effective_date"](PREAMBLE + FILLER + sentence + " " + FILLER) == []
+
+
+def test_a_date_followed_by_the_next_headings_effective_date_is_not_it():
+    terms = "General Terms\nTrade Date: 27 April 2006\nEffective Date 01 April 2006\nTermination Date: 1 April 2009\n"
+    ((value, cited),) = _read("effective_date", PREAMBLE + terms)
+    assert value == "2006-04-01" and "Effective Date 01 April 2006" in cited

@@ -75,10 +75,11 @@ _TERM_OF_AGREEMENT_RE = re.compile(r"\b(?:term|agreement|contract)\b", re.IGNORE
 # means"): that span's start, not the term's.
 _ANOTHER_SPAN_STARTS_RE = re.compile(rf"\b(?:year|quarter|month|week|season|option|phase)\s+{_STARTS}", re.IGNORECASE)
 # The definition just after a date that names it the effective date ("(the “Effective Date”)").
-# "(the “Effective Date”)", "(“EffectiveDate”)", ", hereinafter called the Effective Date".
+# "(the “Effective Date”)", "(“EffectiveDate”)", ", hereinafter called the Effective Date"; not a table's next
+# heading ("Trade Date: 27 April 2006 Effective Date 01 April 2006").
+_NAMED = r"(?:(?:the|this|hereinafter(?:\s+(?:called|referred\s+to\s+as))?)\s*(?:the\s+)?[\"“”']*|[\"“”']+)"
 _EFFECTIVE_AFTER = (
-    r"[\s,]*\(?\s*(?:such\s+date,?\s*)?(?:the|this|hereinafter(?:\s+(?:called|referred\s+to\s+as))?)?\s*"
-    r"(?:the\s+)?[\"“”']*(?:the\s+)?effective\s*date"
+    rf"[\s,]*(?:\(\s*(?:such\s+date,?\s*)?{_NAMED}?|(?:such\s+date,?\s*)?{_NAMED})(?:the\s+)?effective\s*date"
 )
 _EFFECTIVE_AFTER_RE = re.compile(_EFFECTIVE_AFTER, re.IGNORECASE)
 # "IN WITNESS WHEREOF, the parties have executed this Agreement as of the 22nd day of May 2001", "has signed this
