@@ -74,9 +74,9 @@ _TERM_OF_AGREEMENT_RE = re.compile(r"\b(?:term|agreement|contract)\b", re.IGNORE
 # A start said of another span of time just before it ("Licensee's fiscal year beginning", "the Option Starting Date
 # means"): that span's start, not the term's.
 _ANOTHER_SPAN_STARTS_RE = re.compile(rf"\b(?:year|quarter|month|week|season|option|phase)\s+{_STARTS}", re.IGNORECASE)
-# The definition just after a date that names it the effective date ("(the “Effective Date”)").
-# "(the “Effective Date”)", "(“EffectiveDate”)", ", hereinafter called the Effective Date"; not a table's next
-# heading ("Trade Date: 27 April 2006 Effective Date 01 April 2006").
+# The definition just after a date that names it the effective date: "(the “Effective Date”)", "(“EffectiveDate”)",
+# ", hereinafter called the Effective Date"; not a table's next heading ("Trade Date: 27 April 2006 Effective Date
+# 01 April 2006").
 _NAMED = r"(?:(?:the|this|hereinafter(?:\s+(?:called|referred\s+to\s+as))?)\s*(?:the\s+)?[\"“”']*|[\"“”']+)"
 _EFFECTIVE_AFTER = (
     rf"[\s,]*(?:\(\s*(?:such\s+date,?\s*)?{_NAMED}?|(?:such\s+date,?\s*)?{_NAMED})(?:the\s+)?effective\s*date"
@@ -286,7 +286,8 @@ def agreement_date(body: str) -> list[Found]:
 
 def effective_date(body: str) -> list[Found]:
     """The date the contract takes effect: the first full date the text calls its effective date, else its own
-    date where the text says it takes effect, or its term starts, on that date.
+    date (as `agreement_date` reads it, its signatures' included) where the text says it takes effect, or its term
+    starts, on that date or on its last signature.
 
     In the second case the value is the agreement's date and the citation the sentence saying it takes effect
     then ("This Agreement shall be effective from the date first above written"): a contract that says nothing of
