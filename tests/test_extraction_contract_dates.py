@@ -27,8 +27,9 @@ def _read(field: str, body: str) -> list[tuple[object, str]]:
         '"Effective Date" means the date first written above.',
         "This Agreement shall have an initial term of one (1) year from the date first above written.",
         "This Amendment shall enter into force on the date of its signature by both Parties.",
+        "18.1 This Agreement shall become effective on the date and year first above written.",
     ],
-    ids=["effective-from", "term-commences", "defined", "term-counted-from", "enters-into-force"],
+    ids=["effective-from", "term-commences", "defined", "term-counted-from", "enters-into-force", "date-and-year"],
 )
 def test_a_contract_taking_effect_on_its_own_date_has_that_effective_date(sentence):
     body = PREAMBLE + FILLER + sentence + " " + FILLER
@@ -291,3 +292,78 @@ def test_signatures_dated_differently_date_nothing_unless_the_last_signature_dat
     assert _read("agreement_date", body) == []
     last = body.replace("is made", "is made as of the date of the last signature below")
     assert _read("agreement_date", last) == [("2005-07-18", dates.strip())]
+
+
+@pytest.mark.parametrize(
+    ("opening", "dates"),
+    [
+        (
+            "This Agreement is effective as of the last date provided for on the signature page and is entered into "
+            "by and between Acme Corporation and Beta LLC.",
+            "Date: 13/07/05                   Date: 18/07/05\n",
+        ),
+        (
+            'This Agreement is entered into as of the date last written below ("the Effective Date") by Acme '
+            "and Beta LLC.",
+            "Date: 13/07/05                   Date: 18/07/05\n",
+        ),
+        (
+            'This Agreement is entered into and effective as of the date first written above ("Effective Date") by '
+            "and among Acme Corporation and Beta LLC.",
+            "Date: 18/07/05                   Date: 18/07/05\n",
+        ),
+    ],
+    ids=["effective-as-of-last-signature", "named-effective-date", "only-signatures-date-it"],
+)
+def test_a_contract_taking_effect_on_the_date_of_its_signatures_has_that_effective_date(opening, dates):
+    body = opening + "\n\n" + FILLER + SIGNATURES + dates
+    ((value, cited),) = _read("effective_date", body)
+    assert (value, cited) == ("2005-07-18", opening)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ('This Development Agreement is entered into on April 15, 2010 ("EffectiveDate") by Acme', "2010-04-15"),
+        (
+            "This Agreement, made and entered into this 2nd day of September 1998, hereinafter called the Effective "
+            "Date, between Acme Corporation and Beta LLC.",
+            "1998-09-02",
+        ),
+        ('(xxix) "EFFECTIVE DATE" - January 21st, 2002', "2002-01-21"),
+        (
+            "The Existing Agreement shall terminate and be replaced by this Agreement, with effect from 25 September "
+            '2018 (the "Effective Date").',
+            "2018-09-25",
+        ),
+    ],
+    ids=["no-space", "hereinafter-called", "definitions-list-dash", "replacing-another"],
+)
+def test_a_date_the_text_names_the_effective_date_is_the_effective_date(sentence, expected):
+    body = PREAMBLE + sentence + "\n\n" + FILLER
+    ((value, cited),) = _read("effective_date", body)
+    assert value == expected and sentence.removeprefix("(xxix) ") in cited
+
+
+def test_this_agreement_effective_on_the_day_of_a_date_after_the_opening_is_the_effective_date():
+    sentence = "3.1.1 This Agreement is effective on the day of May 1, 2013 and the term is two years."
+    body = PREAMBLE + FILLER * 2 + sentence + " " + FILLER
+    assert _read("effective_date", body) == [("2013-05-01", sentence)]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "If the term hereof extends beyond Licensee's fiscal year beginning April 1, 2003, the advance shall increase.",
+        'Under the term of this Agreement, "Option Starting Date" means February 1, 2020.',
+    ],
+    ids=["fiscal-year", "option"],
+)
+def test_the_start_of_another_span_of_time_is_no_effective_date(sentence):
+    assert RULES["effective_date"](PREAMBLE + FILLER + sentence + " " + FILLER) == []
+
+
+def test_a_date_followed_by_the_next_headings_effective_date_is_not_it():
+    terms = "General Terms\nTrade Date: 27 April 2006\nEffective Date 01 April 2006\nTermination Date: 1 April 2009\n"
+    ((value, cited),) = _read("effective_date", PREAMBLE + terms)
+    assert value == "2006-04-01" and "Effective Date 01 April 2006" in cited

@@ -64,6 +64,17 @@ def test_two_different_chosen_laws_give_nothing():
     assert RULES["governing_law"](body) == []
 
 
+def test_the_choice_before_the_signatures_outranks_one_in_an_exhibit_after_them():
+    choice = "14.3 This Agreement shall be governed by the laws of the State of California, USA."
+    body = (
+        choice + " 14.4 Notices shall be in writing.\n\nIN WITNESS WHEREOF, the parties have signed this Agreement.\n\n"
+        "EXHIBIT G\nFORM OF LICENSE\n9.9 GOVERNING LAW This Agreement shall be governed by the laws of the State of "
+        "New York."
+    )
+    assert _read("governing_law", body) == [("California", choice)]
+    assert RULES["governing_law"](body.replace("IN WITNESS WHEREOF", "Signed")) == []
+
+
 def test_the_agreements_own_choice_outranks_a_law_mentioned_in_passing():
     body = (
         "Counsel's opinion shall be limited to matters governed by the laws of Tennessee. "
@@ -75,6 +86,35 @@ def test_the_agreements_own_choice_outranks_a_law_mentioned_in_passing():
 def test_where_a_party_is_incorporated_is_not_the_governing_law():
     body = "Ingram Micro, a corporation organized under the laws of the State of California, agrees that terms govern."
     assert RULES["governing_law"](body) == []
+
+
+def test_a_countrys_private_law_named_by_its_adjective_is_that_country():
+    body = "27.1 The relation established hereby is commercial and therefore is governed by Colombian private law."
+    (law, cited), *_ = _read("governing_law", body)
+    assert law == "Colombia" and cited.startswith("27.1 The relation established hereby") and cited.endswith("law.")
+
+
+def test_a_state_misread_by_ocr_still_names_the_law():
+    body = "15.6 GOVERNING LAW. THIS AGREEMENT SHALL BE GOVERNED BY THE LAWS OF THE SIATE OF TEXAS. 15.7 ASSIGNMENT."
+    (law, cited), *_ = _read("governing_law", body)
+    assert law == "Texas" and "GOVERNED BY THE LAWS OF THE SIATE OF TEXAS" in cited and "ASSIGNMENT" not in cited
+
+
+@pytest.mark.parametrize(
+    ("label", "places"),
+    [
+        ("England and Wales, UK", ["England", "Wales"]),
+        ("England, United Kingdom", ["England"]),
+        ("Federal Republic of Germany", ["Germany"]),
+        ("British Columbia", ["British Columbia, Canada"]),
+        ("Delaware, Illinois", ["Delaware, Illinois"]),
+        ("the state in which the breach occurs", ["the state in which the breach occurs"]),
+    ],
+)
+def test_the_scorer_reads_a_law_label_as_the_places_it_names(label, places):
+    from evals.extraction.cuad_facts import governing_law_places
+
+    assert governing_law_places(label) == places
 
 
 def test_a_period_after_termination_is_not_the_agreements_term():

@@ -6,7 +6,8 @@ loader's document body. Per field, over the documents of the split:
   no value for the field (CUAD left it blank, or gave a partial date such as "[]/[]/2004") is a false positive,
   and a gold value not predicted is a miss; precision, recall and F1 are micro-averaged over values;
 - accuracy is the share of documents whose predicted values are exactly the gold ones, "none" and "none" included.
-Normalisation: dates are ISO strings and must be equal; places compare case-insensitively; party names compare
+Normalisation: dates are ISO strings and must be equal; places compare case-insensitively, each value read as the
+places it names by the places table (`governing_law_places`); party names compare
 case-insensitively with punctuation and spacing ignored and "&" read as "and" ("NIKE, Inc." = "Nike Inc"), since
 CUAD writes one name several ways; a label left with no name at all ("[ * * * ]", a redacted party) is no label.
 `term_days` is an NDA field CUAD does not label, so it is not scored here.
@@ -22,7 +23,7 @@ import time
 
 from evals.extraction import cuad_held_out
 from evals.extraction.tally import Tally, print_table
-from retrievers.extraction.rules.contract_facts import RULES
+from retrievers.extraction.rules.contract_facts import COUNTRIES, PLACE_NAMES, RULES
 from retrievers.loaders import cuad, shared_data_dir
 
 SPLITS = ("tune", "held-out")
@@ -37,9 +38,32 @@ def comparable(field: str, value: object) -> str:
     return text.lower() if field == "governing_law" else text
 
 
+_IN_A_COUNTRY_RE = re.compile(r"^(?P<place>.+?),\s*(?P<country>[^,]+)$")
+_AND_RE = re.compile(r"\s+and\s+")
+
+
+def governing_law_places(value: str) -> list[str]:
+    """The places a governing-law value names, by the names the places table gives them, so that one place written
+    two ways is one value: "Federal Republic of Germany" is Germany and "British Columbia" is "British Columbia,
+    Canada" (the table lists both writings of each); a place followed by the country it lies in names that place
+    ("England, United Kingdom" is England); and "England and Wales" names both, as the labels "England; Wales"
+    do. A value the table does not know, or a place followed by anything but a country ("Delaware, Illinois"), is
+    compared as written."""
+    written = " ".join(value.split())
+    in_a_country = _IN_A_COUNTRY_RE.match(written)
+    if in_a_country and PLACE_NAMES.get(in_a_country["country"].lower()) in COUNTRIES:
+        written = in_a_country["place"]
+    parts = _AND_RE.split(written)
+    if written.lower() not in PLACE_NAMES and all(part.lower() in PLACE_NAMES for part in parts):
+        return [PLACE_NAMES[part.lower()] for part in parts]
+    return [PLACE_NAMES.get(written.lower(), value)]
+
+
 def comparable_set(field: str, value: object) -> set[str]:
     """A field's value or values (a list, one value, or none) as the set that is compared."""
     values = value if isinstance(value, list) else [] if value is None else [value]
+    if field == "governing_law":
+        values = [place for v in values for place in governing_law_places(str(v))]
     return {comparable(field, v) for v in values} - {""}
 
 

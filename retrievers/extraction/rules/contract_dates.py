@@ -14,7 +14,12 @@ from typing import NamedTuple
 from english.sentences import sentence_span
 from retrievers.extraction.found import Found
 from retrievers.extraction.rules.contract_sentences import lowered
-from retrievers.extraction.rules.contract_signatures import beside_a_signature, dated_by_signatures, line_around
+from retrievers.extraction.rules.contract_signatures import (
+    LAST_SIGNING,
+    beside_a_signature,
+    dated_by_signatures,
+    line_around,
+)
 from retrievers.extraction.rules.text_spans import dates_in
 
 _CUE_REACH = 80
@@ -39,21 +44,22 @@ _EFFECTIVE_BEFORE_RE = re.compile(
 # "This letter agreement will be effective as of": the agreement's own effective date, wherever it is said.
 _AGREEMENT_EFFECTIVE_RE = re.compile(
     r"\bthis\s+(?:[\w-]+\s+){0,3}agreement\s+(?:shall|will|is)\s+(?:be(?:come)?\s+)?effective"
-    r"(?:\s+(?:as\s+of|on|from|the|this|day))*[\s,:]*$",
+    r"(?:\s+(?:as\s+of|on|from|the|this|day|of))*[\s,:]*$",
     re.IGNORECASE,
 )
-# The defined term "Effective Date" just before a date ("Effective Date: March 3, 2011", "“Effective Date” means").
+# The defined term "Effective Date" just before a date ("Effective Date: March 3, 2011", "“Effective Date” means",
+# a definitions list's '"EFFECTIVE DATE" - January 21st, 2002').
 _EFFECTIVE_DATE_BEFORE_RE = re.compile(
-    r"\beffective\s+date[\"”)]*\s*(?:(?:shall\s+)?(?:means?|is|be)\b(?:[^.;\d]{0,40}\s(?:on|of))?|:)?"
+    r"\beffective\s+date[\"”)]*\s*(?:(?:shall\s+)?(?:means?|is|be)\b(?:[^.;\d]{0,40}\s(?:on|of))?|:|[-–—])?"
     r"(?:\s+(?:as\s+of|on|the|this|day|of))*[\s,:]*$",
     re.IGNORECASE,
 )
 # The words just before a date on which the agreement's term starts ("The term ... shall commence on").
-_STARTS_RE = re.compile(
+_STARTS = (
     r"\b(?:commenc\w*|begin(?:s|ning)?|start(?:s|ing)?)(?:[\"”]?\s+(?:on|as\s+of|from|date|the|this|day|of|means|is))*"
-    r"[\s,:]*$",
-    re.IGNORECASE,
+    r"[\s,:]*$"
 )
+_STARTS_RE = re.compile(_STARTS, re.IGNORECASE)
 # The defined term "Commencement Date" just before or after a date: the day the term starts, so the effective date,
 # though not the day the contract is dated.
 _COMMENCEMENT_DATE_BEFORE_RE = re.compile(
@@ -65,10 +71,17 @@ _COMMENCEMENT_AFTER_RE = re.compile(
     r"[\s,]*\(\s*(?:the|this|hereinafter)?\s*[\"“”']*commencement\s+date", re.IGNORECASE
 )
 _TERM_OF_AGREEMENT_RE = re.compile(r"\b(?:term|agreement|contract)\b", re.IGNORECASE)
-# The definition just after a date that names it the effective date ("(the “Effective Date”)").
-_EFFECTIVE_AFTER_RE = re.compile(
-    r"[\s,]*\(?\s*(?:such\s+date,?\s*)?(?:the|this|hereinafter)?\s*[\"“”']*effective\s+date", re.IGNORECASE
+# A start said of another span of time just before it ("Licensee's fiscal year beginning", "the Option Starting Date
+# means"): that span's start, not the term's.
+_ANOTHER_SPAN_STARTS_RE = re.compile(rf"\b(?:year|quarter|month|week|season|option|phase)\s+{_STARTS}", re.IGNORECASE)
+# The definition just after a date that names it the effective date: "(the “Effective Date”)", "(“EffectiveDate”)",
+# ", hereinafter called the Effective Date"; not a table's next heading ("Trade Date: 27 April 2006 Effective Date
+# 01 April 2006").
+_NAMED = r"(?:(?:the|this|hereinafter(?:\s+(?:called|referred\s+to\s+as))?)\s*(?:the\s+)?[\"“”']*|[\"“”']+)"
+_EFFECTIVE_AFTER = (
+    rf"[\s,]*(?:\(\s*(?:such\s+date,?\s*)?{_NAMED}?|(?:such\s+date,?\s*)?{_NAMED})(?:the\s+)?effective\s*date"
 )
+_EFFECTIVE_AFTER_RE = re.compile(_EFFECTIVE_AFTER, re.IGNORECASE)
 # "IN WITNESS WHEREOF, the parties have executed this Agreement as of the 22nd day of May 2001", "has signed this
 # Contract in Baoding, People's Republic of China on November 8, 2002".
 _WITNESS_RE = re.compile(
@@ -117,13 +130,15 @@ _ITS_OWN_DATE = (
     r"(?:the\s+)?(?:date\s+(?:hereof|of\s+this\s+(?:[\w-]+\s+){0,2}(?:agreement|contract|amendment)"
     r"|(?:first\s+)?(?:above\s+)?(?:written|set\s+forth|shown|stated)(?:\s+above)?|above"
     r"|of\s+(?:its\s+)?(?:execution|signature)|(?:on\s+which|that|when)\s+(?:it|this\s+agreement)\s+is\s+(?:signed|executed))"
-    r"|day\s+and\s+year\s+first\s+(?:above\s+)?written)"
+    rf"|(?:day|date)\s+and\s+year\s+first\s+(?:above\s+)?written|{LAST_SIGNING})"
 )
 # Words saying that something takes effect, or that a term starts or runs, on the contract's own date: "shall be
 # effective from the date first above written", "The Term shall commence on the date hereof", "“Effective Date”
-# means the date first written above", "an initial term of one (1) year from the date first above written".
+# means the date first written above", "an initial term of one (1) year from the date first above written"; or naming
+# that date the Effective Date: "is entered into as of the date last written below (“the Effective Date”)".
 _TAKES_EFFECT_ON_ITS_DATE_RE = re.compile(
-    r"(?:\b(?:effective|in\s+(?:full\s+)?(?:force|effect)(?:\s+and\s+effect)?|enters?\s+into\s+force)"
+    rf"(?P<named>\b(?:as\s+of|on)\s+{_ITS_OWN_DATE}(?:\s+(?:below|above))?{_EFFECTIVE_AFTER})"
+    r"|(?:\b(?:effective|in\s+(?:full\s+)?(?:force|effect)(?:\s+and\s+effect)?|enters?\s+into\s+force)"
     r"\s+(?:as\s+(?:of|from)|from|on|upon|with\s+effect\s+from)"
     r"|\b(?:(?P<participle>commencing|beginning|starting)|commenc\w*|begin\w*|start\w*)(?:\s+effective)?"
     r"\s+(?:on|as\s+of|from|upon|with)"
@@ -145,7 +160,9 @@ covenant period's ("during the period commencing on the date hereof") or a ventu
 _MOST_EFFECT_PHRASES = 200
 """More mentions of the contract's own date than any contract makes: past them the text gives no effective date."""
 _ITS_OWN_DATE_ANCHOR_RE = re.compile(
-    r"\bdate\s+(?:hereof|of\s|first|above|set|shown|stated|written|on\s+which|that|when)|\bday\s+and\s+year"
+    r"\bdate\s+(?:hereof|of\s|first|above|set|shown|stated|written|on\s+which|that|when|last\s|and\s+year)"
+    r"|\bday\s+and\s+year"
+    r"|\b(?:last|latest|later)\s+(?:of\s+the\s+)?(?:signature|signing|dates?\b)"
 )
 
 
@@ -214,10 +231,10 @@ def _cued_dates(body: str) -> _CuedDates:
             continue
         start, end = sentence_span(body, match.start(), match.end(), clauses=True)
         self_stated = bool(later_cue) and _says_its_own_making(body, start, match.start())
-        if starts and not _TERM_OF_AGREEMENT_RE.search(before):
+        if starts and (not _TERM_OF_AGREEMENT_RE.search(before) or _ANOTHER_SPAN_STARTS_RE.search(before)):
             starts = False
         if (
-            _OTHER_DOCUMENT_RE.search(body, start, match.start())
+            (_OTHER_DOCUMENT_RE.search(body, start, match.start()) and not _EFFECTIVE_AFTER_RE.match(body, match.end()))
             or _TO_THAT_AGREEMENT_RE.search(body, _paragraph_start(body, start, match.start()), match.start())
             or _OTHER_DOCUMENT_BEFORE_RE.search(before)
             or _OTHER_DOCUMENT_AFTER_RE.match(body, match.end())
@@ -269,14 +286,15 @@ def agreement_date(body: str) -> list[Found]:
 
 def effective_date(body: str) -> list[Found]:
     """The date the contract takes effect: the first full date the text calls its effective date, else its own
-    date where the text says it takes effect, or its term starts, on that date.
+    date (as `agreement_date` reads it, its signatures' included) where the text says it takes effect, or its term
+    starts, on that date or on its last signature.
 
     In the second case the value is the agreement's date and the citation the sentence saying it takes effect
     then ("This Agreement shall be effective from the date first above written"): a contract that says nothing of
     when it takes effect gets no effective date, even though it is dated.
     """
     cued = _cued_dates(body)
-    own = cued.signed + cued.effective_only + cued.witnessed
+    own = agreement_date(body)
     if cued.effective or not own:
         return cued.effective[:1]
     said = _takes_effect_on_its_date(body)
@@ -299,7 +317,7 @@ def _takes_effect_on_its_date(body: str) -> tuple[int, int] | None:
         start, end = sentence_span(body, match.start(), match.end(), clauses=True)
         if _NOT_ITS_EFFECT_RE.search(body, start, match.end()):
             continue
-        if match["defined"]:
+        if match["defined"] or match["named"]:
             return start, end
         just_before = max(start, match.start() - _TERM_JUST_BEFORE)
         if match["participle"] and not _TERM_RE.search(body, just_before, match.start()):

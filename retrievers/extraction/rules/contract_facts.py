@@ -24,8 +24,7 @@ from retrievers.loaders.normalize import parse_duration, split_jurisdictions
 # --- governing law ------------------------------------------------------------------------------------
 
 _PLACES = table("places")
-# Every way of writing a place, lower-cased, to the name the labels use.
-_PLACE_NAMES: dict[str, str] = {
+PLACE_NAMES: dict[str, str] = {
     **{state.lower(): state for state in _PLACES["us_states"]},
     **{province.lower(): f"{province}, {country}" for province, country in _PLACES["subdivisions"].items()},
     **{
@@ -35,7 +34,11 @@ _PLACE_NAMES: dict[str, str] = {
     },
     **{adjective.lower(): place for adjective, place in _PLACES["adjectives"].items()},
 }
-_SUBDIVISION = r"(?:the\s+)?(?:state|commonwealth|province|republic|kingdom)\s+of\s+"
+"""Every way of writing a place, lower-cased, to the name the labels use (also how the scorer reads a label)."""
+COUNTRIES = frozenset(_PLACES["countries"])
+"""The countries of the places table, by the names the labels use."""
+# "SIATE" is "STATE" as OCR misreads it in a scanned filing.
+_SUBDIVISION = r"(?:the\s+)?(?:s[ti]ate|commonwealth|province|republic|kingdom)\s+of\s+"
 # "the laws of the State of New York", "the internal laws of Delaware", "the law of England and Wales", read after
 # each "law"; "New York law", read before it. Anchoring on the word "law" keeps the long list of places from being
 # tried at every character of a long contract.
@@ -52,7 +55,7 @@ _MOST_MENTIONS = 1000
 """More mentions of "law" than any contract makes (CUAD's longest has a few hundred): past them the text is no
 contract, and gives nothing, which also bounds the time a hostile text can take."""
 _PLACE_BEFORE_REACH = 40
-_LONGEST_PLACE_WORDS = max(len(name.split()) for name in _PLACE_NAMES)
+_LONGEST_PLACE_WORDS = max(len(name.split()) for name in PLACE_NAMES)
 # "a corporation organized under the laws of Delaware": where a party is incorporated, not the law it chose.
 _INCORPORATED_RE = re.compile(
     r"(?:organi[sz]ed|incorporated|existing|formed|registered|established|chartered|good\s+standing)\s+under\s+(?:the\s+)?$",
@@ -82,7 +85,8 @@ def governing_law(body: str) -> list[Found]:
     of the Province of Ontario and the federal laws of Canada" is "Ontario, Canada"). A sentence that says "this
     Agreement shall be governed by" outranks one that only mentions governing law ("matters governed by the laws of
     Tennessee"). Two different places chosen with the same force (one for the contract, one for a schedule) give
-    nothing: which one a user means is not for a rule to say. The law a party is organised under is no choice.
+    nothing: which one a user means is not for a rule to say; unless one alone is chosen before the first signature
+    clause and the others after it, in exhibits or addenda. The law a party is organised under is no choice.
     """
     chosen: dict[str, tuple[int, int]] = {}
     chosen_for_the_agreement: dict[str, tuple[int, int]] = {}
@@ -109,7 +113,7 @@ def governing_law(body: str) -> list[Found]:
         strong = _AGREEMENT_GOVERNED_RE.search(body, start, end)
         for place in split_jurisdictions("; ".join(places)):
             (chosen_for_the_agreement if strong else chosen).setdefault(place, (start, end))
-    chosen = chosen_for_the_agreement or chosen
+    chosen = _before_the_signatures(body, chosen_for_the_agreement or chosen)
     for place in list(chosen):
         if len(chosen) > 1 and (place == _FEDERAL or any(other.endswith(f", {place}") for other in chosen)):
             chosen.pop(place)
@@ -118,15 +122,29 @@ def governing_law(body: str) -> list[Found]:
     return [Found(place, *span) for place, span in chosen.items()]
 
 
+_WITNESS_RE = re.compile(r"\bIN\s+WITNESS\s+WHEREOF\b", re.IGNORECASE)
+
+
+def _before_the_signatures(body: str, chosen: dict[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
+    """The places chosen before the contract's first signature clause, where they are one place and others are
+    chosen after it: what follows the signatures (an exhibit's form of another agreement, a state's addendum to a
+    franchise) chooses for itself, and the agreement's own choice is the one in its body."""
+    if len(chosen) < 2:
+        return chosen
+    witness = _WITNESS_RE.search(body)
+    before = {place: span for place, span in chosen.items() if witness and span[1] <= witness.start()}
+    return before if len(before) == 1 else chosen
+
+
 def _place_at(body: str, position: int) -> tuple[str, int] | None:
     """The place named by the words at `position` ("New York, without regard"), as the labels name it, and where
     its name ends; the longest name wins ("West Virginia", not "Virginia")."""
     words = list(re.finditer(r"[\w.'’]+", body[position : position + _PLACE_BEFORE_REACH]))[:_LONGEST_PLACE_WORDS]
     for count in range(len(words), 0, -1):
         written = " ".join(word[0] for word in words[:count]).rstrip(".")
-        if written.lower() in _PLACE_NAMES:
+        if written.lower() in PLACE_NAMES:
             last = words[count - 1]
-            return _PLACE_NAMES[written.lower()], position + last.end() - (len(last[0]) - len(last[0].rstrip(".")))
+            return PLACE_NAMES[written.lower()], position + last.end() - (len(last[0]) - len(last[0].rstrip(".")))
     return None
 
 
@@ -149,17 +167,21 @@ def _place_referred_back(body: str, law: re.Match[str]) -> str | None:
     return last
 
 
+_KINDS_OF_LAW = frozenset({"substantive", "private", "internal", "domestic"})
+"""Words between a place's adjective and "law" that leave the place the same ("Colombian private law")."""
+
+
 def _place_just_before(text: str) -> str | None:
     """The place named by the last words of `text` ("governed by New York" before "law"), if they name one.
 
     Looked up word by word rather than with a pattern, which would try every place at every character."""
     words = text.split()
-    if words and words[-1].lower() == "substantive":
+    if words and words[-1].lower() in _KINDS_OF_LAW:
         words.pop()
     for count in range(min(_LONGEST_PLACE_WORDS, len(words)), 0, -1):
         written = " ".join(words[-count:])
-        if written[0].isupper() and written.lower() in _PLACE_NAMES:
-            return _PLACE_NAMES[written.lower()]
+        if written[0].isupper() and written.lower() in PLACE_NAMES:
+            return PLACE_NAMES[written.lower()]
     return None
 
 

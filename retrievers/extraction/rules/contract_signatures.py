@@ -23,13 +23,14 @@ _LABEL_BEFORE_CHARS = 20
 _LABEL_AFTER_RE = re.compile(r"[ \t_-]{0,60}\(?\s*date\b", re.IGNORECASE)
 # The contract saying its date is that of its last signature: "as of the last date provided for on the signature
 # page", "the later of the dates beneath the Parties' signatures", "the date of last signature", "the latest date
-# referenced on the signature page", "as of the date last written below".
-_LAST_SIGNING_RE = re.compile(
+# referenced on the signature page", "as of the date last written below". A pattern, for `contract_dates` to read
+# the same words where the effective date is said to be that date.
+LAST_SIGNING = (
     r"\b(?:last|latest|later)\s+(?:of\s+the\s+)?(?:signature|signing"
     r"|dates?\b[^.;]{0,50}?\b(?:signature|signing|signed|execut\w*|below))"
-    r"|\bdate\s+last\s+(?:written|signed|set\s+forth|executed)",
-    re.IGNORECASE,
+    r"|\bdate\s+last\s+(?:written|signed|set\s+forth|executed)"
 )
+_LAST_SIGNING_RE = re.compile(LAST_SIGNING, re.IGNORECASE)
 
 
 def beside_a_signature(body: str, start: int, end: int) -> bool:
