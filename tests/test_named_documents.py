@@ -44,6 +44,7 @@ CONTRACTS = {
         "parties": ["Global Music International, Inc."],
     },
     "SUNSEVEN-CONTENT LICENSE AGREEMENT.txt": {"contract_type": "License Agreement", "governing_law": ["New York"]},
+    "IVILLAGEINC_1999-SPONSORSHIP AGREEMENT.txt": {"contract_type": "Sponsorship Agreement", "parties": ["FMM"]},
     "ASHWORTH-PROMOTION AGREEMENT.txt": {
         "contract_type": "Promotion Agreement",
         "governing_law": ["California"],
@@ -64,6 +65,11 @@ def rules():
         ("Which state's law governs the PaxMedica master service agreement?", PAXMEDICA, "lookup"),
         ("What governing law applies to The Joint Corp franchise agreement?", JOINT_CORP, "lookup"),
         ("How is liability limited in the Bluefly e-business hosting agreement with IBM?", BLUEFLY, "qa"),
+        (
+            "Which state's law governs the iVillage sponsorship agreement?",
+            "IVILLAGEINC_1999-SPONSORSHIP AGREEMENT.txt",
+            "lookup",
+        ),  # a name written as brands are
     ],
 )
 def test_a_question_naming_a_document_by_its_company_is_about_that_document(rules, question, doc_id, intent):

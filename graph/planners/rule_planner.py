@@ -435,8 +435,9 @@ def _topic(d: Decomposition) -> list[str]:
 def _search_words(d: Decomposition) -> list[str]:
     """What a search inside the documents the constraints allow looks for: the topic, and the words of a yes/no
     clause the question names ("what does the Arconic license say about assignment?": the clause is what the
-    passage must be about; the filter alone would return any passage of a contract that has one)."""
-    clauses = [c.source_text for c in d.constraints if isinstance(c.value, bool) and c.source_text]
+    passage must be about; the filter alone would return any passage of a contract that has one), or asks whether a
+    document has ("does the iVillage agreement renew automatically?", where its row holds no value)."""
+    clauses = [c.source_text for c in (*d.constraints, *d.checks) if isinstance(c.value, bool) and c.source_text]
     asked = [t for t in d.topic_terms if t not in ASKING_VERBS]  # "say" is how it asks, not what
     return list(dict.fromkeys([*asked, *clauses]))
 

@@ -21,7 +21,8 @@ VALUE_BUCKET_MARGIN = 0.1
 bucket: on the shared corpora, Wikipedia questions that merely mention a state or a nationality are 0.2 to 0.3 closer
 to the Wikipedia paragraphs than to the contracts, while terse field questions ("What is in EUR?") are within 0.1."""
 _DOC_ID = re.compile(r"(?<![\w-])[A-Za-z0-9][\w.-]*\d[\w.-]*(?![\w-])|(?<![\w-])[a-z]+_\w+")
-_NAME_RUN = re.compile(r"(?<![\w'’])[A-Z][\w'’&.-]*(?:\s+[A-Z0-9][\w'’&.-]*)*")
+_NAME_RUN = re.compile(r"(?<![\w'’])(?:[A-Z]|[a-z](?=[A-Z]))[\w'’&.-]*(?:\s+(?:[A-Z0-9]|[a-z](?=[A-Z]))[\w'’&.-]*)*")
+"""Capitalised words, or written as brands are ("iVillage", "eBay"): the runs that may name a document."""
 _NAME_WORD = re.compile(r"[A-Za-z0-9][\w'’&.-]*")
 MIN_NAME_CHARS = 4
 """The shortest name a title is searched for: shorter ones ("IBM", "RV") hold in too many titles by chance."""
