@@ -352,6 +352,14 @@ def test_reading_a_clause_no_document_has_a_value_for_says_so_and_takes_no_party
     assert "no document of contracts here has a value for source_code_escrow" in str(d.unmapped[0].why)
 
 
+def test_reading_a_name_before_a_fields_word_is_a_value_of_that_field_no_document_holds():
+    """ "Wyoming law": the place stands where a governing law stands; the run says no contract has it, with the laws
+    recorded (before: it offered the parties whose names are nearest to "Wyoming")."""
+    [wyoming] = FULL.decompose("Which contracts are governed by Wyoming law?").unmapped
+    assert wyoming.text == "Wyoming" and wyoming.nearest == []
+    assert "no document of contracts has governing_law 'Wyoming'" in str(wyoming.why) and "Delaware" in str(wyoming.why)
+
+
 def test_reading_a_topic_looks_for_it_in_the_documents_the_question_is_about():
     [(text, why)] = _left(FULL.decompose("what is the travel policy?"))
     assert text == "travel" and "searched the text of generic where doc_type = policy" in why

@@ -9,6 +9,7 @@ from english.lexicon import ASKING_VERBS, CLAUSE_WORDS, FILLER, STOPWORDS
 from graph.decomposition import Candidate, Constraint, Unmapped
 from graph.planners.reading.claims import TOKEN, has_digit, overlap, plain
 from graph.planners.vocabulary import BucketWords, Vocabulary
+from retrievers.postgres.field_catalog import CatalogField
 
 NEAREST = 3
 THING_WORDS = 3
@@ -91,8 +92,29 @@ def names_left(
                     for f in view.role("currency")
                     for value in view.values(f).values
                 ]
+            if named := _field_named_after(views, lowered, after):
+                view, f = named  # "Ohio law": a value of the governing law no document holds, not a party's name
+                held = ", ".join(str(v) for v in view.values(f).values[:NEAREST_HELD])
+                why = f"no document of {view.name} has {f.name} {phrase!r} (the values recorded include {held})"
+                found.append(Unmapped(text=phrase, nearest=[], why=why))
+                continue
             found.append(Unmapped(text=phrase, nearest=nearest[:NEAREST]))
     return found
+
+
+NEAREST_HELD = 6
+"""Values of a field named after a name no document holds, said with it."""
+
+
+def _field_named_after(views: list[BucketWords], lowered: str, end: int) -> tuple[BucketWords, CatalogField] | None:
+    """The text field with values that the question names right after `end` ("Ohio law": governing_law), if any."""
+    for view in views:
+        for f in view.typed("string"):
+            if f.role == "name" or not view.values(f).values:
+                continue
+            if any(m.span[0] >= end and not lowered[end : m.span[0]].strip() for m in view.field_mentions(lowered, f)):
+                return view, f
+    return None
 
 
 _INFLECTIONS = re.compile(r"(?:s|es|d|ed|ing|al|als|er|ers|ation|ations)?")
