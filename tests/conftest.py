@@ -82,8 +82,9 @@ def postgres_url(tmp_path_factory):
 
 
 @contextmanager
-def fresh_database(postgres_url: str):
-    """A new, empty database on the session's Postgres, dropped afterwards."""
+def fresh_database(postgres_url: str, template: str | None = None):
+    """A new database on the session's Postgres, dropped afterwards: empty, or a copy of the database `template`
+    (Postgres copies its files: far faster than writing its rows again; nothing may be connected to it)."""
     import uuid
 
     import psycopg
@@ -91,7 +92,7 @@ def fresh_database(postgres_url: str):
 
     name = f"t_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(postgres_url, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
     yield make_conninfo(**{**conninfo_to_dict(postgres_url), "dbname": name})
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -13,6 +13,7 @@ from core.models import AnnotationRow, Chunk, Document, FieldSpec, IndexedChunk,
 from retrievers.postgres import annotation_aggregates, annotation_filters, annotation_indexes
 from retrievers.postgres.annotation_filters import Predicate
 from retrievers.postgres.annotation_indexes import bucket_prefix, existing_indexes
+from tests.conftest import fresh_database
 
 DOCUMENTS = 1000
 LAWS = ["Delaware", "New York", "California", "Texas", "England and Wales", "Ontario"]
@@ -32,21 +33,46 @@ def _row(i: int, rng: random.Random) -> dict:
     return row
 
 
-@pytest.fixture
-def large_bucket(store, monkeypatch):
-    """A contracts bucket past the (lowered) size at which the store indexes fields."""
-    monkeypatch.setattr(annotation_indexes, "MIN_DOCUMENTS", DOCUMENTS // 2)
+@pytest.fixture(scope="module")
+def large_template(postgres_url):
+    """A database holding a contracts bucket past the (lowered) size at which the store indexes fields, its catalog
+    and field indexes refreshed, written once for the module: each test that needs it gets a copy (`database_url`),
+    not 1,000 documents written again. Its name, and the rows by document id."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    from retrievers.postgres.store import PostgresStore
+
     rng = random.Random(3)
-    rows = {}
-    for i in range(DOCUMENTS):
-        rows[f"c{i}"] = _row(i, rng)
-        doc = Document(doc_id=f"c{i}", bucket="contracts", title=f"C{i}", body="Body.")
-        source = SourceDocument(document=doc, annotations=[AnnotationRow(row=rows[f"c{i}"])])
-        h = source.content_hash()
-        chunk_ids = [IndexedChunk.make_id("default", doc.doc_id, h, 0)]
-        store.commit_document(source, h, [Chunk(ordinal=0, start=0, end=5, text="Body.")], chunk_ids)
-    store.refresh_catalog("default", "contracts")
-    return rows
+    rows = {f"c{i}": _row(i, rng) for i in range(DOCUMENTS)}
+    with fresh_database(postgres_url) as url, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(annotation_indexes, "MIN_DOCUMENTS", DOCUMENTS // 2)
+        store = PostgresStore(url)
+        for doc_id, row in rows.items():
+            doc = Document(doc_id=doc_id, bucket="contracts", title=doc_id.upper(), body="Body.")
+            source = SourceDocument(document=doc, annotations=[AnnotationRow(row=row)])
+            h = source.content_hash()
+            chunk_ids = [IndexedChunk.make_id("default", doc.doc_id, h, 0)]
+            store.commit_document(source, h, [Chunk(ordinal=0, start=0, end=5, text="Body.")], chunk_ids)
+        store.refresh_catalog("default", "contracts")
+        store.close()
+        yield conninfo_to_dict(url)["dbname"], rows
+
+
+@pytest.fixture
+def database_url(postgres_url, request):
+    """A fresh database per test: a copy of the large bucket's (`large_template`) for a test that asks for it."""
+    wanted = "large_bucket" in request.fixturenames
+    template = request.getfixturevalue("large_template")[0] if wanted else None
+    with fresh_database(postgres_url, template=template) as url:
+        yield url
+
+
+@pytest.fixture
+def large_bucket(store, monkeypatch, large_template):
+    """The contracts bucket of `large_template` in the test's own database, the size at which the store indexes
+    fields lowered for it as when it was written."""
+    monkeypatch.setattr(annotation_indexes, "MIN_DOCUMENTS", DOCUMENTS // 2)
+    return large_template[1]
 
 
 def _plan(store, predicates: list[Predicate]) -> str:
