@@ -56,6 +56,11 @@ NIMBUS = ["NIMBUS_2017-LICENSE AGREEMENT.txt", "NIMBUS_2020-LEASE AGREEMENT.txt"
 KESTREL = ["KESTREL_2018-DISTRIBUTION AGREEMENT.txt", "KESTREL_2021-SERVICES AGREEMENT.txt"]
 """Two contracts with the same party, Kestrel Dynamics."""
 ACME = "ACMEWIDGETS_2019-SUPPLY AGREEMENT.txt"
+RENEWAL = (
+    "\n\n5. RENEWAL. This Agreement shall automatically renew for successive one (1) year terms unless either party "
+    "gives written notice of non-renewal at least sixty (60) days before the end of the then current term."
+)
+"""The one contract that renews by itself."""
 COBALT = "COBALTHOSTING_2001-WEB HOSTING AGREEMENT.txt"
 
 
@@ -75,7 +80,7 @@ def _contract(kind: str, first: str, second: str, law: str) -> str:
 def own_contracts(postgres_url, minilm, tmp_path_factory):
     folder = tmp_path_factory.mktemp("mycontracts")
     for name, (kind, first, second, law) in CONTRACTS.items():
-        (folder / name).write_text(_contract(kind, first, second, law))
+        (folder / name).write_text(_contract(kind, first, second, law) + (RENEWAL if name == ACME else ""))
     licence = [f"{n}. {text.format(name='Licensee', law='Ohio')}" for n, text in enumerate(SECTIONS.values(), 1)]
     for name in (ZEPHYR, *NIMBUS):
         (folder / name).write_text("\n\n".join([name.split("-", 1)[1].removesuffix(".txt"), *licence]))
@@ -122,6 +127,23 @@ def test_a_yes_no_question_about_a_contract_named_by_its_file_never_quotes_anoth
     assert all(a.get("doc_id") == ZEPHYR for a in searches)
     assert run.answer is not None and {c.doc_id for c in run.answer.citations} == {ZEPHYR}
     assert run.answer.text.startswith("No: ZEPHYR-LICENSE AGREEMENT.txt has governing_law Ohio")
+
+
+def test_whether_a_contract_renews_by_itself_is_read_in_that_contract_only(own_contracts):
+    """Acme's renews automatically; Cobalt's says nothing of renewal, and its text alone is searched: never Acme's
+    renewal clause, nor a sentence of its own about something else."""
+    acme = Run(own_contracts, "Does the Acme Widgets supply agreement renew automatically?", RULES).answer
+    assert acme is not None and acme.text.startswith("Yes: ACMEWIDGETS") and "auto_renewal" in acme.text
+    run = Run(own_contracts, "Does the Cobalt Hosting web hosting agreement renew automatically?", RULES)
+    searches = [e.call.arguments for e in run.state.values["evidence"] if e.call.tool.startswith("search_")]
+    confined = [
+        a.get("doc_id") == COBALT or a["filters"].get("parties", {}).get("value") == "Cobalt Hosting Corp."
+        for a in searches
+    ]
+    assert searches and all(confined), searches
+    assert (
+        run.answer.text == "I found no passage about renew automatically in COBALTHOSTING_2001-WEB HOSTING AGREEMENT."
+    )
 
 
 @pytest.mark.parametrize(
