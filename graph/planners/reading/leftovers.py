@@ -41,7 +41,8 @@ def names_left(
     words left over ("came", "everything") only phrase the question. After "in", the nearest values are the
     currencies the buckets hold. Capitalised words just before a name a name field matched (`name_spans`) are part
     of that name ("Jim Nantz"). A lower-case word sharing its stem with a field's word is a form of that word
-    ("renewing" beside the field word "renew"), not a name ("renewco" is one)."""
+    ("renewing" beside the field word "renew"), not a name ("renewco" is one). A name right before the word of a
+    text field ("Ohio law") is a value of that field no document holds, said so with the values recorded."""
     known = vocabulary.bucket_words | STOPWORDS | FILLER
     for view in views:
         known |= view.field_words_all
