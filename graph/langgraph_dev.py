@@ -27,6 +27,7 @@ from typing import Any
 
 from core.settings import Settings
 from graph.queue_report import QueueReport
+from graph.refusal_log import install_refusal_log
 from graph.runtime_runs import install_run_safety
 
 WAKEUP_ENV = "RAGENT_QUEUE_WAKEUP"
@@ -90,6 +91,7 @@ def main() -> None:
         # The welcome banner is logged by `langgraph_api.cli`, whose logging LOG_LEVEL does not reach.
         logging.getLogger("langgraph_api.cli").setLevel(level.upper())
     install_run_safety(QueueReport(Settings.from_env().home))
+    install_refusal_log()
     if os.environ.get(WAKEUP_ENV, "1") != "0":
         install_queue_wakeup()
         print(WAKEUP_BANNER, flush=True)

@@ -178,6 +178,39 @@ def ask(page, question: str, max_hits: int | None = None):
     return page.locator("#turns > li").last
 
 
+CUT = """() => {
+  const shown = (selector) => [...document.querySelectorAll(selector)].filter((node) => node.offsetParent);
+  const cells = shown("td, th").filter((cell) => {
+    const box = cell.getBoundingClientRect();
+    const inside = [...cell.querySelectorAll("*")].every((part) => part.getBoundingClientRect().right <= box.right + 1);
+    return cell.scrollWidth > cell.clientWidth + 1 || !inside;
+  });
+  const tables = shown("table").filter((table) => {
+    const box = table.parentElement;
+    return table.offsetWidth > box.clientWidth + 1 && !["auto", "scroll"].includes(getComputedStyle(box).overflowX);
+  });
+  const said = (what) => (node) => `${what} ${node.innerText.slice(0, 80)}`;
+  return [...cells.map(said("cell")), ...tables.map(said("table"))];
+}"""
+
+
+def cut_off(page) -> list[str]:
+    """The table cells on show whose content reaches past their own box, and the tables past their container's, cut
+    off there: a table too wide for its place must wrap its cells or scroll sideways inside its own box instead (an
+    outside probe saw a date cut to "2020-02" and the side panel's "Show where" buttons cut at its edge, in a
+    1300-pixel window)."""
+    return page.evaluate(CUT)
+
+
+def log_since(served, offset: int, awaited: str) -> str:
+    """The server's log from `offset` on, once it holds `awaited` (the log is written as the run ends, at about the
+    time the page shows it)."""
+    deadline = time.monotonic() + RUN_TIMEOUT_MS / 1000
+    while awaited not in (written := served.log.read_text()[offset:]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return written
+
+
 def choose_folder(page, folder: Path) -> None:
     """The folder chosen in the upload form; in Firefox its files instead, as WebDriver BiDi in 140 ESR cannot set a
     folder on an input ("unsupported operation: File error: Is directory")."""
@@ -259,6 +292,28 @@ def test_a_list_that_asks_back_is_answered_with_a_button_and_followed_up_on_the_
     expect(earlier.locator("table")).to_be_visible()
     earlier.get_by_role("list", name="Sources").get_by_role("button").first.click()
     expect(page.locator("#source").get_by_role("heading", name="Cited row")).to_be_visible()
+    for width in (1300, 640):  # a 1300-pixel window, and a 1280-pixel one at 200% zoom
+        page.set_viewport_size({"width": width, "height": 900})
+        assert not cut_off(page), (width, cut_off(page))
+
+
+def test_a_clarification_left_for_a_new_question_says_it_was_left_unanswered(page, served):
+    """A question asked while the agent waits for an answer drops the wait (the new run starts afresh): the earlier
+    question says it was left unanswered, then and after a reload, and the thread is no longer listed as waiting
+    (an outside probe saw the earlier question with nothing under it)."""
+    sign_in(page, served)
+    ask(page, "Which contracts have a notice period of at least 30 days?", max_hits=3)
+    earlier = page.locator("#turns > li").first
+    expect(earlier.locator(".clarify")).to_contain_text("I need your help")
+    listed = page.locator("#thread-list button[aria-current=true]")
+    expect(listed).to_contain_text("(waiting for you)")
+    ask(page, "How many contracts per governing law?")
+    expect(earlier).to_contain_text("Left unanswered: another question was asked before this one was answered.")
+    expect(earlier.locator(".clarify")).to_have_count(0)
+    expect(listed).not_to_contain_text("waiting for you")
+    page.reload()
+    expect(earlier).to_contain_text("Left unanswered")
+    expect(page.locator("#turns > li").last.locator(".figure-value")).to_be_visible()
 
 
 def test_one_contract_asked_about_by_a_party_two_share_is_chosen_with_a_button(page, served):
@@ -339,11 +394,14 @@ def test_a_value_read_from_a_document_cites_the_sentence_it_was_read_from(page, 
         page.get_by_label("Bucket to add them to").fill(bucket)
         page.get_by_role("button", name="Upload and ingest").click()
 
-    upload("leases")  # a bucket that does not exist: refused in words, nothing of the upload kept
-    expect(page.get_by_role("alert")).to_contain_text(
+    logged = len(served.log.read_text())
+    upload("leases")  # a bucket that does not exist: refused in words beside the button, nothing of the upload kept
+    expect(page.locator("#upload-form").get_by_role("alert")).to_contain_text(
         re.compile(r"bucket 'leases' is unknown; use one of .*contracts.* or add it with `ragent buckets add leases")
     )
     assert staged() == before, "a refused upload leaves no file"
+    refusal = log_since(served, logged, "bucket 'leases' is unknown")
+    assert refusal.count("bucket 'leases' is unknown") == 1 and "Traceback" not in refusal, "one line, as a refusal"
     upload("contracts")
     status = page.locator("#upload-status")
     expect(status).to_contain_text("New: quarrystone-lease.md")
@@ -370,6 +428,9 @@ def test_a_value_read_from_a_document_cites_the_sentence_it_was_read_from(page, 
     turn = ask(page, "Which contracts are governed by Vermont law?")
     turn.get_by_role("list", name="Sources").get_by_role("button", name=re.compile("Equipment Lease")).click()
     expect(page.locator("#source mark")).to_have_text(re.compile(re.escape(sentence)))
+    for width in (1300, 640):  # a 1300-pixel window, and a 1280-pixel one at 200% zoom
+        page.set_viewport_size({"width": width, "height": 900})
+        assert not cut_off(page), (width, cut_off(page))
 
 
 def test_a_thread_of_another_scope_is_not_listed_and_cannot_continue_there(page, served):

@@ -9,14 +9,14 @@ const $ = (id) => document.getElementById(id);
 const STREAM_MODES = ["updates", "messages-tuple"];
 let current = null; // the open thread's id; null for a new one
 
-export function showAlert(error) {
-  const alert = $("alert");
+// An error said in the page's alert, or in `alert`, the one beside the control that failed.
+export function showAlert(error, alert = $("alert")) {
   alert.textContent = error instanceof Error ? error.message : String(error);
   alert.hidden = false;
 }
 
 export function hideAlert() {
-  $("alert").hidden = true;
+  for (const alert of document.querySelectorAll(".alert[role=alert]")) alert.hidden = true;
 }
 
 function runContext() {
@@ -113,17 +113,27 @@ function askedTurn(question) {
   return turn;
 }
 
+// A question the thread holds no answer to when the next one was asked (its clarification left waiting, or its
+// run failed): said under it, instead of nothing.
+function unansweredNote() {
+  return el("p", { class: "muted unanswered" }, "Left unanswered: another question was asked before this one was answered.");
+}
+
 // Every question of the thread with its answer, a waiting clarification last.
 function showTurns(threadId, thread, values) {
   clear($("turns"));
   const waiting = Object.values(thread.interrupts || {}).flat().map((i) => i.value);
   let turn = null;
+  let answered = true;
   for (const message of values.messages || []) {
     if (message.type === "human") {
+      if (!answered) turn.append(unansweredNote());
       turn = askedTurn(String(message.content));
+      answered = false;
     } else if (message.type === "ai" && turn) {
       const shown = shownAnswer(values, message);
       turn.append(shown ? answerView(threadId, shown) : el("div", { class: "answer" }, markdown(String(message.content))));
+      answered = true;
     }
   }
   if (waiting.length && turn) turn.append(clarifyView(threadId, waiting[0]));
@@ -288,6 +298,8 @@ export async function ask(question) {
       return;
     }
   }
+  // A clarification still waiting is dropped by the new question (the run starts afresh): its buttons go with it.
+  document.querySelector("#turns .clarify")?.replaceWith(unansweredNote());
   await runOn(current, { input: { question } }, askedTurn(question));
 }
 

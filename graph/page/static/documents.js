@@ -62,7 +62,8 @@ export async function showDocument(docId) {
     const about = ["doc_id", "bucket", "author", "tags", "created_at", "source", "version", "chunks"].filter((k) => doc[k] !== null && doc[k] !== undefined && !(Array.isArray(doc[k]) && !doc[k].length));
     view.append(
       heading,
-      el("table", {}, el("tbody", {}, about.map((k) => el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, value(doc[k])))))),
+      el("div", { class: "table-wrap" },
+        el("table", {}, el("tbody", {}, about.map((k) => el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, value(doc[k]))))))),
       el("h3", {}, "Fields"),
     );
     const fields = [];
@@ -230,5 +231,5 @@ export async function uploadAndIngest() {
     if (sent === "some") await call("DELETE", `/web/api/upload/${batch}${scope}`).catch(() => {});
   }
   await listDocuments();
-  if (failed) showAlert(failed); // after the listing, which clears the alert of an earlier action
+  if (failed) showAlert(failed, $("upload-alert")); // after the listing, which clears the alert of an earlier action
 }
