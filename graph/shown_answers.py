@@ -30,9 +30,17 @@ def shown_answer(answer: Answer, evidence: list[Evidence]) -> dict[str, Any]:
             sources[hit.annotation_id] = {"title": hit.metadata.title, "row": hit.row}
     return {
         "answer": answer.model_dump(mode="json", exclude={"rows", "sentences"}),
-        "fields": [key for key in (answer.rows[0] if answer.rows else {}) if key not in ROW_KEYS],
+        "fields": answered_fields(answer, evidence),
         "sources": sources,
     }
+
+
+def answered_fields(answer: Answer, evidence: list[Evidence]) -> list[str]:
+    """The fields the answer rests on: its table's columns, then those its searches' conditions name (a count over
+    "governing_law = Vermont" has no table, and its cited row is read for the governing law first)."""
+    shown = [key for key in (answer.rows[0] if answer.rows else {}) if key not in ROW_KEYS]
+    conditions = [field for e in evidence for field in e.call.arguments.get("predicates") or {}]
+    return list(dict.fromkeys([*shown, *conditions]))
 
 
 def still_shown(

@@ -101,8 +101,10 @@ function shownAnswer(values, message) {
   const kept = (values.answers || {})[message.id];
   if (kept) return { answer: kept.answer, sources: new Map(Object.entries(kept.sources || {})), fields: kept.fields || [] };
   if (message === values.messages.at(-1) && values.answer) {
-    const fields = Object.keys((values.answer.rows || [])[0] || {}).filter((k) => k !== "doc_id" && k !== "annotation_id");
-    return { answer: values.answer, sources: sourcesOf(values), fields };
+    // the table's columns, then the fields its searches' conditions name (as graph/shown_answers.py keeps them)
+    const shown = Object.keys((values.answer.rows || [])[0] || {}).filter((k) => k !== "doc_id" && k !== "annotation_id");
+    const conditions = (values.evidence || []).flatMap((e) => Object.keys(e.call?.arguments?.predicates || {}));
+    return { answer: values.answer, sources: sourcesOf(values), fields: [...new Set([...shown, ...conditions])] };
   }
   return null;
 }
