@@ -107,11 +107,10 @@ class Catalog:
         """How many documents of the bucket were not read yet for `field` as it is declared now, when its text
         finds it without the model (rules, labelled lines, a pattern): a field declared or changed after they were
         ingested, which `ragent extract` reads; 0 for a field of labels or of the model."""
-        store = self.context.stack.store
-        spec = next((s for s in self._read(store.field_specs, bucket) if s.name == field), None)
+        spec = next((s for s in self.declared(bucket) if s.name == field), None)
         if spec is None or spec.found_by not in AT_INGEST:
             return 0
-        return self._read(store.count_to_extract, self.scope, bucket, {field: field_stamp(spec)})
+        return self._read(self.context.stack.store.count_to_extract, self.scope, bucket, {field: field_stamp(spec)})
 
     def version(self) -> tuple:
         """What changes when this catalog would read differently (`PostgresStore.catalog_version`)."""
