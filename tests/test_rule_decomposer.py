@@ -458,3 +458,79 @@ def test_figures_name_their_measure_grouping_and_units(rules):
 def test_what_one_must_do_is_a_question_for_the_text(rules):
     d = rules.decompose("What must the supplier return when the agreement with Kestrel Analytics ends?")
     assert d.intent == "qa" and d.aggregate is None
+
+
+CLAUSE_ROWS = {
+    "LICENSE-A.txt": {
+        "contract_type": "License Agreement",
+        "license_grant": True,
+        "irrevocable_or_perpetual_license": True,
+        "perpetual": False,
+        "no_solicit_of_employees": False,
+        "no_solicit_of_customers": True,
+        "non_compete": True,
+    },
+    "SUPPLY-B.txt": {
+        "contract_type": "Supply Agreement",
+        "license_grant": False,
+        "irrevocable_or_perpetual_license": False,
+        "perpetual": True,
+        "no_solicit_of_employees": True,
+        "no_solicit_of_customers": False,
+        "non_compete": False,
+    },
+    "DISTRIBUTOR-C.txt": {"contract_type": "Distributor Agreement", "license_grant": False, "non_compete": True},
+}
+
+
+@pytest.fixture(scope="module")
+def clause_rules():
+    """A user's contracts whose yes/no clauses were read from the text (the shipped contracts schema)."""
+    from retrievers.extraction.shipped import SHIPPED
+
+    documents = {"contracts": [(doc_id, doc_id, [("properties", row)]) for doc_id, row in CLAUSE_ROWS.items()]}
+    return RuleDecomposer(FakeCatalog(documents, specs={"contracts": SHIPPED["contracts"]}))
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # the clause's own four words, not the two of license_grant around them, nor the `perpetual` term
+        (
+            "Which contracts grant an irrevocable or perpetual license?",
+            [("irrevocable_or_perpetual_license", "=", True)],
+        ),
+        # a bucket word inside a clause's name is the clause's, not a kind of contract
+        ("Which contracts include a perpetual license?", [("irrevocable_or_perpetual_license", "=", True)]),
+        (
+            "Which license agreements have a perpetual license?",
+            [
+                ("contract_type", "=", "License Agreement"),
+                ("irrevocable_or_perpetual_license", "=", True),
+            ],
+        ),
+        # the name's words apart within one clause of the question
+        (
+            "Which contracts stop a party from soliciting or poaching the other side's employees?",
+            [("no_solicit_of_employees", "=", True)],
+        ),
+        ("Which contracts are perpetual?", [("perpetual", "=", True)]),
+        (
+            "Which contracts have a non-compete and a license grant?",
+            [
+                ("non_compete", "=", True),
+                ("license_grant", "=", True),
+            ],
+        ),
+    ],
+)
+def test_the_clause_a_question_names_most_fully_is_the_one_read(clause_rules, question, expected):
+    d = clause_rules.decompose(question)
+    assert d.intent == "list"
+    assert [(c.field, c.op, c.value) for c in d.constraints] == expected
+
+
+def test_clause_words_in_two_clauses_of_a_question_name_no_clause(clause_rules):
+    """ "employees" in one sentence and "solicit" in the next are no name of no_solicit_of_employees."""
+    d = clause_rules.decompose("Which contracts name our employees? Do any of them solicit bids?")
+    assert "no_solicit_of_employees" not in [c.field for c in d.constraints]

@@ -7,7 +7,8 @@ from english.lexicon import STOPWORDS
 from english.value_match import normalise
 from english.words import singular
 from graph.decomposition import Candidate, Unmapped
-from graph.planners.reading.claims import TOKEN, Claims, Found, equal_or_in, say
+from graph.planners.reading.claims import TOKEN, Claims, Found, equal_or_in, overlap, say
+from graph.planners.reading.flags import flag_mentions
 from graph.planners.reading.question import Question
 from graph.planners.vocabulary import BucketWords
 
@@ -20,7 +21,9 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
     """The kinds the words before and at each mention of the bucket match, by their words or, failing that, by
     meaning ("confidentiality agreements" are Non-Disclosure Agreements). A kind word that matches none, in a bucket
     where every document has a kind, is unmapped: no document is of that kind (a bucket with documents of no
-    recorded kind, such as abstracts beside memos, may still hold them, so there the word only names the bucket)."""
+    recorded kind, such as abstracts beside memos, may still hold them, so there the word only names the bucket).
+    A bucket word inside a longer name of a yes/no clause ("an irrevocable or perpetual license") is the clause's,
+    read by `flags`; a kind's words that hold a clause's shorter name ("non-compete agreements") stay the kind's."""
     kind = view.kind
     if kind is None:
         return []
@@ -29,11 +32,12 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
     kinds: list[str] = []
     said: list[tuple[tuple[int, int], str]] = []
     found: list[Found] = []
+    clauses = [m.span for f in view.typed("boolean") for m in flag_mentions(f, lowered)]
     for m in question.mentions_of(view.name):
         before = list(TOKEN.finditer(lowered[: m.span[0]]))[-3:]
         for start in range(len(before) + 1):
             span = (before[start].start() if start < len(before) else m.span[0], m.span[1])
-            if claims.taken(span):
+            if claims.taken(span) or any(overlap(span, c) and c[1] - c[0] > span[1] - span[0] for c in clauses):
                 continue
             words = [singular(w) for w in normalise(lowered[span[0] : span[1]]).split()]
             if set(words) <= view.generic_words or words[0] in STOPWORDS:
