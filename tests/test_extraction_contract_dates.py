@@ -174,9 +174,10 @@ TERM_FIELDS = ("effective_date", "governing_law", "expiration_date", "perpetual"
         (("agreement_date",), "Date: 1/2/03 /s/ " * 300_000),
         (("agreement_date",), "1-2-" * 2_000_000),
         (("agreement_date",), "This Agreement is dated " * 300_000),
+        (("agreement_date",), "/s/ 1/9/02 " + "- _ Name " * 500_000 + "Dates"),
     ],
     ids=["empty", "nul", "effective-hereof", "dated-effective", "laws-thereof", "earlier-of", "10MB-line",
-         "5MB-day-of", "ordinal-days", "signature-dates", "dashes", "this-agreement-is-dated"],
+         "5MB-day-of", "ordinal-days", "signature-dates", "dashes", "this-agreement-is-dated", "caption-row"],
 )  # fmt: skip
 def test_hostile_text_gives_a_list_quickly(fields, body):
     began = time.process_time()  # CPU seconds: a loaded machine does not stretch them
@@ -286,12 +287,60 @@ def test_signatures_dated_alike_date_an_agreement_whose_opening_does_not():
     assert (value, cited) == ("2011-10-24", "Date: 24 OCT 2011                Date: 24 OCT 2011")
 
 
-def test_signatures_dated_differently_date_nothing_unless_the_last_signature_dates_it():
+def test_signatures_dated_differently_date_the_agreement_by_the_last_of_them():
     dates = "Date: 13/07/05                   Date: 18/07/05\n"
     body = "This agreement is made between Acme Inc. and Beta LLC.\n\n" + FILLER + SIGNATURES + dates
-    assert _read("agreement_date", body) == []
-    last = body.replace("is made", "is made as of the date of the last signature below")
-    assert _read("agreement_date", last) == [("2005-07-18", dates.strip())]
+    assert _read("agreement_date", body) == [("2005-07-18", dates.strip())]
+
+
+@pytest.mark.parametrize(
+    ("block", "expected", "line"),
+    [
+        (
+            "/s/ Patrick C. Barry                        /s/ Maura Lynch Gray\n"
+            "Patrick C. Barry         1/9/02                  Maura Lynch Gray        1/14/02 "
+            "-------------------------------                  ------------------------------- "
+            "Name (type or print)      Date                   Name (type or print)       Date\n",
+            "2002-01-14",
+            "1/14/02",
+        ),
+        (
+            "Acme Inc.           JOHN CECIL     Signature           John Cecil     Name           Chairman & CEO     "
+            "Title           Markham, ON 24 OCT 2011     Place Date\n",
+            "2011-10-24",
+            "24 OCT 2011",
+        ),
+        ("/s/ Geno Auriemma\n\n     5/17/12    GENO AURIEMMA\n\n     Date                   BETA BANK\n", "2012-05-17",
+         "5/17/12"),
+        (
+            "03/24/06                           03/24/06 ______________________________     "
+            "_____________________________ Date                               Date\n\n"
+            "/s/  Heim  Brecht                  /s/  Stefan  Meyes ______________________________ Signature\n",
+            "2006-03-24",
+            "03/24/06",
+        ),
+    ],
+    ids=["caption-row-after-lines", "place-date-captions", "name-between", "date-row-above-the-signatures"],
+)  # fmt: skip
+def test_a_date_captioned_in_the_row_under_a_signature_dates_the_agreement(block, expected, line):
+    body = "This agreement is made between Acme Inc. and Beta LLC.\n\n" + FILLER + "IN WITNESS WHEREOF.\n\n" + block
+    ((value, cited),) = _read("agreement_date", body)
+    assert value == expected
+    assert line in cited and cited in body
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "ADDENDUM Effective Date: March 21, 2014 (closing date)     Franchisor Name: HOMEWOOD SUITES LLC\n",
+        "Version: 01     Date: 10/09/2010     Reviewed by:     Jose David Roldan\n",
+        "The term ends on March 3, 2011 Termination Date and Beta shall sign. /s/ John Doe\n",
+    ],
+    ids=["effective-date-over-a-name", "reviewed-by", "another-dates-name"],
+)
+def test_a_date_labelled_otherwise_near_a_name_or_signature_dates_nothing(block):
+    body = "This agreement is made between Acme Inc. and Beta LLC.\n\n" + FILLER * 2 + block + FILLER
+    assert RULES["agreement_date"](body) == []
 
 
 @pytest.mark.parametrize(

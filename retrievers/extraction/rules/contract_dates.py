@@ -277,10 +277,7 @@ def agreement_date(body: str) -> list[Found]:
     opening says it takes effect."""
     cued = _cued_dates(body)
     return (
-        cued.signed[:1]
-        or cued.witnessed[:1]
-        or cued.effective_only[:1]
-        or dated_by_signatures(body, cued.beside_signatures)
+        cued.signed[:1] or cued.witnessed[:1] or cued.effective_only[:1] or dated_by_signatures(cued.beside_signatures)
     )
 
 
