@@ -113,6 +113,58 @@ def test_the_expiration_date_is_read_from_the_term_sentence(sentence, expected):
     assert cited == sentence
 
 
+@pytest.mark.parametrize(
+    ("sentences", "expected", "cited"),
+    [
+        (
+            "The commencement date for this contract will be 16th June 2004. The initial term of the contracted "
+            "agreement is 5 years from the commencement date.",
+            "2009-06-16",
+            "The initial term of the contracted agreement is 5 years from the commencement date.",
+        ),
+        (
+            'TERM & TERMINATION. This Agreement is for a term (the "Term") of 12 months from the Effective Date on '
+            "June 1st 2020 and expiring May 31st 2021.",
+            "2021-05-31",
+            'This Agreement is for a term (the "Term") of 12 months from the Effective Date on June 1st 2020 and '
+            "expiring May 31st 2021.",
+        ),
+        (
+            "The term of this Agreement for the Hosted Site shall commence upon April 1, 1999 and shall continue for a "
+            "period of six (6) months, unless earlier terminated in accordance with provisions hereof.",
+            "1999-10-01",
+            "The term of this Agreement for the Hosted Site shall commence upon April 1, 1999 and shall continue for a "
+            "period of six (6) months, unless earlier terminated in accordance with provisions hereof.",
+        ),
+        (
+            "Term: (a) This Agreement shall have an Initial Term of three (3) years. The Term shall commence on July "
+            "23, 2013 and shall expire on July 22, 2016, unless otherwise terminated earlier.",
+            "2016-07-22",
+            "The Term shall commence on July 23, 2013 and shall expire on July 22, 2016, unless otherwise terminated "
+            "earlier.",
+        ),
+    ],
+    ids=["term-of-the-contracted-agreement", "is-for-a-term", "commence-upon", "next-sentence-states-the-end"],
+)
+def test_the_expiration_date_is_read_from_more_ways_of_writing_the_term(sentences, expected, cited):
+    body = PREAMBLE + sentences + " " + FILLER
+    assert _read("expiration_date", body) == [(expected, cited)]
+
+
+@pytest.mark.parametrize(
+    "sentences",
+    [
+        "During the Term of this Agreement, Premier shall be required to purchase a Minimum Annual Order Volume"
+        " for the twelve-month period commencing July 1, 2018 and ending June 30, 2019.",
+        "This Agreement will be effective as of the date of its execution, and term of the Cooperation will be four "
+        "years from the date on which the channel is uploaded.",
+    ],
+    ids=["during-the-term-a-party-shall", "from-the-date-an-event-happens"],
+)
+def test_a_period_within_the_term_or_counted_from_an_undated_event_gives_no_expiration(sentences):
+    assert RULES["expiration_date"](PREAMBLE + sentences + " " + FILLER) == []
+
+
 def test_a_defined_expiration_date_is_the_expiration_date():
     body = (
         PREAMBLE + "This Agreement shall be effective as of the Effective Date and shall expire on the Expiration "
