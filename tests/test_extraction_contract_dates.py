@@ -165,6 +165,22 @@ def test_a_period_within_the_term_or_counted_from_an_undated_event_gives_no_expi
     assert RULES["expiration_date"](PREAMBLE + sentences + " " + FILLER) == []
 
 
+@pytest.mark.parametrize(
+    ("definition", "expected"),
+    [
+        ('a. "Contract Period" shall mean that period of time from February 21, 2011 through December 31, 2012.',
+         "2012-12-31"),
+        ('1.5 "Service Period" means April. 1st 2019 through to March 30, 2020.', "2020-03-30"),
+    ],
+    ids=["from-through", "dates-through-to"],
+)  # fmt: skip
+def test_a_term_defined_by_its_first_and_last_days_ends_on_the_last(definition, expected):
+    body = PREAMBLE + "1. Definitions. " + definition + " " + FILLER
+    ((value, cited),) = _read("expiration_date", body)
+    assert value == expected
+    assert definition.split('"')[1] in cited and cited in definition
+
+
 def test_a_defined_expiration_date_is_the_expiration_date():
     body = (
         PREAMBLE + "This Agreement shall be effective as of the Effective Date and shall expire on the Expiration "
@@ -283,8 +299,10 @@ def test_the_opening_dates_the_agreement(sentence, expected, written):
         'This Schedule is made to that Software License Agreement, by and between Acme, Inc. ("Supplier") and Bank '
         "of America, N. A, dated November 5, 2010.",
         "THIS AGREEMENT is dated this ____ day of ________, 20__ between Acme Inc. and Beta LLC.",
+        "The undersigned hereby agree that the Schedule 13G/A with respect to the shares of Class A Common Stock, "
+        "$0.001 par value per share, of The RMR Group Inc., dated as of December 31, 2019, is filed on behalf of each.",
     ],
-    ids=["other-agreement-ref", "letter-dated", "named-agreement-dated", "to-that-agreement", "blank"],
+    ids=["other-agreement-ref", "letter-dated", "named-agreement-dated", "to-that-agreement", "blank", "sec-filing"],
 )
 def test_a_date_of_another_document_or_a_blank_dates_nothing(sentence):
     assert RULES["agreement_date"]("SCHEDULE\n\n" + sentence + "\n\n" + FILLER) == []

@@ -100,9 +100,11 @@ _SUBJECT_TO_DATE_CHARS = 200
 _LETTER_DATE_CHARS = 1500
 _LINE_BEFORE_RE = re.compile(r"(?:^|\n)[ \t]*(?:dated?:?)?[ \t]*$", re.IGNORECASE)
 _LINE_AFTER_RE = re.compile(r"[ \t]*(?:\n|$)")
-# A date of another document: in a recital, or of an agreement this one amends, replaces or refers to.
+# A date of another document: in a recital, of an agreement this one amends, replaces or refers to, or of the SEC
+# filing a joint filing agreement is about ("the Schedule 13G/A with respect to the shares of ..., dated as of").
 _OTHER_DOCUMENT_RE = re.compile(
-    r"\bWHEREAS\b|\bthat\s+certain\b|\bpreviously\b|\bpursuant\s+to\b|\bsupersede|\breplace|\bamendment\b.{0,80}?\bto\s+(?:the|that)\b",
+    r"\bWHEREAS\b|\bthat\s+certain\b|\bpreviously\b|\bpursuant\s+to\b|\bsupersede|\breplace|\bamendment\b.{0,80}?\bto\s+(?:the|that)\b"
+    r"|\bSchedule\s+13[DG]\b",
     re.IGNORECASE | re.DOTALL,
 )
 # An agreement or letter other than this one named just before "dated": "to the Global Maintenance Agreement ref.

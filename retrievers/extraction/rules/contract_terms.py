@@ -182,11 +182,13 @@ _DEFINED_EXPIRATION = words(
 
 _DEFINED_TERM = words(
     r"[\"“](?:(?:initial|contract|agreement|sponsorship|endorsement|license|service)\s+)?(?:term|period)[\"”]\s+"
-    r"(?:shall\s+)?means?\s+(?:that\s+|the\s+)?(?:period|term)\b[^.;]{0,120}?\b(?:conclud|end|expir|terminat)\w*\s+"
-    rf"(?:on\s+)?(?P<date>{DATE})"
+    rf"(?:shall\s+)?means?\s+(?:that\s+|the\s+)?(?:(?:period|term)\b|{DATE})[^.;]{{0,120}}?"
+    r"\b(?:(?:conclud|end|expir|terminat)\w*|through(?:\s+to)?|until|to)\s+"
+    rf"(?:on\s+)?(?:and\s+including\s+)?(?P<date>{DATE})"
 )
 """A term defined with its dates ('"Contract Period" shall mean that period of time commencing on January 1, 2000
-and concluding December 31, 2003'): the contract's own name for its term, so its end is the expiration."""
+and concluding December 31, 2003', "from February 21, 2011 through December 31, 2012", '"Service Period" means April
+1st 2019 through to March 30, 2020'): the contract's own name for its term, so its end is the expiration."""
 
 
 def expiration(body: str) -> list[Found]:
