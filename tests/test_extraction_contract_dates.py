@@ -113,6 +113,74 @@ def test_the_expiration_date_is_read_from_the_term_sentence(sentence, expected):
     assert cited == sentence
 
 
+@pytest.mark.parametrize(
+    ("sentences", "expected", "cited"),
+    [
+        (
+            "The commencement date for this contract will be 16th June 2004. The initial term of the contracted "
+            "agreement is 5 years from the commencement date.",
+            "2009-06-16",
+            "The initial term of the contracted agreement is 5 years from the commencement date.",
+        ),
+        (
+            'TERM & TERMINATION. This Agreement is for a term (the "Term") of 12 months from the Effective Date on '
+            "June 1st 2020 and expiring May 31st 2021.",
+            "2021-05-31",
+            'This Agreement is for a term (the "Term") of 12 months from the Effective Date on June 1st 2020 and '
+            "expiring May 31st 2021.",
+        ),
+        (
+            "The term of this Agreement for the Hosted Site shall commence upon April 1, 1999 and shall continue for a "
+            "period of six (6) months, unless earlier terminated in accordance with provisions hereof.",
+            "1999-10-01",
+            "The term of this Agreement for the Hosted Site shall commence upon April 1, 1999 and shall continue for a "
+            "period of six (6) months, unless earlier terminated in accordance with provisions hereof.",
+        ),
+        (
+            "Term: (a) This Agreement shall have an Initial Term of three (3) years. The Term shall commence on July "
+            "23, 2013 and shall expire on July 22, 2016, unless otherwise terminated earlier.",
+            "2016-07-22",
+            "The Term shall commence on July 23, 2013 and shall expire on July 22, 2016, unless otherwise terminated "
+            "earlier.",
+        ),
+    ],
+    ids=["term-of-the-contracted-agreement", "is-for-a-term", "commence-upon", "next-sentence-states-the-end"],
+)
+def test_the_expiration_date_is_read_from_more_ways_of_writing_the_term(sentences, expected, cited):
+    body = PREAMBLE + sentences + " " + FILLER
+    assert _read("expiration_date", body) == [(expected, cited)]
+
+
+@pytest.mark.parametrize(
+    "sentences",
+    [
+        "During the Term of this Agreement, Premier shall be required to purchase a Minimum Annual Order Volume"
+        " for the twelve-month period commencing July 1, 2018 and ending June 30, 2019.",
+        "This Agreement will be effective as of the date of its execution, and term of the Cooperation will be four "
+        "years from the date on which the channel is uploaded.",
+    ],
+    ids=["during-the-term-a-party-shall", "from-the-date-an-event-happens"],
+)
+def test_a_period_within_the_term_or_counted_from_an_undated_event_gives_no_expiration(sentences):
+    assert RULES["expiration_date"](PREAMBLE + sentences + " " + FILLER) == []
+
+
+@pytest.mark.parametrize(
+    ("definition", "expected"),
+    [
+        ('a. "Contract Period" shall mean that period of time from February 21, 2011 through December 31, 2012.',
+         "2012-12-31"),
+        ('1.5 "Service Period" means April. 1st 2019 through to March 30, 2020.', "2020-03-30"),
+    ],
+    ids=["from-through", "dates-through-to"],
+)  # fmt: skip
+def test_a_term_defined_by_its_first_and_last_days_ends_on_the_last(definition, expected):
+    body = PREAMBLE + "1. Definitions. " + definition + " " + FILLER
+    ((value, cited),) = _read("expiration_date", body)
+    assert value == expected
+    assert definition.split('"')[1] in cited and cited in definition
+
+
 def test_a_defined_expiration_date_is_the_expiration_date():
     body = (
         PREAMBLE + "This Agreement shall be effective as of the Effective Date and shall expire on the Expiration "
@@ -174,9 +242,10 @@ TERM_FIELDS = ("effective_date", "governing_law", "expiration_date", "perpetual"
         (("agreement_date",), "Date: 1/2/03 /s/ " * 300_000),
         (("agreement_date",), "1-2-" * 2_000_000),
         (("agreement_date",), "This Agreement is dated " * 300_000),
+        (("agreement_date",), "/s/ 1/9/02 " + "- _ Name " * 500_000 + "Dates"),
     ],
     ids=["empty", "nul", "effective-hereof", "dated-effective", "laws-thereof", "earlier-of", "10MB-line",
-         "5MB-day-of", "ordinal-days", "signature-dates", "dashes", "this-agreement-is-dated"],
+         "5MB-day-of", "ordinal-days", "signature-dates", "dashes", "this-agreement-is-dated", "caption-row"],
 )  # fmt: skip
 def test_hostile_text_gives_a_list_quickly(fields, body):
     began = time.process_time()  # CPU seconds: a loaded machine does not stretch them
@@ -230,8 +299,10 @@ def test_the_opening_dates_the_agreement(sentence, expected, written):
         'This Schedule is made to that Software License Agreement, by and between Acme, Inc. ("Supplier") and Bank '
         "of America, N. A, dated November 5, 2010.",
         "THIS AGREEMENT is dated this ____ day of ________, 20__ between Acme Inc. and Beta LLC.",
+        "The undersigned hereby agree that the Schedule 13G/A with respect to the shares of Class A Common Stock, "
+        "$0.001 par value per share, of The RMR Group Inc., dated as of December 31, 2019, is filed on behalf of each.",
     ],
-    ids=["other-agreement-ref", "letter-dated", "named-agreement-dated", "to-that-agreement", "blank"],
+    ids=["other-agreement-ref", "letter-dated", "named-agreement-dated", "to-that-agreement", "blank", "sec-filing"],
 )
 def test_a_date_of_another_document_or_a_blank_dates_nothing(sentence):
     assert RULES["agreement_date"]("SCHEDULE\n\n" + sentence + "\n\n" + FILLER) == []
@@ -286,12 +357,68 @@ def test_signatures_dated_alike_date_an_agreement_whose_opening_does_not():
     assert (value, cited) == ("2011-10-24", "Date: 24 OCT 2011                Date: 24 OCT 2011")
 
 
-def test_signatures_dated_differently_date_nothing_unless_the_last_signature_dates_it():
+def test_signatures_dated_differently_date_the_agreement_by_the_last_of_them():
     dates = "Date: 13/07/05                   Date: 18/07/05\n"
     body = "This agreement is made between Acme Inc. and Beta LLC.\n\n" + FILLER + SIGNATURES + dates
-    assert _read("agreement_date", body) == []
-    last = body.replace("is made", "is made as of the date of the last signature below")
-    assert _read("agreement_date", last) == [("2005-07-18", dates.strip())]
+    assert _read("agreement_date", body) == [("2005-07-18", dates.strip())]
+
+
+def test_signatures_dated_after_the_day_the_opening_says_it_takes_effect_date_the_agreement():
+    opening = 'This Agreement is effective 7/1/98 ("Effective Date") between Acme Corporation and Beta LLC.'
+    dates = "Date: 7/1/98                     Date: 7/7/98\n"
+    body = opening + "\n\n" + FILLER + SIGNATURES + dates
+    assert _read("agreement_date", body) == [("1998-07-07", dates.strip())]
+    assert _read("agreement_date", opening + "\n\n" + FILLER) == [("1998-07-01", opening)]
+
+
+@pytest.mark.parametrize(
+    ("block", "expected", "line"),
+    [
+        (
+            "/s/ Patrick C. Barry                        /s/ Maura Lynch Gray\n"
+            "Patrick C. Barry         1/9/02                  Maura Lynch Gray        1/14/02 "
+            "-------------------------------                  ------------------------------- "
+            "Name (type or print)      Date                   Name (type or print)       Date\n",
+            "2002-01-14",
+            "1/14/02",
+        ),
+        (
+            "Acme Inc.           JOHN CECIL     Signature           John Cecil     Name           Chairman & CEO     "
+            "Title           Markham, ON 24 OCT 2011     Place Date\n",
+            "2011-10-24",
+            "24 OCT 2011",
+        ),
+        ("/s/ Geno Auriemma\n\n     5/17/12    GENO AURIEMMA\n\n     Date                   BETA BANK\n", "2012-05-17",
+         "5/17/12"),
+        (
+            "03/24/06                           03/24/06 ______________________________     "
+            "_____________________________ Date                               Date\n\n"
+            "/s/  Heim  Brecht                  /s/  Stefan  Meyes ______________________________ Signature\n",
+            "2006-03-24",
+            "03/24/06",
+        ),
+    ],
+    ids=["caption-row-after-lines", "place-date-captions", "name-between", "date-row-above-the-signatures"],
+)  # fmt: skip
+def test_a_date_captioned_in_the_row_under_a_signature_dates_the_agreement(block, expected, line):
+    body = "This agreement is made between Acme Inc. and Beta LLC.\n\n" + FILLER + "IN WITNESS WHEREOF.\n\n" + block
+    ((value, cited),) = _read("agreement_date", body)
+    assert value == expected
+    assert line in cited and cited in body
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "ADDENDUM Effective Date: March 21, 2014 (closing date)     Franchisor Name: HOMEWOOD SUITES LLC\n",
+        "Version: 01     Date: 10/09/2010     Reviewed by:     Jose David Roldan\n",
+        "The term ends on March 3, 2011 Termination Date and Beta shall sign. /s/ John Doe\n",
+    ],
+    ids=["effective-date-over-a-name", "reviewed-by", "another-dates-name"],
+)
+def test_a_date_labelled_otherwise_near_a_name_or_signature_dates_nothing(block):
+    body = "This agreement is made between Acme Inc. and Beta LLC.\n\n" + FILLER * 2 + block + FILLER
+    assert RULES["agreement_date"](body) == []
 
 
 @pytest.mark.parametrize(

@@ -100,9 +100,11 @@ _SUBJECT_TO_DATE_CHARS = 200
 _LETTER_DATE_CHARS = 1500
 _LINE_BEFORE_RE = re.compile(r"(?:^|\n)[ \t]*(?:dated?:?)?[ \t]*$", re.IGNORECASE)
 _LINE_AFTER_RE = re.compile(r"[ \t]*(?:\n|$)")
-# A date of another document: in a recital, or of an agreement this one amends, replaces or refers to.
+# A date of another document: in a recital, of an agreement this one amends, replaces or refers to, or of the SEC
+# filing a joint filing agreement is about ("the Schedule 13G/A with respect to the shares of ..., dated as of").
 _OTHER_DOCUMENT_RE = re.compile(
-    r"\bWHEREAS\b|\bthat\s+certain\b|\bpreviously\b|\bpursuant\s+to\b|\bsupersede|\breplace|\bamendment\b.{0,80}?\bto\s+(?:the|that)\b",
+    r"\bWHEREAS\b|\bthat\s+certain\b|\bpreviously\b|\bpursuant\s+to\b|\bsupersede|\breplace|\bamendment\b.{0,80}?\bto\s+(?:the|that)\b"
+    r"|\bSchedule\s+13[DG]\b",
     re.IGNORECASE | re.DOTALL,
 )
 # An agreement or letter other than this one named just before "dated": "to the Global Maintenance Agreement ref.
@@ -274,13 +276,11 @@ def _paragraph_start(body: str, sentence_start: int, date_start: int) -> int:
 def agreement_date(body: str) -> list[Found]:
     """The date the contract is dated, signed or made: the first full date its opening (or a sentence about its
     own making) says is one, else the date of its signature clause, else its signatures' date, else the day its
-    opening says it takes effect."""
+    opening says it takes effect (the day it was signed comes before the day it takes effect: "This Agreement is
+    effective 7/1/98" signed on 7/1/98 and 7/7/98 was made on 7/7/98)."""
     cued = _cued_dates(body)
     return (
-        cued.signed[:1]
-        or cued.witnessed[:1]
-        or cued.effective_only[:1]
-        or dated_by_signatures(body, cued.beside_signatures)
+        cued.signed[:1] or cued.witnessed[:1] or dated_by_signatures(cued.beside_signatures) or cued.effective_only[:1]
     )
 
 

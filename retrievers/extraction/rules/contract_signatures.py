@@ -1,7 +1,6 @@
 """The dates written beside a contract's signatures ("Date: 24 OCT 2011", "Dated: 13/07/05", "January 22, 2020
-(Date)"), which date a contract whose opening does not: the one date every signature carries, or the latest of them
-where the contract says it is dated by its last signature ("effective as of the last date provided for on the
-signature page"). Signatures dated on different days date nothing else: which of them the contract means is a guess.
+(Date)"), which date a contract whose opening does not: the day its last signature was written, when the contract
+was made (the one day every signature carries, or the latest of them).
 """
 
 from __future__ import annotations
@@ -17,28 +16,43 @@ _SIGNER_RE = re.compile(
 )
 _SIGNER_REACH = 600
 """How far above a date its signature block may begin: a block's names, titles and addresses."""
+_SIGNATURE_RE = re.compile(r"/s/|\bSignature\b", re.IGNORECASE)
+_SIGNER_BELOW = 300
+"""How far below a date its signature may stand, where a block's rows run date, signature, name, title."""
 _LABEL_BEFORE_RE = re.compile(r"\bdated?\s*[:.]?[ \t]*$", re.IGNORECASE)
 _LABEL_BEFORE_CHARS = 20
-# The caption under or after a date written on a signature line: "January 22, 2020 (Date)", "9/9/97 ______ Date".
-_LABEL_AFTER_RE = re.compile(r"[ \t_-]{0,60}\(?\s*date\b", re.IGNORECASE)
+# The caption under or after a date written on a signature line: "January 22, 2020 (Date)", "9/9/97 ______ Date",
+# or a row of captions under a row of signature lines ("1/14/02 ------ Name (type or print) Date", "24 OCT 2011
+# Place Date", "5/17/12 GENO AURIEMMA Date"): lines and capitalised words between, no figures or sentence, and not
+# another date's name ("March 3, 2011 Effective Date"). A run of lines and spaces is read whole (possessively), so a
+# long run that leads to no caption is not read again piece by piece.
+_CAPTION_WORD = (
+    r"(?!(?i:effective|commencement|termination|expiration|expiry|renewal|start|end|due)\b)[A-Z][\w.&'’-]*\b"
+)
+_LABEL_AFTER_RE = re.compile(
+    rf"(?:[\s_\-–—]++|\((?i:type\s+or\s+print|print(?:ed)?(?:\s+name)?)\)|{_CAPTION_WORD}){{0,12}}?"
+    r"\(?\s*(?i:date)\b(?!\s*:)"
+)
 # The contract saying its date is that of its last signature: "as of the last date provided for on the signature
 # page", "the later of the dates beneath the Parties' signatures", "the date of last signature", "the latest date
 # referenced on the signature page", "as of the date last written below". A pattern, for `contract_dates` to read
-# the same words where the effective date is said to be that date.
+# where the effective date is said to be that date.
 LAST_SIGNING = (
     r"\b(?:last|latest|later)\s+(?:of\s+the\s+)?(?:signature|signing"
     r"|dates?\b[^.;]{0,50}?\b(?:signature|signing|signed|execut\w*|below))"
     r"|\bdate\s+last\s+(?:written|signed|set\s+forth|executed)"
 )
-_LAST_SIGNING_RE = re.compile(LAST_SIGNING, re.IGNORECASE)
 
 
 def beside_a_signature(body: str, start: int, end: int) -> bool:
-    """Whether the date at `body[start:end]` is labelled as a signature's date and stands in a signature block."""
-    labelled = bool(
-        _LABEL_BEFORE_RE.search(body, max(0, start - _LABEL_BEFORE_CHARS), start) or _LABEL_AFTER_RE.match(body, end)
-    )
-    return labelled and bool(_SIGNER_RE.search(body, max(0, start - _SIGNER_REACH), start))
+    """Whether the date at `body[start:end]` is labelled as a signature's date and stands in a signature block: a
+    signature block above it, or, for a date captioned below, a signature just below it."""
+    if _SIGNER_RE.search(body, max(0, start - _SIGNER_REACH), start):
+        return bool(
+            _LABEL_BEFORE_RE.search(body, max(0, start - _LABEL_BEFORE_CHARS), start)
+            or _LABEL_AFTER_RE.match(body, end)
+        )
+    return bool(_LABEL_AFTER_RE.match(body, end) and _SIGNATURE_RE.search(body, end, end + _SIGNER_BELOW))
 
 
 def line_around(body: str, start: int, end: int) -> tuple[int, int]:
@@ -53,12 +67,8 @@ def line_around(body: str, start: int, end: int) -> tuple[int, int]:
     return begin, finish
 
 
-def dated_by_signatures(body: str, signature_dates: Sequence[Found]) -> list[Found]:
-    """The contract's date from its signatures' dates (each cited by its line): the one they share, or the latest
-    where the contract says it is dated by its last signature; [] when they differ otherwise or there are none."""
-    values = {found.value for found in signature_dates}
-    if len(values) == 1:
-        return [signature_dates[0]]
-    if len(values) > 1 and _LAST_SIGNING_RE.search(body):
-        return [max(signature_dates, key=lambda found: found.value)]
-    return []
+def dated_by_signatures(signature_dates: Sequence[Found]) -> list[Found]:
+    """The contract's date from its signatures' dates (each cited by its line): the latest, the day the last party
+    signed and the contract was made, as CUAD's lawyers date such a contract (all 6 of the tune split's contracts
+    dated only by signatures on different days); [] when there are none."""
+    return [max(signature_dates, key=lambda found: found.value)] if signature_dates else []

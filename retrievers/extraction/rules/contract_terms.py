@@ -53,13 +53,15 @@ def _date(text: str) -> date | None:
 
 _TERM_CUE = cue(r"term|commenc|begin|continu|remain|expir|valid|effect")
 _TERM_SENTENCE = words(
-    r"(?<!such\s)(?<!this\s)(?<!that\s)\b(?:initial\s+|contract\s+)?term[\"”]?\s+(?:of\s+(?:this|the)\s+\w+\s+)?"
+    r"(?<!such\s)(?<!this\s)(?<!that\s)\b(?:initial\s+|contract\s+)?term[\"”]?\s+(?:of\s+(?:this|the)\s+(?:\w+\s+){1,2})?"
     r"(?:\([^()]{0,40}\)\s+)?(?:shall|will|is|to)\b|"
-    r"\bterm\s+of\s+(?:this|the)\s+[^.;]{0,40}?\b(?:shall|will)\s+(?:commence|begin|continue|expire|end|be)\b|"
+    r"(?<!during\sthe\s)(?<!throughout\sthe\s)\bterm\s+of\s+(?:this|the)\s+[^.;]{0,40}?\b(?:shall|will)\s+"
+    r"(?:commence|begin|continue|expire|end|be)\b|"
     r"\bterm\s+of\s+(?:this|the)\s+\w+\s+(?:commences|begins|continues|expires|ends)\b|"
     r"\b(?:this|the)\s+(?:\w+\s+)?(?:agreement|contract|amendment|joint\s+venture)\s+(?:(?:shall|will|is)\s+(?:\w+\s+){0,4}"
     r"(?:commence|begin|continue|remain|expire|terminate|end|(?:be(?:come)?\s+)?effective|be\s+(?:valid|for|in\s+"
-    r"(?:full\s+)?(?:force|effect))|have\s+an?\s+(?:initial\s+)?term)\b|(?:commences|begins|continues|remains)\b)|"
+    r"(?:full\s+)?(?:force|effect))|have\s+an?\s+(?:initial\s+)?term)\b|(?:commences|begins|continues|remains)\b"
+    r"|is\s+for\s+an?\s+(?:initial\s+)?(?:term|period)\b)|"
     r"\beffective\s+(?:term|period)\b|^\W*term\s*:|\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+on\b|"
     rf"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+{DATE}"
 )
@@ -77,7 +79,9 @@ _EXPLICIT_END = words(
     rf"at\s+midnight\s+on\s+)?(?:and\s+including\s+)?(?:the\s+(?:earlier|later)\s+of:?\s+(?:\(?[a-z0-9]{{1,3}}\)\s*)?)?"
     rf"(?:the\s+)?(?P<date>{DATE})"
 )
-_STATED_START = words(rf"\b(?:commenc\w*|begin\w*|from|effective)\s+(?:on\s+|as\s+of\s+)?(?:the\s+)?(?P<date>{DATE})")
+_STATED_START = words(
+    rf"\b(?:commenc\w*|begin\w*|from|effective)\s+(?:on\s+|upon\s+|as\s+of\s+)?(?:the\s+)?(?P<date>{DATE})"
+)
 _FIXED_TERM = words(
     rf"(?:\b(?:for|of|be|is|have|until)|\bterm\s*:)\s+(?:at\s+least\s+)?(?:an?\s+(?:minimum\s+|initial\s+)?"
     rf"(?:(?:term|period)\s+of\s+)?|the\s+(?:initial\s+)?(?:term|period)\s+of\s+)?(?P<duration>{DURATION})"
@@ -88,8 +92,10 @@ _FIXED_TERM = words(
 )
 _OTHER_START = words(
     r"\b(?:launch|first\s+commercial|completion|delivery|approval|acceptance|opening|installation|closing)\b"
+    r"|\bfrom\s+the\s+date\s+(?:on\s+which|that|when)\s+(?!(?:this|the)\s+(?:agreement|contract)\b|it\s)"
 )
-"""A term counted from an event the contract cannot date (a launch, a first sale): no date can be counted. An
+"""A term counted from an event the contract cannot date (a launch, a first sale, "the date on which the channel is
+uploaded"): no date can be counted. An
 anniversary names what it counts from ("the fourth (4th) anniversary of the Effective Date"), so an event the
 sentence names beside it ("or (b) the completion of the Research") does not unsettle it."""
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
@@ -134,7 +140,10 @@ def _term(body: str) -> tuple[date | None, bool, int, int] | None:
 
     Remembered for the last few bodies: the expiration and perpetual rules both read it."""
     read: set[int] = set()
+    counted: tuple[date | None, bool, int, int] | None = None
     for start, end in sentences_matching(body, _TERM_CUE, _TERM_SENTENCE):
+        if counted is not None and start > counted[3] + _NEXT_SENTENCE_REACH:
+            break
         sentence = body[start:end]
         stated = _EXPLICIT_END.search(sentence)
         fixed = _FIXED_TERM.search(sentence)
@@ -146,12 +155,22 @@ def _term(body: str) -> tuple[date | None, bool, int, int] | None:
             break
         if stated and (end_date := _date(stated["date"])):
             return end_date, True, start, end
+        if counted is not None:
+            break
         if fixed and not fixed["nth"] and _OTHER_START.search(sentence):
             return None, True, start, end
         if fixed:
             first_day = _start_date(body, sentence, fixed)
-            return (_counted_end(first_day, fixed) if first_day else None), True, start, end
-    return None
+            counted = (_counted_end(first_day, fixed) if first_day else None), True, start, end
+            if _STATED_START.search(sentence):
+                break
+    return counted
+
+
+_NEXT_SENTENCE_REACH = 10
+"""How far after a term counted from the contract's date the next sentence may start and still state the term's
+dates instead ("This Agreement shall have an Initial Term of three (3) years. The Term shall commence on July 23, 2013
+and shall expire on July 22, 2016"): the stated last day is the one the contract means."""
 
 
 _EXPIRATION_DATE_CUE = cue(r"expiration date|expiry date|termination date|end date")
@@ -163,11 +182,13 @@ _DEFINED_EXPIRATION = words(
 
 _DEFINED_TERM = words(
     r"[\"“](?:(?:initial|contract|agreement|sponsorship|endorsement|license|service)\s+)?(?:term|period)[\"”]\s+"
-    r"(?:shall\s+)?means?\s+(?:that\s+|the\s+)?(?:period|term)\b[^.;]{0,120}?\b(?:conclud|end|expir|terminat)\w*\s+"
-    rf"(?:on\s+)?(?P<date>{DATE})"
+    rf"(?:shall\s+)?means?\s+(?:that\s+|the\s+)?(?:(?:period|term)\b|{DATE})[^.;]{{0,120}}?"
+    r"\b(?:(?:conclud|end|expir|terminat)\w*|through(?:\s+to)?|until|to)\s+"
+    rf"(?:on\s+)?(?:and\s+including\s+)?(?P<date>{DATE})"
 )
 """A term defined with its dates ('"Contract Period" shall mean that period of time commencing on January 1, 2000
-and concluding December 31, 2003'): the contract's own name for its term, so its end is the expiration."""
+and concluding December 31, 2003', "from February 21, 2011 through December 31, 2012", '"Service Period" means April
+1st 2019 through to March 30, 2020'): the contract's own name for its term, so its end is the expiration."""
 
 
 def expiration(body: str) -> list[Found]:
