@@ -363,14 +363,6 @@ def test_signatures_dated_differently_date_the_agreement_by_the_last_of_them():
     assert _read("agreement_date", body) == [("2005-07-18", dates.strip())]
 
 
-def test_signatures_dated_after_the_day_the_opening_says_it_takes_effect_date_the_agreement():
-    opening = 'This Agreement is effective 7/1/98 ("Effective Date") between Acme Corporation and Beta LLC.'
-    dates = "Date: 7/1/98                     Date: 7/7/98\n"
-    body = opening + "\n\n" + FILLER + SIGNATURES + dates
-    assert _read("agreement_date", body) == [("1998-07-07", dates.strip())]
-    assert _read("agreement_date", opening + "\n\n" + FILLER) == [("1998-07-01", opening)]
-
-
 @pytest.mark.parametrize(
     ("block", "expected", "line"),
     [

@@ -276,11 +276,10 @@ def _paragraph_start(body: str, sentence_start: int, date_start: int) -> int:
 def agreement_date(body: str) -> list[Found]:
     """The date the contract is dated, signed or made: the first full date its opening (or a sentence about its
     own making) says is one, else the date of its signature clause, else its signatures' date, else the day its
-    opening says it takes effect (the day it was signed comes before the day it takes effect: "This Agreement is
-    effective 7/1/98" signed on 7/1/98 and 7/7/98 was made on 7/7/98)."""
+    opening says it takes effect."""
     cued = _cued_dates(body)
     return (
-        cued.signed[:1] or cued.witnessed[:1] or dated_by_signatures(cued.beside_signatures) or cued.effective_only[:1]
+        cued.signed[:1] or cued.witnessed[:1] or cued.effective_only[:1] or dated_by_signatures(cued.beside_signatures)
     )
 
 
