@@ -122,6 +122,26 @@ def test_a_period_after_termination_is_not_the_agreements_term():
     assert RULES["term_days"](body) == []
 
 
+def test_the_list_of_parties_ends_before_a_numbered_heading():
+    """A preamble whose sentence is followed by its first numbered section on the next line (an outside probe's own
+    contract: before, the second party was "Beta Retail Inc. 1. Term")."""
+    body = (
+        "SUPPLY AGREEMENT\nThis Supply Agreement is entered into as of March 3, 2021 by and between Alpha Widgets "
+        "LLC and Beta Retail Inc.\n1. Term. The initial term is two (2) years.\n"
+    )
+    assert [value for value, _ in _read("parties", body)] == ["Alpha Widgets LLC", "Beta Retail Inc"]
+
+
+def test_parties_named_elsewhere_are_no_party():
+    """ "... the License Agreement between the Parties. 2. Except ..." names no party."""
+    body = (
+        "1. This agreement applies only to Confidential Information received during the term of the May 13, 2003\n"
+        "License Agreement between the Parties. 2. Except as provided in the License Agreement, neither Party shall "
+        "be obligated by this Agreement to provide any Confidential Information.\n"
+    )
+    assert _read("parties", body) == []
+
+
 def test_kleister_forms_of_party_names_and_terms():
     assert kleister_party("Leonard Green & Partners, L.P.") == "Leonard Green and Partners LP"
     assert kleister_party("ALTIMO HOLDINGS & INVESTMENTS LIMITED") == "ALTIMO HOLDINGS and INVESTMENTS Ltd."

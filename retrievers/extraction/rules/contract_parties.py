@@ -49,10 +49,11 @@ _NEXT_PARTY_RE = re.compile(
     r"(?:\)\s*,\s*(?:and\b)?|[;,]?\s*\band\b|;)[\s,:_-]*(?:\(\s*(?:\d|[a-z]|ii?i?)\s*\)\s*)?", re.IGNORECASE
 )
 _ENUMERATOR_RE = re.compile(r"\s*\(\s*(?:\d|[a-z]|ii?i?)\s*\)\s*")
-# A list of parties ends with its sentence: a full stop after a word (not after an initial, "R. J. Seifert"), or a
-# blank line, unless "and" stands on one side of it (a cover page puts each party and the "and" on lines of their own).
+# A list of parties ends with its sentence: a full stop after a word (not after an initial, "R. J. Seifert") before
+# a capital or a numbered heading ("Beta Retail Inc.\n1. Term."), or a blank line, unless "and" stands on one side
+# of it (a cover page puts each party and the "and" on lines of their own).
 _LIST_END_RE = re.compile(
-    r"(?<=[a-z]{2})\.\s+(?=[A-Z])(?!AND\b|And\b)"
+    r"(?<=[a-z]{2})\.\s+(?=[A-Z]|\d+(?:\.\d+)*\.?[ \t]+[A-Z])(?!AND\b|And\b)"
     r"|(?<![ \t])(?<!(?i:and))[ \t]*\n[ \t]*\n(?![ \t\n]*(?i:and)\b)"
     r"|\bWHEREAS\b|\bRECITALS\b"
 )
@@ -173,7 +174,8 @@ def _party_at(body: str, position: int, end: int) -> tuple[str, int] | None:
         return None
     name = re.sub(r"\s+", " ", match["name"]).strip(" ,")
     last = not body[match.end() : end].strip(" \n,.")
-    if " " not in name or not (last or _DESCRIBED_RE.match(body, match.end(), end)):
+    # a name opens with a capital: "between the Parties." refers to parties named elsewhere
+    if " " not in name or name[0].islower() or not (last or _DESCRIBED_RE.match(body, match.end(), end)):
         return None
     return name, match.end()
 
