@@ -132,6 +132,16 @@ def test_the_list_of_parties_ends_before_a_numbered_heading():
     assert [value for value, _ in _read("parties", body)] == ["Alpha Widgets LLC", "Beta Retail Inc"]
 
 
+def test_a_name_written_as_brands_are_is_a_party():
+    """ "iVillage, Inc." (one small letter before a capital) is a party; before, only "Ford Motor Media" was."""
+    body = (
+        'This Sponsorship Agreement ("Agreement") is entered into as of December 18, 1998, by and between Ford Motor '
+        'Media, a division of J. Walter Thompson ("FMM") with offices at 300 Renaissance Center, Detroit, Michigan '
+        '48243 and iVillage, Inc., ("iVillage") with offices at 170 Fifth Avenue, New York, New York 10010.\n'
+    )
+    assert [value for value, _ in _read("parties", body)] == ["Ford Motor Media", "iVillage, Inc."]
+
+
 def test_parties_named_elsewhere_are_no_party():
     """ "... the License Agreement between the Parties. 2. Except ..." names no party."""
     body = (

@@ -27,7 +27,9 @@ _SUFFIX = (
 )
 _TITLE = r",?\s+(?:M\.D\.|Ph\.D\.|Jr\.|Sr\.|Esq\.)"
 _WORD_REST = r"[^\s,;:()\[\]“”\"]*"
-_WORD = rf"(?:[A-Z0-9]{_WORD_REST}|&|of|the|de|du|des|la|for|von|van|der)"
+_CAPITAL = r"(?:[A-Z0-9]|[a-z](?=[A-Z]))"
+"""How a word of a name starts: a capital or a digit, or one small letter before a capital ("iVillage", "eBay")."""
+_WORD = rf"(?:{_CAPITAL}{_WORD_REST}|&|of|the|de|du|des|la|for|von|van|der)"
 # What may follow a party's name: a description, an address or a defined term; or the next party.
 _AFTER_NAME = (
     r"\s*\(|\s*,|\s*;|\s*\.?\s*$|\s+and\b"
@@ -36,7 +38,7 @@ _AFTER_NAME = (
 # A name: capitalised words (with the few small words names hold), then any company suffixes, each of which may
 # follow a comma ("Kite Pharma, Inc.", "Ono Pharmaceutical Co., Ltd."), or a personal title ("M.D."), dropped.
 _NAME_RE = re.compile(
-    rf"(?P<name>(?:{_WORD}\s+){{0,9}}[A-Z0-9]{_WORD_REST}(?:,?\s+{_SUFFIX}(?!\w))*)(?:{_TITLE})?(?={_AFTER_NAME})"
+    rf"(?P<name>(?:{_WORD}\s+){{0,9}}{_CAPITAL}{_WORD_REST}(?:,?\s+{_SUFFIX}(?!\w))*)(?:{_TITLE})?(?={_AFTER_NAME})"
 )
 # What follows a party's name: a description, an address, or a defined term.
 _DESCRIBED_RE = re.compile(
@@ -58,7 +60,7 @@ _LIST_END_RE = re.compile(
     r"|\bWHEREAS\b|\bRECITALS\b"
 )
 # Two bare names and the end of the sentence: "between High Speed Net Solutions and R. J. Seifert Enterprises."
-_TWO_NAMES_RE = re.compile(rf"(?P<first>(?:{_WORD}\s+){{0,9}}?[A-Z0-9]{_WORD_REST})\s+and\s+(?=[A-Z])")
+_TWO_NAMES_RE = re.compile(rf"(?P<first>(?:{_WORD}\s+){{0,9}}?{_CAPITAL}{_WORD_REST})\s+and\s+(?={_CAPITAL})")
 # Words of a name are spaced, or broken over two lines ("UBS\nSecurities LLC", as text extraction wraps them).
 _GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*(?=[A-Z&]))"
 # A name in the opening lines of a contract with no list of parties: capitalised words ending in a company suffix
@@ -174,8 +176,8 @@ def _party_at(body: str, position: int, end: int) -> tuple[str, int] | None:
         return None
     name = re.sub(r"\s+", " ", match["name"]).strip(" ,")
     last = not body[match.end() : end].strip(" \n,.")
-    # a name opens with a capital: "between the Parties." refers to parties named elsewhere
-    if " " not in name or name[0].islower() or not (last or _DESCRIBED_RE.match(body, match.end(), end)):
+    # "between the Parties." refers to parties named elsewhere
+    if " " not in name or name.startswith("the ") or not (last or _DESCRIBED_RE.match(body, match.end(), end)):
         return None
     return name, match.end()
 
