@@ -74,6 +74,10 @@ def test_a_sum_and_an_average_name_the_documents_with_no_value_for_the_measured_
         "**67.5**: avg(notice_period_days) over 4 documents of bucket contracts. "
         "6 of the 10 contracts have no notice_period_days recorded and are not counted."
     )
+    # a whole number reads as one (before: "**90.0**")
+    assert ask(partly_labelled, "What is the longest notice period of contracts?").text.startswith(
+        "**90**: max(notice_period_days) over 4 documents of bucket contracts."
+    )
 
 
 def test_a_grouping_and_a_negated_condition_name_the_documents_with_no_value_for_their_field(partly_labelled):

@@ -24,9 +24,10 @@ the named documents that meet them, so the database compares values exactly as a
 
 def cell(value) -> str:
     """A value as the answer's Markdown shows it: a list joined by '; ', nothing for None, a fraction to two
-    decimals (an average of 63.182558922558925 reads 63.18), escaped."""
-    if isinstance(value, float) and not value.is_integer():
-        value = round(value, 2)
+    decimals (an average of 63.182558922558925 reads 63.18), a whole number without a fraction (the longest notice
+    period reads 180, not 180.0), escaped."""
+    if isinstance(value, float):
+        value = int(value) if value.is_integer() else round(value, 2)
     return escape("; ".join(map(str, value)) if isinstance(value, list) else "" if value is None else str(value))
 
 
@@ -34,17 +35,12 @@ def condition(c: Constraint) -> str:
     """A constraint as the derivation says it: "total between 10 and 50", "total > 10 and < 20", "governing_law !=
     New York"."""
     if c.op == "between" and isinstance(c.value, list) and len(c.value) == 2:
-        low, high = (cell(_plain(v)) for v in c.value)
+        low, high = (cell(v) for v in c.value)
         if c.bounds == "[]":
             return f"{c.field} between {low} and {high}"
         above, below = bound_operators(c.bounds)
         return f"{c.field} {above} {low} and {below} {high}"
-    return f"{c.field} {c.op} {cell(_plain(c.value))}"
-
-
-def _plain(value):
-    """A whole number the planner parsed as a float (10.0) as the user wrote it (10)."""
-    return int(value) if isinstance(value, float) and value.is_integer() else value
+    return f"{c.field} {c.op} {cell(c.value)}"
 
 
 def sentence(text: str) -> str:
