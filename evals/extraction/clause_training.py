@@ -10,8 +10,9 @@ does not flatter them; the folds score with `learned_clauses.Decision`, the code
 
 Vectors of the candidates are kept under `--cache` (one file per contract), so a rerun embeds nothing.
 `python -m evals.extraction.clause_training [CLAUSE ...]` prints the cross-validated table and writes the weights of
-the clauses named (by default those `ADOPTED`); embedding the 310 contracts' candidates took about 25 minutes on a
-busy 2-core AMD EPYC, training about 3 minutes a clause.
+the clauses named (by default those `ADOPTED`), keeping the other adopted clauses' weights; embedding the 310
+contracts' candidates took about 25 minutes on a busy 2-core AMD EPYC, training about 3 minutes a clause.
+`--terms-only` reads the terms alone and embeds nothing (under a minute a clause).
 """
 
 from __future__ import annotations
