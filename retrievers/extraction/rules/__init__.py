@@ -28,7 +28,7 @@ def rules_of(
     bucket: str, learned: learned_clauses.LearnedClauses = learned_clauses.WITHOUT_VECTORS
 ) -> dict[str, FieldRule]:
     """`bucket`'s rules, with the learned clause decisions that `learned` can serve (those reading vectors only
-    with an embedder they were learned from) in place of the regex rules they beat."""
+    with an embedder they were learned from) in place of the regex rules they beat, or for clauses without one."""
     if bucket != LEARNED_BUCKET:
         return RULES.get(bucket, {})
     return {**RULES[bucket], **learned.rules}

@@ -1,5 +1,6 @@
 """Yes/no clauses decided by a learned score of a contract's candidate sentences, for the clauses where that beat
-the regex rules on CUAD's held-out contracts.
+the regex rules on CUAD's held-out contracts and for those without a rule where it scored well enough in the tune
+split's folds (`evals.extraction.clause_training.ADOPTED`).
 
 Each candidate sentence (`clause_candidates`) is scored by the clause's logistic regression over the sentence's
 words and word pairs (tf-idf, as the keyword index weighs them) and, for a clause that gained from it, the sentence's
