@@ -192,13 +192,6 @@ SAYS_CLAUSE = {
         "Upon expiration or termination of this Agreement, Acme shall continue to provide transition assistance to "
         "Beta for a period of up to six (6) months so that the services may be transferred in an orderly manner."
     ),
-    "volume_restriction": (
-        "If Beta uses more than 1,000 hours of support services in any year, Acme may charge Beta for hours in excess "
-        "of that limit at its then current rates."
-    ),
-    "affiliate_license_licensee": (
-        "Acme hereby grants to Beta and its Affiliates a non-exclusive license to use the Software in the Territory."
-    ),
     "covenant_not_to_sue": (
         "Beta shall not, during the term of this Agreement or thereafter, contest or challenge the validity of the "
         "Acme trademarks or Acme's ownership of them."
