@@ -220,11 +220,17 @@ def _asked_terms(d: Decomposition, titles: list[str]) -> list[str]:
     return [t for t in dict.fromkeys(stems(d.question)) if t not in naming]
 
 
-def _nothing_about(d: Decomposition, terms: list[str], titles: list[str]) -> str:
+def _searched_buckets(evidence: list[Evidence]) -> list[str]:
+    """The buckets the searches for passages looked in, in the order searched."""
+    searches = [e.call.arguments for e in evidence if not e.call.tool.startswith("annotations_")]
+    return list(dict.fromkeys(a["bucket"] for a in searches if a.get("bucket")))
+
+
+def _nothing_about(d: Decomposition, terms: list[str], titles: list[str], buckets: list[str]) -> str:
     """ "I found no passage about <what it asks> in <the documents>.", in the question's own words; for a question
-    over whole buckets, about what it asks that no document holds a word of (`Decomposition.unheld`)."""
-    if d.unheld and not titles:
-        return f"I found no passage about {escape(' or '.join(d.unheld))} in {escape(', '.join(d.buckets))}."
+    over whole `buckets`, about what it asks that no document holds a word of (`Decomposition.unheld`)."""
+    if d.unheld and not titles and buckets:
+        return f"I found no passage about {escape(' or '.join(d.unheld))} in {escape(', '.join(buckets))}."
     if not terms or not titles:
         return NO_PASSAGE
     words = [w for w in re.findall(r"[\w'’-]+", d.question) if stem(w.lower()) in terms]
@@ -243,7 +249,7 @@ def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list
     confined = about_documents(d, evidence)
     titles = _searched_titles(evidence) if confined else []
     terms = _asked_terms(d, titles) if confined else list(dict.fromkeys(stems(d.question)))
-    nothing = _nothing_about(d, terms, titles)
+    nothing = _nothing_about(d, terms, titles, _searched_buckets(evidence))
     per_document = CANDIDATE_PASSAGES if confined else 1
     candidates = _candidates(best_passages(evidence, relevant, CANDIDATE_PASSAGES, per_document))
     if things := counted(d.question):  # "how many ...": only a sentence that puts a number on it answers

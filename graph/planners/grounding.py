@@ -102,7 +102,7 @@ def ground(
     of the conversation a follow-up stays in (a follow-up's conditions are the previous turn's too, so none is left
     out)."""
     if in_another_language(d.question):
-        return not_english(d)
+        return not_english(d, vocabulary)
     d = checked(d, vocabulary, understood or of_model(d, vocabulary, today or date.today()))
     if absent := another_bucket_or_noun(d, vocabulary, vocabulary.catalog):
         return d.model_copy(update={"unmapped": [absent]})
@@ -117,13 +117,15 @@ QUOTED_CHARS = 80
 """How much of a question in another language the run's question back quotes."""
 
 
-def not_english(d: Decomposition) -> Decomposition:
+def not_english(d: Decomposition, vocabulary: Vocabulary) -> Decomposition:
     """A question in another language than English, asked back as it is: its words read as English would be names
     no document holds ("contrato", "rige"), and the nearest values offered for them (parties' names) answer nothing.
-    Nothing of the reading is kept, so nothing is searched."""
+    Nothing of the reading is kept, so nothing is searched; its buckets are every bucket of the scope, so that no
+    wider search is offered either."""
     quoted = d.question if len(d.question) <= QUOTED_CHARS else d.question[:QUOTED_CHARS].rstrip() + "…"
     why = "it is not in English, the one language I read (ask it in English, please)"
-    return Decomposition(question=d.question, intent="qa", buckets=d.buckets, unmapped=[Unmapped(text=quoted, why=why)])
+    buckets = list(vocabulary.buckets) or d.buckets
+    return Decomposition(question=d.question, intent="qa", buckets=buckets, unmapped=[Unmapped(text=quoted, why=why)])
 
 
 def checked(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> Decomposition:
