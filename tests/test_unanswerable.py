@@ -110,6 +110,19 @@ def test_a_topic_a_word_of_which_no_document_holds_is_said_so_not_answered_with_
 
 
 @pytest.mark.parametrize(
+    ("question", "doc_id"),
+    [
+        ("What do the documents say about destroying old paperwork?", "sample-generic-004"),  # no "paperwork"
+        ("What do the documents say about vetting new vendors?", "sample-generic-006"),  # no "vetting"
+    ],
+)
+def test_a_topic_in_words_no_document_uses_is_still_answered_by_the_passage_close_in_meaning(agent, question, doc_id):
+    run = Run(agent, question)
+    assert run.state.values["decomposition"].unheld, "the topic holds a word no document holds"
+    assert run.answer is not None and {c.doc_id for c in run.answer.citations} == {doc_id}, run.answer.text
+
+
+@pytest.mark.parametrize(
     "question",
     [
         "¿Cuántos contratos se rigen por la ley de Delaware?",
