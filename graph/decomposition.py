@@ -138,6 +138,11 @@ class Decomposition(BaseModel):
     unmapped: list[Unmapped] = Field(
         default_factory=list, description="Words that look like a condition but name nothing in the index"
     )
+    unheld: list[str] = Field(
+        default_factory=list,
+        description="What a question for text asks about ('about cryptocurrency payments') that holds a word no "
+        "document holds: only a passage close in meaning answers it (set by the checks, not a model)",
+    )
     several: Several | None = Field(
         default=None,
         description="When the question asks about one document by a name several documents share: those documents, "

@@ -48,6 +48,12 @@ CONTRACTS = {
         "Harbor Lines Inc.",
         "Texas",
     ),
+    "MARLOWE_1999-CO-BRANDING AGREEMENT.txt": (
+        "CO-BRANDING AGREEMENT",
+        "Marlowe Auctions, Inc.",
+        "Escrowly, Inc.",
+        "California",
+    ),
 }
 ZEPHYR = "ZEPHYR-LICENSE AGREEMENT.txt"
 """A contract whose parties the rules cannot read (no preamble naming them): named by its file name only."""
@@ -62,6 +68,21 @@ RENEWAL = (
 )
 """The one contract that renews by itself."""
 COBALT = "COBALTHOSTING_2001-WEB HOSTING AGREEMENT.txt"
+MARLOWE = "MARLOWE_1999-CO-BRANDING AGREEMENT.txt"
+"""A contract whose renewal clause says what happens without notice two sentences after it first says "renewed"
+(2TheMart's, seventh outside probe)."""
+MARLOWE_SECTIONS = (
+    "\n\n5. ADVERTISING FEES. After the Launch Date, Escrowly shall pay Marlowe advertising fees based on the number "
+    "of Transaction Inquiries, calculated by multiplying 0.025% by the amount of the average Transaction from all "
+    "Customers in the preceding quarter. The formula may be revised from time to time during the term of this "
+    "Agreement to reflect present market conditions, but only by mutual written agreement of the parties."
+    "\n\n6. TERM. The term of this Agreement shall continue for one (1) year following the Launch Date, unless "
+    "earlier terminated as provided herein. This Agreement may be renewed for any number of successive one (1) year "
+    "terms by mutual written agreement of the parties prior to the conclusion of the term of this Agreement. A party "
+    "wishing to renew this Agreement shall give the other party notice thereof no less than thirty (30) days before "
+    "the expiration of the term then in effect. In the event that either party does not give such notice, the term "
+    "of this Agreement shall be automatically renewed for another one (1) year."
+)
 
 
 def _contract(kind: str, first: str, second: str, law: str) -> str:
@@ -80,7 +101,8 @@ def _contract(kind: str, first: str, second: str, law: str) -> str:
 def own_contracts(postgres_url, minilm, tmp_path_factory):
     folder = tmp_path_factory.mktemp("mycontracts")
     for name, (kind, first, second, law) in CONTRACTS.items():
-        (folder / name).write_text(_contract(kind, first, second, law) + (RENEWAL if name == ACME else ""))
+        extra = {ACME: RENEWAL, MARLOWE: MARLOWE_SECTIONS}.get(name, "")
+        (folder / name).write_text(_contract(kind, first, second, law) + extra)
     licence = [f"{n}. {text.format(name='Licensee', law='Ohio')}" for n, text in enumerate(SECTIONS.values(), 1)]
     for name in (ZEPHYR, *NIMBUS):
         (folder / name).write_text("\n\n".join([name.split("-", 1)[1].removesuffix(".txt"), *licence]))
@@ -208,3 +230,19 @@ def test_one_contract_asked_about_by_a_name_two_file_names_hold_is_asked_which(o
     assert run.answer is None and run.interrupt["kind"] == "which" and _offered(run) == NIMBUS
     run.resume({"choice": "document", "value": NIMBUS[0]})
     assert {c.doc_id for c in run.answer.citations} == {NIMBUS[0]}
+
+
+def test_a_quote_from_a_named_contract_goes_on_to_the_sentence_that_answers(own_contracts):
+    """The renewal clause's answer ("automatically renewed") comes two sentences after its first "renewed": the
+    quote used to stop, cut, in the sentence before it (2TheMart's, seventh outside probe)."""
+    answer = Run(own_contracts, "What does the Marlowe co-branding agreement say about renewal?", RULES).answer
+    assert answer is not None and {c.doc_id for c in answer.citations} == {MARLOWE}
+    assert "shall be automatically renewed for another one (1) year." in answer.text
+
+
+def test_a_clause_no_contract_has_is_said_to_be_missing_not_answered_with_its_other_words(own_contracts):
+    """Every contract has a payment clause; none speaks of cryptocurrency (seventh outside probe: the payment
+    clauses were quoted)."""
+    answer = Run(own_contracts, "Which contracts have a clause about cryptocurrency payments?", RULES).answer
+    assert answer is not None and answer.citations == []
+    assert answer.text == "I found no passage about cryptocurrency payments in contracts."

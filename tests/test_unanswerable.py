@@ -1,7 +1,7 @@
 """Questions the documents cannot answer get a clarification that says why, never a figure or a nearby passage
 presented as the answer (found by an outside probe, on the sample corpus): a currency the receipts' amounts are not
-in, a currency word that is no currency, a topic no document holds, a count the text cannot give. The questions
-next to them that the documents do answer still get their answer."""
+in, a currency word that is no currency, a topic no document holds, a count the text cannot give, a question in
+another language than English. The questions next to them that the documents do answer still get their answer."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
 from english.currencies import currency_mentions
+from english.language import in_another_language
 from english.words import counted, states_a_number_of
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
@@ -90,6 +91,54 @@ def test_a_word_that_is_no_currency_is_asked_about_with_the_currencies_held(agen
 )
 def test_a_topic_no_document_holds_is_said_so_not_answered_with_another_passage(agent, question, word):
     _asks(Run(agent, question), word, "no document holds", "so no document answers this")
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        ("Which contracts have a clause about cryptocurrency payments?", "cryptocurrency payments"),
+        ("What do the contracts say about bitcoin payments?", "bitcoin payments"),
+    ],
+)
+def test_a_topic_a_word_of_which_no_document_holds_is_said_so_not_answered_with_its_other_words(agent, question, topic):
+    """ "About" introduces a topic the documents may word otherwise, so the run searches; but a payment clause that
+    holds "payments" is no clause about cryptocurrency payments (seventh outside probe: it was quoted)."""
+    run = Run(agent, question)
+    assert run.answer is not None, run.interrupt
+    assert run.answer.text.startswith(f"I found no passage about {topic} in "), run.answer.text
+    assert run.answer.citations == []
+
+
+@pytest.mark.parametrize(
+    ("question", "doc_id"),
+    [
+        ("What do the documents say about destroying old paperwork?", "sample-generic-004"),  # no "paperwork"
+        ("What do the documents say about vetting new vendors?", "sample-generic-006"),  # no "vetting"
+    ],
+)
+def test_a_topic_in_words_no_document_uses_is_still_answered_by_the_passage_close_in_meaning(agent, question, doc_id):
+    run = Run(agent, question)
+    assert run.state.values["decomposition"].unheld, "the topic holds a word no document holds"
+    assert run.answer is not None and {c.doc_id for c in run.answer.citations} == {doc_id}, run.answer.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "¿Cuántos contratos se rigen por la ley de Delaware?",
+        "Quelle loi régit le contrat avec Alder & Finch ?",
+        "Welche Rechnungen wurden 2021 bezahlt?",
+        "Quali ricevute sono state pagate in contanti?",
+        "Какой закон регулирует договор?",
+    ],
+)
+def test_a_question_in_another_language_is_asked_back_plainly(agent, question):
+    """Not read word by word as names no document holds, with parties' names offered for "contratos" (seventh
+    outside probe): the run says it reads English and offers nothing but to stop."""
+    run = Run(agent, question)
+    _asks(run, "it is not in English")
+    assert [o["choice"] for o in run.interrupt["options"]] == ["stop"]
+    assert run.state.values["evidence"] == []
 
 
 @pytest.mark.parametrize(
@@ -317,6 +366,35 @@ def test_reading_a_word_that_is_no_currency_leaves_it_unmapped_with_the_currenci
 def test_reading_a_topic_no_document_holds_leaves_it_unmapped(question, word):
     [(text, why)] = _left(FULL.decompose(question))
     assert word in text and "no document holds" in why
+
+
+def test_reading_a_topic_a_word_of_which_no_document_holds_keeps_it_for_the_answer_not_unmapped():
+    d = FULL.decompose("Which contracts have a clause about cryptocurrency payments?")
+    assert (d.unheld, d.unmapped) == (["cryptocurrency payments"], [])
+    assert FULL.decompose("What do the contracts say about termination?").unheld == []
+
+
+@pytest.mark.parametrize(
+    ("question", "other"),
+    [
+        ("¿Qué ley rige el contrato con Alder & Finch?", True),
+        ("Welk recht is van toepassing op het contract met Acme?", True),
+        ("合同受哪个州的法律管辖？", True),
+        ("What does the Banco de la Nación contract say about fees?", False),  # a name in another language
+        ("Which film by Luis Buñuel came first, El Ángel Exterminador or La Vía Láctea?", False),
+        ("governing law Delaware contracts", False),  # no English function word, nor another language's
+        ("Is the Société Générale agreement governed by French law?", False),
+    ],
+)
+def test_a_question_is_in_another_language_by_its_letters_or_its_function_words(question, other):
+    assert in_another_language(question) is other
+
+
+def test_reading_a_question_in_another_language_keeps_nothing_of_it():
+    d = FULL.decompose("¿Cuántos recibos de Starbucks hay?")
+    assert (d.intent, d.constraints, d.topic_terms) == ("qa", [], [])
+    [(text, why)] = _left(d)
+    assert text == "¿Cuántos recibos de Starbucks hay?" and why.startswith("it is not in English")
 
 
 @pytest.mark.parametrize(

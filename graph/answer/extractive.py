@@ -20,7 +20,12 @@ them, or its conditions select them, and the searches were confined to them) is 
 only, several sentences of one document if they answer, and only by sentences that hold what it asks about: the
 words that name the documents (their titles, the values that selected them: "Arconic", "trademark license") are in
 every sentence of them and answer nothing. When no sentence holds what it asks about, the answer says so ("I found
-no passage about assignment in ...") rather than quoting the closest sentence of the document.
+no passage about assignment in ...") rather than quoting the closest sentence of the document. So does a question
+over whole buckets about something a word of which no document holds (`Decomposition.unheld`), when no passage is
+close to the question in meaning; and a sentence quoted for it must hold the topic's other words ("employees" for
+"a clause about poaching employees", which the documents call soliciting employees): the embedder scores any
+contract clause close to "which contracts have a clause about ...", whatever the topic, and does not know that
+poaching is soliciting, so a topic said in a single word no document holds finds no sentence.
 
 Tuned on HotpotQA dev and SciFact train (`evals.bench_answers`); the weights below are what that tuning chose.
 """
@@ -215,8 +220,17 @@ def _asked_terms(d: Decomposition, titles: list[str]) -> list[str]:
     return [t for t in dict.fromkeys(stems(d.question)) if t not in naming]
 
 
-def _nothing_about(d: Decomposition, terms: list[str], titles: list[str]) -> str:
-    """ "I found no passage about <what it asks> in <the documents>.", in the question's own words."""
+def _searched_buckets(evidence: list[Evidence]) -> list[str]:
+    """The buckets the searches for passages looked in, in the order searched."""
+    searches = [e.call.arguments for e in evidence if not e.call.tool.startswith("annotations_")]
+    return list(dict.fromkeys(a["bucket"] for a in searches if a.get("bucket")))
+
+
+def _nothing_about(d: Decomposition, terms: list[str], titles: list[str], buckets: list[str]) -> str:
+    """ "I found no passage about <what it asks> in <the documents>.", in the question's own words; for a question
+    over whole `buckets`, about what it asks that no document holds a word of (`Decomposition.unheld`)."""
+    if d.unheld and not titles and buckets:
+        return f"I found no passage about {escape(' or '.join(d.unheld))} in {escape(', '.join(buckets))}."
     if not terms or not titles:
         return NO_PASSAGE
     words = [w for w in re.findall(r"[\w'’-]+", d.question) if stem(w.lower()) in terms]
@@ -235,11 +249,14 @@ def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list
     confined = about_documents(d, evidence)
     titles = _searched_titles(evidence) if confined else []
     terms = _asked_terms(d, titles) if confined else list(dict.fromkeys(stems(d.question)))
-    nothing = _nothing_about(d, terms, titles)
+    nothing = _nothing_about(d, terms, titles, _searched_buckets(evidence))
     per_document = CANDIDATE_PASSAGES if confined else 1
     candidates = _candidates(best_passages(evidence, relevant, CANDIDATE_PASSAGES, per_document))
     if things := counted(d.question):  # "how many ...": only a sentence that puts a number on it answers
         candidates = [c for c in candidates if states_a_number_of(c.text, things)]
+    if d.unheld:  # "about poaching employees": only a sentence on employees may say it in other words
+        topic = set(stems(" ".join(d.unheld)))
+        candidates = [c for c in candidates if topic & set(stems(c.text))]
     if not candidates:
         return Answer(format="prose", text=nothing, composed_by="extractive")
     words = _word_scores(terms, candidates)

@@ -5,7 +5,8 @@ what could not be mapped.
 an operator the tools take, values the field holds: "New York law" is the governing law "New York", "US dollars"
 the currency "USD", "60 days" on a field of days is 60, "20 V" on a datasheet's max is 20 with the unit "V"; a
 condition given as words is read as a question's conditions are), and with every check that makes the run ask
-instead of answering another question. Against the question's words, for what the reading understood
+instead of answering another question. First, a question in another language than English is asked back
+(`not_english`). Against the question's words, for what the reading understood
 (`reading.left`): a month without its year, a unit no row is in, a comparison with nothing to compare, a name no
 document holds, a word no document holds in a question for text, a sum with no amount. Against the catalog: a
 bucket of documents the scope lacks, a bucket word qualifying another noun, a counted noun no bucket holds
@@ -25,6 +26,7 @@ from pydantic.json_schema import SkipJsonSchema
 
 from english.currencies import currency_mentions
 from english.dates import date_ranges
+from english.language import in_another_language
 from english.lexicon import DEMONYMS, FILLER, STOPWORDS
 from english.numbers import parse_number
 from english.quantities import in_unit, quantities, time_unit
@@ -73,6 +75,7 @@ ModelReading = create_model(
         ),
     ),
     catalog_reads=(SkipJsonSchema[list[CatalogRead]], Field(default_factory=list, exclude=True)),
+    unheld=(SkipJsonSchema[list[str]], Field(default_factory=list, exclude=True)),
 )
 
 
@@ -98,6 +101,8 @@ def ground(
     is laid on the question's words, `understood.of_model`, relative dates read on `today`); `within`: the buckets
     of the conversation a follow-up stays in (a follow-up's conditions are the previous turn's too, so none is left
     out)."""
+    if in_another_language(d.question):
+        return not_english(d, vocabulary)
     d = checked(d, vocabulary, understood or of_model(d, vocabulary, today or date.today()))
     if absent := another_bucket_or_noun(d, vocabulary, vocabulary.catalog):
         return d.model_copy(update={"unmapped": [absent]})
@@ -108,12 +113,27 @@ def ground(
     return d
 
 
+QUOTED_CHARS = 80
+"""How much of a question in another language the run's question back quotes."""
+
+
+def not_english(d: Decomposition, vocabulary: Vocabulary) -> Decomposition:
+    """A question in another language than English, asked back as it is: its words read as English would be names
+    no document holds ("contrato", "rige"), and the nearest values offered for them (parties' names) answer nothing.
+    Nothing of the reading is kept, so nothing is searched; its buckets are every bucket of the scope, so that no
+    wider search is offered either."""
+    quoted = d.question if len(d.question) <= QUOTED_CHARS else d.question[:QUOTED_CHARS].rstrip() + "…"
+    why = "it is not in English, the one language I read (ask it in English, please)"
+    buckets = list(vocabulary.buckets) or d.buckets
+    return Decomposition(question=d.question, intent="qa", buckets=buckets, unmapped=[Unmapped(text=quoted, why=why)])
+
+
 def checked(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> Decomposition:
     """`d` grounded (`ground_constraints`, `units`) and checked against the question's words (`left.unmapped`)."""
     d = units(ground_constraints(d, vocabulary), vocabulary, understood)
     if found := left.unmapped(d, vocabulary, understood):
         return d.model_copy(update={"unmapped": [*d.unmapped, *found]})
-    return d
+    return d.model_copy(update={"unheld": left.unheld(d, vocabulary, understood)})
 
 
 def units(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> Decomposition:

@@ -45,6 +45,12 @@ LOOKUPS = 2
 """Names the follow-up round looks up at most, one keyword search each (a page title is an exact-word match)."""
 LOOKUP_TOP_K = 5
 ANCHOR_PASSAGES = 2
+AROUND_A_HIT = 1200
+"""The characters of a passage a search inside the documents a question is about returns (its snippet; 400 by
+default): such a question is answered by several sentences of one document, and the sentence that answers is often
+one after the sentence its words first occur in ("may be renewed ... by mutual written agreement", then "In the
+event that either party does not give such notice, the term ... shall be automatically renewed"): a window of
+about a chunk holds the sentences around the hit, where a 400-character one stopped before the answer."""
 
 
 class RulePlanner:
@@ -151,6 +157,7 @@ class RulePlanner:
                                     "query": query,
                                     "filters": _passage_filters(d, bucket),
                                     "top_k": top_k,
+                                    "context_chars": AROUND_A_HIT,
                                     **document,
                                 },
                             )
@@ -166,7 +173,13 @@ class RulePlanner:
                                 ToolCall(
                                     tool=tool,
                                     purpose=f"passages about: {query}",
-                                    arguments={"bucket": bucket, "query": query, "top_k": top_k, **document},
+                                    arguments={
+                                        "bucket": bucket,
+                                        "query": query,
+                                        "top_k": top_k,
+                                        **({"context_chars": AROUND_A_HIT} if document else {}),
+                                        **document,
+                                    },
                                 )
                             )
         return Plan(buckets=d.buckets, strategy=route.kind, calls=calls, max_tool_calls=budget.cap)
@@ -209,7 +222,9 @@ class RulePlanner:
         hit); holds every word of the narrower query its call searched for (a side of a comparison, a name looked
         up); or is the page of something the question names, or a page such a page names (`linked_pages`). When
         the question is only field constraints (no topic words), text cannot show that a passage meets them, so no
-        passage is relevant: the run clarifies rather than answer from look-alike documents. A "how many" question
+        passage is relevant: the run clarifies rather than answer from look-alike documents. When what it asks about
+        holds a word no document holds (`Decomposition.unheld`: "cryptocurrency payments"), holding its other words
+        ("payments") shows nothing: only meaning does. A "how many" question
         read as a question for text needs a passage that puts a number on what it counts (`states_a_number_of`):
         any other passage that mentions it is no count."""
         text = hit.snippet.lower()
@@ -224,7 +239,7 @@ class RulePlanner:
                 "close in meaning",
             ),
             (
-                overlap >= 0.5 or (call.tool == "fused_search" and overlap > 0),
+                not d.unheld and (overlap >= 0.5 or (call.tool == "fused_search" and overlap > 0)),
                 f"holds {overlap:.0%} of the topic words",
             ),
             (
@@ -234,8 +249,10 @@ class RulePlanner:
             (hit.doc_id in linked, linked.get(hit.doc_id, "")),
         ]
         checkable = bool(d.topic_terms) or not d.constraints
+        missed = f"no document holds a word of {' or '.join(map(repr, d.unheld))} and it is not close in meaning"
         return next(
-            ((checkable, why) for holds, why in reasons if holds), (False, f"holds {overlap:.0%} of the topic words")
+            ((checkable, why) for holds, why in reasons if holds),
+            (False, missed if d.unheld else f"holds {overlap:.0%} of the topic words"),
         )
 
     def review(self, progress: Progress) -> Decision:
@@ -297,6 +314,9 @@ class RulePlanner:
         if not route.fallback_order and (d.doc_ids or d.constraints) and passage_hits(evidence):
             reason = f"no passage of the documents the question is about answers it{note}; the answer says so"
             return Decision(action="enough", reason=reason)
+        if not route.fallback_order and d.unheld and passage_hits(evidence) and not failures:
+            said = " or ".join(map(repr, d.unheld))
+            return Decision(action="enough", reason=f"no passage is about {said}; the answer says so")
         if route.kind == "hybrid" and not passage_hits(evidence) and left > 0 and (named := self._by_name(d, evidence)):
             return named
         return self._too_little(route, left, f"no relevant passage{note}")

@@ -3,7 +3,8 @@ read it: `grounding.ground` runs these checks for the rules' readings and a mode
 
 For a count, sum or list (not of documents named by id): a month without its year, a unit no row is in, a
 comparison with nothing to compare, words standing where a name stands that name nothing. For a question for text:
-the words naming what it asks about that no document holds. For a sum: an amount to add up.
+the words naming what it asks about that no document holds, and the topics it asks about that hold such a word
+(`unheld`, which do not make the run ask). For a sum: an amount to add up.
 """
 
 from __future__ import annotations
@@ -114,3 +115,11 @@ def absent(
     named = leftovers.names_unread(question.text, question.lowered, understood.spans, fields | vocabulary.bucket_words)
     asked = [w for w in leftovers.asked_about(question.lowered, understood.spans) if w not in fields]
     return leftovers.absent(list(dict.fromkeys([*named, *asked])), buckets, constraints, vocabulary)
+
+
+def unheld(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> list[str]:
+    """The topics a question for text (not about documents named by id) asks about that hold a word no document it
+    can be about holds (`leftovers.unheld`); none for a count, sum or list."""
+    if d.doc_ids or d.intent in STRUCTURED_INTENTS:
+        return []
+    return leftovers.unheld(understood.question.lowered, understood.spans, d.buckets, d.constraints, vocabulary)

@@ -21,6 +21,10 @@ _NAMED_THING = re.compile(r"\b(?:from|at|by|with|in|via) (?P<thing>[^?,.;!]+)")
 """What a preposition of means, place or source introduces ("paid in bitcoin", "paid by credit card"): documents
 name such things as they are. Not "about" or "for", which introduce a topic the documents may put in other words
 ("say about uptime" is answered by an availability clause, "screening for poor eyesight" by vision screening)."""
+_TOPIC = re.compile(r"\b(?:about|regarding|concerning) (?P<thing>[^?,.;!]+)")
+"""The topic a question for text asks about ("a clause about cryptocurrency payments"), which the documents may
+put in other words ("poaching employees" for "solicit ... employees"): checked against the index, but only to say
+that a passage answers it by its meaning, not by holding its other words (`unheld`)."""
 
 
 def names_left(
@@ -139,12 +143,8 @@ def absent(
     about policies), else every document of the scope, the question's own buckets first; a search that fails says
     nothing, so its words are not absent. The thing is in none of them ("bitcoin", "parental leave", a password),
     so the passages closest to it would answer another question."""
-    filters = {b: {c.field: c.condition() for c in constraints if c.bucket == b} for b in buckets}
-    if not any(filters.values()):
-        filters = dict.fromkeys([*buckets, *(b for b in vocabulary.buckets if b not in buckets)])
-    searched = {b: f for b, f in filters.items() if f is None or f}
-    catalog = vocabulary.catalog
-    missing = [w for w in words if all(catalog.text_hits(b, w, f) == 0 for b, f in searched.items())]
+    searched = _searched(buckets, constraints, vocabulary)
+    missing = _held_by_none(words, searched, vocabulary)
     if not missing:
         return []
     held = "this word" if len(missing) == 1 else "these words"
@@ -155,14 +155,51 @@ def absent(
     return [Unmapped(text=" ".join(missing), why=f"no document holds {held} (searched the text of {where})")]
 
 
+def _searched(buckets: list[str], constraints: list[Constraint], vocabulary: Vocabulary) -> dict[str, dict | None]:
+    """The documents a question for text can be about, as {bucket: filters}: those its constraints allow, else
+    every document of the scope, the question's own buckets first."""
+    filters = {b: {c.field: c.condition() for c in constraints if c.bucket == b} for b in buckets}
+    if not any(filters.values()):
+        filters = dict.fromkeys([*buckets, *(b for b in vocabulary.buckets if b not in buckets)])
+    return {b: f for b, f in filters.items() if f is None or f}
+
+
+def _held_by_none(words: list[str], searched: dict[str, dict | None], vocabulary: Vocabulary) -> list[str]:
+    """The `words` no chunk of the `searched` documents holds (a failed count says nothing: not missing)."""
+    catalog = vocabulary.catalog
+    return [w for w in words if all(catalog.text_hits(b, w, f) == 0 for b, f in searched.items())]
+
+
+def unheld(
+    lowered: str, understood: list, buckets: list[str], constraints: list[Constraint], vocabulary: Vocabulary
+) -> list[str]:
+    """The topics a question for text asks about (after "about", "regarding", "concerning": "cryptocurrency
+    payments") holding a word no document it can be about holds. Another word may say the same thing ("poaching"
+    for "solicit"), so the run still searches; but a passage then answers only by being close in meaning: one that
+    holds the topic's other words ("payments") is about something else."""
+    topics = _things(lowered, understood, (_TOPIC,))
+    words = list(dict.fromkeys(w for topic in topics for w in topic))
+    if not words:
+        return []
+    missing = set(_held_by_none(words, _searched(buckets, constraints, vocabulary), vocabulary))
+    return [" ".join(topic) for topic in topics if missing & set(topic)]
+
+
 def asked_about(lowered: str, understood: list) -> list[str]:
     """The content words that name what a question for text is about: the thing a "what is the ..." question asks
     for, and the words a preposition introduces, each up to THING_WORDS words and never past a stop word or a verb
     that asks (`ASKING_VERBS`), not taken by any reading. A question's other words may phrase it in words no
     document uses ("how do I get onto the VPN" is answered by how to install it), so they are not checked."""
-    words = []
-    for pattern in (_ASKED_THING, _NAMED_THING):
+    return list(dict.fromkeys(w for thing in _things(lowered, understood, (_ASKED_THING, _NAMED_THING)) for w in thing))
+
+
+def _things(lowered: str, understood: list, patterns: tuple[re.Pattern, ...]) -> list[list[str]]:
+    """The content words of each thing the `patterns` introduce, up to THING_WORDS words, never past a stop word or
+    a verb that asks, and none that a reading took."""
+    things = []
+    for pattern in patterns:
         for m in pattern.finditer(lowered):
+            words = []
             tokens = list(TOKEN.finditer(lowered, m.start("thing"), m.end("thing")))[:THING_WORDS]
             for token in tokens:
                 word = plain(token.group(0))
@@ -171,7 +208,9 @@ def asked_about(lowered: str, understood: list) -> list[str]:
                 taken = any(overlap(token.span(), s) for s in understood)
                 if not taken and len(word) > 2 and not word.isdigit() and word not in FILLER:
                     words.append(word)
-    return list(dict.fromkeys(words))
+            if words:
+                things.append(words)
+    return things
 
 
 def names_unread(text: str, lowered: str, understood: list, known: set[str]) -> list[str]:
