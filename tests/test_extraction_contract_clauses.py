@@ -98,6 +98,22 @@ def test_whether_the_term_renews_by_itself_is_read_from_the_renewal_sentence(sen
     assert all(cited(sentence + " " + FILLER, f) == sentence for f in found)
 
 
+def test_a_term_that_renews_by_itself_unless_noticed_renews_automatically_though_agreement_may_renew_it_too():
+    """2TheMart's term: renewal by mutual agreement first, then "shall be automatically renewed" when no notice is
+    given (an outside probe read False from the first sentence)."""
+    body = (
+        "The term of this Agreement shall continue for one (1) year following the Launch Date. This Agreement may be "
+        "renewed for any number of successive one (1) year terms by mutual written agreement of the parties prior to "
+        "the conclusion of the term of this Agreement. A party wishing to renew this Agreement shall give the other "
+        "party notice thereof no less than thirty (30) days before the expiration of the term then in effect. In the "
+        "event that either party does not give such notice, the term of this Agreement shall be automatically "
+        "renewed for another one (1) year. "
+    )
+    (found,) = contract_terms.RULES["auto_renewal"](body + FILLER)
+    assert found.value is True
+    assert cited(body, found).startswith("In the event that either party does not give such notice")
+
+
 def test_a_stated_end_date_is_read_as_written():
     body = "The term of this Agreement shall commence on March 1, 2003 and shall terminate on December 31, 2020. "
     found = contract_terms.RULES["expiration_date"](body + FILLER)

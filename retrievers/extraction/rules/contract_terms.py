@@ -313,15 +313,20 @@ _RENEWAL_SENTENCES_READ = 20
 
 
 def renews_automatically(body: str) -> list[Found]:
-    """True when the renewal sentence renews the term by itself (unless a party gives notice), False when a renewal
-    needs an option taken or an agreement made; [] when no renewal sentence says one or the other alone."""
+    """True when a renewal sentence renews the term by itself (unless a party gives notice), even where another
+    allows renewing by agreement or option too ("may be renewed ... by mutual written agreement. ... In the event
+    that either party does not give such notice, the term ... shall be automatically renewed"); False when the
+    renewal sentences only need an option taken or an agreement made; [] when none says one or the other alone."""
+    by_choice: Found | None = None
     for count, (start, end) in enumerate(sentences_matching(body, _RENEWAL_CUE, _RENEWAL, _TERM_WORD, _NOT_THE_TERM)):
         if count >= _RENEWAL_SENTENCES_READ:
             break
-        itself, by_choice = _RENEWS_ITSELF.search(body, start, end), _RENEWS_BY_CHOICE.search(body, start, end)
-        if bool(itself) != bool(by_choice):
-            return [Found(bool(itself), start, end)]
-    return []
+        itself, choice = _RENEWS_ITSELF.search(body, start, end), _RENEWS_BY_CHOICE.search(body, start, end)
+        if itself and not choice:
+            return [Found(True, start, end)]
+        if choice and not itself and by_choice is None:
+            by_choice = Found(False, start, end)
+    return [by_choice] if by_choice else []
 
 
 def notice_periods(body: str) -> list[Found]:
