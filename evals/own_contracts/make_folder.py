@@ -1,10 +1,11 @@
 """A user's own folder of contracts, for the end-to-end evaluation of fields found in the text: 40 CUAD contracts
 of the held-out 200 (`evals.extraction.cuad_held_out`) as plain-text files named as CUAD names them, with no labels.
-Two folders of 40 different contracts each, with a question set each, written blind by a different helper session:
-`a` (`evals/questions/own_contracts.jsonl`, `questions.md`) and `b` (`own_contracts_b.jsonl`, `questions_b.md`),
-written after the rules had been tuned against `a`'s answers, so `b` is the one none of the work has seen.
+Three folders of 40 different contracts each, with a question set each, written blind by a different helper session:
+`a` (`evals/questions/own_contracts.jsonl`, `questions.md`), `b` (`own_contracts_b.jsonl`, `questions_b.md`),
+written after the rules had been tuned against `a`'s answers, and `c` (`own_contracts_c.jsonl`, `questions_c.md`),
+written in the eighth session before its changes were scored on it.
 
-    python -m evals.own_contracts.make_folder OUT_DIR [--folder b]
+    python -m evals.own_contracts.make_folder OUT_DIR [--folder b|c]
 
 Then, in a data folder of its own:
 
@@ -106,7 +107,52 @@ FOLDER_B = (
     "cuad_503",
 )
 """40 other contracts of the held-out 200, drawn at random (seed 20261127) from those `FOLDER_A` does not hold."""
-FOLDERS = {"a": FOLDER_A, "b": FOLDER_B}
+FOLDER_C = (
+    "cuad_007",
+    "cuad_015",
+    "cuad_018",
+    "cuad_042",
+    "cuad_070",
+    "cuad_076",
+    "cuad_079",
+    "cuad_106",
+    "cuad_115",
+    "cuad_145",
+    "cuad_163",
+    "cuad_211",
+    "cuad_213",
+    "cuad_218",
+    "cuad_219",
+    "cuad_232",
+    "cuad_235",
+    "cuad_243",
+    "cuad_245",
+    "cuad_257",
+    "cuad_273",
+    "cuad_275",
+    "cuad_289",
+    "cuad_308",
+    "cuad_330",
+    "cuad_341",
+    "cuad_347",
+    "cuad_357",
+    "cuad_359",
+    "cuad_361",
+    "cuad_373",
+    "cuad_376",
+    "cuad_401",
+    "cuad_413",
+    "cuad_419",
+    "cuad_438",
+    "cuad_473",
+    "cuad_480",
+    "cuad_486",
+    "cuad_496",
+)
+"""40 more of the held-out 200, drawn at random (seed 20261128) from those neither `FOLDER_A` nor `FOLDER_B` holds;
+their set (`own_contracts_c.jsonl`, `questions_c.md`) was written blind after the seventh session, with at least
+half of its counts and lists on yes/no clauses."""
+FOLDERS = {"a": FOLDER_A, "b": FOLDER_B, "c": FOLDER_C}
 
 
 def make_folder(out: Path, folder: str = "a") -> list[Path]:
