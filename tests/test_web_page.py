@@ -16,6 +16,7 @@ import csv
 import importlib.util
 import os
 import re
+import subprocess
 import sys
 import time
 import uuid
@@ -236,6 +237,24 @@ def test_a_wrong_key_is_refused_in_words_and_not_kept(page, served):
     assert page.get_by_label("API key").is_visible()
 
 
+def test_a_key_revoked_while_signed_in_signs_the_page_out_saying_why(page, served):
+    """Before: every call answered 401 and the page went on saying "Signed in as ..." with the revoked key kept."""
+    key = _add_key(served.env, "revoked", "--scope", "sample")
+    sign_in(page, served, key)
+    page.get_by_role("button", name="Documents").click()
+    expect(page.locator("#doc-count")).to_contain_text("document")
+    subprocess.run([sys.executable, "-m", "cli", "keys", "revoke", "revoked"], env=served.env, check=True)
+    page.get_by_role("button", name="Search", exact=True).click()
+    expect(page.locator("#alert")).to_have_text("This key is no longer accepted; sign in again.")
+    expect(page.get_by_label("API key")).to_be_focused()
+    expect(page.get_by_text(re.compile("^Signed in as"))).to_be_hidden()
+    expect(page.locator("#documents")).to_be_hidden()
+    assert key not in page.evaluate("Object.values(sessionStorage)")
+    page.get_by_label("API key").fill(served.api_key)
+    page.get_by_label("API key").press("Enter")
+    expect(page.get_by_text(re.compile("^Signed in as"))).to_be_visible()
+
+
 @in_firefox_too
 def test_a_count_shows_its_figure_derivation_and_sources_and_a_citation_opens_its_row(page, served):
     sign_in(page, served)
@@ -452,6 +471,7 @@ def test_a_thread_of_another_scope_is_not_listed_and_cannot_continue_there(page,
         "Not allowed: this thread belongs to scope 'sample' and cannot continue in 'default'; resume it without a "
         "scope (it keeps its own), or ask in a new thread"
     )
+    expect(page.get_by_text(re.compile("^Signed in as"))).to_be_visible()  # a 403 refuses, it does not sign out
 
 
 def test_a_reload_while_an_answer_streams_joins_its_run_and_shows_the_answer(page, served):
