@@ -325,7 +325,7 @@ def test_a_clarification_left_for_a_new_question_says_it_was_left_unanswered(pag
     earlier = page.locator("#turns > li").first
     expect(earlier.locator(".clarify")).to_contain_text("I need your help")
     listed = page.locator("#thread-list button[aria-current=true]")
-    expect(listed).to_contain_text("(waiting for you)")
+    expect(listed).to_have_text("Which contracts have a notice period of at least 30 days? (waiting for you)")
     ask(page, "How many contracts per governing law?")
     expect(earlier).to_contain_text("Left unanswered: another question was asked before this one was answered.")
     expect(earlier.locator(".clarify")).to_have_count(0)
@@ -460,7 +460,7 @@ def test_a_thread_of_another_scope_is_not_listed_and_cannot_continue_there(page,
     thread = served.client().threads.create()["thread_id"]
     served.client().runs.wait(thread, "agent", input={"question": "How many contracts per governing law?"})
     sign_in(page, served)
-    expect(page.locator(f"#thread-list [data-thread='{thread}']")).to_have_count(1)
+    expect(page.locator(f"#thread-list [data-thread='{thread}']")).to_have_text("How many contracts per governing law?")
     page.get_by_label("Scope", exact=True).select_option("default")
     expect(page.locator("#thread-list")).to_contain_text("No threads yet in this scope.")
     page.goto(page_url(served) + f"#thread={thread}")
