@@ -416,7 +416,10 @@ def test_a_value_read_from_a_document_cites_the_sentence_it_was_read_from(page, 
     logged = len(served.log.read_text())
     upload("leases")  # a bucket that does not exist: refused in words beside the button, nothing of the upload kept
     expect(page.locator("#upload-form").get_by_role("alert")).to_contain_text(
-        re.compile(r"bucket 'leases' is unknown; use one of .*contracts.* or add it with `ragent buckets add leases")
+        re.compile(
+            r"bucket 'leases' is unknown; use one of .*contracts.* or ask whoever runs the server to add it "
+            r"\(`ragent buckets add leases --description \.\.\.`\)$"
+        )
     )
     assert staged() == before, "a refused upload leaves no file"
     refusal = log_since(served, logged, "bucket 'leases' is unknown")
@@ -506,6 +509,18 @@ def test_a_question_the_server_refuses_reads_as_a_refusal_not_a_server_fault(pag
     page.get_by_label("Question").fill("How many contracts " + "x" * 2000)
     page.get_by_label("Question").press("Enter")
     expect(page.get_by_role("alert")).to_contain_text("The request was refused: the question is 2019 characters")
+
+
+def test_a_message_naming_a_command_says_what_the_page_does_instead(page, served):
+    """A scope without documents answers with the way to add some, worded for the command line too: on the page it
+    names the page's own Upload and ingest (before: `ragent ingest PATH --bucket NAME ...`, which a person on the page
+    cannot run)."""
+    sign_in(page, served)
+    page.get_by_label("Other scope").fill(f"empty-{uuid.uuid4().hex[:8]}")
+    page.get_by_label("Other scope").press("Enter")
+    turn = ask(page, "How many contracts are there?")
+    expect(turn.locator(".answer")).to_contain_text("Add documents to it (Documents, then Upload and ingest), or ask")
+    expect(turn).not_to_contain_text("ragent")
 
 
 def test_the_documents_listed_are_the_chosen_scopes(page, served):

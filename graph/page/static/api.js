@@ -2,6 +2,8 @@
 // events. The key lives in sessionStorage only (this tab, until sign-out, the tab closes, or the server no longer
 // accepts it).
 
+import { inPageWords } from "./words.js";
+
 const KEY = "ragent.api-key";
 
 export const session = { key: sessionStorage.getItem(KEY), me: null, scope: null };
@@ -35,7 +37,7 @@ export class ApiError extends Error {
 
 // A refusal as a person reads it: what happened, then the server's own reason.
 function readable(status, detail) {
-  const reason = detail || "no reason given";
+  const reason = detail ? inPageWords(detail) : "no reason given";
   if (status === 401) return `Sign-in refused: ${reason}`;
   if (status === 403) return `Not allowed: ${reason}`;
   if (status === 404) return `Not found (it may belong to another key or scope): ${reason}`;
