@@ -61,13 +61,17 @@ class IngestLimits:
     - `line_chars` (RAGENT_INGEST_MAX_LINE_CHARS): a line of a document's text; text broken into lines is what the
       loaders, rules and chunker are built for, a minified or binary-like blob is not;
     - `request_chars` (RAGENT_INGEST_MAX_REQUEST_CHARS): the characters of new and changed documents one ingest
-      through the server writes (unchanged ones cost nothing and do not count); the command line sets none.
+      through the server writes (unchanged ones cost nothing and do not count); the command line sets none;
+    - `uploads_mb` (RAGENT_INGEST_MAX_UPLOADS_MB): what a scope keeps of the web page's uploads in all (its staged
+      batches and the files kept once ingested, `graph.uploads`): a file past it is refused (413), so a key that may
+      ingest cannot fill the server's disk.
     """
 
     file_mb: int = 64
     document_chars: int = 1_000_000
     line_chars: int = 100_000
     request_chars: int = 20_000_000
+    uploads_mb: int = 1024
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> IngestLimits:
@@ -79,6 +83,7 @@ class IngestLimits:
             document_chars=limit("DOCUMENT_CHARS", cls.document_chars),
             line_chars=limit("LINE_CHARS", cls.line_chars),
             request_chars=limit("REQUEST_CHARS", cls.request_chars),
+            uploads_mb=limit("UPLOADS_MB", cls.uploads_mb),
         )
 
 

@@ -10,6 +10,8 @@ batch. A batch is staging only:
 - once ingested, its files replace those kept at that name (the latest version of each, as the documents hold);
 - refused (an unknown bucket, a bad annotations file, ...), or given up by the page, it is deleted: nothing of a
   refused upload stays on the server's disk.
+What a scope holds of uploads (staged and kept, `held_bytes`) is held to `IngestLimits.uploads_mb` by the page's
+upload route, so that a key that may ingest cannot fill the disk.
 """
 
 from __future__ import annotations
@@ -54,3 +56,21 @@ def keep(batch: Path) -> None:
 
 def discard(batch: Path) -> None:
     shutil.rmtree(batch, ignore_errors=True)
+
+
+def held_bytes(inbox: Path) -> int:
+    """The bytes of every file the scope's inbox holds of uploads: its staged batches (and files being written) and
+    the files kept once ingested."""
+    folders = [inbox / STAGED, inbox / KEPT]
+    return sum(p.stat().st_size for folder in folders for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def prune_empty(folder: Path, stop: Path) -> None:
+    """`folder` and the folders above it up to `stop` (not included) removed while empty: what a refused file's
+    request made, so that nothing of it stays."""
+    while folder.is_relative_to(stop) and folder != stop:
+        try:
+            folder.rmdir()
+        except OSError:  # not empty (another file of the batch), or already gone
+            return
+        folder = folder.parent

@@ -16,6 +16,7 @@ import csv
 import importlib.util
 import os
 import re
+import subprocess
 import sys
 import time
 import uuid
@@ -236,6 +237,24 @@ def test_a_wrong_key_is_refused_in_words_and_not_kept(page, served):
     assert page.get_by_label("API key").is_visible()
 
 
+def test_a_key_revoked_while_signed_in_signs_the_page_out_saying_why(page, served):
+    """Before: every call answered 401 and the page went on saying "Signed in as ..." with the revoked key kept."""
+    key = _add_key(served.env, "revoked", "--scope", "sample")
+    sign_in(page, served, key)
+    page.get_by_role("button", name="Documents").click()
+    expect(page.locator("#doc-count")).to_contain_text("document")
+    subprocess.run([sys.executable, "-m", "cli", "keys", "revoke", "revoked"], env=served.env, check=True)
+    page.get_by_role("button", name="Search", exact=True).click()
+    expect(page.locator("#alert")).to_have_text("This key is no longer accepted; sign in again.")
+    expect(page.get_by_label("API key")).to_be_focused()
+    expect(page.get_by_text(re.compile("^Signed in as"))).to_be_hidden()
+    expect(page.locator("#documents")).to_be_hidden()
+    assert key not in page.evaluate("Object.values(sessionStorage)")
+    page.get_by_label("API key").fill(served.api_key)
+    page.get_by_label("API key").press("Enter")
+    expect(page.get_by_text(re.compile("^Signed in as"))).to_be_visible()
+
+
 @in_firefox_too
 def test_a_count_shows_its_figure_derivation_and_sources_and_a_citation_opens_its_row(page, served):
     sign_in(page, served)
@@ -306,7 +325,7 @@ def test_a_clarification_left_for_a_new_question_says_it_was_left_unanswered(pag
     earlier = page.locator("#turns > li").first
     expect(earlier.locator(".clarify")).to_contain_text("I need your help")
     listed = page.locator("#thread-list button[aria-current=true]")
-    expect(listed).to_contain_text("(waiting for you)")
+    expect(listed).to_have_text("Which contracts have a notice period of at least 30 days? (waiting for you)")
     ask(page, "How many contracts per governing law?")
     expect(earlier).to_contain_text("Left unanswered: another question was asked before this one was answered.")
     expect(earlier.locator(".clarify")).to_have_count(0)
@@ -397,7 +416,10 @@ def test_a_value_read_from_a_document_cites_the_sentence_it_was_read_from(page, 
     logged = len(served.log.read_text())
     upload("leases")  # a bucket that does not exist: refused in words beside the button, nothing of the upload kept
     expect(page.locator("#upload-form").get_by_role("alert")).to_contain_text(
-        re.compile(r"bucket 'leases' is unknown; use one of .*contracts.* or add it with `ragent buckets add leases")
+        re.compile(
+            r"bucket 'leases' is unknown; use one of .*contracts.* or ask whoever runs the server to add it "
+            r"\(`ragent buckets add leases --description \.\.\.`\)$"
+        )
     )
     assert staged() == before, "a refused upload leaves no file"
     refusal = log_since(served, logged, "bucket 'leases' is unknown")
@@ -441,7 +463,7 @@ def test_a_thread_of_another_scope_is_not_listed_and_cannot_continue_there(page,
     thread = served.client().threads.create()["thread_id"]
     served.client().runs.wait(thread, "agent", input={"question": "How many contracts per governing law?"})
     sign_in(page, served)
-    expect(page.locator(f"#thread-list [data-thread='{thread}']")).to_have_count(1)
+    expect(page.locator(f"#thread-list [data-thread='{thread}']")).to_have_text("How many contracts per governing law?")
     page.get_by_label("Scope", exact=True).select_option("default")
     expect(page.locator("#thread-list")).to_contain_text("No threads yet in this scope.")
     page.goto(page_url(served) + f"#thread={thread}")
@@ -452,6 +474,7 @@ def test_a_thread_of_another_scope_is_not_listed_and_cannot_continue_there(page,
         "Not allowed: this thread belongs to scope 'sample' and cannot continue in 'default'; resume it without a "
         "scope (it keeps its own), or ask in a new thread"
     )
+    expect(page.get_by_text(re.compile("^Signed in as"))).to_be_visible()  # a 403 refuses, it does not sign out
 
 
 def test_a_reload_while_an_answer_streams_joins_its_run_and_shows_the_answer(page, served):
@@ -486,6 +509,18 @@ def test_a_question_the_server_refuses_reads_as_a_refusal_not_a_server_fault(pag
     page.get_by_label("Question").fill("How many contracts " + "x" * 2000)
     page.get_by_label("Question").press("Enter")
     expect(page.get_by_role("alert")).to_contain_text("The request was refused: the question is 2019 characters")
+
+
+def test_a_message_naming_a_command_says_what_the_page_does_instead(page, served):
+    """A scope without documents answers with the way to add some, worded for the command line too: on the page it
+    names the page's own Upload and ingest (before: `ragent ingest PATH --bucket NAME ...`, which a person on the page
+    cannot run)."""
+    sign_in(page, served)
+    page.get_by_label("Other scope").fill(f"empty-{uuid.uuid4().hex[:8]}")
+    page.get_by_label("Other scope").press("Enter")
+    turn = ask(page, "How many contracts are there?")
+    expect(turn.locator(".answer")).to_contain_text("Add documents to it (Documents, then Upload and ingest), or ask")
+    expect(turn).not_to_contain_text("ragent")
 
 
 def test_the_documents_listed_are_the_chosen_scopes(page, served):

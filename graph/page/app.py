@@ -13,7 +13,8 @@ Three things the API does not offer are here, each behind that same authenticati
 - `PUT /web/api/upload/{batch}/{path}?scope=S`: one file of an upload, written under the first ingest root of the
   scope (`inbox/<scope>/uploads/<batch>/<path>`) for a key that may ingest in it; the page then runs the `ingest`
   graph on that folder in that scope, which keeps the files once ingested and deletes them when refused
-  (`graph.uploads`);
+  (`graph.uploads`); a file is refused (413) past 50 MB, or past what the scope may keep of uploads in all
+  (`IngestLimits.uploads_mb`), and nothing of it is left;
 - `DELETE /web/api/upload/{batch}?scope=S`: an upload given up before its ingest (a file refused, the connection
   lost), deleted with whatever of it arrived.
 """
@@ -39,7 +40,7 @@ from graph.access.auth import authenticate
 from graph.access.keys import ANY_SCOPE
 from graph.access.tenancy import Identity, ScopeRefused
 from graph.ingest_roots import ingest_roots
-from graph.uploads import BATCH, STAGED, discard
+from graph.uploads import BATCH, STAGED, discard, held_bytes, prune_empty
 
 STATIC = Path(__file__).with_name("static")
 PAGE_FILES = {path.name: path for path in STATIC.iterdir() if path.is_file()}
@@ -176,8 +177,11 @@ async def upload(request: Request, identity: Identity) -> Response:
         target = upload_target(root, request.path_params["batch"], request.path_params["path"])
     except ValueError as bad:
         return refusal(422, str(bad))
+    total_mb = Settings.from_env().ingest_limits.uploads_mb
+    held = await asyncio.to_thread(held_bytes, root)
     partial = target.with_name(f".{target.name}.{uuid.uuid4().hex}.part")
     size = 0
+    stored = False
     # File calls go to a thread: the server's event loop must not wait on the disk (LangGraph dev refuses it).
     await asyncio.to_thread(target.parent.mkdir, parents=True, exist_ok=True)
     out = await asyncio.to_thread(partial.open, "wb")
@@ -186,14 +190,26 @@ async def upload(request: Request, identity: Identity) -> Response:
             size += len(chunk)
             if size > UPLOAD_MAX_BYTES:
                 return refusal(413, f"{target.name} is larger than {UPLOAD_MAX_BYTES // 2**20} MB")
+            if held + size > total_mb * 2**20:
+                return refusal(413, past_total(target.name, total_mb, held))
             await asyncio.to_thread(out.write, chunk)
         await asyncio.to_thread(out.close)
         await asyncio.to_thread(partial.replace, target)
+        stored = True
     finally:
         await asyncio.to_thread(out.close)
         await asyncio.to_thread(partial.unlink, missing_ok=True)
+        if not stored:
+            await asyncio.to_thread(prune_empty, target.parent, root / STAGED)
     return JSONResponse(
         {"path": target.relative_to(root).as_posix(), "bytes": size}, status_code=201, headers=PAGE_HEADERS
+    )
+
+
+def past_total(name: str, total_mb: int, held: int) -> str:
+    return (
+        f"{name} would take this scope's uploaded files past the {total_mb:,} MB it may keep "
+        f"(RAGENT_INGEST_MAX_UPLOADS_MB); it holds {held / 2**20:,.1f} MB already"
     )
 
 

@@ -1,5 +1,8 @@
 // The LangGraph API as the SDK calls it: JSON over fetch with the key in x-api-key, runs streamed as server-sent
-// events. The key lives in sessionStorage only (this tab, until sign-out or the tab closes).
+// events. The key lives in sessionStorage only (this tab, until sign-out, the tab closes, or the server no longer
+// accepts it).
+
+import { inPageWords } from "./words.js";
 
 const KEY = "ragent.api-key";
 
@@ -16,16 +19,25 @@ export function forgetKey() {
   sessionStorage.removeItem(KEY);
 }
 
+export const KEY_REFUSED = "This key is no longer accepted; sign in again.";
+let keyRefused = () => {};
+
+// `signedOut()` once the server refuses (401) the key the page signed in with (revoked, or the server's keys
+// changed): the key is forgotten first, so every call after it fails with KEY_REFUSED too, without being sent.
+export function whenKeyRefused(signedOut) {
+  keyRefused = signedOut;
+}
+
 export class ApiError extends Error {
-  constructor(status, detail) {
-    super(readable(status, detail));
+  constructor(status, detail, message = readable(status, detail)) {
+    super(message);
     this.status = status;
   }
 }
 
 // A refusal as a person reads it: what happened, then the server's own reason.
 function readable(status, detail) {
-  const reason = detail || "no reason given";
+  const reason = detail ? inPageWords(detail) : "no reason given";
   if (status === 401) return `Sign-in refused: ${reason}`;
   if (status === 403) return `Not allowed: ${reason}`;
   if (status === 404) return `Not found (it may belong to another key or scope): ${reason}`;
@@ -50,6 +62,7 @@ function headers(extra = {}) {
 }
 
 async function send(method, path, body, extraHeaders) {
+  if (session.key === null) throw new ApiError(401, "", KEY_REFUSED);
   let response;
   try {
     response = await fetch(path, {
@@ -59,6 +72,12 @@ async function send(method, path, body, extraHeaders) {
     });
   } catch (error) {
     throw new ApiError(0, String(error.message || error));
+  }
+  if (response.status === 401 && session.me) {
+    const detail = await detailOf(response);
+    forgetKey();
+    keyRefused();
+    throw new ApiError(401, detail, KEY_REFUSED);
   }
   if (!response.ok) throw new ApiError(response.status, await detailOf(response));
   return response;

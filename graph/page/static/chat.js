@@ -3,6 +3,7 @@
 
 import { ApiError, call, download, runOnce, session, stream } from "./api.js";
 import { clear, documentText, el, highlighted, markdown, sourceCell, value } from "./render.js";
+import { inPageWords } from "./words.js";
 
 const REFUSALS = ["InvalidInput", "ScopeRefused", "ValidationError", "ValueError"]; // the run's error names of bad input
 const $ = (id) => document.getElementById(id);
@@ -152,11 +153,11 @@ function answerView(threadId, { answer, sources, fields }) {
   if (answer.format === "figure" && answer.value !== null && answer.value !== undefined) {
     view.append(el("p", { class: "figure-value" }, Number(answer.value).toLocaleString()));
   }
-  view.append(...markdown(answer.text));
+  view.append(...markdown(inPageWords(answer.text)));
   if (answer.format === "export") {
     view.append(el("button", { type: "button", onclick: () => downloadExport(threadId) }, "Download the CSV"));
   }
-  for (const note of answer.notes || []) view.append(el("p", { class: "muted" }, note));
+  for (const note of answer.notes || []) view.append(el("p", { class: "muted" }, inPageWords(note)));
   if ((answer.citations || []).length) {
     view.append(
       el("h3", {}, "Sources"),

@@ -4,6 +4,7 @@
 import { call, put, runOnce, session, stream, ApiError } from "./api.js";
 import { clear, documentText, el, sourceCell, value } from "./render.js";
 import { hideAlert, showAlert } from "./chat.js";
+import { inPageWords } from "./words.js";
 
 const $ = (id) => document.getElementById(id);
 const LISTED = 1000;
@@ -169,7 +170,7 @@ function outcomes(result) {
     ["Updated to this version", named.updated],
     ["Unchanged (the same as the stored version)", named.unchanged],
   ].filter(([, ids]) => ids && ids.length).map(([what, ids]) => `${what}: ${ids.join(", ")}`);
-  const skipped = (result.skipped || []).map((s) => `${s.path}: ${s.reason}`);
+  const skipped = (result.skipped || []).map((s) => `${s.path}: ${inPageWords(s.reason)}`);
   if (skipped.length) said.push(`Skipped ${result.skipped_total}: ${skipped.join("; ")}`);
   return said;
 }

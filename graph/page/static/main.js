@@ -1,6 +1,6 @@
 // Sign-in, the scope, the two views and the keyboard: the page's wiring.
 
-import { call, forgetKey, keepKey, session } from "./api.js";
+import { call, forgetKey, KEY_REFUSED, keepKey, session, whenKeyRefused } from "./api.js";
 import { ask, closeSource, hideAlert, listThreads, newThread, openThread, showAlert } from "./chat.js";
 import { extractFields, listDocuments, uploadAndIngest } from "./documents.js";
 import { clear, el } from "./render.js";
@@ -55,6 +55,15 @@ async function signIn(key) {
   if (linked) await openThread(linked[1]);
   else newThread();
   return true;
+}
+
+// The server no longer accepts the key (api.js has forgotten it): back to the sign-in form, saying why. The thread
+// in the address stays, to open again once signed in.
+function keyRefused() {
+  for (const id of ["who", "tabs", "chat", "documents"]) $(id).hidden = true;
+  $("sign-in").hidden = false;
+  showAlert(KEY_REFUSED);
+  $("api-key").focus();
 }
 
 function signOut() {
@@ -120,4 +129,5 @@ function wire() {
 }
 
 wire();
+whenKeyRefused(keyRefused);
 if (session.key) signIn(session.key);
