@@ -11,7 +11,8 @@ batch. A batch is staging only:
 - refused (an unknown bucket, a bad annotations file, ...), or given up by the page, it is deleted: nothing of a
   refused upload stays on the server's disk.
 What a scope holds of uploads (staged and kept, `held_bytes`) is held to `IngestLimits.uploads_mb` by the page's
-upload route, so that a key that may ingest cannot fill the disk.
+upload route, so that a key that may ingest cannot fill the disk; a document deleted takes its kept file with it
+(`drop_unnamed`), so deleting is how a page user makes room.
 """
 
 from __future__ import annotations
@@ -63,6 +64,17 @@ def held_bytes(inbox: Path) -> int:
     the files kept once ingested."""
     folders = [inbox / STAGED, inbox / KEPT]
     return sum(p.stat().st_size for folder in folders for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def drop_unnamed(inbox: Path, named: set[str]) -> list[Path]:
+    """The kept files no document of the scope is from (`named`: the sources of its documents under the kept folder)
+    removed, with the folders that held only them; the files removed."""
+    kept = inbox / KEPT
+    dropped = [p for p in sorted(kept.rglob("*")) if p.is_file() and not p.is_symlink() and str(p) not in named]
+    for file in dropped:
+        file.unlink(missing_ok=True)
+        prune_empty(file.parent, kept)
+    return dropped
 
 
 def prune_empty(folder: Path, stop: Path) -> None:

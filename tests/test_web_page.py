@@ -390,6 +390,8 @@ def test_a_folder_is_uploaded_listed_shown_as_text_and_a_document_deleted(page, 
     expect(page.locator("#doc-view")).to_contain_text("Deleted")
     expect(rows).to_have_count(1)
     expect(rows.first).to_contain_text("Notice")
+    kept = {p.name for p in (served.home / "inbox" / "sample" / "uploaded").rglob(f"{batch}-*")}
+    assert kept == {f"{batch}-notice.md"}, "the deleted document's kept upload goes with it, the other's stays"
 
 
 def test_a_value_read_from_a_document_cites_the_sentence_it_was_read_from(page, served, tmp_path):

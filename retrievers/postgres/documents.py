@@ -130,6 +130,15 @@ class PostgresDocuments:
             ).fetchall()
         return {doc_id: (source, annotations) for doc_id, source, annotations in rows}
 
+    def sources_under(self, scope: str, folder: str) -> set[str]:
+        """The sources of the scope's documents ingested from files under `folder`."""
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT source FROM documents WHERE scope = %s AND starts_with(source, %s)",
+                (scope, folder.rstrip("/") + "/"),
+            ).fetchall()
+        return {source for (source,) in rows}
+
     def commit_document(
         self,
         source: SourceDocument,
