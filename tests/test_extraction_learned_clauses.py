@@ -14,6 +14,7 @@ from retrievers.extraction.rules.learned_clauses import (
     LearnedClauses,
     decisions,
 )
+from retrievers.extraction.shipped import SHIPPED
 from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import cuad, files
 
@@ -240,3 +241,28 @@ def test_a_5_mb_line_of_cue_words_and_nul_characters_is_read_in_bounded_cpu_time
         found = WITHOUT_VECTORS.rules[field](body)
         assert all(isinstance(f.value, bool) and 0 <= f.start <= f.end <= len(body) for f in found)
     assert time.process_time() - started < 10  # about 1 s on a 2-core AMD EPYC
+
+
+def test_ingest_reads_a_clause_only_a_learned_decision_reads_also_in_a_folder_made_before_it_did(stack, tmp_path):
+    """A user's own contract gets `insurance` (read by a terms-only decision, no regex rule) at ingest, and a data
+    folder made when the field was declared as labels only (before this release learned it) reads it at its next
+    ingest; before, the shipped schema said only regex-ruled fields are found in the text, so no contract had a
+    value and "how many of my contracts require insurance?" asked back."""
+    stack.store.add_bucket("contracts", "")
+    labels_only = [
+        s.model_copy(update={"found_by": "labels"}) if s.name == "insurance" else s for s in SHIPPED["contracts"]
+    ]
+    stack.store.record_field_specs("contracts", labels_only)
+    folder = tmp_path / "contracts"
+    folder.mkdir()
+    (folder / "acme.txt").write_text(HEADING + SAYS_CLAUSE["insurance"] + "\n\n" + FILLER)
+    Ingestor(stack).ingest(files.load(folder, bucket="contracts"), progress=False)
+    (declared,) = [s for s in stack.store.field_specs("contracts") if s.name == "insurance"]
+    assert declared.found_by == "rule"
+    (row,) = [r for r in stack.store.document_annotations("default", "acme.txt") if r["kind"] == "properties"]
+    assert row["row"]["insurance"] is True
+    cited = row["sources"]["insurance"]
+    assert (
+        stack.store.get_document("default", "acme.txt")["body"][cited["start"] : cited["end"]]
+        == (SAYS_CLAUSE["insurance"])
+    )

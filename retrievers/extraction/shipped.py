@@ -7,15 +7,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from core.models import FieldSpec
-from retrievers.extraction.rules import RULES
+from retrievers.extraction.rules import rules_of
 from retrievers.loaders import cuad, invoices, kleister_nda, sroie
 from retrievers.protocols import DocumentStore
 
 
 def with_rules(bucket: str, specs: Iterable[FieldSpec]) -> list[FieldSpec]:
-    """`specs` of `bucket`, each found by its shipped rule where there is one (a loader's specs go through this, so
-    that ingesting a labelled dataset declares the fields as a user's folder finds them)."""
-    rules = RULES.get(bucket, {})
+    """`specs` of `bucket`, each found by its shipped rule where there is one, a learned clause decision included
+    (a loader's specs go through this, so that ingesting a labelled dataset declares the fields as a user's folder
+    finds them)."""
+    rules = rules_of(bucket)
     return [spec.model_copy(update={"found_by": "rule"}) if spec.name in rules else spec for spec in specs]
 
 

@@ -43,6 +43,12 @@ def _widens(declared: dict[str, FieldSpec], spec: FieldSpec) -> bool:
     return spec.multi and spec.name in declared and not declared[spec.name].multi
 
 
+def _now_read(declared: dict[str, FieldSpec], spec: FieldSpec) -> bool:
+    """Whether `spec` says a rule now reads a declared field that only labels gave (a clause this release learned to
+    read): a user's own way of finding it (`model`, a pattern) is kept."""
+    return spec.found_by == "rule" and spec.name in declared and declared[spec.name].found_by == "labels"
+
+
 class PostgresCatalog:
     """Buckets, vocabulary, field specs and field catalogs, over the store's connection pool."""
 
@@ -105,15 +111,20 @@ class PostgresCatalog:
 
     def record_field_specs(self, bucket: str, specs: Sequence[FieldSpec], *, only_new: bool = False) -> None:
         """Declare field types, descriptions, vocabulary and how each is found (`only_new`: only the fields not
-        declared yet, as a bucket's shipped schema is declared under whatever a loader or user said, and a declared
+        declared yet, as a bucket's shipped schema is declared under whatever a loader or user said; a declared
         field the schema now says holds several values widened to them: every value stored still fits, and its rule
-        gives several, which a single field would refuse as ambiguous); a change marks the bucket's catalogs stale in
+        gives several, which a single field would refuse as ambiguous; and one only labels gave, which a shipped
+        rule now reads, found by the rule); a change marks the bucket's catalogs stale in
         every scope (the catalog entries carry them)."""
         with self.pool.connection() as conn, conn.transaction():
             declared = {spec.name: spec for spec in self._field_specs(conn, bucket, " FOR UPDATE")}
             if only_new:
-                widened = [declared[s.name].model_copy(update={"multi": True}) for s in specs if _widens(declared, s)]
-                changed = [s for s in specs if s.name not in declared] + widened
+                changed = [s for s in specs if s.name not in declared]
+                for s in specs:
+                    update = {"multi": True} if _widens(declared, s) else {}
+                    update |= {"found_by": "rule"} if _now_read(declared, s) else {}
+                    if update:
+                        changed.append(declared[s.name].model_copy(update=update))
             else:
                 changed = [s for s in specs if declared.get(s.name) != s]
             if not changed:
