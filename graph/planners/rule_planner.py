@@ -279,6 +279,8 @@ class RulePlanner:
         if route.kind == "structured":
             total = matched_total(e.envelope for e in listed(evidence))
             if total.count == 0:
+                if d.intent == "lookup" and left > 0 and (named := self._by_name(d, evidence)):
+                    return named
                 why = self._values_not_held(d) or "no annotation row matches the constraints"
                 return self._too_little(route, left, f"{why}{note}")
             if d.intent == "list" and total.count > route.max_hits and not d.order_by:
@@ -323,24 +325,23 @@ class RulePlanner:
 
     def _by_name(self, d: Decomposition, evidence: list[Evidence]) -> Decision | None:
         """When the documents a question names by a name (a party, a shop) have nothing that meets its other
-        conditions ("the Pacificap Entertainment content license": the rules found no kind of contract in it), its
-        passages are searched within the named documents alone, once: the name says which documents, the other
-        words only describe them. None when there is no name, nothing else, or that search was made."""
+        conditions ("the Pacificap Entertainment content license": the rules found no kind of contract in it; "the
+        Marathon Pipe Line transportation services agreement", a Transportation Agreement), its passages, or the
+        rows a lookup reads, are searched within the named documents alone, once: the name says which documents,
+        the other words only describe them. None when there is no name, nothing else, or that search was made."""
         calls = []
         for e in evidence:
-            filters = e.call.arguments.get("filters") or {}
+            key = "predicates" if "predicates" in e.call.arguments else "filters"
+            conditions = e.call.arguments.get(key) or {}
             names = {f.name for f in self.catalog.fields(e.call.arguments.get("bucket", "")) if f.role == "name"}
-            kept = {field: condition for field, condition in filters.items() if field in names}
-            if kept and kept != filters:
-                calls.append(e.call.model_copy(update={"arguments": {**e.call.arguments, "filters": kept}}))
+            kept = {field: condition for field, condition in conditions.items() if field in names}
+            if kept and kept != conditions:
+                calls.append(e.call.model_copy(update={"arguments": {**e.call.arguments, key: kept}}))
         made = [e.call for e in evidence]
         calls = [c for c in calls if c not in made]
         if not calls:
             return None
-        dropped = sorted(
-            {f for e in evidence for f in e.call.arguments.get("filters") or {}}
-            - {f for c in calls for f in c.arguments["filters"]}
-        )
+        dropped = sorted({f for c in made for f in _conditions(c)} - {f for c in calls for f in _conditions(c)})
         return Decision(
             action="more",
             reason=f"no document the question names meets its {', '.join(dropped)} condition; searching them alone",
@@ -471,6 +472,11 @@ def _passage_filters(d: Decomposition, bucket: str) -> dict:
         return predicates
     flags = {c.field for c in d.constraints if c.bucket == bucket and isinstance(c.value, bool)}
     return {field: condition for field, condition in predicates.items() if field not in flags}
+
+
+def _conditions(call: ToolCall) -> dict:
+    """A search's conditions on fields: an annotation search's predicates, a passage search's filters."""
+    return call.arguments.get("predicates") or call.arguments.get("filters") or {}
 
 
 def _holds_any(evidence: list[Evidence], fields: list[str]) -> bool:

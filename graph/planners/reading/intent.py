@@ -36,7 +36,7 @@ from english.quantities import time_unit
 from graph.decomposition import Constraint, Intent, OrderBy
 from graph.planners.reading import leftovers
 from graph.planners.reading.question import Question
-from graph.planners.vocabulary import BucketWords
+from graph.planners.vocabulary import BucketWords, find_mentions
 from retrievers.postgres.field_catalog import CatalogField
 
 
@@ -222,6 +222,8 @@ def read(question: Question, views: list[BucketWords], doc_ids: dict[str, str]) 
         return Reading("qa" if asks_text else "lookup")
     if reading.intent is None and opens_with_a_field(lowered, views):
         return replace(reading, intent="lookup")
+    if reading.intent in (None, "list") and asks_which_value(lowered, views):
+        return replace(reading, intent="lookup")
     if reading.intent is None and question.mentions and not QUESTION_START.match(lowered):
         return replace(reading, intent="list")
     return reading
@@ -255,6 +257,30 @@ def _names_a_field(lowered: str, views: list[BucketWords]) -> bool:
     return any(
         m.text.lower() not in STOPWORDS for view in views for f in view.fields for m in view.field_mentions(lowered, f)
     )
+
+
+WHICH_VALUE = re.compile(r"^(?:which|what)\s+(?P<asked>(?:[\w-]+(?:'s|’s)?\s+){0,2})")
+"""The words a "which"/"what" question opens with before its verb: "which state's law governs ...", "what law
+applies to ..."."""
+
+
+def asks_which_value(lowered: str, views: list[BucketWords]) -> bool:
+    """Whether "which"/"what" asks for a field's value ("which state's law governs the Link Plus agreement?", "what
+    law applies to ...") rather than for documents ("which contracts ..."): a field's words follow it, and no bucket
+    word does."""
+    opening = WHICH_VALUE.match(lowered)
+    if not opening:
+        return False
+    asked = (opening.start("asked"), opening.end("asked"))
+    named = [
+        m
+        for view in views
+        for f in view.fields
+        for m in view.field_mentions(lowered, f)
+        if m.text.lower() not in STOPWORDS and asked[0] <= m.span[0] < asked[1]
+    ]
+    buckets = any(m.span[0] < asked[1] for view in views for m in find_mentions(lowered, view.aliases, whole=True))
+    return bool(named) and not buckets
 
 
 def opens_with_a_field(lowered: str, views: list[BucketWords]) -> bool:

@@ -18,11 +18,12 @@ from graph.planners.vocabulary import BucketWords, Vocabulary
 
 
 def unmapped(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> list[Unmapped]:
-    """Every check of `d` against the question's words, in this order: those of a count, sum or list (`unreadable`)
-    or of a question for text (`absent`), then the amount a sum needs."""
+    """Every check of `d` against the question's words, in this order: those of a count, sum or list, or of a
+    lookup of fields of the documents its conditions describe ("which state's law governs the Tesla supply
+    agreement?": `unreadable`), or of a question for text (`absent`), then the amount a sum needs."""
     views = [vocabulary.buckets[b] for b in d.buckets if b in vocabulary.buckets]
     found: list[Unmapped] = []
-    if not d.doc_ids and d.intent in STRUCTURED_INTENTS:
+    if not d.doc_ids and (d.intent in STRUCTURED_INTENTS or (d.intent == "lookup" and d.constraints and d.show_fields)):
         found += unreadable(understood, views, d.constraints, d.intent, vocabulary)
     elif not d.doc_ids:
         found += absent(understood, views, d.buckets, d.constraints, vocabulary)
