@@ -27,12 +27,12 @@ class Mention:
 
 
 @lru_cache(maxsize=4096)
-def _phrase_pattern(phrase: str) -> re.Pattern:
+def _phrase_pattern(phrase: str, stem_chars: int = STEM_CHARS) -> re.Pattern:
     """A word or phrase as users inflect it: each word by its stem when long ("renew" in "renewal", "expir" in
     "expires"), whole with an optional plural otherwise; words separated by any spaces or hyphens."""
     parts = []
     for word in normalise(phrase).split():
-        parts.append(re.escape(word[:STEM_CHARS]) + r"\w*" if len(word) > STEM_CHARS else re.escape(word) + "(?:s|es)?")
+        parts.append(re.escape(word[:stem_chars]) + r"\w*" if len(word) > stem_chars else re.escape(word) + "(?:s|es)?")
     return re.compile(r"\b" + r"[\s-]+".join(parts) + r"\b")
 
 
@@ -43,13 +43,14 @@ def _whole_pattern(phrase: str) -> re.Pattern:
     return re.compile(r"\b" + r"[\s-]+".join(words) + r"(?:s|es)?\b")
 
 
-def find_mentions(lowered: str, phrases: list[str], whole: bool = False) -> list[Mention]:
-    """Where `phrases` occur: by stems (field words: "renewal" says "renew"), or `whole` (bucket words)."""
+def find_mentions(lowered: str, phrases: list[str], whole: bool = False, stem_chars: int = STEM_CHARS) -> list[Mention]:
+    """Where `phrases` occur: by stems of `stem_chars` letters (field words: "renewal" says "renew"), or `whole`
+    (bucket words)."""
     found = []
     for phrase in phrases:
         if not normalise(phrase):
             continue
-        pattern = _whole_pattern(phrase) if whole else _phrase_pattern(phrase)
+        pattern = _whole_pattern(phrase) if whole else _phrase_pattern(phrase, stem_chars)
         for m in pattern.finditer(lowered):
             found.append(Mention(m.span(), m.group(0), phrase))
     return found

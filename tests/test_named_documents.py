@@ -103,7 +103,7 @@ def test_a_first_name_before_a_party_name_that_matched_is_part_of_that_name(rule
 
 def test_a_name_no_document_holds_before_a_kind_of_contract_is_asked_about_not_dropped(rules):
     d = rules.decompose("Which state's law governs the Tesla supply agreement?")
-    assert [u.text for u in d.unmapped] == ["Tesla"]
+    assert [u.text.lower() for u in d.unmapped] == ["tesla"]
 
 
 def test_titles_name_no_document_in_a_bucket_of_labelled_pages():
@@ -217,3 +217,42 @@ def test_a_kind_in_lower_case_before_the_document_word_is_no_title_to_ask_about(
 )
 def test_a_question_about_several_documents_or_a_name_one_matches_asks_nothing(rules, question):
     assert rules.decompose(question).several is None
+
+
+def test_documents_named_beside_clause_fields_with_values_are_still_named():
+    """Once a user's contracts have yes/no clauses read (post_termination_services, ip_ownership_assignment, their
+    aliases "transition services", "intellectual property ownership"): "the TransMontaigne services agreement" is
+    no transition-services clause (an alias's 5-letter stem matched "TransMontaigne", and the run asked which of 18
+    contracts with the clause), and "the intellectual property agreement" still describes the titles that say it
+    (its words, a clause's too, had become no description, and the run quoted passages of every contract)."""
+    rows = {
+        "TRANSMONTAIGNE-SERVICES AGREEMENT.txt": {
+            "contract_type": "Service Agreement",
+            "parties": ["TransMontaigne"],
+            "post_termination_services": True,
+            "ip_ownership_assignment": False,
+        },
+        "INGEVITY-INTELLECTUAL PROPERTY AGREEMENT.txt": {
+            "contract_type": "IP Agreement",
+            "parties": ["Ingevity Corporation"],
+            "post_termination_services": False,
+            "ip_ownership_assignment": True,
+        },
+        "KNOWLABS-INTELLECTUAL PROPERTY AGREEMENT.txt": {
+            "contract_type": "IP Agreement",
+            "parties": ["Visualant"],
+            "post_termination_services": True,
+            "ip_ownership_assignment": True,
+        },
+    }
+    documents = {"contracts": [(doc_id, doc_id, [("properties", row)]) for doc_id, row in rows.items()]}
+    own = RuleDecomposer(FakeCatalog(documents, specs={"contracts": SHIPPED["contracts"]}))
+    d = own.decompose("Under which state's law is the TransMontaigne services agreement governed?")
+    assert "post_termination_services" not in [c.field for c in d.constraints]
+    assert ("parties", "TransMontaigne") in [(c.field, c.value) for c in d.constraints]
+    several = own.decompose("Who are the parties to the intellectual property agreement?").several
+    assert several is not None and several.by == "title"
+    assert {doc.doc_id for doc in several.documents} == {
+        "INGEVITY-INTELLECTUAL PROPERTY AGREEMENT.txt",
+        "KNOWLABS-INTELLECTUAL PROPERTY AGREEMENT.txt",
+    }

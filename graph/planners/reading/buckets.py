@@ -57,10 +57,13 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
     if not own:
         return {}, None
     common, valued = _not_names(question, vocabulary), _name_values(vocabulary)
+    kinds_and_values = _not_names(question, vocabulary, flags=False)
     described = [  # the whole phrase, as one name: its words alone hold in titles by chance ("master")
         ([" ".join(words)], span)
         for words, span in _described_document(question, vocabulary)
-        if any(_compact(singular(w)) not in common for w in words)  # "the services agreement" says a kind
+        # "the services agreement" says a kind; a clause's words describe a title ("the intellectual property
+        # agreement", though "intellectual property" also names ip_ownership_assignment)
+        if any(_compact(singular(w)) not in kinds_and_values for w in words)
     ]
     runs = [*_name_runs(question), *described]
     if not runs:
@@ -159,11 +162,12 @@ def _name_values(vocabulary: Vocabulary) -> set[str]:
     }
 
 
-def _not_names(question: Question, vocabulary: Vocabulary) -> set[str]:
-    """The compacted words that name buckets, fields or non-name values of the scope, and the stopwords."""
+def _not_names(question: Question, vocabulary: Vocabulary, flags: bool = True) -> set[str]:
+    """The compacted words that name buckets, fields (but yes/no fields unless `flags`) or non-name values of the
+    scope, and the stopwords."""
     words = {_compact(w) for w in (*STOPWORDS, *question.bucket_words)}
     for view in vocabulary.buckets.values():
-        for f in view.fields:
+        for f in (f for f in view.fields if flags or f.type != "boolean"):
             said = [f.name, *f.name.split("_"), *f.aliases, *([] if f.role == "name" else map(str, f.values or []))]
             words |= {_compact(part) for text in said for part in (text, *str(text).split())}
     return words

@@ -39,9 +39,10 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
 
 
 def flag_mentions(f: CatalogField, lowered: str) -> list[Mention]:
-    """A yes/no field's aliases, or its name's words close together in one clause, in any order ("liability cap" for
+    """A yes/no field's aliases (by the longer stems of `FLAG_STEM_CHARS`: "transition services" is not
+    "TransMontaigne services"), or its name's words close together in one clause, in any order ("liability cap" for
     cap_on_liability, "non compete" and "noncompete" for non_compete)."""
-    found = find_mentions(lowered, list(f.aliases))
+    found = find_mentions(lowered, list(f.aliases), stem_chars=FLAG_STEM_CHARS)
     words = [w for w in f.name.split("_") if len(w) > 2 or w == "ip"]
     if not words:
         return found

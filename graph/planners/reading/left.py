@@ -18,12 +18,11 @@ from graph.planners.vocabulary import BucketWords, Vocabulary
 
 
 def unmapped(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> list[Unmapped]:
-    """Every check of `d` against the question's words, in this order: those of a count, sum or list, or of a
-    lookup of fields of the documents its conditions describe ("which state's law governs the Tesla supply
-    agreement?": `unreadable`), or of a question for text (`absent`), then the amount a sum needs."""
+    """Every check of `d` against the question's words, in this order: those of a count, sum or list (`unreadable`)
+    or of a question for text (`absent`), then the amount a sum needs."""
     views = [vocabulary.buckets[b] for b in d.buckets if b in vocabulary.buckets]
     found: list[Unmapped] = []
-    if not d.doc_ids and (d.intent in STRUCTURED_INTENTS or (d.intent == "lookup" and d.constraints and d.show_fields)):
+    if not d.doc_ids and d.intent in STRUCTURED_INTENTS:
         found += unreadable(understood, views, d.constraints, d.intent, vocabulary)
     elif not d.doc_ids:
         found += absent(understood, views, d.buckets, d.constraints, vocabulary)
@@ -110,11 +109,20 @@ def absent(
     """The words a question for text asks about that no document it can be about holds (`leftovers.absent`): the
     names it gives that nothing read, first (a name no document holds means the documents it is about are not
     there: "our Starbucks supply contract"), then what it asks about; a field's words are no topic ("the due date
-    on ...")."""
+    on ..."), nor a first name of a party the question names."""
     fields = set().union(*(view.field_words_all for view in views))
     question = understood.question
-    named = leftovers.names_unread(question.text, question.lowered, understood.spans, fields | vocabulary.bucket_words)
-    asked = [w for w in leftovers.asked_about(question.lowered, understood.spans) if w not in fields]
+    named_by = {(view.name, f.name) for view in views for f in view.role("name")}
+    name_spans = [
+        s
+        for s in understood.claimed
+        if any(
+            (c.bucket, c.field) in named_by and question.text[s[0] : s[1]] in (c.source_text or "") for c in constraints
+        )
+    ]
+    read = [*understood.spans, *leftovers.first_names(question.text, question.lowered, name_spans)]
+    named = leftovers.names_unread(question.text, question.lowered, read, fields | vocabulary.bucket_words)
+    asked = [w for w in leftovers.asked_about(question.lowered, read) if w not in fields]
     return leftovers.absent(list(dict.fromkeys([*named, *asked])), buckets, constraints, vocabulary)
 
 

@@ -213,6 +213,19 @@ def _things(lowered: str, understood: list, patterns: tuple[re.Pattern, ...]) ->
     return things
 
 
+def first_names(text: str, lowered: str, name_spans: list) -> list[tuple[int, int]]:
+    """The capitalised words just before a name a name field matched (`name_spans`): its first names ("Jim Nantz"
+    when "Nantz" matched the party "JAMES W. NANTZ III")."""
+    found: list[tuple[int, int]] = []
+    for start, _ in name_spans:
+        for token in reversed([t for t in TOKEN.finditer(lowered[:start])]):
+            if not text[token.start()].isupper() or start - token.end() > 1:
+                break
+            found.append(token.span())
+            start = token.start()
+    return found
+
+
 def names_unread(text: str, lowered: str, understood: list, known: set[str]) -> list[str]:
     """The words capitalised inside the question ("our Starbucks supply contract") that no reading took and that
     are not `known` words (the scope's bucket and field words): a name the question gives what it is about, in
