@@ -40,7 +40,12 @@ NOT_SOURCE = shutil.ignore_patterns(
     "bench-out",
     "eval-out",
 )
-PACKAGE_DATA = ["prompts/planner.toml", "prompts/tools.toml", "evals/questions/dev.jsonl"]
+PACKAGE_DATA = [
+    "prompts/planner.toml",
+    "prompts/tools.toml",
+    "evals/questions/dev.jsonl",
+    "retrievers/extraction/rules/learned_clauses.json",
+]
 DEMO_TIMEOUT_S = 900
 
 CHECK_INSTALLED = """
