@@ -29,10 +29,16 @@ class Mention:
 @lru_cache(maxsize=4096)
 def _phrase_pattern(phrase: str, stem_chars: int = STEM_CHARS) -> re.Pattern:
     """A word or phrase as users inflect it: each word by its stem when long ("renew" in "renewal", "expir" in
-    "expires"), whole with an optional plural otherwise; words separated by any spaces or hyphens."""
+    "expires"), whole with an optional plural otherwise, or, where longer stems are asked for (yes/no fields), with
+    a verb's endings ("poaching", "hiring"); words separated by any spaces or hyphens."""
     parts = []
     for word in normalise(phrase).split():
-        parts.append(re.escape(word[:stem_chars]) + r"\w*" if len(word) > stem_chars else re.escape(word) + "(?:s|es)?")
+        if len(word) > stem_chars:
+            parts.append(re.escape(word[:stem_chars]) + r"\w*")
+        elif stem_chars > STEM_CHARS and len(word) > 3:  # "poach" says "poaching", "hire" "hiring"
+            parts.append(re.escape(word.removesuffix("e")) + "(?:e|es|ed|ing|s)?")
+        else:
+            parts.append(re.escape(word) + "(?:s|es)?")
     return re.compile(r"\b" + r"[\s-]+".join(parts) + r"\b")
 
 

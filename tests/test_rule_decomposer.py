@@ -480,6 +480,7 @@ CLAUSE_ROWS = {
         "non_compete": False,
     },
     "DISTRIBUTOR-C.txt": {"contract_type": "Distributor Agreement", "license_grant": False, "non_compete": True},
+    "UPKEEP-D.txt": {"contract_type": "Maintenance Agreement", "insurance": True, "no_solicit_of_employees": False},
 }
 
 
@@ -515,6 +516,10 @@ def clause_rules():
             [("no_solicit_of_employees", "=", True)],
         ),
         ("Which contracts are perpetual?", [("perpetual", "=", True)]),
+        # a short alias by a verb's ending
+        ("Which contracts stop the other side from poaching employees?", [("no_solicit_of_employees", "=", True)]),
+        # a verb away from the bucket's words is no kind by its stem ("maintain" is no Maintenance Agreement)
+        ("Which agreements require a party to maintain insurance?", [("insurance", "=", True)]),
         (
             "Which contracts have a non-compete and a license grant?",
             [

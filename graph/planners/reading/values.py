@@ -27,7 +27,9 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
     """Longest phrases first, one field per phrase: the field the question's words name, then a field of names or
     kinds before free text, then the best match, then the most documents. Phrases naming values of one field joined
     by "or", "and" or a comma are alternatives ("Kestrel or Silverleaf"); side by side, they are one name ("Popular
-    bookstore": the values both match, or the first phrase's when none does). No bucket's word names a value."""
+    bookstore": the values both match, or the first phrase's when none does). No bucket's word names a value, and a
+    lower-case word away from the bucket's words names a kind only by its own form, not by its stem (`kinds` reads
+    the words before the bucket's)."""
     text, lowered = question.text, question.lowered
     generic = question.bucket_words | view.field_words_but_flags | STOPWORDS | FILLER
     fields = [f for f in view.typed("string") if f.role != "currency"]
@@ -48,6 +50,9 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
                     best = (rank, f, match.values)
         if best is not None and not name_like and not _named_rather_than_said(view, words, best):
             best = None
+        kind = view.kind.name if view.kind else None
+        if best is not None and not name_like and best[1].name == kind and best[0][2] == QUALITY["stems"]:
+            best = None  # "require a party to maintain insurance": a verb, not the kind Maintenance Agreement
         if best is None:
             country = DEMONYMS.get(" ".join(words))
             best = _demonym(view, fields, lowered, country) if country else None
