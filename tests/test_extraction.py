@@ -15,7 +15,7 @@ from retrievers.extraction.calibration import rule_precision
 from retrievers.extraction.extractor import extracted, without_extracted
 from retrievers.extraction.labelled_lines import find_labelled
 from retrievers.extraction.model_reader import Stated, checked, passages
-from retrievers.extraction.shipped import SHIPPED
+from retrievers.extraction.shipped import shipped
 from retrievers.extraction.user_pattern import find_by_pattern
 
 RECIPE = """# Coq au Vin
@@ -111,7 +111,7 @@ def test_a_value_a_shipped_rule_found_carries_how_often_that_rule_is_right():
     law = "This Agreement shall be governed by the laws of the State of Delaware. " + "The parties agree. " * 150
     document = Document(doc_id="c.txt", bucket="contracts", body=law + "\nNotice to: Acme Corp\n")
     specs = [
-        *(s for s in SHIPPED["contracts"] if s.name == "governing_law"),
+        *(s for s in shipped("contracts") if s.name == "governing_law"),
         FieldSpec(name="notice_to", type="string", found_by="text"),
     ]
     (row,) = extracted(SourceDocument(document=document), specs).annotations
@@ -173,8 +173,8 @@ def test_a_schema_file_declares_fields_found_in_the_text_and_names_what_is_wrong
 
 def test_every_shipped_rule_finds_a_field_its_buckets_schema_declares_found_by_rule():
     from retrievers.extraction.rules import RULES
-    from retrievers.extraction.shipped import SHIPPED
+    from retrievers.extraction.shipped import shipped
 
     for bucket, rules in RULES.items():
-        declared = {spec.name: spec.found_by for spec in SHIPPED[bucket]}
+        declared = {spec.name: spec.found_by for spec in shipped(bucket)}
         assert {name: declared.get(name) for name in rules} == dict.fromkeys(rules, "rule")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from core.models import FieldSpec
 from retrievers.extraction.rules.contract_kind import contract_type
-from retrievers.extraction.shipped import SHIPPED
+from retrievers.extraction.shipped import shipped
 from retrievers.ingestion.sources import ingest_source
 from retrievers.postgres.annotation_filters import Predicate
 
@@ -86,7 +86,7 @@ def test_a_filter_on_a_second_kind_finds_the_contract_in_a_data_folder_made_when
     """A data folder made before contract_type held several kinds declares it single, which would refuse a title's
     two kinds as ambiguous: the next ingest widens it, so "list my supply agreements" finds the Manufacturing and
     Supply Agreement, while a kind stored as a single value (a label given before) still matches as it did."""
-    single = [s.model_copy(update={"multi": False}) if s.name == "contract_type" else s for s in SHIPPED["contracts"]]
+    single = [s.model_copy(update={"multi": False}) if s.name == "contract_type" else s for s in shipped("contracts")]
     stack.store.add_bucket("contracts", "")
     stack.store.record_field_specs("contracts", single)
     labels = tmp_path / "labels.jsonl"
@@ -112,6 +112,6 @@ def test_widening_keeps_everything_else_a_user_declared(store):
     store.add_bucket("contracts", "")
     mine = FieldSpec(name="contract_type", type="string", description="my kinds", found_by="text")
     store.record_field_specs("contracts", [mine])
-    store.record_field_specs("contracts", SHIPPED["contracts"], only_new=True)
+    store.record_field_specs("contracts", shipped("contracts"), only_new=True)
     (declared,) = [s for s in store.field_specs("contracts") if s.name == "contract_type"]
     assert declared == mine.model_copy(update={"multi": True})

@@ -14,7 +14,7 @@ from retrievers.extraction.rules.learned_clauses import (
     LearnedClauses,
     decisions,
 )
-from retrievers.extraction.shipped import SHIPPED
+from retrievers.extraction.shipped import shipped
 from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import cuad, files
 
@@ -250,7 +250,7 @@ def test_ingest_reads_a_clause_only_a_learned_decision_reads_also_in_a_folder_ma
     value and "how many of my contracts require insurance?" asked back."""
     stack.store.add_bucket("contracts", "")
     labels_only = [
-        s.model_copy(update={"found_by": "labels"}) if s.name == "insurance" else s for s in SHIPPED["contracts"]
+        s.model_copy(update={"found_by": "labels"}) if s.name == "insurance" else s for s in shipped("contracts")
     ]
     stack.store.record_field_specs("contracts", labels_only)
     folder = tmp_path / "contracts"

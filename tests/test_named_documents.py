@@ -9,7 +9,7 @@ import pytest
 
 from core.models import Document, SourceDocument
 from graph.planners.rule_decomposer import RuleDecomposer
-from retrievers.extraction.shipped import SHIPPED
+from retrievers.extraction.shipped import shipped
 from tests.fake_catalog import FakeCatalog
 
 PAXMEDICA = "PAXMEDICA,INC_07_02_2020-EX-10.12-Master Service Agreement.txt"
@@ -56,7 +56,7 @@ CONTRACTS = {
 @pytest.fixture(scope="module")
 def rules():
     documents = {"contracts": [(doc_id, doc_id, [("properties", row)]) for doc_id, row in CONTRACTS.items()]}
-    return RuleDecomposer(FakeCatalog(documents, specs={"contracts": SHIPPED["contracts"]}))  # fields from the text
+    return RuleDecomposer(FakeCatalog(documents, specs={"contracts": shipped("contracts")}))  # fields from the text
 
 
 @pytest.mark.parametrize(
@@ -195,7 +195,7 @@ def test_a_kind_in_lower_case_before_the_document_word_is_no_title_to_ask_about(
         "KUBIENT-MASTER SERVICES AGREEMENT.txt": {"contract_type": "Service Agreement", "parties": ["Kubient"]},
     }
     documents = {"contracts": [(doc_id, doc_id, [("properties", row)]) for doc_id, row in rows.items()]}
-    own = RuleDecomposer(FakeCatalog(documents, specs={"contracts": SHIPPED["contracts"]}))
+    own = RuleDecomposer(FakeCatalog(documents, specs={"contracts": shipped("contracts")}))
     d = own.decompose("Under which state's law is the TransMontaigne services agreement governed?")
     assert d.several is None and ("parties", "TransMontaigne") in [(c.field, c.value) for c in d.constraints]
     master = own.decompose("What is the termination date of the TransMontaigne global master agreement?")
@@ -246,7 +246,7 @@ def test_documents_named_beside_clause_fields_with_values_are_still_named():
         },
     }
     documents = {"contracts": [(doc_id, doc_id, [("properties", row)]) for doc_id, row in rows.items()]}
-    own = RuleDecomposer(FakeCatalog(documents, specs={"contracts": SHIPPED["contracts"]}))
+    own = RuleDecomposer(FakeCatalog(documents, specs={"contracts": shipped("contracts")}))
     d = own.decompose("Under which state's law is the TransMontaigne services agreement governed?")
     assert "post_termination_services" not in [c.field for c in d.constraints]
     assert ("parties", "TransMontaigne") in [(c.field, c.value) for c in d.constraints]

@@ -487,10 +487,10 @@ CLAUSE_ROWS = {
 @pytest.fixture(scope="module")
 def clause_rules():
     """A user's contracts whose yes/no clauses were read from the text (the shipped contracts schema)."""
-    from retrievers.extraction.shipped import SHIPPED
+    from retrievers.extraction.shipped import shipped
 
     documents = {"contracts": [(doc_id, doc_id, [("properties", row)]) for doc_id, row in CLAUSE_ROWS.items()]}
-    return RuleDecomposer(FakeCatalog(documents, specs={"contracts": SHIPPED["contracts"]}))
+    return RuleDecomposer(FakeCatalog(documents, specs={"contracts": shipped("contracts")}))
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from graph.nodes.clarify import clarification_payload
 from graph.planners.rule_decomposer import RuleDecomposer
 from graph.schemas import Decision
 from graph.services import AgentServices
-from retrievers.extraction.shipped import SHIPPED
+from retrievers.extraction.shipped import shipped
 from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
 from tests.conftest import fresh_database, make_stack
@@ -424,7 +424,7 @@ def test_reading_a_clause_no_document_has_a_value_for_says_so_and_takes_no_party
         ("cobrand.txt", "", [("properties", {"parties": ["I-ESCROW, INC.", "2TheMart.com"], "governing_law": "Ohio"})]),
         ("hosting.txt", "", [("properties", {"parties": ["HealthGate Data Corp."], "governing_law": "England"})]),
     ]
-    own = RuleDecomposer(FakeCatalog({"contracts": contracts}, specs={"contracts": SHIPPED["contracts"]}))
+    own = RuleDecomposer(FakeCatalog({"contracts": contracts}, specs={"contracts": shipped("contracts")}))
     d = own.decompose("In how many of my contracts is source code placed in escrow?")
     assert d.constraints == [] and len(d.unmapped) == 1
     assert "no document of contracts here has a value for source_code_escrow" in str(d.unmapped[0].why)

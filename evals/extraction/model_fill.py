@@ -30,7 +30,7 @@ from evals.extraction.cuad_facts import comparable_set
 from evals.extraction.tally import Tally, print_table
 from retrievers.extraction.extractor import AT_INGEST, PROPERTIES, extracted
 from retrievers.extraction.model_reader import ModelReader
-from retrievers.extraction.shipped import SHIPPED
+from retrievers.extraction.shipped import shipped
 from retrievers.loaders import cuad, shared_data_dir
 
 FIELDS = (*FACTS, "expiration_date")
@@ -60,7 +60,7 @@ def score(split: str, limit: int) -> dict:
     documents = sorted(cuad.load(shared_data_dir() / cuad.SHARED_FOLDER), key=lambda s: s.document.doc_id)
     held_out = cuad_held_out([d.document.doc_id for d in documents])
     chosen = [d for d in documents if (d.document.doc_id in held_out) == (split == "held-out")][:limit]
-    specs = [s for s in SHIPPED["contracts"] if s.found_by in AT_INGEST]
+    specs = [s for s in shipped("contracts") if s.found_by in AT_INGEST]
     fill = [s for s in specs if s.name in FIELDS]
     rules, with_model = ({f: Tally() for f in FIELDS} for _ in range(2))
     filled = failed = 0
