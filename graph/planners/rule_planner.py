@@ -332,7 +332,7 @@ class RulePlanner:
         calls = []
         for e in evidence:
             key = "predicates" if "predicates" in e.call.arguments else "filters"
-            conditions = e.call.arguments.get(key) or {}
+            conditions = _conditions(e.call)
             names = {f.name for f in self.catalog.fields(e.call.arguments.get("bucket", "")) if f.role == "name"}
             kept = {field: condition for field, condition in conditions.items() if field in names}
             if kept and kept != conditions:

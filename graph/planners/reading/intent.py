@@ -36,7 +36,7 @@ from english.quantities import time_unit
 from graph.decomposition import Constraint, Intent, OrderBy
 from graph.planners.reading import leftovers
 from graph.planners.reading.question import Question
-from graph.planners.vocabulary import BucketWords, find_mentions
+from graph.planners.vocabulary import BucketWords, Mention, find_mentions
 from retrievers.postgres.field_catalog import CatalogField
 
 
@@ -218,7 +218,7 @@ def read(question: Question, views: list[BucketWords], doc_ids: dict[str, str]) 
     if doc_ids and reading.intent not in ("qa", "summarize"):
         # a value of named documents ("the VAT number of X123", "which law governs the PaxMedica agreement"), or
         # their text when a question names no field of them ("how is liability limited in the Bluefly agreement?")
-        asks_text = QUESTION_START.match(lowered) and not _names_a_field(lowered, views)
+        asks_text = QUESTION_START.match(lowered) and not _field_words(lowered, views)
         return Reading("qa" if asks_text else "lookup")
     if reading.intent is None and opens_with_a_field(lowered, views):
         return replace(reading, intent="lookup")
@@ -251,12 +251,16 @@ def settled(
     return replace(reading, intent=said)
 
 
-def _names_a_field(lowered: str, views: list[BucketWords]) -> bool:
-    """Whether a field's own words are in the question: not a stopword alias ("with" of parties, as in "the
-    agreement with IBM")."""
-    return any(
-        m.text.lower() not in STOPWORDS for view in views for f in view.fields for m in view.field_mentions(lowered, f)
-    )
+def _field_words(lowered: str, views: list[BucketWords]) -> list[Mention]:
+    """Where the question says a field's own words: not a stopword alias ("with" of parties, as in "the agreement
+    with IBM")."""
+    return [
+        m
+        for view in views
+        for f in view.fields
+        for m in view.field_mentions(lowered, f)
+        if m.text.lower() not in STOPWORDS
+    ]
 
 
 WHICH_VALUE = re.compile(r"^(?:which|what)\s+(?P<asked>(?:[\w-]+(?:'s|’s)?\s+){0,2})")
@@ -271,16 +275,10 @@ def asks_which_value(lowered: str, views: list[BucketWords]) -> bool:
     opening = WHICH_VALUE.match(lowered)
     if not opening:
         return False
-    asked = (opening.start("asked"), opening.end("asked"))
-    named = [
-        m
-        for view in views
-        for f in view.fields
-        for m in view.field_mentions(lowered, f)
-        if m.text.lower() not in STOPWORDS and asked[0] <= m.span[0] < asked[1]
-    ]
-    buckets = any(m.span[0] < asked[1] for view in views for m in find_mentions(lowered, view.aliases, whole=True))
-    return bool(named) and not buckets
+    start, end = opening.span("asked")
+    named = any(start <= m.span[0] < end for m in _field_words(lowered, views))
+    buckets = any(m.span[0] < end for view in views for m in find_mentions(lowered, view.aliases, whole=True))
+    return named and not buckets
 
 
 def opens_with_a_field(lowered: str, views: list[BucketWords]) -> bool:

@@ -79,23 +79,17 @@ def names(
     """Words standing where a name stands that no reading took (`leftovers.names_left`); in a sum, also after the
     words that say what was paid for."""
     question = understood.question
-    text = question.text
-    named_by = {(view.name, f.name) for view in views for f in view.role("name")}
-
-    def spans(of: list[Constraint]) -> list[tuple[int, int]]:
-        return [s for s in understood.claimed if any(c.source_text and text[s[0] : s[1]] in c.source_text for c in of)]
-
     slots = NAME_SLOT | (AMOUNT_SLOT if intent == "sum" else set())
     return leftovers.names_left(
-        text,
+        question.text,
         question.lowered,
         understood.spans,
         views,
         vocabulary,
         list(understood.bucket_spans),
-        spans(constraints),
+        said_at(understood, constraints),
         slots,
-        name_spans=spans([c for c in constraints if (c.bucket, c.field) in named_by]),
+        name_spans=said_at(understood, on_names(views, constraints)),
     )
 
 
@@ -112,18 +106,25 @@ def absent(
     on ..."), nor a first name of a party the question names."""
     fields = set().union(*(view.field_words_all for view in views))
     question = understood.question
-    named_by = {(view.name, f.name) for view in views for f in view.role("name")}
-    name_spans = [
-        s
-        for s in understood.claimed
-        if any(
-            (c.bucket, c.field) in named_by and question.text[s[0] : s[1]] in (c.source_text or "") for c in constraints
-        )
-    ]
+    name_spans = said_at(understood, on_names(views, constraints))
     read = [*understood.spans, *leftovers.first_names(question.text, question.lowered, name_spans)]
     named = leftovers.names_unread(question.text, question.lowered, read, fields | vocabulary.bucket_words)
     asked = [w for w in leftovers.asked_about(question.lowered, read) if w not in fields]
     return leftovers.absent(list(dict.fromkeys([*named, *asked])), buckets, constraints, vocabulary)
+
+
+def said_at(understood: Understood, constraints: list[Constraint]) -> list[tuple[int, int]]:
+    """Where the question says the words `constraints` were read from."""
+    text = understood.question.text
+    return [
+        s for s in understood.claimed if any(c.source_text and text[s[0] : s[1]] in c.source_text for c in constraints)
+    ]
+
+
+def on_names(views: list[BucketWords], constraints: list[Constraint]) -> list[Constraint]:
+    """The constraints on a field of names (a party, a shop)."""
+    named_by = {(view.name, f.name) for view in views for f in view.role("name")}
+    return [c for c in constraints if (c.bucket, c.field) in named_by]
 
 
 def unheld(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> list[str]:

@@ -34,6 +34,7 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
     generic = question.bucket_words | view.field_words_but_flags | STOPWORDS | FILLER
     fields = [f for f in view.typed("string") if f.role != "currency"]
     mentioned = {f.name for f in fields if view.field_mentions(lowered, f)}
+    kind = view.kind.name if view.kind else None
     named: dict[str, tuple[CatalogField, list[str], list[tuple[int, int]], list[str]]] = {}
     first_said: dict[str, int] = {}
     for words, span in phrases(lowered, claims, generic):
@@ -50,7 +51,6 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
                     best = (rank, f, match.values)
         if best is not None and not name_like and not _named_rather_than_said(view, words, best):
             best = None
-        kind = view.kind.name if view.kind else None
         if best is not None and not name_like and best[1].name == kind and best[0][2] == QUALITY["stems"]:
             best = None  # "require a party to maintain insurance": a verb, not the kind Maintenance Agreement
         if best is None:
