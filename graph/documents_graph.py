@@ -19,7 +19,7 @@ from graph.access.tenancy import request_scope
 from graph.ingest_roots import ingest_roots
 from graph.served_paths import served_path
 from graph.services import AgentServices
-from graph.uploads import KEPT, drop_unnamed
+from graph.uploads import KEPT, drop_unnamed, uploads_inbox
 from retrievers.ingestion.documents import checked_doc_ids, delete_documents, show_document
 
 ACTIONS = ("list", "show", "delete")
@@ -115,7 +115,7 @@ def documents(state: DocumentsState, runtime: Runtime, *, services: AgentService
             raise InvalidInput("show takes one document id in doc_ids")
         return {"scope": scope, "document": _served(show_document(store, scope, doc_ids[0]), services, scope)}
     report = delete_documents(services.stack, scope, doc_ids, bucket=_bucket(state, services))
-    inbox = ingest_roots(services.stack.settings.home, scope)[0].folder
+    inbox = uploads_inbox(services.stack.settings.home, scope)
     drop_unnamed(inbox, store.sources_under(scope, str(inbox / KEPT)))
     return report.as_json()
 

@@ -22,9 +22,16 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from graph.ingest_roots import ingest_roots
+
 STAGED = "uploads"
 KEPT = "uploaded"
 BATCH = re.compile(r"[0-9a-f]{32}")
+
+
+def uploads_inbox(home: Path, scope: str) -> Path:
+    """Where the page's uploads of `scope` go: its first ingest root, `<home>/inbox/<scope>` by default."""
+    return ingest_roots(home, scope)[0].folder
 
 
 def staged_batch(path: Path | None, inbox: Path) -> Path | None:
@@ -66,15 +73,14 @@ def held_bytes(inbox: Path) -> int:
     return sum(p.stat().st_size for folder in folders for p in folder.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def drop_unnamed(inbox: Path, named: set[str]) -> list[Path]:
+def drop_unnamed(inbox: Path, named: set[str]) -> None:
     """The kept files no document of the scope is from (`named`: the sources of its documents under the kept folder)
-    removed, with the folders that held only them; the files removed."""
+    removed, with the folders that held only them."""
     kept = inbox / KEPT
-    dropped = [p for p in sorted(kept.rglob("*")) if p.is_file() and not p.is_symlink() and str(p) not in named]
-    for file in dropped:
-        file.unlink(missing_ok=True)
-        prune_empty(file.parent, kept)
-    return dropped
+    for file in sorted(kept.rglob("*")):
+        if file.is_file() and not file.is_symlink() and str(file) not in named:
+            file.unlink(missing_ok=True)
+            prune_empty(file.parent, kept)
 
 
 def prune_empty(folder: Path, stop: Path) -> None:

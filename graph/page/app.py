@@ -39,8 +39,7 @@ from core.settings import Settings
 from graph.access.auth import authenticate
 from graph.access.keys import ANY_SCOPE
 from graph.access.tenancy import Identity, ScopeRefused
-from graph.ingest_roots import ingest_roots
-from graph.uploads import BATCH, STAGED, discard, held_bytes, prune_empty
+from graph.uploads import BATCH, STAGED, discard, held_bytes, prune_empty, uploads_inbox
 
 STATIC = Path(__file__).with_name("static")
 PAGE_FILES = {path.name: path for path in STATIC.iterdir() if path.is_file()}
@@ -165,7 +164,7 @@ async def upload_root(request: Request, identity: Identity) -> Path | Response:
         scope = identity.scope_for(request.query_params.get("scope") or None)
     except ScopeRefused as refused:
         return refusal(403, str(refused))
-    return await asyncio.to_thread(lambda: ingest_roots(Settings.from_env().home, scope)[0].folder)
+    return await asyncio.to_thread(uploads_inbox, Settings.from_env().home, scope)
 
 
 @authenticated
