@@ -122,34 +122,35 @@ def test_a_period_after_termination_is_not_the_agreements_term():
     assert RULES["term_days"](body) == []
 
 
-def test_the_list_of_parties_ends_before_a_numbered_heading():
-    """A preamble whose sentence is followed by its first numbered section on the next line (an outside probe's own
-    contract: before, the second party was "Beta Retail Inc. 1. Term")."""
-    body = (
-        "SUPPLY AGREEMENT\nThis Supply Agreement is entered into as of March 3, 2021 by and between Alpha Widgets "
-        "LLC and Beta Retail Inc.\n1. Term. The initial term is two (2) years.\n"
-    )
-    assert [value for value, _ in _read("parties", body)] == ["Alpha Widgets LLC", "Beta Retail Inc"]
-
-
-def test_a_name_written_as_brands_are_is_a_party():
-    """ "iVillage, Inc." (one small letter before a capital) is a party; before, only "Ford Motor Media" was."""
-    body = (
-        'This Sponsorship Agreement ("Agreement") is entered into as of December 18, 1998, by and between Ford Motor '
-        'Media, a division of J. Walter Thompson ("FMM") with offices at 300 Renaissance Center, Detroit, Michigan '
-        '48243 and iVillage, Inc., ("iVillage") with offices at 170 Fifth Avenue, New York, New York 10010.\n'
-    )
-    assert [value for value, _ in _read("parties", body)] == ["Ford Motor Media", "iVillage, Inc."]
-
-
-def test_parties_named_elsewhere_are_no_party():
-    """ "... the License Agreement between the Parties. 2. Except ..." names no party."""
-    body = (
-        "1. This agreement applies only to Confidential Information received during the term of the May 13, 2003\n"
-        "License Agreement between the Parties. 2. Except as provided in the License Agreement, neither Party shall "
-        "be obligated by this Agreement to provide any Confidential Information.\n"
-    )
-    assert _read("parties", body) == []
+@pytest.mark.parametrize(
+    ("body", "parties"),
+    [
+        (
+            "SUPPLY AGREEMENT\nThis Supply Agreement is entered into as of March 3, 2021 by and between Alpha Widgets "
+            "LLC and Beta Retail Inc.\n1. Term. The initial term is two (2) years.\n",
+            ["Alpha Widgets LLC", "Beta Retail Inc"],
+        ),
+        (
+            'This Sponsorship Agreement ("Agreement") is entered into as of December 18, 1998, by and between Ford '
+            'Motor Media, a division of J. Walter Thompson ("FMM") with offices at 300 Renaissance Center, Detroit, '
+            'Michigan 48243 and iVillage, Inc., ("iVillage") with offices at 170 Fifth Avenue, New York, New York '
+            "10010.\n",
+            ["Ford Motor Media", "iVillage, Inc."],
+        ),
+        (
+            "1. This agreement applies only to Confidential Information received during the term of the May 13, "
+            "2003\nLicense Agreement between the Parties. 2. Except as provided in the License Agreement, neither "
+            "Party shall be obligated by this Agreement to provide any Confidential Information.\n",
+            [],
+        ),
+    ],
+    ids=["list-ends-before-a-numbered-heading", "name-written-as-brands-are", "parties-named-elsewhere"],
+)
+def test_the_parties_a_preamble_names(body, parties):
+    """A list of parties ends before the first numbered section on the next line (an outside probe's own contract:
+    before, the second party was "Beta Retail Inc. 1. Term"); "iVillage, Inc." (one small letter before a capital)
+    is a party (before, only "Ford Motor Media" was); "... between the Parties. 2. Except ..." names none."""
+    assert [value for value, _ in _read("parties", body)] == parties
 
 
 def test_kleister_forms_of_party_names_and_terms():
