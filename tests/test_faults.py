@@ -34,7 +34,9 @@ from retrievers.ingestion.pipeline import Ingestor
 from retrievers.loaders import field_specs, sample
 from tests.conftest import fresh_database, make_stack
 
-ENGINE_TIMEOUT_S = 0.5
+ENGINE_TIMEOUT_S = 2.0
+"""The engines' timeout in this module: a healthy call must stay under it on two busy cores (at 0.5 s a catalog read
+of the rules planner timed out once in a full run beside another test worker), a stalled one waits four times it."""
 VPN = "How do I get onto the VPN when working from home?"
 
 
