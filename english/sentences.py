@@ -44,13 +44,25 @@ words around it were tuned with this reach, and read a few values differently wi
 # before a space: tighter, for a value that must be read from the few words around it (a date, a law).
 _SENTENCE_END = re.compile(r"[.!?](?=[\s\"\u201d')]*\s[\"\u201c(]?[A-Z0-9])|\n[ \t\r]*\n")
 _CLAUSE_END = re.compile(r"[.;!?](?=\s)|\n[ \t\r]*\n")
+_RUNS_ON = re.compile(r"(?:,|\b(?:the|of|and|or|to|by|in|a|an|for|with|under|that|which))\s*$", re.IGNORECASE)
+"""Words a clause cannot end with: a blank line after them is a page break inside the clause ("governed by, the
+[page break] laws of the State of Georgia"), not its end."""
 
 
 @lru_cache(maxsize=8)
 def _starts(text: str, clauses: bool) -> list[int]:
     """Where each sentence (or clause) of `text` starts, found in one pass and shared by every rule reading the
     same text."""
-    return [0, *(end.end() for end in (_CLAUSE_END if clauses else _SENTENCE_END).finditer(text))]
+    if not clauses:
+        return [0, *(end.end() for end in _SENTENCE_END.finditer(text))]
+    return [
+        0,
+        *(
+            end.end()
+            for end in _CLAUSE_END.finditer(text)
+            if end.group(0)[0] != "\n" or not _RUNS_ON.search(text, max(0, end.start() - 12), end.start())
+        ),
+    ]
 
 
 def sentence_span(text: str, start: int, end: int, *, clauses: bool = False) -> tuple[int, int]:

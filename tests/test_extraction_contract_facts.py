@@ -101,6 +101,33 @@ def test_a_state_misread_by_ocr_still_names_the_law():
 
 
 @pytest.mark.parametrize(
+    ("body", "place"),
+    [
+        (
+            "This Agreement shall be construed in accordance with, and governed by, the\n\n\n\n\nlaws of the State of"
+            " Georgia, without regard to the conflicts of law rules of such state.",
+            "Georgia",
+        ),
+        (
+            "This Agreement shall be governed by the laws and judicial decisions of the State of Florida applicable to"
+            " contracts entered into and performed entirely within the State of Florida.",
+            "Florida",
+        ),
+        (
+            "This Agreement shall be governed by, and construed and enforced in accordance with, the laws in force in"
+            " the Province of Ontario (excluding any conflict of laws rule).",
+            "Ontario, Canada",
+        ),
+        ("This Agreement shall be construed in accordance with and governed by the laws ofthe State ofTexas.", "Texas"),
+    ],
+    ids=["page-break-inside-the-sentence", "laws-and-decisions-of", "laws-in-force-in", "ocr-words-run-together"],
+)
+def test_the_law_chosen_in_the_ways_contracts_write_it(body, place):
+    (law, cited), *_ = _read("governing_law", body)
+    assert law == place and "governed" in cited
+
+
+@pytest.mark.parametrize(
     ("label", "places"),
     [
         ("England and Wales, UK", ["England", "Wales"]),

@@ -37,15 +37,18 @@ PLACE_NAMES: dict[str, str] = {
 """Every way of writing a place, lower-cased, to the name the labels use (also how the scorer reads a label)."""
 COUNTRIES = frozenset(_PLACES["countries"])
 """The countries of the places table, by the names the labels use."""
-# "SIATE" is "STATE" as OCR misreads it in a scanned filing.
-_SUBDIVISION = r"(?:the\s+)?(?:s[ti]ate|commonwealth|province|republic|kingdom)\s+of\s+"
+# "SIATE" is "STATE" as OCR misreads it in a scanned filing, and "ofthe State ofTexas" its words run together.
+_OF = r"of(?:\s+|(?=the\s)|(?=(?-i:[A-Z])))"
+_SUBDIVISION = rf"(?:the\s+)?(?:s[ti]ate|commonwealth|province|republic|kingdom)\s+{_OF}"
 # "the laws of the State of New York", "the internal laws of Delaware", "the law of England and Wales", read after
 # each "law"; "New York law", read before it. Anchoring on the word "law" keeps the long list of places from being
 # tried at every character of a long contract.
 _LAW_RE = re.compile(r"\blaws?\b", re.IGNORECASE)
-# "of the State of", "and decisions of the State of", ", other than choice of law rules, of the State of", "State of".
+# "of the State of", "and judicial decisions of the State of", "in force in the Province of", ", other than choice
+# of law rules, of the State of", "State of".
 _OF_PLACE_RE = re.compile(
-    rf"(?:\s+and\s+decisions|\s*,[^,.;]{{0,60}},)?\s+(?:(?:of|in)\s+(?:the\s+)?(?:{_SUBDIVISION})?|{_SUBDIVISION})",
+    rf"(?:\s+and\s+(?:[\w-]+\s+)?decisions|\s+(?:then\s+)?in\s+(?:force|effect)|\s*,[^,.;]{{0,60}},)?"
+    rf"\s+(?:(?:{_OF}|in\s+)(?:the\s+)?(?:{_SUBDIVISION})?|{_SUBDIVISION})",
     re.IGNORECASE,
 )
 _AND_RE = re.compile(
