@@ -170,13 +170,20 @@ def test_a_period_after_termination_is_not_the_agreements_term():
             "Party shall be obligated by this Agreement to provide any Confidential Information.\n",
             [],
         ),
+        (
+            "WHEREAS Party A is a wholly foreign-owned enterprise incorporated under the laws of the People's "
+            'Republic of China (the "PRC"), and ShenZhen JingWei Communication Co., Ltd. (the "Licensee") ...\n',
+            ["ShenZhen JingWei Communication Co., Ltd."],
+        ),
     ],
-    ids=["list-ends-before-a-numbered-heading", "name-written-as-brands-are", "parties-named-elsewhere"],
+    ids=["list-ends-before-a-numbered-heading", "name-written-as-brands-are", "parties-named-elsewhere", "no-place"],
 )
 def test_the_parties_a_preamble_names(body, parties):
     """A list of parties ends before the first numbered section on the next line (an outside probe's own contract:
     before, the second party was "Beta Retail Inc. 1. Term"); "iVillage, Inc." (one small letter before a capital)
-    is a party (before, only "Ford Motor Media" was); "... between the Parties. 2. Except ..." names none."""
+    is a party (before, only "Ford Motor Media" was); "... between the Parties. 2. Except ..." names none; a
+    country given a defined term is no party (a user's list of the parties "covering staff ... the other party's
+    people" was the People's Republic of China's contract)."""
     assert [value for value, _ in _read("parties", body)] == parties
 
 

@@ -21,9 +21,10 @@ import argparse
 import re
 import time
 
+from english.places import COUNTRIES, PLACE_NAMES
 from evals.extraction import cuad_held_out
 from evals.extraction.tally import Tally, print_table
-from retrievers.extraction.rules.contract_facts import COUNTRIES, PLACE_NAMES, RULES
+from retrievers.extraction.rules.contract_facts import RULES
 from retrievers.loaders import cuad, shared_data_dir
 
 SPLITS = ("tune", "held-out")

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from english.places import PLACE_NAMES
 from english.sentences import sentence_span
-from english.tables import table
 from retrievers.extraction.found import FieldRule, Found
 from retrievers.extraction.rules.contract_dates import agreement_date, effective_date
 from retrievers.extraction.rules.contract_parties import parties
@@ -23,20 +23,6 @@ from retrievers.loaders.normalize import parse_duration, split_jurisdictions
 
 # --- governing law ------------------------------------------------------------------------------------
 
-_PLACES = table("places")
-PLACE_NAMES: dict[str, str] = {
-    **{state.lower(): state for state in _PLACES["us_states"]},
-    **{province.lower(): f"{province}, {country}" for province, country in _PLACES["subdivisions"].items()},
-    **{
-        written.lower(): country
-        for country, other_names in _PLACES["countries"].items()
-        for written in (country, *other_names)
-    },
-    **{adjective.lower(): place for adjective, place in _PLACES["adjectives"].items()},
-}
-"""Every way of writing a place, lower-cased, to the name the labels use (also how the scorer reads a label)."""
-COUNTRIES = frozenset(_PLACES["countries"])
-"""The countries of the places table, by the names the labels use."""
 # "SIATE" is "STATE" as OCR misreads it in a scanned filing, and "ofthe State ofTexas" its words run together.
 _OF = r"of(?:\s+|(?=the\s)|(?=(?-i:[A-Z])))"
 _SUBDIVISION = rf"(?:the\s+)?(?:s[ti]ate|commonwealth|province|republic|kingdom)\s+{_OF}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from english.places import PLACE_NAMES
 from english.sentences import sentence_span
 from retrievers.extraction.found import Found
 
@@ -103,14 +104,21 @@ _NOT_NAMES = {
 
 
 def parties(body: str) -> list[Found]:
-    """The names the preamble lists as the contract's parties, in order, each with the preamble as its source."""
+    """The names the preamble lists as the contract's parties, in order, each with the preamble as its source; a
+    place is no party ("a company organised under the laws of the People's Republic of China")."""
     head = body[:PREAMBLE_CHARS]
     for opening in _BETWEEN_RE.finditer(head):
-        names = _listed_names(body, opening.end())
+        names = [(name, end) for name, end in _listed_names(body, opening.end()) if not _a_place(name)]
         if names:
             start, end = sentence_span(body, opening.start(), opening.end(), clauses=True)
             return [Found(name, start, max(end, name_end)) for name, name_end in names]
-    return _defined_names(body)
+    return [found for found in _defined_names(body) if not _a_place(found.value)]
+
+
+def _a_place(name: str) -> bool:
+    """Whether `name` is a place's, as the places table writes it ("People's Republic of China", "Delaware")."""
+    written = re.sub(r"^the\s+", "", name.strip(), flags=re.IGNORECASE).replace("’", "'")
+    return written.lower() in PLACE_NAMES
 
 
 def _defined_names(body: str) -> list[Found]:
