@@ -23,7 +23,7 @@ AVERAGE = re.compile(r"\b(average|avg|mean|typical)\b")
 SUM = re.compile(
     r"\b(sum(?: of)?|in total|total (?:of(?! (?:more|less|over|under|at|above|below))|amount|value|spend|spent|"
     r"paid|cost|billed|invoiced|charged|owed)|altogether|adds? up(?: to)?|"
-    r"how much (?:did|was|were|have|has|do|does|is|are|in)|what did we (?:pay|spend)|come to|comes to|"
+    r"how much (?:did|was|were|have|has|do|does|is|are|in)|what did we (?:pay|spend)|comes? to(?! an? end\b)|"
     r"total spend|spent in total|what(?:'s| is| was) the total|total\b(?=\W*$))",
 )
 GROUPING = re.compile(
@@ -38,7 +38,10 @@ TEXT = re.compile(
     r"\bhow (?:do|does|did|should|can|to|is|are|was|were|long (?:do|does|did|should|must))\b|"
     r"\b(?:what (?:does|do|did)|^(?:does|do|did))\b.{0,80}\b(?:say|says|state|states|require|requires|mean|cover)\b|"
     r"\bwhat (?:caused|happened)\b|\btell me about\b|\bwhat (?:is|are) the (?:rules|steps|policy|process)\b|"
-    r"\b(?:have|has|need|needs) to\b|\bwhat (?:must|should|shall)\b"
+    r"\b(?:have|has|need|needs) to\b|\bwhat (?:must|should|shall)\b|"
+    # a yes/no question asked with a modal verb ("can the Associated Press hire Kubient's employees under ...?"),
+    # not a request ("can you list ...")
+    r"^(?:can|could|may|might|must|shall|should|will|would)\b(?! you\b)"
 )
 """A question for text: why, how to, how something is done ("how is liability limited"), what a document says
 ("does the Sonos agreement say anything about ..."), what happened, what one has to do ("what must the employee
@@ -50,7 +53,14 @@ LOOKUP = re.compile(
     r"^(?:until|till|by|from|since|on|under|for|with|to) (?:what|which|when|whom|whose)\b|"
     r"\bwhat (?:date|day|month|year)\b"
 )
-DATE_ASKED = re.compile(r"\b(?:what|which) (?:date|day|month|year)\b|\buntil when\b")
-"""A date asked for without naming which ("until what date does it run?"); a bare "when" may ask about anything."""
+DATE_ASKED = re.compile(r"\b(?:what|which) (?:date|day|month|year)\b|\buntil when\b|^when (?:was|were|did)\b")
+"""A date asked for without naming which ("until what date does it run?", "when was the SIGA agreement entered
+into?": something done in the past happened on a date); a bare "when" may ask about anything ("when is Telkom
+allowed to get at the source code?" asks for conditions)."""
+VALUE_OF = re.compile(
+    r"^how much (?!(?:did|was|were|have|has|do|does|is|are|in)\b)[a-z]+ (?:is|was|does|do|did|must)\b"
+)
+"""A value asked by its noun ("how much notice does the shipper have to give ..."): a lookup, whatever the rest of
+the question says one has to do."""
 VALUE_ASKED = re.compile(r"\bhow (?:much|long|big)\b|\bin days\b|\bvalue\b")
 WHAT_IS_THE = re.compile(r"\bwhat(?:'s| is| was) the\b")

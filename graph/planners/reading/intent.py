@@ -28,6 +28,7 @@ from english.intents import (
     SUPERLATIVES,
     TEXT,
     VALUE_ASKED,
+    VALUE_OF,
     WHAT_IS_THE,
     WHICH_MOST,
 )
@@ -74,6 +75,8 @@ def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
             return Reading("sum", [m.span()])  # a figure asked of a bucket with no amount: the decomposer says so
         groups, spans = _grouping(lowered, view)
         return Reading("sum", [m.span(), *spans], f"{function}({target.name})", groups)
+    if VALUE_OF.match(lowered):
+        return Reading("lookup")
     if TEXT.search(lowered):
         return Reading("qa")
     if view and (groups := _grouping(lowered, view))[0]:
