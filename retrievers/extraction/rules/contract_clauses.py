@@ -91,6 +91,15 @@ _NOT_A_RIGHT_TO_END = (
 terminated" by notice, is written like a right to end the contract at will but is often not counted as one:
 such a sentence leaves the clause unanswered."""
 
+_NOT_IN_ESCROW = (
+    r"\bnone\s+of\b|\bneither\b|\bnot\s+(?:\w+\s+){0,3}(?:a\s+party|required|obligated)\b|\bno\s+obligation|"
+    r"\bparty\s+to\s+any\b"
+)
+"""A representation that no source code is held in escrow ("None of the Seller Entities ... is a party to any
+Contract requiring the deposit of any such Source Code with an escrow agent") names the arrangement to deny it;
+its sentence is often read only in part (a long one is cut around the cue), so "party to any" counts as well as
+"none of"."""
+
 CLAUSES: dict[str, tuple[Test, ...]] = {
     "non_compete": (
         Test(
@@ -242,6 +251,22 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
                 r"\boffer\s+(?:to\s+any|the\s+opportunity)|\bfirst\s+(?:refusal|negotiation)|\barm's\s+length|"
                 r"\bemployees?\b|\bgood\s+faith\b|\bindustry\s+standard|\bpreviously\s+offered|\boffered\s+by"
             ),
+        ),
+    ),
+    "source_code_escrow": (
+        Test(
+            cue(r"escrow"),
+            words(r"\bescrow"),
+            words(
+                r"\bsource\s+code|\bdeposit\s+materials?\b|\bdeposit\w*\s+(?:of\s+)?(?:the\s+)?(?:software|materials?)\b"
+            ),
+            words(_NOT_IN_ESCROW),
+        ),
+        Test(
+            cue(r"release condition|access condition"),
+            words(r"\b(?:release|access)\s+conditions?\b"),
+            words(r"\bsource\s+code|\bdeposit\s+materials?\b"),
+            words(_NOT_IN_ESCROW),
         ),
     ),
 }
