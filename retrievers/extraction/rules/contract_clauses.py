@@ -269,6 +269,28 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             words(_NOT_IN_ESCROW),
         ),
     ),
+    "no_solicit_of_customers": (
+        Test(
+            cue(r"solicit|divert|entice|induce|contact|approach|circumvent|interfere"),
+            words(r"\b(?:solicit|divert|entic|induc|contact|approach|circumvent|interfer)\w*"),
+            words(
+                rf"(?:{_NEGATED}|\bmay\s+not\b)[^;]{{0,200}}?\b(?:solicit|divert|entic|induc|contact|approach|circumvent|interfer)\w*"
+                r"[^;]{0,160}?\b(?:customers?|clients?|subscribers?|accounts?|users?|members?|patients?|merchants?)\b"
+            ),
+            words(
+                r"\bproxies|\bstockholders|\bshareholders|\bunsolicited|\bkickback|\bremuneration|\bemployees?\s+of\b|"
+                r"\baccount\s+debtors"
+            ),
+        ),
+    ),
+    "third_party_beneficiary": (
+        Test(
+            cue(r"beneficiar"),
+            words(r"\bthird[\s-]+party\s+beneficiar\w*|\bintended\s+beneficiar\w*"),
+            words(r"\b(?:shall|will|is|are|be|agrees?|acknowledges?|designates?)\b"),
+            words(r"\bno\b|\bnot\b|\bnothing\b|\bnone\b|\bneither\b|\bnor\b|\bwithout\b|\bexcept\b|\bother\s+than\b"),
+        ),
+    ),
 }
 
 
