@@ -38,12 +38,13 @@ FOLDER = {
         "PLACEMENT AGENCY AGREEMENT",
         "Gamma Securities LLC and Delta Financial Corp.",
         "Subscriptions. The Agent shall transmit all funds received from subscribers to the Escrow Agent by noon of "
-        "the next business day following receipt thereof.",
+        "the next business day following receipt thereof. There are no third-party beneficiaries of this Agreement.",
     ),
     "epsilon-reseller.txt": contract(
         "RESELLER AGREEMENT",
         "Epsilon Health Inc. and Zeta Distribution Ltd.",
-        "Software. The Reseller shall not attempt to derive the source code of the Products.",
+        "Software. The Reseller shall not attempt to derive the source code of the Products. Zeta's lender is an "
+        "intended third-party beneficiary of this Agreement with the right to enforce it.",
     ),
 }
 
@@ -83,3 +84,9 @@ def test_source_code_escrow_is_read_at_ingest_and_answers_which_and_how_many(own
     assert "gamma-placement-agency.txt" not in which and "epsilon-reseller.txt" not in which
     how_many = ask(own_contracts, "In how many of my contracts is source code placed in escrow?")
     assert how_many.startswith("**1**")
+
+
+def test_third_party_beneficiary_is_read_at_ingest_and_answers_which(own_contracts):
+    which = ask(own_contracts, "Which of my contracts have a third-party beneficiary?")
+    assert "epsilon-reseller.txt" in which
+    assert "acme-software-license.txt" not in which and "gamma-placement-agency.txt" not in which

@@ -273,3 +273,29 @@ def test_source_code_placed_in_escrow_says_yes_citing_its_sentence(sentence):
 def test_other_escrows_and_source_code_without_one_are_no_source_code_escrow(sentence):
     body = CONTRACT + sentence + " " + FILLER
     assert contract_clauses.RULES["source_code_escrow"](body) == [Found(False, 0, 0)]
+
+
+BENEFICIARY = (
+    "The parties agree that Franchisor is an intended third-party beneficiary of this Agreement with the right to "
+    "enforce it."
+)
+
+
+def test_a_third_party_named_beneficiary_says_yes_citing_its_sentence():
+    body = CONTRACT + BENEFICIARY + " " + FILLER
+    found = contract_clauses.RULES["third_party_beneficiary"](body)
+    assert [f.value for f in found] == [True]
+    assert cited(body, found[0]) == BENEFICIARY
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "There are no third-party beneficiaries of this Agreement.",
+        "Nothing in this Agreement shall make any person other than the parties a third party beneficiary hereof.",
+        "Section 12.4 Entire Agreement; Third-Party Beneficiaries; Counterparts",
+    ],
+)
+def test_denying_beneficiaries_or_a_heading_naming_them_is_no_third_party_beneficiary(sentence):
+    body = CONTRACT + sentence + "\n\n" + FILLER
+    assert contract_clauses.RULES["third_party_beneficiary"](body) == [Found(False, 0, 0)]
