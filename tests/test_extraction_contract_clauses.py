@@ -232,3 +232,70 @@ def test_real_contracts_read_without_error():
         for rule in RULES.values():
             for found in rule(body):
                 assert 0 <= found.start <= found.end <= len(body)
+
+
+ESCROW = (
+    "Within sixty (60) days of the Effective Date, Acme shall deposit a copy of the source code of the Software with "
+    "a mutually acceptable escrow agent, to be released to Beta if Acme ceases to support the Software."
+)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        ESCROW,
+        "Acme will keep the Deposit Materials in escrow and ensure on a quarterly basis that the information relating "
+        "to the Deposit Materials in escrow is current.",
+        "After the Source Code Access Conditions are met, Beta shall have the right to use and modify the Licensed "
+        "Source Code to maintain and support the Licensed Technology.",
+    ],
+)
+def test_source_code_placed_in_escrow_says_yes_citing_its_sentence(sentence):
+    """Before, source code escrow had no rule: a user's own contract got no value, and "which of my contracts have
+    a source code escrow?" asked back."""
+    body = CONTRACT + sentence + " " + FILLER
+    found = contract_clauses.RULES["source_code_escrow"](body)
+    assert [f.value for f in found] == [True]
+    assert cited(body, found[0]) == sentence
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [  # funds held in escrow, and a representation that no source code is
+        "The Company and the Agent shall transmit all funds received from subscribers to the Escrow Agent by noon of "
+        "the next business day following receipt thereof.",
+        "None of the Seller Entities is a party to any Contract requiring the deposit of any Source Code with an "
+        "escrow agent or escrow service.",
+        "Distributor shall not attempt to derive the source code of the Products, which are supplied in object code "
+        "form only.",
+    ],
+)
+def test_other_escrows_and_source_code_without_one_are_no_source_code_escrow(sentence):
+    body = CONTRACT + sentence + " " + FILLER
+    assert contract_clauses.RULES["source_code_escrow"](body) == [Found(False, 0, 0)]
+
+
+BENEFICIARY = (
+    "The parties agree that Franchisor is an intended third-party beneficiary of this Agreement with the right to "
+    "enforce it."
+)
+
+
+def test_a_third_party_named_beneficiary_says_yes_citing_its_sentence():
+    body = CONTRACT + BENEFICIARY + " " + FILLER
+    found = contract_clauses.RULES["third_party_beneficiary"](body)
+    assert [f.value for f in found] == [True]
+    assert cited(body, found[0]) == BENEFICIARY
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "There are no third-party beneficiaries of this Agreement.",
+        "Nothing in this Agreement shall make any person other than the parties a third party beneficiary hereof.",
+        "Section 12.4 Entire Agreement; Third-Party Beneficiaries; Counterparts",
+    ],
+)
+def test_denying_beneficiaries_or_a_heading_naming_them_is_no_third_party_beneficiary(sentence):
+    body = CONTRACT + sentence + "\n\n" + FILLER
+    assert contract_clauses.RULES["third_party_beneficiary"](body) == [Found(False, 0, 0)]

@@ -418,8 +418,9 @@ def test_reading_a_form_of_a_fields_word_is_no_name_but_a_name_that_starts_like_
 
 
 def test_reading_a_clause_no_document_has_a_value_for_says_so_and_takes_no_party_for_it():
-    """In a folder of unlabelled contracts no rule reads source code escrow; "escrow" is no party name then (before:
-    the count was 1, the contract of the party I-ESCROW, INC., a figure of another question that looked right)."""
+    """In a folder where no contract has a value for source code escrow (ingested before a rule read it), "escrow" is
+    no party name (before: the count was 1, the contract of the party I-ESCROW, INC., a figure of another question
+    that looked right)."""
     contracts = [
         ("cobrand.txt", "", [("properties", {"parties": ["I-ESCROW, INC.", "2TheMart.com"], "governing_law": "Ohio"})]),
         ("hosting.txt", "", [("properties", {"parties": ["HealthGate Data Corp."], "governing_law": "England"})]),

@@ -101,7 +101,7 @@ class BucketWords:
     @cached_property
     def unvalued(self) -> list[FieldSpec]:
         """Fields the bucket declares that no document of the scope has a value for: in a folder without labels, a
-        yes/no clause no rule reads ("source code escrow"). A question naming one asks about something unrecorded,
+        yes/no clause no rule reads ("price restrictions"). A question naming one asks about something unrecorded,
         and its words are no name."""
         valued = {f.name for f in self.fields}
         return [spec for spec in self.catalog.declared(self.name) if spec.name not in valued]

@@ -91,6 +91,22 @@ _NOT_A_RIGHT_TO_END = (
 terminated" by notice, is written like a right to end the contract at will but is often not counted as one:
 such a sentence leaves the clause unanswered."""
 
+_NOT_IN_ESCROW = (
+    r"\bnone\s+of\b|\bneither\b|\bnot\s+(?:\w+\s+){0,3}(?:a\s+party|required|obligated)\b|\bno\s+obligation|"
+    r"\bparty\s+to\s+any\b"
+)
+"""A representation that no source code is held in escrow ("None of the Seller Entities ... is a party to any
+Contract requiring the deposit of any such Source Code with an escrow agent") names the arrangement to deny it;
+its sentence is often read only in part (a long one is cut around the cue), so "party to any" counts as well as
+"none of"."""
+
+_NO_BENEFICIARY = r"\bno\b|\bnot\b|\bnothing\b|\bnone\b|\bneither\b|\bnor\b|\bwithout\b|\bexcept\b|\bother\s+than\b"
+"""Most contracts say there are no third-party beneficiaries ("Nothing herein confers ... on any Person other than
+the Parties"), or none but a few ("except as provided in Article 7"), which CUAD counts one way as often as the
+other: a sentence naming a beneficiary says the clause only when it grants the right outright ("Franchisor is an
+intended third-party beneficiary of this Agreement"), with a verb (a heading "Third-Party Beneficiaries." names the
+section, which most often denies them)."""
+
 CLAUSES: dict[str, tuple[Test, ...]] = {
     "non_compete": (
         Test(
@@ -242,6 +258,30 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
                 r"\boffer\s+(?:to\s+any|the\s+opportunity)|\bfirst\s+(?:refusal|negotiation)|\barm's\s+length|"
                 r"\bemployees?\b|\bgood\s+faith\b|\bindustry\s+standard|\bpreviously\s+offered|\boffered\s+by"
             ),
+        ),
+    ),
+    "source_code_escrow": (
+        Test(
+            cue(r"escrow"),
+            words(r"\bescrow"),
+            words(
+                r"\bsource\s+code|\bdeposit\s+materials?\b|\bdeposit\w*\s+(?:of\s+)?(?:the\s+)?(?:software|materials?)\b"
+            ),
+            words(_NOT_IN_ESCROW),
+        ),
+        Test(
+            cue(r"release condition|access condition"),
+            words(r"\b(?:release|access)\s+conditions?\b"),
+            words(r"\bsource\s+code|\bdeposit\s+materials?\b"),
+            words(_NOT_IN_ESCROW),
+        ),
+    ),
+    "third_party_beneficiary": (
+        Test(
+            cue(r"beneficiar"),
+            words(r"\bthird[\s-]+party\s+beneficiar\w*|\bintended\s+beneficiar\w*"),
+            words(r"\b(?:shall|will|is|are|be|agrees?|acknowledges?|designates?)\b"),
+            words(_NO_BENEFICIARY),
         ),
     ),
 }
