@@ -126,6 +126,7 @@ def test_the_tools_say_how_many_documents_lack_each_field_within_a_doc_id_list(p
         "by_model": {},
         "rules_right_percent": {},
         "rules_measured_on": "",
+        "unrecorded": {},
     }
     listed = call_tool(
         "annotations_search",
@@ -141,7 +142,32 @@ def test_the_tools_say_how_many_documents_lack_each_field_within_a_doc_id_list(p
         "by_model": {},
         "rules_right_percent": {},
         "rules_measured_on": "",
+        "unrecorded": {},
     }
+
+
+def test_a_question_for_the_documents_with_no_value_finds_them_and_says_whom_it_leaves_out(partly_labelled):
+    """ "Which contracts have no notice period?": the labelled contracts that state none (before, the passages of
+    contracts that state one were the answer), and the contracts with no annotation row at all, which no row can
+    show, said to be left out rather than silently missing."""
+    listed = ask(partly_labelled, "Which contracts have no notice period?").text
+    assert listed.startswith("3 matching row(s):")
+    assert listed.splitlines()[-1] == "3 of the 10 contracts have no annotation rows and are not listed."
+    counted = ask(partly_labelled, "How many of the contracts don't say what notice period they need?").text
+    assert counted == (
+        "**3**: count over 3 documents of bucket contracts where no notice_period_days recorded. "
+        "3 of the 10 contracts have no annotation rows and are not counted."
+    )
+
+
+def test_an_answer_over_documents_with_no_value_read_says_the_rules_may_have_missed_one():
+    from graph.answer.computed import left_out
+    from tools.envelope import Coverage
+
+    unread = Coverage(documents=40, extracted={"governing_law": 33}, unrecorded={"governing_law": 7})
+    assert left_out(unread, "contracts", "listed").endswith(
+        "A document with no governing_law recorded may still state one the rules did not read."
+    )
 
 
 def test_a_figure_says_which_of_its_values_were_read_from_the_text_how_many_by_the_model_and_how_often_right():

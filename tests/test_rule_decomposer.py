@@ -564,3 +564,24 @@ def test_clause_words_in_two_clauses_of_a_question_name_no_clause(clause_rules):
     """ "employees" in one sentence and "solicit" in the next are no name of no_solicit_of_employees."""
     d = clause_rules.decompose("Which contracts name our employees? Do any of them solicit bids?")
     assert "no_solicit_of_employees" not in [c.field for c in d.constraints]
+
+
+@pytest.mark.parametrize(
+    ("question", "constraints"),
+    [
+        ("Which contracts have no governing law?", {("governing_law", "missing", None)}),
+        ("How many of my contracts don't say which law governs them?", {("governing_law", "missing", None)}),
+        ("List the contracts without an expiration date", {("expiration_date", "missing", None)}),
+        (
+            "Which agreements with Kestrel Analytics have no notice period?",
+            {("parties", "=", "Kestrel Analytics LLC"), ("notice_period_days", "missing", None)},
+        ),
+        ("Which contracts are not governed by Delaware law?", {("governing_law", "!=", "Delaware")}),
+        ("Which contracts have no non-compete?", {("non_compete", "=", False)}),
+    ],
+)
+def test_a_field_said_to_have_no_value(rules, question, constraints):
+    """A field's words after a negation ask for the documents with no value for it, unless a condition follows
+    them ("not governed by Delaware law") or the field is a yes/no clause ("no non-compete" is false)."""
+    d = rules.decompose(question)
+    assert {(c.field, c.op, c.value) for c in d.constraints} == constraints and not d.unmapped

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from retrievers.extraction.calibration import measured_on, rule_precision
 from retrievers.postgres.annotation_aggregates import parse_aggregate, parse_group
-from retrievers.postgres.annotation_filters import shown
+from retrievers.postgres.annotation_filters import Predicate, shown
 from tools.arguments import (
     AnnotationsAggregateArgs,
     AnnotationsSearchArgs,
@@ -24,10 +24,19 @@ def _among(doc_ids: list[str] | None) -> str:
 
 
 def _coverage(
-    context: ToolContext, bucket: str, required: list[str], grouped: list[str], doc_ids: list[str] | None
+    context: ToolContext,
+    bucket: str,
+    predicates: list[Predicate],
+    measured: list[str],
+    grouped: list[str],
+    doc_ids: list[str] | None,
 ) -> Coverage:
-    """The call's `Coverage`: one cheap statement (`coverage` of the store), never one per field or row."""
-    fields = list(dict.fromkeys([*required, *grouped]))
+    """The call's `Coverage`: one cheap statement (`coverage` of the store), never one per field or row. A document
+    must have a value for the fields of the predicates and the measured field to be counted, except for the fields
+    a predicate asks to have none (`missing`)."""
+    unrecorded = [p.field for p in predicates if p.op == "missing"]
+    required = [*(p.field for p in predicates if p.op != "missing"), *measured]
+    fields = list(dict.fromkeys([*required, *grouped, *unrecorded]))
     found = context.engine(_POSTGRES, context.stack.store.coverage, context.scope, bucket, fields, doc_ids=doc_ids)
     missing = found["missing"]
     extracted = {f: k for f, k in found["extracted"].items() if k}
@@ -41,7 +50,16 @@ def _coverage(
         by_model={f: k for f, k in found["by_model"].items() if k},
         rules_right_percent=right,
         rules_measured_on=measured_on(bucket) if right else "",
+        unrecorded={f: missing[f] for f in dict.fromkeys(unrecorded)},
     )
+
+
+def _rowless(coverage: Coverage, predicates: list[Predicate], matched: int) -> None:
+    """A call asking only for the documents with no value for one field finds the rows that lack it; a document
+    with no row of the field's kind at all lacks it too, and is said to be left out (`unannotated`)."""
+    if coverage.unannotated is None and predicates and {p.op for p in predicates} == {"missing"}:
+        if len(coverage.unrecorded) == 1:
+            coverage.unannotated = max(0, next(iter(coverage.unrecorded.values())) - matched)
 
 
 def annotations_search(args: AnnotationsSearchArgs, context: ToolContext) -> Envelope:
@@ -58,7 +76,8 @@ def annotations_search(args: AnnotationsSearchArgs, context: ToolContext) -> Env
         descending=args.order_by is None or args.order_by.direction == "desc",
         doc_ids=args.doc_id,
     )
-    coverage = _coverage(context, args.bucket, [p.field for p in predicates], [], args.doc_id)
+    coverage = _coverage(context, args.bucket, predicates, [], [], args.doc_id)
+    _rowless(coverage, predicates, rows[0]["total_rows"] if rows else 0)
     if not rows:
         described = ", ".join(f"{p.field} {p.op} {shown(p.value)}" for p in predicates) or "no predicates"
         return Envelope(
@@ -100,12 +119,12 @@ def annotations_aggregate(args: AnnotationsAggregateArgs, context: ToolContext) 
     )
     total = AggregateTotal.model_validate(total)
     _, measured = parse_aggregate(args.aggregate)
-    required = [*(p.field for p in predicates), *([measured] if measured else [])]
     grouped = [parse_group(entry)[0] for entry in args.group_by]
-    coverage = _coverage(context, args.bucket, required, grouped, args.doc_id)
-    if not required and coverage.unannotated is None:
+    coverage = _coverage(context, args.bucket, predicates, [measured] if measured else [], grouped, args.doc_id)
+    if not predicates and not measured and coverage.unannotated is None:
         # a count of every row (of the group fields' kind): the documents it does not count have no such row
         coverage.unannotated = max(0, coverage.documents - total.documents)
+    _rowless(coverage, predicates, total.documents)
     if total.documents == 0:
         return Envelope(
             status="no_results",

@@ -64,7 +64,7 @@ class Filter(Strict):
 class Condition(Strict):
     """One condition on an annotation field: {"op": "<", "value": 60}; `between` takes [low, high] (both ends
     included, or as `bounds` says: {"op": "between", "value": [10, 20], "bounds": "()"} is more than 10 and less
-    than 20), `in` a list, `exists` no value."""
+    than 20), `in` a list; `exists` (the field has a value) and `missing` (it has none) take no value."""
 
     op: Op
     value: Any = None

@@ -90,6 +90,9 @@ class Coverage(HitModel):
     """Of `extracted`, the fields a shipped rule reads: how often its values are right, in percent, on labelled
     documents it was not tuned on (`rules_measured_on`), which an answer over them must say."""
     rules_measured_on: str = ""
+    unrecorded: dict[str, int] = Field(default_factory=dict)
+    """Per field the call asked to have no value (`missing`), how many documents have none, with or without a row: a
+    document with none recorded may state one that extraction did not read, which an answer over them must say."""
 
 
 class DocumentMetadata(HitModel):

@@ -33,7 +33,9 @@ def cell(value) -> str:
 
 def condition(c: Constraint) -> str:
     """A constraint as the derivation says it: "total between 10 and 50", "total > 10 and < 20", "governing_law !=
-    New York"."""
+    New York", "no governing_law recorded"."""
+    if c.op in ("exists", "missing"):
+        return f"{'a' if c.op == 'exists' else 'no'} {c.field} recorded"
     if c.op == "between" and isinstance(c.value, list) and len(c.value) == 2:
         low, high = (cell(v) for v in c.value)
         if c.bounds == "[]":
@@ -70,7 +72,7 @@ def left_out(coverage: Coverage | None, bucket: str, verb: str) -> str:
         return "has" if k == 1 else "have"
 
     left = [(k, f"no {field} recorded") for field, k in coverage.missing.items() if k]
-    if not coverage.missing and not coverage.ungrouped and coverage.unannotated:
+    if not coverage.missing and not coverage.ungrouped and coverage.unannotated:  # no condition, or only "missing"
         left = [(coverage.unannotated, "no annotation rows")]
     said = []
     if len(left) == 1:
@@ -99,6 +101,9 @@ def left_out(coverage: Coverage | None, bucket: str, verb: str) -> str:
             said.append(
                 f"how often the rules are right was measured on {coverage.rules_measured_on} they were not tuned on"
             )
+    if unread := [field for field in coverage.unrecorded if coverage.extracted.get(field) is not None]:
+        fields = " or ".join(unread)
+        said.append(f"a document with no {fields} recorded may still state one the rules did not read")
     return " ".join(sentence(s[0].upper() + s[1:]) for s in said)
 
 

@@ -223,7 +223,7 @@ def _grounded(c: Constraint | SaidConstraint, vocabulary: Vocabulary) -> Constra
     op = OP_WORDS.get(str(c.op).strip().lower(), str(c.op).strip().lower())
     if op not in OPS:
         return Unmapped(text=source, why=f"{c.op!r} is no comparison the fields take ({', '.join(sorted(OPS))})")
-    if op in ("~", "exists"):  # a text pattern, or whether the field has a value: nothing to match in its values
+    if op in ("~", "exists", "missing"):  # a text pattern, or whether the field has a value: nothing to match
         return Constraint(bucket=c.bucket, field=c.field, op=op, value=c.value, source_text=c.source_text)
     listed = op in ("in", "not in", "between")
     said = c.value if isinstance(c.value, list) else [c.value]

@@ -9,7 +9,8 @@ The question is read by small readers (`graph.planners.reading`), in the order `
 claims the spans of the question it took (`Claims`), so that a reader later in the order does not read them again.
 Order matters where two readers could take the same words, and is chosen so: kinds before dates before quantities
 (a bucket word, then "in 2018", then "more than 2000 days"), currencies before flags before values (a currency's
-word or a yes/no field's word names no value). The reading, with the words it understood, is then grounded in the
+word or a yes/no field's word names no value), and a field said to have no value last (its words are another
+reader's when a condition follows them). The reading, with the words it understood, is then grounded in the
 catalog (`grounding.ground`), as a model's is, and checked there against the question's words.
 
 A word that looks like a condition but maps to nothing (a shop no receipt names, a currency no invoice is in, a
@@ -34,6 +35,7 @@ from graph.planners.reading import (
     intent,
     kinds,
     left,
+    no_value,
     quantities,
     shape,
     values,
@@ -51,6 +53,7 @@ CONDITION_READERS = (
     currencies.read,
     flags.read,
     values.read,
+    no_value.read,
 )
 """The readers of a bucket's conditions, in the order they run: each sees the spans the ones before it claimed."""
 

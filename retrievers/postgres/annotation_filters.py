@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from core.errors import InvalidInput
 
-Op = Literal["=", "!=", ">", ">=", "<", "<=", "~", "in", "not in", "between", "exists"]
+Op = Literal["=", "!=", ">", ">=", "<", "<=", "~", "in", "not in", "between", "exists", "missing"]
 Bounds = Literal["[]", "[)", "(]", "()"]
 """Which ends a `between` includes, as Postgres's range constructors say it: "[]" both (the default), "()" neither."""
 
@@ -35,11 +35,11 @@ def bounds_of(above: str, below: str) -> str:
 
 
 OPS_BY_TYPE: dict[str, tuple[str, ...]] = {
-    "string": ("=", "!=", "~", "in", "not in", "exists"),
-    "number": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "exists"),
-    "integer": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "exists"),
-    "date": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "exists"),
-    "boolean": ("=", "!=", "exists"),
+    "string": ("=", "!=", "~", "in", "not in", "exists", "missing"),
+    "number": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "exists", "missing"),
+    "integer": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "exists", "missing"),
+    "date": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "exists", "missing"),
+    "boolean": ("=", "!=", "exists", "missing"),
 }
 ORDERABLE = ("number", "integer", "date")
 _COMPARISONS = {"=", ">", ">=", "<", "<="}
@@ -243,6 +243,12 @@ def compile_predicates(
         if p.op == "exists":
             clauses.append(sql.SQL("(coalesce(jsonb_typeof({} -> %s), 'null') <> 'null')").format(row))
             params.append(p.field)
+            continue
+        if p.op == "missing":  # no value, as coverage counts it: absent, null or an empty list
+            clauses.append(
+                sql.SQL("(coalesce(jsonb_typeof({0} -> %s), 'null') = 'null' OR {0} -> %s = '[]')").format(row)
+            )
+            params += [p.field, p.field]
             continue
         if p.bounds != "[]" and p.op != "between":
             raise InvalidInput(

@@ -1,0 +1,38 @@
+"""Fields said to have no value: "which contracts have no governing law?", "how many of my contracts don't say which
+law governs them?", "contracts without an expiration date". A field's words just after a negation, where no other
+reader took a condition on that field's words nearby: "not governed by Delaware law" is governing_law != Delaware
+(`values`), "not signed in 2005" a date range (`dates`), "no non-compete" non_compete = false (`flags`, which reads
+every yes/no field, so none is read here)."""
+
+from __future__ import annotations
+
+import re
+
+from english.lexicon import NEGATIONS
+from graph.planners.reading.claims import Claims, Found, say
+from graph.planners.reading.question import Question
+from graph.planners.vocabulary import BucketWords
+
+NEGATION_REACH = 25
+"""How many characters before a field's words a negation may stand ("don't say which law", "no governing law")."""
+CONDITION_REACH = 30
+"""How many characters after a field's words a condition another reader took makes them that condition's."""
+
+
+def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
+    lowered = question.lowered
+    found: list[Found] = []
+    for f in view.fields:
+        if f.type == "boolean":
+            continue
+        for m in view.field_mentions(lowered, f):
+            start, end = m.span
+            before = lowered[max(0, start - NEGATION_REACH) : start]
+            negation = list(NEGATIONS.finditer(before))
+            if not negation or claims.taken(m.span) or re.search(r"[,;:.?!]", before[negation[-1].end() :]):
+                continue
+            if claims.taken((end, min(len(lowered), end + CONDITION_REACH))):
+                continue  # "not governed by Delaware law": the value says the condition
+            found.append(say(claims, f, "missing", None, (start - len(before) + negation[-1].start(), end), m.text))
+            break
+    return found
