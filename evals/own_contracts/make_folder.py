@@ -3,9 +3,10 @@ of the held-out 200 (`evals.extraction.cuad_held_out`) as plain-text files named
 Three folders of 40 different contracts each, with a question set each, written blind by a different helper session:
 `a` (`evals/questions/own_contracts.jsonl`, `questions.md`), `b` (`own_contracts_b.jsonl`, `questions_b.md`),
 written after the rules had been tuned against `a`'s answers, and `c` (`own_contracts_c.jsonl`, `questions_c.md`),
-written in the eighth session before its changes were scored on it.
+written in the eighth session before its changes were scored on it, and `d` (`own_contracts_d.jsonl`,
+`questions_d.md`), written in the ninth session before its changes were scored on it.
 
-    python -m evals.own_contracts.make_folder OUT_DIR [--folder b|c]
+    python -m evals.own_contracts.make_folder OUT_DIR [--folder b|c|d]
 
 Then, in a data folder of its own:
 
@@ -152,7 +153,52 @@ FOLDER_C = (
 """40 more of the held-out 200, drawn at random (seed 20261128) from those neither `FOLDER_A` nor `FOLDER_B` holds;
 their set (`own_contracts_c.jsonl`, `questions_c.md`) was written blind after the seventh session, with at least
 half of its counts and lists on yes/no clauses."""
-FOLDERS = {"a": FOLDER_A, "b": FOLDER_B, "c": FOLDER_C}
+FOLDER_D = (
+    "cuad_004",
+    "cuad_008",
+    "cuad_010",
+    "cuad_012",
+    "cuad_022",
+    "cuad_024",
+    "cuad_089",
+    "cuad_090",
+    "cuad_113",
+    "cuad_125",
+    "cuad_146",
+    "cuad_166",
+    "cuad_171",
+    "cuad_186",
+    "cuad_192",
+    "cuad_207",
+    "cuad_215",
+    "cuad_250",
+    "cuad_254",
+    "cuad_256",
+    "cuad_258",
+    "cuad_274",
+    "cuad_292",
+    "cuad_315",
+    "cuad_326",
+    "cuad_328",
+    "cuad_333",
+    "cuad_364",
+    "cuad_369",
+    "cuad_370",
+    "cuad_374",
+    "cuad_390",
+    "cuad_408",
+    "cuad_431",
+    "cuad_433",
+    "cuad_468",
+    "cuad_477",
+    "cuad_483",
+    "cuad_484",
+    "cuad_499",
+)
+"""40 more of the held-out 200, drawn at random (seed 20261129) from those no earlier folder holds; their set
+(`own_contracts_d.jsonl`, `questions_d.md`) was written blind in the ninth session, before its changes were scored
+on it."""
+FOLDERS = {"a": FOLDER_A, "b": FOLDER_B, "c": FOLDER_C, "d": FOLDER_D}
 
 
 def make_folder(out: Path, folder: str = "a") -> list[Path]:
