@@ -57,9 +57,9 @@ def _coverage(
 def _rowless(coverage: Coverage, predicates: list[Predicate], matched: int) -> None:
     """A call asking only for the documents with no value for one field finds the rows that lack it; a document
     with no row of the field's kind at all lacks it too, and is said to be left out (`unannotated`)."""
-    if coverage.unannotated is None and predicates and {p.op for p in predicates} == {"missing"}:
-        if len(coverage.unrecorded) == 1:
-            coverage.unannotated = max(0, next(iter(coverage.unrecorded.values())) - matched)
+    only_missing = bool(predicates) and {p.op for p in predicates} == {"missing"}
+    if coverage.unannotated is None and only_missing and len(coverage.unrecorded) == 1:
+        coverage.unannotated = max(0, next(iter(coverage.unrecorded.values())) - matched)
 
 
 def annotations_search(args: AnnotationsSearchArgs, context: ToolContext) -> Envelope:
