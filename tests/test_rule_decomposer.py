@@ -578,6 +578,7 @@ def test_clause_words_in_two_clauses_of_a_question_name_no_clause(clause_rules):
         ),
         ("Which contracts are not governed by Delaware law?", {("governing_law", "!=", "Delaware")}),
         ("Which contracts have no non-compete?", {("non_compete", "=", False)}),
+        ("Which contracts need 180 days' notice if we don't want them to renew?", {("notice_period_days", "=", 180)}),
     ],
 )
 def test_a_field_said_to_have_no_value(rules, question, constraints):

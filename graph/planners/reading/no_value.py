@@ -15,6 +15,12 @@ from graph.planners.vocabulary import BucketWords
 
 NEGATION_REACH = 25
 """How many characters before a field's words a negation may stand ("don't say which law", "no governing law")."""
+SAYING = re.compile(
+    r"(?:\s+(?:a|an|any|the|its|their|which|what|say|says|state|states|mention|mentions|specify|specifies|name|names"
+    r"|have|has|give|gives|include|includes|contain|contains))*\s*"
+)
+"""What may stand between the negation and the field's words: "no governing law", "don't say which law", "without
+an expiration date"; not "don't want them to renew", where the negation is another verb's."""
 CONDITION_REACH = 30
 """How many characters after a field's words a condition another reader took makes them that condition's."""
 
@@ -29,7 +35,7 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
             start, end = m.span
             before = lowered[max(0, start - NEGATION_REACH) : start]
             negation = list(NEGATIONS.finditer(before))
-            if not negation or claims.taken(m.span) or re.search(r"[,;:.?!]", before[negation[-1].end() :]):
+            if not negation or claims.taken(m.span) or not SAYING.fullmatch(before[negation[-1].end() :]):
                 continue
             if claims.taken((end, min(len(lowered), end + CONDITION_REACH))):
                 continue  # "not governed by Delaware law": the value says the condition
