@@ -181,6 +181,36 @@ def test_a_term_defined_by_its_first_and_last_days_ends_on_the_last(definition, 
     assert definition.split('"')[1] in cited and cited in definition
 
 
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("TERM OF EXECUTION From January 30, 2012 until July 29, 2012.", "2012-07-29"),
+        ("Terms of the project: 12 weeks from February 8, 2018 to May 3, 2018.", "2018-05-03"),
+        (
+            "The Joint Venture is a fixed term Joint Venture beginning November 27, 2018 and ending November 30th, "
+            "2019 or as otherwise provided in this Agreement.",
+            "2019-11-30",
+        ),  # fmt: skip
+    ],
+    ids=["from-until", "weeks-from-to", "beginning-and-ending"],
+)
+def test_a_term_given_as_its_first_and_last_days_ends_on_the_last(sentence, expected):
+    assert _read("expiration_date", PREAMBLE + sentence + " " + FILLER) == [(expected, sentence)]
+
+
+def test_a_span_of_dates_that_is_not_said_of_a_term_gives_no_expiration():
+    sentence = (
+        "Sponsor agrees that during the period beginning October 1, 2009 and ending March 31, 2010, Sponsor shall "
+        "not enable another program sponsorship."
+    )
+    assert RULES["expiration_date"](PREAMBLE + sentence + " " + FILLER) == []
+
+
+def test_a_full_stop_typed_between_the_day_and_the_year_does_not_cut_the_term_sentence():
+    sentence = "This Agreement shall be in effect until March 18. 2021, unless sooner terminated by either party."
+    assert _read("expiration_date", PREAMBLE + sentence + " " + FILLER) == [("2021-03-18", sentence)]
+
+
 def test_a_defined_expiration_date_is_the_expiration_date():
     body = (
         PREAMBLE + "This Agreement shall be effective as of the Effective Date and shall expire on the Expiration "

@@ -51,6 +51,14 @@ def _date(text: str) -> date | None:
 
 # --- expiration ---------------------------------------------------------------------------------------
 
+_DATE_SPAN = (
+    rf"\b(?:term|duration|validity)s?\b[^.;]{{0,60}}?\b(?:from|beginning|commencing|starting)\s+(?:on\s+)?{DATE}\s*,?\s+(?:and\s+)?(?:until|through|thru|to|"
+    rf"(?:ending|expiring|concluding)(?:\s+on)?)\s+{DATE}"
+)
+"""A term given as its first and last days ("From January 30, 2012 until July 29, 2012", "12 weeks from February 8,
+2018 to May 3, 2018", "a fixed term Joint Venture beginning November 27, 2018 and ending November 30th, 2019"): the
+last day is the expiration. The span must be said of a term ("the period commencing December 1, 2001 and ending
+December 31, 2001" sets a fee, "during the period beginning ..." an exclusivity)."""
 _TERM_CUE = cue(r"term|commenc|begin|continu|remain|expir|valid|effect")
 _TERM_SENTENCE = words(
     r"(?<!such\s)(?<!this\s)(?<!that\s)\b(?:initial\s+|contract\s+)?term[\"”]?\s+(?:of\s+(?:this|the)\s+(?:\w+\s+){1,2})?"
@@ -63,7 +71,7 @@ _TERM_SENTENCE = words(
     r"(?:full\s+)?(?:force|effect))|have\s+an?\s+(?:initial\s+)?term)\b|(?:commences|begins|continues|remains)\b"
     r"|is\s+for\s+an?\s+(?:initial\s+)?(?:term|period)\b)|"
     r"\beffective\s+(?:term|period)\b|^\W*term\s*:|\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+on\b|"
-    rf"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+{DATE}"
+    rf"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+{DATE}|{_DATE_SPAN}"
 )
 # Words before a term sentence's length or date that make it the term of something else (a lease, an option, a
 # covenant, exclusivity) or a period after termination. Read only up to the length or date: a term sentence that
