@@ -393,6 +393,15 @@ def test_signatures_dated_differently_date_the_agreement_by_the_last_of_them():
     assert _read("agreement_date", body) == [("2005-07-18", dates.strip())]
 
 
+def test_the_place_and_date_of_signing_above_the_signatures_date_the_agreement():
+    line = "Hamburg, November 19t h, 2012"
+    body = (
+        "This agreement is made between Acme Inc. and Beta LLC. It may be executed in counterparts by original "
+        "signature.\n\n" + line + "\n\n  /s/ Thomas Kassberg   /s/ R. Stephan\n\nACME INC.   BETA LLC\n"
+    )
+    assert _read("agreement_date", body) == [("2012-11-19", line)]
+
+
 @pytest.mark.parametrize(
     ("block", "expected", "line"),
     [
