@@ -198,6 +198,31 @@ def test_a_term_given_as_its_first_and_last_days_ends_on_the_last(sentence, expe
     assert _read("expiration_date", PREAMBLE + sentence + " " + FILLER) == [(expected, sentence)]
 
 
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        (
+            "The term of this Agreement will commence on the date hereof, and unless earlier terminated, will end "
+            "automatically upon the end of Year 3.",
+            "2002-06-08",
+        ),
+        (
+            "This agreement shall begin upon the date of its execution by MA and acceptance in writing by Company and "
+            "shall remain in effect until the end of the current calendar year.",
+            "1999-12-31",
+        ),
+        (
+            "Hydron agrees that this Agreement shall continue for the entire four (4) year term unless earlier "
+            "terminated.",
+            "2003-06-08",
+        ),
+    ],
+    ids=["end-of-year-n", "end-of-the-current-calendar-year", "the-entire-n-year-term"],
+)  # fmt: skip
+def test_a_term_running_to_the_end_of_a_year_or_for_its_entire_length_is_counted(sentence, expected):
+    assert _read("expiration_date", PREAMBLE + sentence + " " + FILLER) == [(expected, sentence)]
+
+
 def test_a_span_of_dates_that_is_not_said_of_a_term_gives_no_expiration():
     sentence = (
         "Sponsor agrees that during the period beginning October 1, 2009 and ending March 31, 2010, Sponsor shall "
