@@ -82,6 +82,11 @@ def test_the_laws_thereof_are_those_of_the_place_named_before():
     assert _read("governing_law", FILLER + sentence + " " + FILLER) == [("West Virginia", sentence)]
 
 
+def test_the_legislation_of_a_place_that_shall_apply_is_a_choice_of_law():
+    sentence = "Effective legislation of the Republic of Kazakhstan shall apply to any relations of the Parties."
+    assert _read("governing_law", sentence) == [("Republic of Kazakhstan", sentence)]
+
+
 def test_controlled_by_the_laws_of_is_a_choice_of_law():
     sentence = "This AGREEMENT is controlled by the laws of the State of Texas, and venue shall be in Pecos County."
     assert _read("governing_law", sentence) == [("Texas", sentence)]
