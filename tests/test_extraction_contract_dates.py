@@ -533,6 +533,21 @@ def test_a_date_the_text_names_the_effective_date_is_the_effective_date(sentence
     assert value == expected and sentence.removeprefix("(xxix) ") in cited
 
 
+def test_this_contract_shall_be_effective_as_of_a_date_late_in_the_text_is_the_effective_date():
+    sentence = (
+        "This contract shall be effective as of November 1, 2002, and shall remain in force until October 31, 2012."
+    )
+    body = PREAMBLE + FILLER * 2 + sentence + "\n\n" + FILLER
+    ((value, cited),) = _read("effective_date", body)
+    assert value == "2002-11-01" and cited in sentence
+
+
+def test_an_effective_date_defined_as_a_time_on_a_day_is_that_day():
+    body = PREAMBLE + '"EFFECTIVE DATE" means 12:01 a.m. Eastern Standard Time on March 3, 2003.\n\n' + FILLER
+    ((value, cited),) = _read("effective_date", body)
+    assert value == "2003-03-03" and "March 3, 2003" in cited
+
+
 def test_this_agreement_effective_on_the_day_of_a_date_after_the_opening_is_the_effective_date():
     sentence = "3.1.1 This Agreement is effective on the day of May 1, 2013 and the term is two years."
     body = PREAMBLE + FILLER * 2 + sentence + " " + FILLER
