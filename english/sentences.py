@@ -44,7 +44,7 @@ words around it were tuned with this reach, and read a few values differently wi
 # date's day and its year ("until March 18. 2021"). A clause ends at any of ". ; ! ?" before a space: tighter,
 # for a value that must be read from the few words around it (a date, a law).
 _SENTENCE_END = re.compile(
-    r"(?!(?:(?<=[A-Za-z] \d)|(?<=[A-Za-z] \d\d))\.\s(?:19|20)\d\d\b)[.!?](?=[\s\"\u201d')]*\s[\"\u201c(]?[A-Z0-9])"
+    r"[.!?](?!(?:(?<=[A-Za-z] \d\.)|(?<=[A-Za-z] \d\d\.))\s(?:19|20)\d\d\b)(?=[\s\"\u201d')]*\s[\"\u201c(]?[A-Z0-9])"
     r"|\n[ \t\r]*\n"
 )
 _CLAUSE_END = re.compile(r"[.;!?](?=\s)|\n[ \t\r]*\n")
