@@ -40,9 +40,13 @@ CLAUSE_REACH = 600
 words around it were tuned with this reach, and read a few values differently with the sentences' one."""
 
 # A document's sentence ends at ". X", "? X" or "! X" (a capital or a digit next, past closing quotes and
-# brackets: "Inc. and" and "Section 2.1" stay inside) or at a blank line. A clause ends at any of ". ; ! ?"
-# before a space: tighter, for a value that must be read from the few words around it (a date, a law).
-_SENTENCE_END = re.compile(r"[.!?](?=[\s\"\u201d')]*\s[\"\u201c(]?[A-Z0-9])|\n[ \t\r]*\n")
+# brackets: "Inc. and" and "Section 2.1" stay inside) or at a blank line, but not at a full stop typed between a
+# date's day and its year ("until March 18. 2021"). A clause ends at any of ". ; ! ?" before a space: tighter,
+# for a value that must be read from the few words around it (a date, a law).
+_SENTENCE_END = re.compile(
+    r"[.!?](?!(?:(?<=[A-Za-z] \d\.)|(?<=[A-Za-z] \d\d\.))\s(?:19|20)\d\d\b)(?=[\s\"\u201d')]*\s[\"\u201c(]?[A-Z0-9])"
+    r"|\n[ \t\r]*\n"
+)
 _CLAUSE_END = re.compile(r"[.;!?](?=\s)|\n[ \t\r]*\n")
 _RUNS_ON = re.compile(r"(?:,|\b(?:the|of|and|or|to|by|in|a|an|for|with|under|that|which))\s*$", re.IGNORECASE)
 """Words a clause cannot end with: a blank line after them is a page break inside the clause ("governed by, the

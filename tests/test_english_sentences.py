@@ -34,6 +34,11 @@ def test_a_clause_ends_at_a_semicolon_and_a_sentence_does_not():
     assert span_of(CONTRACT, "not compete", clauses=True) == "Beta shall not compete with Acme;"
 
 
+def test_a_full_stop_between_a_dates_day_and_year_does_not_end_the_sentence():
+    text = "This Agreement shall be in effect until March 18. 2021, unless sooner terminated. Next one."
+    assert span_of(text, "March") == "This Agreement shall be in effect until March 18. 2021, unless sooner terminated."
+
+
 def test_a_huge_line_gives_a_bounded_span_quickly():
     text = "word " * 2_000_000
     started = time.perf_counter()

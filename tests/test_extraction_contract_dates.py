@@ -82,6 +82,11 @@ def test_the_laws_thereof_are_those_of_the_place_named_before():
     assert _read("governing_law", FILLER + sentence + " " + FILLER) == [("West Virginia", sentence)]
 
 
+def test_the_legislation_of_a_place_that_shall_apply_is_a_choice_of_law():
+    sentence = "Effective legislation of the Republic of Kazakhstan shall apply to any relations of the Parties."
+    assert _read("governing_law", sentence) == [("Republic of Kazakhstan", sentence)]
+
+
 def test_controlled_by_the_laws_of_is_a_choice_of_law():
     sentence = "This AGREEMENT is controlled by the laws of the State of Texas, and venue shall be in Pecos County."
     assert _read("governing_law", sentence) == [("Texas", sentence)]
@@ -179,6 +184,61 @@ def test_a_term_defined_by_its_first_and_last_days_ends_on_the_last(definition, 
     ((value, cited),) = _read("expiration_date", body)
     assert value == expected
     assert definition.split('"')[1] in cited and cited in definition
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("TERM OF EXECUTION From January 30, 2012 until July 29, 2012.", "2012-07-29"),
+        ("Terms of the project: 12 weeks from February 8, 2018 to May 3, 2018.", "2018-05-03"),
+        (
+            "The Joint Venture is a fixed term Joint Venture beginning November 27, 2018 and ending November 30th, "
+            "2019 or as otherwise provided in this Agreement.",
+            "2019-11-30",
+        ),  # fmt: skip
+    ],
+    ids=["from-until", "weeks-from-to", "beginning-and-ending"],
+)
+def test_a_term_given_as_its_first_and_last_days_ends_on_the_last(sentence, expected):
+    assert _read("expiration_date", PREAMBLE + sentence + " " + FILLER) == [(expected, sentence)]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        (
+            "The term of this Agreement will commence on the date hereof, and unless earlier terminated, will end "
+            "automatically upon the end of Year 3.",
+            "2002-06-08",
+        ),
+        (
+            "This agreement shall begin upon the date of its execution by MA and acceptance in writing by Company and "
+            "shall remain in effect until the end of the current calendar year.",
+            "1999-12-31",
+        ),
+        (
+            "Hydron agrees that this Agreement shall continue for the entire four (4) year term unless earlier "
+            "terminated.",
+            "2003-06-08",
+        ),
+    ],
+    ids=["end-of-year-n", "end-of-the-current-calendar-year", "the-entire-n-year-term"],
+)  # fmt: skip
+def test_a_term_running_to_the_end_of_a_year_or_for_its_entire_length_is_counted(sentence, expected):
+    assert _read("expiration_date", PREAMBLE + sentence + " " + FILLER) == [(expected, sentence)]
+
+
+def test_a_span_of_dates_that_is_not_said_of_a_term_gives_no_expiration():
+    sentence = (
+        "Sponsor agrees that during the period beginning October 1, 2009 and ending March 31, 2010, Sponsor shall "
+        "not enable another program sponsorship."
+    )
+    assert RULES["expiration_date"](PREAMBLE + sentence + " " + FILLER) == []
+
+
+def test_a_full_stop_typed_between_the_day_and_the_year_does_not_cut_the_term_sentence():
+    sentence = "This Agreement shall be in effect until March 18. 2021, unless sooner terminated by either party."
+    assert _read("expiration_date", PREAMBLE + sentence + " " + FILLER) == [("2021-03-18", sentence)]
 
 
 def test_a_defined_expiration_date_is_the_expiration_date():
@@ -363,6 +423,15 @@ def test_signatures_dated_differently_date_the_agreement_by_the_last_of_them():
     assert _read("agreement_date", body) == [("2005-07-18", dates.strip())]
 
 
+def test_the_place_and_date_of_signing_above_the_signatures_date_the_agreement():
+    line = "Hamburg, November 19t h, 2012"
+    body = (
+        "This agreement is made between Acme Inc. and Beta LLC. It may be executed in counterparts by original "
+        "signature.\n\n" + line + "\n\n  /s/ Thomas Kassberg   /s/ R. Stephan\n\nACME INC.   BETA LLC\n"
+    )
+    assert _read("agreement_date", body) == [("2012-11-19", line)]
+
+
 @pytest.mark.parametrize(
     ("block", "expected", "line"),
     [
@@ -462,6 +531,21 @@ def test_a_date_the_text_names_the_effective_date_is_the_effective_date(sentence
     body = PREAMBLE + sentence + "\n\n" + FILLER
     ((value, cited),) = _read("effective_date", body)
     assert value == expected and sentence.removeprefix("(xxix) ") in cited
+
+
+def test_this_contract_shall_be_effective_as_of_a_date_late_in_the_text_is_the_effective_date():
+    sentence = (
+        "This contract shall be effective as of November 1, 2002, and shall remain in force until October 31, 2012."
+    )
+    body = PREAMBLE + FILLER * 2 + sentence + "\n\n" + FILLER
+    ((value, cited),) = _read("effective_date", body)
+    assert value == "2002-11-01" and cited in sentence
+
+
+def test_an_effective_date_defined_as_a_time_on_a_day_is_that_day():
+    body = PREAMBLE + '"EFFECTIVE DATE" means 12:01 a.m. Eastern Standard Time on March 3, 2003.\n\n' + FILLER
+    ((value, cited),) = _read("effective_date", body)
+    assert value == "2003-03-03" and "March 3, 2003" in cited
 
 
 def test_this_agreement_effective_on_the_day_of_a_date_after_the_opening_is_the_effective_date():

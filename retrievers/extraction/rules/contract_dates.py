@@ -41,16 +41,19 @@ _SIGNED_CUE_RE = re.compile(
 _EFFECTIVE_BEFORE_RE = re.compile(
     r"\beffective(?:\s+(?:as\s+(?:of|from)|on|from|of|the|this|day|for\s+all\s+purposes))*[\s,:]*$", re.IGNORECASE
 )
-# "This letter agreement will be effective as of": the agreement's own effective date, wherever it is said.
+# "This letter agreement will be effective as of", "This contract shall be effective as of": the agreement's own
+# effective date, wherever it is said.
 _AGREEMENT_EFFECTIVE_RE = re.compile(
-    r"\bthis\s+(?:[\w-]+\s+){0,3}agreement\s+(?:shall|will|is)\s+(?:be(?:come)?\s+)?effective"
+    r"\bthis\s+(?:[\w-]+\s+){0,3}(?:agreement|contract)\s+(?:shall|will|is)\s+(?:be(?:come)?\s+)?effective"
     r"(?:\s+(?:as\s+of|on|from|the|this|day|of))*[\s,:]*$",
     re.IGNORECASE,
 )
 # The defined term "Effective Date" just before a date ("Effective Date: March 3, 2011", "“Effective Date” means",
-# a definitions list's '"EFFECTIVE DATE" - January 21st, 2002').
+# a definitions list's '"EFFECTIVE DATE" - January 21st, 2002', '"EFFECTIVE DATE" means 12:01 a.m. Eastern Standard
+# Time on March 3, 2003').
 _EFFECTIVE_DATE_BEFORE_RE = re.compile(
-    r"\beffective\s+date[\"”)]*\s*(?:(?:shall\s+)?(?:means?|is|be)\b(?:[^.;\d]{0,40}\s(?:on|of))?|:|[-–—])?"
+    r"\beffective\s+date[\"”)]*\s*(?:(?:shall\s+)?(?:means?|is|be)\b(?:\s+\d{1,2}:\d\d\s*[ap]\.?m\.?)?"
+    r"(?:[^.;\d]{0,40}\s(?:on|of))?|:|[-–—])?"
     r"(?:\s+(?:as\s+of|on|the|this|day|of))*[\s,:]*$",
     re.IGNORECASE,
 )

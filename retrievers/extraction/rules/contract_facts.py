@@ -28,8 +28,9 @@ _OF = r"of(?:\s+|(?=the\s)|(?=(?-i:[A-Z])))"
 _SUBDIVISION = rf"(?:the\s+)?(?:s[ti]ate|commonwealth|province|republic|kingdom)\s+{_OF}"
 # "the laws of the State of New York", "the internal laws of Delaware", "the law of England and Wales", read after
 # each "law"; "New York law", read before it. Anchoring on the word "law" keeps the long list of places from being
-# tried at every character of a long contract.
-_LAW_RE = re.compile(r"\blaws?\b", re.IGNORECASE)
+# tried at every character of a long contract. "The legislation of the Republic of Kazakhstan shall apply" is the
+# same choice in other words.
+_LAW_RE = re.compile(r"\b(?:laws?|legislation)\b", re.IGNORECASE)
 # "of the State of", "and judicial decisions of the State of", "in force in the Province of", ", other than choice
 # of law rules, of the State of", "State of".
 _OF_PLACE_RE = re.compile(
@@ -53,7 +54,8 @@ _INCORPORATED_RE = re.compile(
 # What makes a sentence about the law of a place a choice of law, not a statement about a company's incorporation.
 _GOVERNS_RE = re.compile(
     r"\bgovern|\bcontrolled\s+by\b|\bconstrued\b|\binterpret|governing\s+law|choice\s+of\s+law|applicable\s+law"
-    r"|\bin\s+accordance\s+with\s+the\s+laws?\b|\blaws?\s+of\s+[^.;]{0,60}\bshall\s+(?:apply|prevail|control)",
+    r"|\bin\s+accordance\s+with\s+the\s+laws?\b|\b(?:laws?|legislation)\s+of\s+[^.;]{0,60}\bshall\s+"
+    r"(?:apply|prevail|control)",
     re.IGNORECASE,
 )
 # "This Agreement shall be governed by", "this Guarantee will be interpreted and construed": a choice of law for

@@ -44,9 +44,20 @@ LAST_SIGNING = (
 )
 
 
+# The place a contract was signed, alone on the line before its date ("Hamburg, November 19th, 2012" above the
+# signatures, as European contracts date themselves): one to four capitalised words and a comma.
+_PLACE_BEFORE_RE = re.compile(r"(?:^|\n)[ \t]*[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,3}[ \t]*,[ \t]*$")
+_PLACE_CHARS = 60
+_LINE_END_RE = re.compile(r"[ \t]*(?:\n|$)")
+
+
 def beside_a_signature(body: str, start: int, end: int) -> bool:
     """Whether the date at `body[start:end]` is labelled as a signature's date and stands in a signature block: a
-    signature block above it, or, for a date captioned below, a signature just below it."""
+    signature block above it, or, for a date captioned below or a line giving only the place and date of signing,
+    a signature just below it."""
+    placed = _PLACE_BEFORE_RE.search(body, max(0, start - _PLACE_CHARS), start) and _LINE_END_RE.match(body, end)
+    if placed and _SIGNATURE_RE.search(body, end, end + _SIGNER_BELOW):
+        return True
     if _SIGNER_RE.search(body, max(0, start - _SIGNER_REACH), start):
         return bool(
             _LABEL_BEFORE_RE.search(body, max(0, start - _LABEL_BEFORE_CHARS), start)

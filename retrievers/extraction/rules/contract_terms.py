@@ -51,6 +51,14 @@ def _date(text: str) -> date | None:
 
 # --- expiration ---------------------------------------------------------------------------------------
 
+_DATE_SPAN = (
+    rf"\b(?:term|duration|validity)s?\b[^.;]{{0,60}}?\b(?:from|beginning|commencing|starting)\s+(?:on\s+)?{DATE}\s*,?\s+(?:and\s+)?(?:until|through|thru|to|"
+    rf"(?:ending|expiring|concluding)(?:\s+on)?)\s+{DATE}"
+)
+"""A term given as its first and last days ("From January 30, 2012 until July 29, 2012", "12 weeks from February 8,
+2018 to May 3, 2018", "a fixed term Joint Venture beginning November 27, 2018 and ending November 30th, 2019"): the
+last day is the expiration. The span must be said of a term ("the period commencing December 1, 2001 and ending
+December 31, 2001" sets a fee, "during the period beginning ..." an exclusivity)."""
 _TERM_CUE = cue(r"term|commenc|begin|continu|remain|expir|valid|effect")
 _TERM_SENTENCE = words(
     r"(?<!such\s)(?<!this\s)(?<!that\s)\b(?:initial\s+|contract\s+)?term[\"”]?\s+(?:of\s+(?:this|the)\s+(?:\w+\s+){1,2})?"
@@ -63,7 +71,7 @@ _TERM_SENTENCE = words(
     r"(?:full\s+)?(?:force|effect))|have\s+an?\s+(?:initial\s+)?term)\b|(?:commences|begins|continues|remains)\b"
     r"|is\s+for\s+an?\s+(?:initial\s+)?(?:term|period)\b)|"
     r"\beffective\s+(?:term|period)\b|^\W*term\s*:|\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+on\b|"
-    rf"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+{DATE}"
+    rf"\b(?:shall|will)\s+(?:automatically\s+)?(?:terminate|expire)\s+{DATE}|{_DATE_SPAN}"
 )
 # Words before a term sentence's length or date that make it the term of something else (a lease, an option, a
 # covenant, exclusivity) or a period after termination. Read only up to the length or date: a term sentence that
@@ -82,13 +90,16 @@ _EXPLICIT_END = words(
 _STATED_START = words(
     rf"\b(?:commenc\w*|begin\w*|from|effective)\s+(?:on\s+|upon\s+|as\s+of\s+)?(?:the\s+)?(?P<date>{DATE})"
 )
+_NTH = r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|fifteenth|twentieth"
 _FIXED_TERM = words(
     rf"(?:\b(?:for|of|be|is|have|until)|\bterm\s*:)\s+(?:at\s+least\s+)?(?:an?\s+(?:minimum\s+|initial\s+)?"
     rf"(?:(?:term|period)\s+of\s+)?|the\s+(?:initial\s+)?(?:term|period)\s+of\s+)?(?P<duration>{DURATION})"
-    rf"|\bfor\s+the\s+(?:initial\s+)?(?P<the_duration>{DURATION})\s+(?:initial\s+)?(?:term|period)"
-    rf"|\b(?P<nth>first|second|third|fourth|fifth|sixth|seventh|"
-    rf"eighth|ninth|tenth|fifteenth|twentieth)\s*(?:\(\d+\s?(?:st|nd|rd|t\s?h)\)\s*)?anniversary\s+of\s+the\s+"
+    rf"|\bfor\s+the\s+(?:(?:initial|entire|full)\s+)?(?P<the_duration>{DURATION})\s+(?:initial\s+)?(?:term|period)"
+    rf"|\b(?P<nth>{_NTH})\s*(?:\(\d+\s?(?:st|nd|rd|t\s?h)\)\s*)?anniversary\s+of\s+the\s+"
     rf"(?:effective\s+date|commencement\s+date|date\s+hereof|date\s+of\s+this\s+agreement)|\b(?P<years>\d{{1,2}})\)?\s*(?:\(\w+\)\s*)?[\s-]*year\s+anniversary"
+    rf"|\bend\s+of\s+(?:(?:the\s+)?year\s+(?P<year_n>\d{{1,2}})\b|the\s+(?P<nth_year>{_NTH})"
+    r"\s*(?:\(\d+\s?(?:st|nd|rd|t\s?h)\)\s*)?year\b|the\s+(?P<this_year>(?:then[\s-])?current\s+"
+    r"calendar\s+year)\b)"
 )
 _OTHER_START = words(
     r"\b(?:launch|first\s+commercial|completion|delivery|approval|acceptance|opening|installation|closing)\b"
@@ -97,7 +108,8 @@ _OTHER_START = words(
 """A term counted from an event the contract cannot date (a launch, a first sale, "the date on which the channel is
 uploaded"): no date can be counted. An
 anniversary names what it counts from ("the fourth (4th) anniversary of the Effective Date"), so an event the
-sentence names beside it ("or (b) the completion of the Research") does not unsettle it."""
+sentence names beside it ("or (b) the completion of the Research") does not unsettle it, nor one it runs from till "the
+end of the current calendar year" (that year's last day whichever day it starts)."""
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
              "ninth": 9, "tenth": 10, "fifteenth": 15, "twentieth": 20}  # fmt: skip
 _TERM_SENTENCES_READ = 8
@@ -148,6 +160,8 @@ def _term(body: str) -> tuple[date | None, bool, int, int] | None:
         stated = _EXPLICIT_END.search(sentence)
         fixed = _FIXED_TERM.search(sentence)
         said_to = max((found.end() for found in (stated, fixed) if found), default=len(sentence))
+        if fixed and (fixed["nth_year"] or fixed["year_n"] or fixed["this_year"]):
+            said_to = fixed.start()  # its own years ("the fifteenth Contract Year") are the contract's
         if start in read or _NOT_THE_CONTRACT.search(sentence, 0, said_to):
             continue
         read.add(start)
@@ -157,7 +171,7 @@ def _term(body: str) -> tuple[date | None, bool, int, int] | None:
             return end_date, True, start, end
         if counted is not None:
             break
-        if fixed and not fixed["nth"] and _OTHER_START.search(sentence):
+        if fixed and not (fixed["nth"] or fixed["this_year"]) and _OTHER_START.search(sentence):
             return None, True, start, end
         if fixed:
             first_day = _start_date(body, sentence, fixed)
@@ -213,10 +227,15 @@ def expiration(body: str) -> list[Found]:
 
 
 def _counted_end(first_day: date, fixed: re.Match[str]) -> date | None:
-    """The same day so many years or months after `first_day`, as the labels count a term."""
-    if fixed["nth"] or fixed["years"]:
-        years = _ORDINALS[fixed["nth"].lower()] if fixed["nth"] else int(fixed["years"])
-        return first_day + relativedelta(years=years)
+    """The same day so many years or months after `first_day`, as the labels count a term: the end of its Nth year
+    too ("until the end of Year 3", "the end of the fifteenth (15th) Contract Year"); the end of "the current
+    calendar year" is the last day of the year it starts in."""
+    if fixed["this_year"]:
+        return date(first_day.year, 12, 31)
+    if nth := fixed["nth"] or fixed["nth_year"]:
+        return first_day + relativedelta(years=_ORDINALS[nth.lower()])
+    if years := fixed["years"] or fixed["year_n"]:
+        return first_day + relativedelta(years=int(years))
     days = parse_duration(fixed["duration"] or fixed["the_duration"])
     if days is None:
         return None
