@@ -596,3 +596,17 @@ def test_a_negated_date_is_its_opposite_or_asked_about(rules):
     assert [(c.field, c.op, c.value) for c in later.constraints] == [("expiration_date", ">=", "2020-01-01")]
     outside = rules.decompose("How many contracts were not signed in 2005?")
     assert outside.constraints == [] and [u.text for u in outside.unmapped] == ["in 2005"]
+
+
+def test_a_question_about_a_named_document_that_asks_no_list_is_about_its_text(rules):
+    """Its parties and kind say which document; the other words ask about its text (before, it was read as a list
+    of documents, and a product the question names made the run ask for a party of that name)."""
+    d = rules.decompose("What happens to the Kestrel Analytics license agreement if Kestrel gets acquired?")
+    assert d.intent == "qa" and {c.field for c in d.constraints} <= {"parties", "contract_type"} and not d.unmapped
+    listed = rules.decompose("Agreements with Kestrel Analytics signed in 2021")
+    assert listed.intent == "list"
+
+
+def test_a_deal_is_a_contract(rules):
+    d = rules.decompose("How many deals did we sign in 2021?")
+    assert (d.intent, d.buckets, not d.unmapped) == ("count", ["contracts"], True)

@@ -109,7 +109,7 @@ class RuleDecomposer:
         def words_left() -> bool:  # what grounding will find a list cannot be computed without (`left`)
             return bool(unmapped or left.unreadable(understood, views, constraints, "list", self.vocabulary))
 
-        reading = intent.settled(reading, question, constraints, understood.spans, words_left)
+        reading = intent.settled(reading, question, views, constraints, understood.spans, words_left)
         if reading.intent not in STRUCTURED_INTENTS or doc_ids:
             unmapped = []  # a question for text, or about documents named by id: nothing left to compute without
         d = shape.decomposition(question, reading, names, views, constraints, claims.spans, understood.spans, doc_ids)

@@ -31,6 +31,7 @@ DEFAULT_BUCKETS = {
             "licence",
             "license",
             "lease",
+            "deal",
         ),
     ),
     "invoices": BucketDefault(

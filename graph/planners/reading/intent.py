@@ -235,16 +235,23 @@ def read(question: Question, views: list[BucketWords], doc_ids: dict[str, str]) 
 def settled(
     reading: Reading,
     question: Question,
+    views: list[BucketWords],
     constraints: list[Constraint],
     understood: list[tuple[int, int]],
     words_left: Callable[[], bool],
 ) -> Reading:
     """The reading with the intent the words left open settled once the conditions are read: a list when there are
-    some, a question for text if not. A list or count with no condition, order or grouping whose words no reading
-    took are content words is a question for text ("which came out later, X or Y", "which magazine started first, X
-    or Y", "over how many centuries were the tombs built?", a claim that says "count"): words to search for, not
+    some that do more than say which documents, a question for text if not ("what happens to the Cologuard
+    promotion deal with Pfizer if Exact Sciences gets acquired?": its parties and kind name the document, the other
+    words ask about its text). A list or count with no condition, order or grouping whose words no reading took are
+    content words is a question for text too ("which came out later, X or Y", "which magazine started first, X or
+    Y", "over how many centuries were the tombs built?", a claim that says "count"): words to search for, not
     documents to list or count; unless it counts documents it names, or lists them with words that name nothing
     (`words_left`: the run then asks)."""
+    describing = {f.name for view in views for f in view.role("name")} | {v.kind.name for v in views if v.kind}
+    naming_only = bool(constraints) and all(c.field in describing for c in constraints)
+    if reading.intent is None and naming_only and leftovers.content(question.lowered, understood):
+        return replace(reading, intent="qa")
     said = reading.intent or ("list" if constraints else "qa")
     about_text = not (constraints or reading.order_by or reading.group_by)
     if said in ("list", "count") and about_text and leftovers.content(question.lowered, understood):
