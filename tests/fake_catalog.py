@@ -20,38 +20,13 @@ from rapidfuzz import fuzz
 
 from core.models import FieldSpec
 from retrievers.postgres.field_catalog import CatalogField, build_field
+from retrievers.postgres.schema import DEFAULT_BUCKETS
 from tools.catalog import BucketInfo
 
 _WORD = re.compile(r"[a-z0-9]+")
 
-SAMPLE_DESCRIPTIONS = {
-    "contracts": (
-        "Legal agreements: commercial contracts, NDAs, licences, with parties, dates, governing law and clause flags.",
-        ("contract", "agreement", "nda", "non-disclosure", "confidentiality agreement", "licence", "license", "lease"),
-    ),
-    "invoices": (
-        "Invoices from suppliers: issuer, invoice number, dates, amounts, currency, VAT and line items.",
-        ("invoice", "bill", "billed"),
-    ),
-    "receipts": (
-        "Shop and restaurant receipts: company, address, date and total paid.",
-        ("receipt", "purchase", "shop", "store", "restaurant", "till slip", "spend", "spent", "bought"),
-    ),
-    "datasheets": (
-        "Component datasheets: manufacturer, part number and electrical or mechanical parameters.",
-        ("datasheet", "component", "part", "resistor", "capacitor", "regulator", "transistor", "LED", "MOSFET"),
-    ),
-    "certificates": (
-        "Certificates of conformity and quality: issuer, standard, holder and validity dates.",
-        ("certificate", "cert", "certified", "certification", "accreditation"),
-    ),
-    "generic": (
-        "Everything else: articles, scientific abstracts, encyclopedia paragraphs, memos and notes.",
-        ("study", "studies", "abstract", "paper", "article", "research", "memo", "policy", "postmortem", "note"),
-    ),
-}
-"""The shipped buckets as `retrievers.postgres.store.DEFAULT_BUCKETS` describes them (copied as data: importing the
-store would import the Postgres driver)."""
+SAMPLE_DESCRIPTIONS = DEFAULT_BUCKETS
+"""The shipped buckets, each with its description and aliases."""
 
 SAMPLE_MEANINGS = {"confidentiality agreement": ("Non-Disclosure Agreement", 0.72)}
 """What MiniLM says of a kind word's closest kind, where a test needs it (about 0.7 for these two)."""

@@ -21,7 +21,8 @@ class BucketDefault(NamedTuple):
 
 DEFAULT_BUCKETS = {
     "contracts": BucketDefault(
-        "Legal agreements: commercial contracts, NDAs, licences, with parties, dates, governing law and clause flags.",
+        "Legal agreements and deals: commercial contracts, NDAs, licences, with parties, dates, governing law and "
+        "clause flags.",
         (
             "contract",
             "agreement",
