@@ -503,6 +503,8 @@ CLAUSE_ROWS = {
         "no_solicit_of_employees": True,
         "no_solicit_of_customers": False,
         "non_compete": False,
+        "term_days": 1825,
+        "renewal_term_days": 365,
     },
     "DISTRIBUTOR-C.txt": {"contract_type": "Distributor Agreement", "license_grant": False, "non_compete": True},
     "UPKEEP-D.txt": {"contract_type": "Maintenance Agreement", "insurance": True, "no_solicit_of_employees": False},
@@ -541,6 +543,9 @@ def clause_rules():
             [("no_solicit_of_employees", "=", True)],
         ),
         ("Which contracts are perpetual?", [("perpetual", "=", True)]),
+        # a field named more fully near a quantity: the renewal term, not the term whose word it holds
+        ("Which contracts have a renewal term of one year?", [("renewal_term_days", "=", 365)]),
+        ("Which contracts have a term of five years?", [("term_days", "=", 1825)]),
         # a short alias by a verb's ending
         ("Which contracts stop the other side from poaching employees?", [("no_solicit_of_employees", "=", True)]),
         # a verb away from the bucket's words is no kind by its stem ("maintain" is no Maintenance Agreement)

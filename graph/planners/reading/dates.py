@@ -68,6 +68,13 @@ def _date_field(view: BucketWords, date_fields: list[CatalogField], lowered: str
     return max(date_fields, key=lambda f: (nearness(view.field_mentions(lowered, f), d.span), f.doc_count))
 
 
+def said_most(mentions: list[Mention], span: tuple[int, int]) -> int:
+    """How many characters the nearest mention of a field says: of two fields named as near a quantity, the one
+    named more fully ("a renewal term of one year" is the renewal term's, not the term's, whose word it holds)."""
+    gaps = [(max(m.span[0] - span[1], span[0] - m.span[1], 0), -(m.span[1] - m.span[0])) for m in mentions]
+    return -min(gaps)[1] if gaps else 0
+
+
 def nearness(mentions: list[Mention], span: tuple[int, int]) -> float:
     """How close the nearest mention of a field is to a quantity or date (1 adjacent, 0 for no mention): "at least
     90 days notice to stop renewal" is about the notice."""

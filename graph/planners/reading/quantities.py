@@ -12,7 +12,7 @@ from english.lexicon import UNIT_WORDS
 from english.quantities import COMPARISON_WORDS, in_unit, time_unit
 from graph.decomposition import Unmapped
 from graph.planners.reading.claims import Claims, Found, overlap, say
-from graph.planners.reading.dates import nearness
+from graph.planners.reading.dates import nearness, said_most
 from graph.planners.reading.question import Question
 from graph.planners.vocabulary import BucketWords
 from retrievers.postgres.field_catalog import CatalogField
@@ -42,6 +42,7 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
             candidates,
             key=lambda f: (
                 nearness(view.field_mentions(lowered, f), q.span),
+                said_most(view.field_mentions(lowered, f), q.span),
                 f.role == "money",
                 "duration" in f.aliases,
                 f.kind == "properties",  # the document's own amount before a line item's
