@@ -87,6 +87,14 @@ def test_a_contract_without_the_clauses_says_no_and_cites_nothing():
         ("If any delay occurs, any applicable time period will be automatically extended for a period equal to the "
          "time lost.", None),
         ("This time limit may be extended by agreement of the parties or by the arbitrators, if necessary.", None),
+        # "automatically renewed" far after the agreement's word (an outside probe's Cybergy affiliate agreement)
+        ("This agreement shall begin upon the date of its execution by MA and acceptance in writing by Company and "
+         "shall remain in effect until the end of the current calendar year and shall be automatically renewed for "
+         "successive one (1) year periods unless otherwise terminated.", True),
+        # a period extended as far after it is no renewal
+        ("Whenever the action is required to be taken under this Agreement within a specified period of time and "
+         "the taking of such action is materially affected by a matter submitted to arbitration, such period shall "
+         "automatically be extended by the number of days taken.", None),
     ],
 )  # fmt: skip
 def test_whether_the_term_renews_by_itself_is_read_from_the_renewal_sentence(sentence, renews):

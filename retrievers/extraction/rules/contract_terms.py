@@ -306,6 +306,7 @@ def renewal_terms(body: str) -> list[Found]:
 
 _RENEWS = r"(?:renew|extend|continu)\w*"
 _RENEWS_ITSELF = words(
+    rf"\b(?:agreement|term|contract)\b[^.;]{{0,250}}?\bautomatic(?:ally)?\s+(?:be\s+)?renew|"
     rf"\b(?:agreement|term|contract)\b[^.;]{{0,100}}?(?:\bautomatic(?:ally)?\s+(?:be\s+)?{_RENEWS}|\b{_RENEWS}\s+"
     rf"(?:\w+\s+){{0,3}}?automatic(?:ally)?\b|\b(?:shall|will)\s+(?:thereafter\s+)?(?:be\s+)?(?:renew|extend)\w*\b"
     r"[^.;]{0,200}?\bunless\b)|\bauto-?renew\w*|\bevergreen\b|\b(?:year|month)[\s-]to[\s-](?:year|month)\b[^.;]{0,120}?"
@@ -313,7 +314,9 @@ _RENEWS_ITSELF = words(
 )
 """A term that renews by itself: "this Agreement shall automatically renew", "the Term shall be extended ... unless
 either party gives notice", "from year to year unless terminated"; the agreement or its term is what renews (a
-time period "automatically extended" by a delay is no renewal)."""
+time period "automatically extended" by a delay is no renewal). "Automatically renewed" may stand far after the
+agreement's word ("This agreement shall begin upon ... and shall remain in effect until ... and shall be
+automatically renewed"); an extension only near it, as other periods are extended too."""
 _RENEWS_BY_CHOICE = words(
     r"\bmay\s*(?:,\s*at\s+its\s+option\s*,)?\s+(?:be\s+(?:mutually\s+)?(?:renewed|extended)|(?:renew|extend)\s+(?:this|the)\s+"
     r"(?:agreement|term|contract))|\boption\s+to\s+(?:renew|extend)|"
