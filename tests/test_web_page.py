@@ -520,8 +520,10 @@ def test_a_message_naming_a_command_says_what_the_page_does_instead(page, served
     names the page's own Upload and ingest (before: `ragent ingest PATH --bucket NAME ...`, which a person on the page
     cannot run)."""
     sign_in(page, served)
-    page.get_by_label("Other scope").fill(f"empty-{uuid.uuid4().hex[:8]}")
-    page.get_by_label("Other scope").press("Enter")
+    empty = f"empty-{uuid.uuid4().hex[:8]}"
+    page.get_by_label("Other scope").fill(empty)
+    page.get_by_label("Other scope").press("Tab")  # the change is committed as the field is left
+    expect(page.get_by_label("Scope", exact=True)).to_have_value(empty)  # before asking: the question is the scope's
     turn = ask(page, "How many contracts are there?")
     expect(turn.locator(".answer")).to_contain_text("Add documents to it (Documents, then Upload and ingest), or ask")
     expect(turn).not_to_contain_text("ragent")
