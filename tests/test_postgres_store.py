@@ -80,6 +80,12 @@ def _docs(store, *predicates: Predicate, scope: str = "default") -> list[str]:
         (Predicate(field="notice_period_days", op="exists"), ["c1", "c2", "c4"]),
         (Predicate(field="agreement_date", op=">", value="2015-01-01"), ["c1", "c3"]),
         (Predicate(field="agreement_date", op="between", value=["2010-01-01", "2019-12-31"]), ["c1", "c2"]),
+        # outside a range: documents with a date, none of it inside (c4 has no date and is not one)
+        (Predicate(field="agreement_date", op="not between", value=["2012-01-01", "2012-12-31"]), ["c1", "c3"]),
+        (Predicate(field="notice_period_days", op="not between", value=[50, 70]), ["c2", "c4"]),
+        # no value: absent, null or an empty list
+        (Predicate(field="notice_period_days", op="missing"), ["c3"]),
+        (Predicate(field="agreement_date", op="missing"), ["c4"]),
         (Predicate(field="exclusivity", op="=", value=True), ["c1"]),
         (Predicate(field="exclusivity", op="=", value="no"), ["c2", "c3"]),
     ],

@@ -36,12 +36,13 @@ def condition(c: Constraint) -> str:
     New York", "no governing_law recorded"."""
     if c.op in ("exists", "missing"):
         return f"{'a' if c.op == 'exists' else 'no'} {c.field} recorded"
-    if c.op == "between" and isinstance(c.value, list) and len(c.value) == 2:
+    if c.op in ("between", "not between") and isinstance(c.value, list) and len(c.value) == 2:
         low, high = (cell(v) for v in c.value)
         if c.bounds == "[]":
-            return f"{c.field} between {low} and {high}"
+            return f"{c.field} {c.op} {low} and {high}"
         above, below = bound_operators(c.bounds)
-        return f"{c.field} {above} {low} and {below} {high}"
+        said = f"{c.field} {above} {low} and {below} {high}"
+        return said if c.op == "between" else f"not ({said})"
     return f"{c.field} {c.op} {cell(c.value)}"
 
 

@@ -225,19 +225,20 @@ def _grounded(c: Constraint | SaidConstraint, vocabulary: Vocabulary) -> Constra
         return Unmapped(text=source, why=f"{c.op!r} is no comparison the fields take ({', '.join(sorted(OPS))})")
     if op in ("~", "exists", "missing"):  # a text pattern, or whether the field has a value: nothing to match
         return Constraint(bucket=c.bucket, field=c.field, op=op, value=c.value, source_text=c.source_text)
-    listed = op in ("in", "not in", "between")
+    ranged = op in ("between", "not between")
+    listed = op in ("in", "not in") or ranged
     said = c.value if isinstance(c.value, list) else [c.value]
     values = _values(view, f, said)
     if isinstance(values, Unmapped):
         return values.model_copy(update={"text": source}) if not values.text else values
-    if op == "between" and len(values) != 2:
+    if ranged and len(values) != 2:
         return Unmapped(text=source, why="a range needs two ends")
     if not listed and len(values) > 1:
         op = {"=": "in", "!=": "not in"}.get(op)
         if op is None:
             return Unmapped(text=source, why=f"{c.op} compares with one value, not {len(values)}")
-    value = values if op in ("in", "not in", "between") else values[0]
-    if listed and op != "between" and len(values) == 1 and not isinstance(c.value, list):
+    value = values if listed else values[0]
+    if listed and not ranged and len(values) == 1 and not isinstance(c.value, list):
         value = values
     return Constraint(bucket=c.bucket, field=c.field, op=op, value=value, bounds=c.bounds, source_text=c.source_text)
 

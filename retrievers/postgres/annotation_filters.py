@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from core.errors import InvalidInput
 
-Op = Literal["=", "!=", ">", ">=", "<", "<=", "~", "in", "not in", "between", "exists", "missing"]
+Op = Literal["=", "!=", ">", ">=", "<", "<=", "~", "in", "not in", "between", "not between", "exists", "missing"]
 Bounds = Literal["[]", "[)", "(]", "()"]
 """Which ends a `between` includes, as Postgres's range constructors say it: "[]" both (the default), "()" neither."""
 
@@ -36,9 +36,9 @@ def bounds_of(above: str, below: str) -> str:
 
 OPS_BY_TYPE: dict[str, tuple[str, ...]] = {
     "string": ("=", "!=", "~", "in", "not in", "exists", "missing"),
-    "number": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "exists", "missing"),
-    "integer": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "exists", "missing"),
-    "date": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "exists", "missing"),
+    "number": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "not between", "exists", "missing"),
+    "integer": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "not between", "exists", "missing"),
+    "date": ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "between", "not between", "exists", "missing"),
     "boolean": ("=", "!=", "exists", "missing"),
 }
 ORDERABLE = ("number", "integer", "date")
@@ -132,7 +132,7 @@ def _element_test(ftype: str, op: str, bounds: str = "[]") -> sql.Composable:
         between = sql.SQL("")
     if op in ("in", "not in"):
         return array_target
-    if op == "between":
+    if op in ("between", "not between"):
         return between
     return target.format(sql.SQL("=" if op == "!=" else op))
 
@@ -250,7 +250,7 @@ def compile_predicates(
             )
             params += [p.field, p.field]
             continue
-        if p.bounds != "[]" and p.op != "between":
+        if p.bounds != "[]" and p.op not in ("between", "not between"):
             raise InvalidInput(
                 f"bounds apply to 'between' only; {p.op!r} on {p.field!r} already says whether its end is included"
             )
@@ -264,9 +264,9 @@ def compile_predicates(
             elif ftype in ("number", "integer"):
                 values = [Decimal(str(v)) for v in values]  # one type: psycopg refuses a list mixing int and float
             value_params: list[Any] = [values]
-        elif p.op == "between":
+        elif p.op in ("between", "not between"):
             if not isinstance(p.value, list) or len(p.value) != 2:
-                raise InvalidInput(f"operator 'between' on {p.field!r} takes [low, high]")
+                raise InvalidInput(f"operator {p.op!r} on {p.field!r} takes [low, high]")
             value_params = [_scalar(p.field, ftype, v) for v in p.value]
         else:
             if isinstance(p.value, (list, dict)) or p.value is None:
@@ -275,7 +275,7 @@ def compile_predicates(
         exists = sql.SQL("EXISTS (SELECT 1 FROM jsonb_path_query({} -> %s, 'lax $[*]') AS v(x) WHERE {})").format(
             row, test
         )
-        if p.op in ("!=", "not in"):  # the field is there and none of its values is the one (or ones) named
+        if p.op in ("!=", "not in", "not between"):  # the field is there and none of its values is one named
             clauses.append(sql.SQL("({} ? %s AND NOT {})").format(row, exists))
             params += [p.field, p.field, *value_params]
             continue

@@ -1,13 +1,11 @@
 """Dates: absolute and relative ranges the question states, each on the date field its words name (nearest to the
 date first, else the most common one); a month said without its year is set aside, for grounding to ask about, and
-a negated bound is its opposite ("not before 2020" is on or after it), and a negated range ("not signed in 2005") is
-asked about: no one condition on a field says "outside" it."""
+a negated date is its opposite ("not before 2020" is on or after it, "not signed in 2005" outside that year)."""
 
 from __future__ import annotations
 
 from english.dates import MONTH_WORD, DateRange
 from english.lexicon import NEGATIONS
-from graph.decomposition import Unmapped
 from graph.planners.reading.claims import Claims, Found, overlap, say
 from graph.planners.reading.question import Question
 from graph.planners.vocabulary import BucketWords, Mention
@@ -15,7 +13,7 @@ from retrievers.postgres.field_catalog import CatalogField
 
 NEGATION_REACH = 20
 """How far before a date a negation makes it the opposite ("were not signed in 2005", "do not expire before 2020")."""
-OPPOSITE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}
+OPPOSITE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "between": "not between"}
 
 
 def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
@@ -30,11 +28,8 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
         f = _date_field(view, date_fields, lowered, d)
         if not NEGATIONS.search(lowered[max(0, d.span[0] - NEGATION_REACH) : d.span[0]]):
             found.append(say(claims, f, d.op, d.value, d.span, d.text))
-        elif d.op in OPPOSITE:  # "contracts that do not expire before 2020": on or after it
+        else:  # "do not expire before 2020": on or after it; "not signed in 2005": outside that year
             found.append(say(claims, f, OPPOSITE[d.op], d.value, d.span, d.text))
-        else:  # "not signed in 2005": a date outside a range, which no one condition on a field says
-            claims.claim(d.span)
-            found.append(Unmapped(text=d.text, why=f"{f.name} outside {d.text!r}: ask for a date before or after it"))
     for span in bare_months(question, claims):
         claims.put_aside(span)  # a month needs a year
     return found
