@@ -37,7 +37,8 @@ TEXT = re.compile(
     r"^(?:why|explain|describe)\b|"
     r"\bhow (?:do|does|did|should|can|to|is|are|was|were|long (?:do|does|did|should|must))\b|"
     r"\b(?:what (?:does|do|did)|^(?:does|do|did))\b.{0,80}\b(?:say|says|state|states|require|requires|mean|cover)\b|"
-    r"\bwhat (?:caused|happened)\b|\btell me about\b|\bwhat (?:is|are) the (?:rules|steps|policy|process)\b|"
+    r"\bwhat (?:caused|happens|happened|(?:will|would) happen)\b|\btell me about\b|"
+    r"\bwhat (?:is|are) the (?:rules|steps|policy|process)\b|"
     r"\b(?:have|has|need|needs) to\b|\bwhat (?:must|should|shall)\b|"
     # a yes/no question asked with a modal verb ("can the Associated Press hire Kubient's employees under ...?"),
     # not a request ("can you list ...")

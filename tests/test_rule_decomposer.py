@@ -326,6 +326,7 @@ def test_a_date_asked_of_a_named_document_without_naming_which_shows_its_dates(r
         ("Can Kestrel Analytics hire our employees under its agreement?", "qa"),
         ("Can you list the agreements with Kestrel Analytics?", "list"),
         ("When is Kestrel Analytics allowed to terminate its agreement?", "lookup"),
+        ("What happens to the Kestrel Analytics agreement if Kestrel undergoes a change of control?", "qa"),
     ],
 )
 def test_what_a_question_asks_of_a_named_document(rules, question, intent):
