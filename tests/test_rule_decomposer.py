@@ -508,7 +508,12 @@ CLAUSE_ROWS = {
         "renewal_term_days": 365,
     },
     "DISTRIBUTOR-C.txt": {"contract_type": "Distributor Agreement", "license_grant": False, "non_compete": True},
-    "UPKEEP-D.txt": {"contract_type": "Maintenance Agreement", "insurance": True, "no_solicit_of_employees": False},
+    "UPKEEP-D.txt": {
+        "contract_type": "Maintenance Agreement",
+        "insurance": True,
+        "no_solicit_of_employees": False,
+        "change_of_control": True,
+    },
 }
 
 
@@ -617,3 +622,9 @@ def test_a_question_about_a_named_document_that_asks_no_list_is_about_its_text(r
 def test_a_deal_is_a_contract(rules):
     d = rules.decompose("How many deals did we sign in 2021?")
     assert (d.intent, d.buckets, not d.unmapped) == ("count", ["contracts"], True)
+
+
+def test_what_happens_on_a_clause_asks_for_its_text(clause_rules):
+    """ "What happens if a party undergoes a change of control?" asks what the clause says, not which contracts
+    have one (before: a list, or a yes/no row for a named contract; an outside probe)."""
+    assert clause_rules.decompose("What happens if a party undergoes a change of control?").intent == "qa"
