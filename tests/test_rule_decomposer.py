@@ -513,6 +513,8 @@ CLAUSE_ROWS = {
         "insurance": True,
         "no_solicit_of_employees": False,
         "change_of_control": True,
+        "joint_ip_ownership": True,
+        "auto_renewal": True,
     },
 }
 
@@ -549,6 +551,10 @@ def clause_rules():
             [("no_solicit_of_employees", "=", True)],
         ),
         ("Which contracts are perpetual?", [("perpetual", "=", True)]),
+        # what people call a clause (its aliases): "jointly own", "roll over", "acquired"
+        ("In which contracts do both sides jointly own IP or data?", [("joint_ip_ownership", "=", True)]),
+        ("Which of my agreements roll over unless someone opts out?", [("auto_renewal", "=", True)]),
+        ("Which contracts can be ended if a party is acquired?", [("change_of_control", "=", True)]),
         # a field named more fully near a quantity: the renewal term, not the term whose word it holds
         ("Which contracts have a renewal term of one year?", [("renewal_term_days", "=", 365)]),
         ("Which contracts have a term of five years?", [("term_days", "=", 1825)]),
