@@ -408,3 +408,12 @@ def test_a_question_naming_a_document_searches_that_documents_text_only(agent):
     assert searches and all(c.arguments.get("doc_id") == "sample-contract-001" for c in searches)
     cited = {c.doc_id for c in run.answer.citations} if run.answer else set()
     assert cited <= {"sample-contract-001"}
+
+
+def test_a_value_looked_up_is_said_with_its_unit(agent):
+    """ "How much notice ...?" is answered "45 days", as the user asks it (before: "45" under notice_period_days);
+    a list keeps its numbers bare, one unit a column."""
+    run = Run(agent, "What is the notice period of the hosting services agreement with Nimbus Hosting?")
+    assert run.answer.format == "table" and "| 45 days |" in run.answer.text
+    listed = Run(agent, "Which contracts have a notice period under 50 days?")
+    assert "| 45 |" in listed.answer.text

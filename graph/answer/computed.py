@@ -9,6 +9,8 @@ only letters, digits and '_' in them.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
+from types import MappingProxyType
 
 from graph.decomposition import Constraint, Decomposition
 from graph.markdown import escape
@@ -156,7 +158,15 @@ def listed(evidence: list[Evidence]) -> list[Evidence]:
     return [e for e in evidence if e.call.tool == "annotations_search" and e.call.purpose != CHECKED]
 
 
-def table(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]) -> Answer:
+def table(
+    d: Decomposition,
+    evidence: list[Evidence],
+    relevant: list[GradedHit],
+    units: Mapping[str, str] = MappingProxyType({}),
+) -> Answer:
+    """The rows that answer, one per document's row, with the fields asked and those the conditions are on; a value
+    of a field with a unit (`units`, given for a lookup) is said with it: "60 days", as a user asks "how much
+    notice"."""
     columns = list(dict.fromkeys([*(c.field for c in d.constraints), *d.show_fields]))
     total = matched_total(e.envelope for e in listed(evidence))
     rows = list(
@@ -184,7 +194,9 @@ def table(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit])
         "| doc_id | " + " | ".join(columns) + " |",
         "|---|" + "---|" * len(columns),
     ]
-    lines += [f"| {escape(r['doc_id'])} | " + " | ".join(cell(r[c]) for c in columns) + " |" for r in rows]
+    lines += [
+        f"| {escape(r['doc_id'])} | " + " | ".join(_with_unit(r[c], units.get(c)) for c in columns) + " |" for r in rows
+    ]
     if d.checks:
         lines = [*verdicts(d, evidence, rows), "", *lines]
     searched = next((e for e in evidence if e.call.tool == "annotations_search" and e.envelope.coverage), None)
@@ -196,6 +208,12 @@ def table(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit])
         rows=rows,
         citations=[Citation(doc_id=r["doc_id"], annotation_id=r["annotation_id"]) for r in rows],
     )
+
+
+def _with_unit(value, unit: str | None) -> str:
+    if not unit or value in (None, "", []) or isinstance(value, bool):
+        return cell(value)
+    return "; ".join(f"{cell(v)} {escape(unit)}" for v in (value if isinstance(value, list) else [value]))
 
 
 def verdicts(d: Decomposition, evidence: list[Evidence], rows: list[dict]) -> list[str]:

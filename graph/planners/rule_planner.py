@@ -438,7 +438,8 @@ class RulePlanner:
         if any(e.call.tool == "annotations_aggregate" and e.envelope.total for e in evidence):
             return figure(d, evidence, relevant)
         if any(g.annotation_id for g in relevant) and d.intent in ("list", "count", "sum", "lookup"):
-            return table(d, evidence, relevant)
+            units = {f.name: f.unit for b in d.buckets for f in self.catalog.fields(b) if f.unit}
+            return table(d, evidence, relevant, units if d.intent == "lookup" else {})
         return extractive_answer(d, evidence, relevant)
 
     @staticmethod
