@@ -10,7 +10,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from english.lexicon import STOPWORDS
 from retrievers.postgres.annotation_filters import Bounds, Op, Predicate
+
+NAME_PREFIXES = frozenset({"anti", "non", "no"})
+"""Words of a yes/no clause's name that its text does not repeat: anti_assignment says "may not assign"."""
 
 Intent = Literal["list", "count", "sum", "lookup", "qa", "summarize", "compare"]
 STRUCTURED_INTENTS = ("list", "count", "sum")
@@ -171,3 +175,11 @@ class Decomposition(BaseModel):
     def predicates(self, bucket: str) -> dict[str, dict[str, Any]]:
         """The constraints of `bucket` in the tools' `{field: {op, value}}` form."""
         return {c.field: c.condition() for c in self.constraints if c.bucket == bucket}
+
+    def clause_words(self) -> list[list[str]]:
+        """For each yes/no clause the question names or checks, the words a passage about it holds: the question's
+        own ("assignment"), or the clause's name ("acquired" names change_of_control, whose section a contract
+        heads "Change of Control"), less the prefixes a clause's text does not repeat ("anti", "non")."""
+        said = [c for c in (*self.constraints, *self.checks) if isinstance(c.value, bool)]
+        named = [[w for w in c.field.split("_") if w not in STOPWORDS | NAME_PREFIXES] for c in said]
+        return [words for words in [*named, *(c.source_text.lower().split() for c in said)] if words]

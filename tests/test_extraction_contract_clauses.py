@@ -307,3 +307,14 @@ def test_a_third_party_named_beneficiary_says_yes_citing_its_sentence():
 def test_denying_beneficiaries_or_a_heading_naming_them_is_no_third_party_beneficiary(sentence):
     body = CONTRACT + sentence + "\n\n" + FILLER
     assert contract_clauses.RULES["third_party_beneficiary"](body) == [Found(False, 0, 0)]
+
+
+def test_a_short_contract_has_the_clauses_it_states_and_no_answer_for_the_others():
+    """A contract of a few lines (an outside probe's 1,240 characters with an explicit non-compete got no clause):
+    what it states is there; what it does not state says nothing, as for a fragment."""
+    body = (
+        "CONSULTING AGREEMENT\n\nThis Agreement is made on June 1, 2016 between Harbor Point LLC and Dana Reyes.\n\n"
+        "4. NON-COMPETITION. During the term, Consultant shall not compete with the Company in the State of Oregon."
+    )
+    assert [f.value for f in RULES["non_compete"](body)] == [True]
+    assert RULES["audit_rights"](body) == []

@@ -68,6 +68,11 @@ RENEWAL = (
 )
 """The one contract that renews by itself."""
 COBALT = "COBALTHOSTING_2001-WEB HOSTING AGREEMENT.txt"
+CONTROL = (
+    "\n\n6. CHANGE OF CONTROL. Either party may terminate this Agreement on ninety (90) days' written notice following "
+    "a Change of Control of the other party."
+)
+"""Cobalt's clause on a change of control, which never says "acquired"."""
 MARLOWE = "MARLOWE_1999-CO-BRANDING AGREEMENT.txt"
 """A contract whose renewal clause says what happens without notice two sentences after it first says "renewed"
 (2TheMart's, seventh outside probe)."""
@@ -101,7 +106,7 @@ def _contract(kind: str, first: str, second: str, law: str) -> str:
 def own_contracts(postgres_url, minilm, tmp_path_factory):
     folder = tmp_path_factory.mktemp("mycontracts")
     for name, (kind, first, second, law) in CONTRACTS.items():
-        extra = {ACME: RENEWAL, MARLOWE: MARLOWE_SECTIONS}.get(name, "")
+        extra = {ACME: RENEWAL, MARLOWE: MARLOWE_SECTIONS, COBALT: CONTROL}.get(name, "")
         (folder / name).write_text(_contract(kind, first, second, law) + extra)
     licence = [f"{n}. {text.format(name='Licensee', law='Ohio')}" for n, text in enumerate(SECTIONS.values(), 1)]
     for name in (ZEPHYR, *NIMBUS):
@@ -265,3 +270,12 @@ def test_a_value_of_a_contract_named_by_its_party_with_other_kind_words_is_its_o
     assert run.answer is not None, str(run.interrupt)
     assert {c.doc_id for c in run.answer.citations} == {"COBALTHOSTING_2001-WEB HOSTING AGREEMENT.txt"}
     assert "Texas" in run.answer.text
+
+
+def test_a_clause_asked_about_in_other_words_is_quoted_by_its_name(own_contracts):
+    """ "Acquired" names the change-of-control clause, which the contract heads "Change of Control" and never says
+    "acquired": its sentence is the answer (before: "I found no passage about acquired in ...", blind set D)."""
+    run = Run(own_contracts, "What happens to the Cobalt Hosting web hosting agreement if Dunmore is acquired?", RULES)
+    assert run.answer is not None, str(run.interrupt)
+    assert {c.doc_id for c in run.answer.citations} == {COBALT}
+    assert "following a Change of Control of the other party" in run.answer.text

@@ -217,7 +217,8 @@ def _asked_terms(d: Decomposition, titles: list[str]) -> list[str]:
     assignment" asks about the clause), the words that only phrase a question ("say", "tell") and the filler."""
     selecting = " ".join(c.source_text for c in d.constraints if not isinstance(c.value, bool))
     naming = {*stems(selecting), *stems(" ".join(titles)), *(stem(w) for w in ASKING_VERBS | FILLER)}
-    return [t for t in dict.fromkeys(stems(d.question)) if t not in naming]
+    clauses = [stem(w) for words in d.clause_words() for w in words]  # "acquired": the Change of Control section
+    return [t for t in dict.fromkeys([*stems(d.question), *clauses]) if t not in naming]
 
 
 def _searched_buckets(evidence: list[Evidence]) -> list[str]:

@@ -247,6 +247,10 @@ class RulePlanner:
                 f"holds every word of {query!r}",
             ),
             (hit.doc_id in linked, linked.get(hit.doc_id, "")),
+            *(
+                (holds(text, [stem(w) for w in words]) == 1.0, f"holds the clause asked about: {' '.join(words)}")
+                for words in (d.clause_words() if d.intent not in STRUCTURED_INTENTS else [])
+            ),
         ]
         checkable = bool(d.topic_terms) or not d.constraints
         missed = f"no document holds a word of {' or '.join(map(repr, d.unheld))} and it is not close in meaning"
@@ -461,7 +465,8 @@ def _search_words(d: Decomposition) -> list[str]:
     document has ("does the iVillage agreement renew automatically?", where its row holds no value)."""
     clauses = [c.source_text for c in (*d.constraints, *d.checks) if isinstance(c.value, bool) and c.source_text]
     asked = [t for t in d.topic_terms if t not in ASKING_VERBS]  # "say" is how it asks, not what
-    return list(dict.fromkeys([*asked, *clauses]))
+    named = d.clause_words() if d.intent not in STRUCTURED_INTENTS else []
+    return list(dict.fromkeys([*asked, *clauses, *(w for words in named for w in words)]))
 
 
 def _passage_filters(d: Decomposition, bucket: str) -> dict:

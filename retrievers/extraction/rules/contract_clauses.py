@@ -16,7 +16,8 @@ from retrievers.extraction.found import FieldRule, Found
 from retrievers.extraction.rules.contract_sentences import cue, sentences_matching, words
 
 MIN_CONTRACT_CHARS = 2000
-"""Below this a text is a fragment, not a contract: the absence of a clause from it says nothing."""
+"""Below this a text is a fragment, or a very short contract: the absence of a clause from it says nothing, though a
+clause it states is still there (an outside probe's 1,240-character contract with a non-compete got no clause)."""
 
 
 @dataclass(frozen=True)
@@ -300,17 +301,16 @@ def _first_clause(body: str, test: Test) -> tuple[tuple[int, int] | None, bool]:
 
 def clause_rule(tests: tuple[Test, ...]) -> FieldRule:
     """The rule for one clause: True with the first sentence that is the clause; no answer when the only
-    sentences like it are doubtful (a definition, a recital, a `doubt`); False when no sentence is like it."""
+    sentences like it are doubtful (a definition, a recital, a `doubt`) or the text is too short to say
+    (`MIN_CONTRACT_CHARS`); False when no sentence is like it."""
 
     def rule(body: str) -> list[Found]:
-        if len(body) < MIN_CONTRACT_CHARS:
-            return []
         found = [_first_clause(body, test) for test in tests]
         spans = [span for span, _ in found if span is not None]
         if spans:
             start, end = min(spans)
             return [Found(True, start, end)]
-        if any(doubtful for _, doubtful in found):
+        if len(body) < MIN_CONTRACT_CHARS or any(doubtful for _, doubtful in found):
             return []
         return [Found(False, 0, 0)]
 
