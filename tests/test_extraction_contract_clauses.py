@@ -248,21 +248,34 @@ ESCROW = (
 )
 
 
+BENEFICIARY = (
+    "The parties agree that Franchisor is an intended third-party beneficiary of this Agreement with the right to "
+    "enforce it."
+)
+
+
 @pytest.mark.parametrize(
-    "sentence",
+    ("field", "sentence"),
     [
-        ESCROW,
-        "Acme will keep the Deposit Materials in escrow and ensure on a quarterly basis that the information relating "
-        "to the Deposit Materials in escrow is current.",
-        "After the Source Code Access Conditions are met, Beta shall have the right to use and modify the Licensed "
-        "Source Code to maintain and support the Licensed Technology.",
+        ("source_code_escrow", ESCROW),
+        (
+            "source_code_escrow",
+            "Acme will keep the Deposit Materials in escrow and ensure on a quarterly basis that the information "
+            "relating to the Deposit Materials in escrow is current.",
+        ),
+        (
+            "source_code_escrow",
+            "After the Source Code Access Conditions are met, Beta shall have the right to use and modify the Licensed "
+            "Source Code to maintain and support the Licensed Technology.",
+        ),
+        ("third_party_beneficiary", BENEFICIARY),
     ],
 )
-def test_source_code_placed_in_escrow_says_yes_citing_its_sentence(sentence):
-    """Before, source code escrow had no rule: a user's own contract got no value, and "which of my contracts have
-    a source code escrow?" asked back."""
+def test_a_clause_users_asked_about_says_yes_citing_its_sentence(field, sentence):
+    """Before, source code escrow and third-party beneficiaries had no rule: a user's own contract got no value,
+    and "which of my contracts have a source code escrow?" asked back."""
     body = CONTRACT + sentence + " " + FILLER
-    found = contract_clauses.RULES["source_code_escrow"](body)
+    found = contract_clauses.RULES[field](body)
     assert [f.value for f in found] == [True]
     assert cited(body, found[0]) == sentence
 
@@ -281,19 +294,6 @@ def test_source_code_placed_in_escrow_says_yes_citing_its_sentence(sentence):
 def test_other_escrows_and_source_code_without_one_are_no_source_code_escrow(sentence):
     body = CONTRACT + sentence + " " + FILLER
     assert contract_clauses.RULES["source_code_escrow"](body) == [Found(False, 0, 0)]
-
-
-BENEFICIARY = (
-    "The parties agree that Franchisor is an intended third-party beneficiary of this Agreement with the right to "
-    "enforce it."
-)
-
-
-def test_a_third_party_named_beneficiary_says_yes_citing_its_sentence():
-    body = CONTRACT + BENEFICIARY + " " + FILLER
-    found = contract_clauses.RULES["third_party_beneficiary"](body)
-    assert [f.value for f in found] == [True]
-    assert cited(body, found[0]) == BENEFICIARY
 
 
 @pytest.mark.parametrize(
