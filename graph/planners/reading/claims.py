@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
+from english.lexicon import NEGATIONS
 from graph.decomposition import Constraint, Unmapped
 from retrievers.postgres.annotation_filters import bounds_of
 from retrievers.postgres.field_catalog import CatalogField
@@ -19,8 +20,21 @@ TOKEN = re.compile(r"[\w$€£¥₹][\w'’&.$€£/-]*")
 """A word of a question as the readers count them ("what's", "w/o", "$100", "D.I.Y.")."""
 
 
+NEGATION_REACH = 25
+"""How many characters before a reader's words a negation may stand and still be said of them ("not governed by",
+"no governing law", "don't say which law")."""
+
+
 def overlap(a: Span, b: Span) -> bool:
     return a[0] < b[1] and b[0] < a[1]
+
+
+def negation_before(lowered: str, start: int, reach: int = NEGATION_REACH) -> Span | None:
+    """Where the last negation (`NEGATIONS`) stands in the `reach` characters before `start`, read in that window as
+    if it began the question; None when there is none."""
+    window = max(0, start - reach)
+    negations = list(NEGATIONS.finditer(lowered[window:start]))
+    return (window + negations[-1].start(), window + negations[-1].end()) if negations else None
 
 
 @dataclass

@@ -5,13 +5,12 @@ a negated date is its opposite ("not before 2020" is on or after it, "not signed
 from __future__ import annotations
 
 from english.dates import MONTH_WORD, DateRange
-from english.lexicon import NEGATIONS
-from graph.planners.reading.claims import Claims, Found, overlap, say
+from graph.planners.reading.claims import Claims, Found, negation_before, overlap, say
 from graph.planners.reading.question import Question
 from graph.planners.vocabulary import BucketWords, Mention
 from retrievers.postgres.field_catalog import CatalogField
 
-NEGATION_REACH = 20
+DATE_NEGATION_REACH = 20
 """How far before a date a negation makes it the opposite ("were not signed in 2005", "do not expire before 2020")."""
 OPPOSITE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "between": "not between"}
 
@@ -26,7 +25,7 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
         if claims.taken(d.span):
             continue
         f = _date_field(view, date_fields, lowered, d)
-        if not NEGATIONS.search(lowered[max(0, d.span[0] - NEGATION_REACH) : d.span[0]]):
+        if not negation_before(lowered, d.span[0], DATE_NEGATION_REACH):
             found.append(say(claims, f, d.op, d.value, d.span, d.text))
         else:  # "do not expire before 2020": on or after it; "not signed in 2005": outside that year
             found.append(say(claims, f, OPPOSITE[d.op], d.value, d.span, d.text))

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import re
 
-from english.lexicon import NEGATIONS
 from english.words import FLAG_STEM_CHARS, STEM_CHARS, stem
-from graph.planners.reading.claims import Claims, Found, overlap, say
+from graph.planners.reading.claims import Claims, Found, negation_before, overlap, say
 from graph.planners.reading.question import Question
 from graph.planners.vocabulary import BucketWords, Mention, find_mentions
 from retrievers.postgres.field_catalog import CatalogField
@@ -33,8 +32,7 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
             chosen.append((m, f))
     found: list[Found] = []
     for m, f in sorted(chosen, key=lambda mf: mf[0].span):
-        negated = NEGATIONS.search(lowered[max(0, m.span[0] - 25) : m.span[0]]) is not None
-        found.append(say(claims, f, "=", not negated, m.span, m.text))
+        found.append(say(claims, f, "=", negation_before(lowered, m.span[0]) is None, m.span, m.text))
     return found
 
 

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import re
 
-from english.lexicon import NEGATIONS
-from graph.planners.reading.claims import Claims, Found, say
+from graph.planners.reading.claims import Claims, Found, negation_before, say
 from graph.planners.reading.question import Question
 from graph.planners.vocabulary import BucketWords
 
-NEGATION_REACH = 25
-"""How many characters before a field's words a negation may stand ("don't say which law", "no governing law")."""
 SAYING = re.compile(
     r"(?:\s+(?:a|an|any|the|its|their|which|what|say|says|state|states|mention|mentions|specify|specifies|name|names"
     r"|have|has|give|gives|include|includes|contain|contains))*\s*"
@@ -33,12 +30,11 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
             continue
         for m in view.field_mentions(lowered, f):
             start, end = m.span
-            before = lowered[max(0, start - NEGATION_REACH) : start]
-            negation = list(NEGATIONS.finditer(before))
-            if not negation or claims.taken(m.span) or not SAYING.fullmatch(before[negation[-1].end() :]):
+            negation = negation_before(lowered, start)
+            if not negation or claims.taken(m.span) or not SAYING.fullmatch(lowered, negation[1], start):
                 continue
             if claims.taken((end, min(len(lowered), end + CONDITION_REACH))):
                 continue  # "not governed by Delaware law": the value says the condition
-            found.append(say(claims, f, "missing", None, (start - len(before) + negation[-1].start(), end), m.text))
+            found.append(say(claims, f, "missing", None, (negation[0], end), m.text))
             break
     return found

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from english.lexicon import DEMONYMS, FILLER, NEGATIONS, STOPWORDS
+from english.lexicon import DEMONYMS, FILLER, STOPWORDS
 from english.value_match import QUALITY, normalise
-from graph.planners.reading.claims import TOKEN, Claims, Found, equal_or_in, say
+from graph.planners.reading.claims import TOKEN, Claims, Found, equal_or_in, negation_before, say
 from graph.planners.reading.question import Question
 from graph.planners.vocabulary import BucketWords
 from retrievers.postgres.field_catalog import CatalogField
@@ -81,8 +81,7 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
         order = sorted(range(len(spans)), key=lambda i: spans[i])
         spans, sources = [spans[i] for i in order], [sources[i] for i in order]
         values = sorted(values, key=lambda v: first_said.get(v, 0))
-        negated = NEGATIONS.search(lowered[max(0, spans[0][0] - 25) : spans[0][0]]) is not None
-        if negated:
+        if negation_before(lowered, spans[0][0]):
             op, value = ("!=", values[0]) if len(values) == 1 else ("not in", values)
         else:
             op, value = equal_or_in(values)
