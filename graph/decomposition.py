@@ -182,4 +182,4 @@ class Decomposition(BaseModel):
         heads "Change of Control"), less the prefixes a clause's text does not repeat ("anti", "non")."""
         said = [c for c in (*self.constraints, *self.checks) if isinstance(c.value, bool)]
         named = [[w for w in c.field.split("_") if w not in STOPWORDS | NAME_PREFIXES] for c in said]
-        return [words for words in [*named, *(c.source_text.lower().split() for c in said)] if words]
+        return [words for words in [*(c.source_text.lower().split() for c in said), *named] if words]

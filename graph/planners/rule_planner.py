@@ -249,7 +249,7 @@ class RulePlanner:
             (hit.doc_id in linked, linked.get(hit.doc_id, "")),
             *(
                 (holds(text, [stem(w) for w in words]) == 1.0, f"holds the clause asked about: {' '.join(words)}")
-                for words in (d.clause_words() if d.intent not in STRUCTURED_INTENTS else [])
+                for words in d.clause_words()
             ),
         ]
         checkable = bool(d.topic_terms) or not d.constraints
@@ -462,11 +462,10 @@ def _search_words(d: Decomposition) -> list[str]:
     """What a search inside the documents the constraints allow looks for: the topic, and the words of a yes/no
     clause the question names ("what does the Arconic license say about assignment?": the clause is what the
     passage must be about; the filter alone would return any passage of a contract that has one), or asks whether a
-    document has ("does the iVillage agreement renew automatically?", where its row holds no value)."""
-    clauses = [c.source_text for c in (*d.constraints, *d.checks) if isinstance(c.value, bool) and c.source_text]
+    document has ("does the iVillage agreement renew automatically?", where its row holds no value), as the
+    question says it and by its name (`Decomposition.clause_words`)."""
     asked = [t for t in d.topic_terms if t not in ASKING_VERBS]  # "say" is how it asks, not what
-    named = d.clause_words() if d.intent not in STRUCTURED_INTENTS else []
-    return list(dict.fromkeys([*asked, *clauses, *(w for words in named for w in words)]))
+    return list(dict.fromkeys([*asked, *(w for words in d.clause_words() for w in words)]))
 
 
 def _passage_filters(d: Decomposition, bucket: str) -> dict:
