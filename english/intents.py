@@ -54,6 +54,18 @@ LOOKUP = re.compile(
     r"^(?:until|till|by|from|since|on|under|for|with|to) (?:what|which|when|whom|whose)\b|"
     r"\bwhat (?:date|day|month|year)\b"
 )
+QUESTION_START = re.compile(
+    r"^(?:what|which|why|how|who|whom|when|where|does|do|did|is|are|was|were|can|could|should)\b"
+)
+LEADING_PHRASE = re.compile(
+    r"^(?:under|in|for|from|on|about|regarding|concerning|according to|per|as (?:to|for)|with (?:respect|regard) to)"
+    r"\b[^,;?]{2,120},\s*(?=(?:what|which|why|how|who|whom|when|where|does|do|did|is|are|was|were|can|could|should"
+    r"|may|must|will|would|has|have)\b)"
+)
+"""A phrase set off before the question proper, saying what it is about ("under the SAP Africa licence and
+maintenance agreement, when is Telkom allowed to ...", "in the Sonos agreement, who pays for shipping?")."""
+
+
 DATE_ASKED = re.compile(r"\b(?:what|which) (?:date|day|month|year)\b|\buntil when\b|^when (?:was|were|did)\b")
 """A date asked for without naming which ("until what date does it run?", "when was the SIGA agreement entered
 into?": something done in the past happened on a date); a bare "when" may ask about anything ("when is Telkom
@@ -65,3 +77,10 @@ VALUE_OF = re.compile(
 the question says one has to do."""
 VALUE_ASKED = re.compile(r"\bhow (?:much|long|big)\b|\bin days\b|\bvalue\b")
 WHAT_IS_THE = re.compile(r"\bwhat(?:'s| is| was) the\b")
+
+
+def asking(lowered: str) -> int:
+    """Where the question proper starts: after a `LEADING_PHRASE`, else at 0. What a question asks for is read from
+    its start (its question word, a field it opens with); a phrase before it only names what it is about."""
+    m = LEADING_PHRASE.match(lowered)
+    return m.end() if m else 0

@@ -96,6 +96,14 @@ def test_a_name_a_party_field_holds_is_a_condition_on_the_documents_that_have_it
     ]
 
 
+@pytest.mark.parametrize(
+    "question", ["Which of Orchard's contracts are supply agreements?", "When was Orchard’s contract signed?"]
+)
+def test_a_party_named_with_a_possessive_is_that_party(rules, question):
+    d = rules.decompose(question)
+    assert d.unmapped == [] and ("parties", "Orchard Mills Inc.") in [(c.field, c.value) for c in d.constraints]
+
+
 def test_a_first_name_before_a_party_name_that_matched_is_part_of_that_name(rules):
     d = rules.decompose("Which state's law governs the Ashworth promotion agreement with Jim Nantz?")
     assert d.unmapped == [] and "JAMES W. NANTZ III" in next(c.value for c in d.constraints if c.field == "parties")
@@ -256,3 +264,31 @@ def test_documents_named_beside_clause_fields_with_values_are_still_named():
         "INGEVITY-INTELLECTUAL PROPERTY AGREEMENT.txt",
         "KNOWLABS-INTELLECTUAL PROPERTY AGREEMENT.txt",
     }
+
+
+@pytest.mark.parametrize(
+    ("leading", "proper"),
+    [
+        (
+            "Under the Borealis agreement, when is Kestrel allowed to get at the source code?",
+            "When is Kestrel allowed to get at the source code under the Borealis agreement?",
+        ),
+        (
+            "In the Orchard contract, who pays for shipping?",
+            "Who pays for shipping in the Orchard contract?",
+        ),
+        (
+            "Under the Bluefly e-business hosting agreement, how is liability limited?",
+            "How is liability limited under the Bluefly e-business hosting agreement?",
+        ),
+    ],
+)
+def test_a_phrase_naming_the_document_before_the_question_proper_is_read_as_if_it_came_after(rules, leading, proper):
+    first, then = rules.decompose(leading), rules.decompose(proper)
+    assert first.intent == then.intent != "list"
+    conditions = [{(c.field, v) for c in d.constraints for v in _values(c)} for d in (first, then)]
+    assert conditions[0] == conditions[1]
+
+
+def _values(constraint) -> list:
+    return constraint.value if isinstance(constraint.value, list) else [constraint.value]

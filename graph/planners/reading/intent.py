@@ -21,6 +21,7 @@ from english.intents import (
     LOOKUP,
     MOST,
     MOST_SPENT,
+    QUESTION_START,
     SPEND,
     SUM,
     SUMMARY,
@@ -31,6 +32,7 @@ from english.intents import (
     VALUE_OF,
     WHAT_IS_THE,
     WHICH_MOST,
+    asking,
 )
 from english.lexicon import STOPWORDS
 from english.quantities import time_unit
@@ -205,19 +207,16 @@ def _extreme_field(lowered: str, view: BucketWords, about: str) -> CatalogField 
     )
 
 
-QUESTION_START = re.compile(
-    r"^(?:what|which|why|how|who|whom|when|where|does|do|did|is|are|was|were|can|could|should)\b"
-)
-
-
 def read(question: Question, views: list[BucketWords], doc_ids: dict[str, str]) -> Reading:
     """What the words ask for (`read_intent`), then what the documents and buckets they name say of it, in this
     order: a question naming documents by id looks them up (unless it asks for their text); one that says nothing
     looks up a value when it opens with a field ("VAT number on the Free invoice?"), or lists when it names a bucket
     without asking ("starbucks receipts"). Still None when the words say nothing at all: the constraints decide
-    (`settled`)."""
-    lowered = question.lowered
+    (`settled`). All of it is read from the question proper (`asking`: not from a phrase set off before it)."""
+    start = asking(question.lowered)
+    lowered = question.lowered[start:]
     reading = read_intent(lowered, views)
+    reading = replace(reading, spans=[(s + start, e + start) for s, e in reading.spans])
     if doc_ids and reading.intent not in ("qa", "summarize"):
         # a value of named documents ("the VAT number of X123", "which law governs the PaxMedica agreement"), or
         # their text when a question names no field of them ("how is liability limited in the Bluefly agreement?")

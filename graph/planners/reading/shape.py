@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from english.intents import DATE_ASKED
+from english.intents import DATE_ASKED, asking
 from english.lexicon import STOPWORDS
 from english.names import proper_names
 from graph.decomposition import Constraint, Decomposition
@@ -64,7 +64,7 @@ def checked(
     kind, their parties: "the PaxMedica master service agreement") stay constraints."""
     parties = {f.name for v in views for f in v.role("name")}
     named = doc_ids or any(c.field in parties for c in constraints)
-    if not named or not YES_NO.match(lowered) or reading.intent not in ("list", "lookup"):
+    if not named or not YES_NO.match(lowered[asking(lowered) :]) or reading.intent not in ("list", "lookup"):
         return [], constraints
     describing = parties | {v.kind.name for v in views if v.kind}
     return [c for c in constraints if c.field not in describing], [c for c in constraints if c.field in describing]
@@ -85,9 +85,10 @@ def shown_fields(views: list[BucketWords], lowered: str, used: list, asked: set[
                 shown.append(f.name)
     if reading.order_by and reading.order_by.field not in shown:
         shown.append(reading.order_by.field)
-    if not shown and reading.intent == "lookup" and re.match(r"who\b", lowered):
+    proper = lowered[asking(lowered) :]
+    if not shown and reading.intent == "lookup" and re.match(r"who\b", proper):
         shown = [f.name for view in views for f in view.role("name") if f.name not in asked]
-    if not shown and reading.intent == "lookup" and DATE_ASKED.search(lowered):
+    if not shown and reading.intent == "lookup" and DATE_ASKED.search(proper):
         # "until what date does the sponsorship run?": no date field named, so every date it has, each with its source
         shown = [f.name for view in views for f in view.typed("date") if f.name not in asked]
     return shown

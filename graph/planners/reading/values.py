@@ -113,8 +113,9 @@ def _demonym(view: BucketWords, fields: list[CatalogField], lowered: str, countr
 
 
 def phrases(lowered: str, claims: Claims, generic: set[str]) -> list[tuple[list[str], tuple[int, int]]]:
-    """Runs of up to MAX_PHRASE_WORDS words no other reading took, longest first, each as normalised words with its
-    span; a run starts and ends with a word that is not `generic` (a stop word, a bucket's or a field's word)."""
+    """Runs of up to MAX_PHRASE_WORDS words no other reading took, longest first, each as normalised words (without
+    a possessive ending) with its span; a run starts and ends with a word that is not `generic` (a stop word, a
+    bucket's or a field's word)."""
     tokens = [m for m in TOKEN.finditer(lowered) if not claims.taken(m.span())]
     runs: list[list[re.Match]] = []
     for token in tokens:
@@ -127,10 +128,15 @@ def phrases(lowered: str, claims: Claims, generic: set[str]) -> list[tuple[list[
         for size in range(min(MAX_PHRASE_WORDS, len(run)), 0, -1):
             for i in range(len(run) - size + 1):
                 part = run[i : i + size]
-                words = normalise(" ".join(t.group(0) for t in part)).split()
+                words = normalise(_POSSESSIVE.sub("", " ".join(t.group(0) for t in part))).split()
                 if words and not _generic(words[0], generic) and not _generic(words[-1], generic):
                     found.append((words, (part[0].start(), part[-1].end())))
     return sorted(found, key=lambda p: -len(p[0]))
+
+
+_POSSESSIVE = re.compile(r"['’]s\b")
+"""A possessive ending ("Reed's"): the name is the word before it, and its "s" alone is filler, which no phrase may
+end with."""
 
 
 def _generic(word: str, generic: set[str]) -> bool:
