@@ -1,12 +1,13 @@
 """A user's own folder of contracts, for the end-to-end evaluation of fields found in the text: 40 CUAD contracts
 of the held-out 200 (`evals.extraction.cuad_held_out`) as plain-text files named as CUAD names them, with no labels.
-Three folders of 40 different contracts each, with a question set each, written blind by a different helper session:
+Five folders of 40 different contracts each, with a question set each, written blind by a different helper session:
 `a` (`evals/questions/own_contracts.jsonl`, `questions.md`), `b` (`own_contracts_b.jsonl`, `questions_b.md`),
 written after the rules had been tuned against `a`'s answers, and `c` (`own_contracts_c.jsonl`, `questions_c.md`),
 written in the eighth session before its changes were scored on it, and `d` (`own_contracts_d.jsonl`,
-`questions_d.md`), written in the ninth session before its changes were scored on it.
+`questions_d.md`), written in the ninth session before its changes were scored on it, and `e`
+(`own_contracts_e.jsonl`, `questions_e.md`), written in the tenth session, most of it about one contract each.
 
-    python -m evals.own_contracts.make_folder OUT_DIR [--folder b|c|d]
+    python -m evals.own_contracts.make_folder OUT_DIR [--folder b|c|d|e]
 
 Then, in a data folder of its own:
 
@@ -198,7 +199,52 @@ FOLDER_D = (
 """40 more of the held-out 200, drawn at random (seed 20261129) from those no earlier folder holds; their set
 (`own_contracts_d.jsonl`, `questions_d.md`) was written blind in the ninth session, before its changes were scored
 on it."""
-FOLDERS = {"a": FOLDER_A, "b": FOLDER_B, "c": FOLDER_C, "d": FOLDER_D}
+FOLDER_E = (
+    "cuad_017",
+    "cuad_039",
+    "cuad_075",
+    "cuad_080",
+    "cuad_103",
+    "cuad_104",
+    "cuad_111",
+    "cuad_119",
+    "cuad_120",
+    "cuad_134",
+    "cuad_152",
+    "cuad_158",
+    "cuad_159",
+    "cuad_183",
+    "cuad_198",
+    "cuad_220",
+    "cuad_223",
+    "cuad_240",
+    "cuad_248",
+    "cuad_269",
+    "cuad_277",
+    "cuad_281",
+    "cuad_287",
+    "cuad_304",
+    "cuad_312",
+    "cuad_321",
+    "cuad_354",
+    "cuad_416",
+    "cuad_434",
+    "cuad_440",
+    "cuad_451",
+    "cuad_458",
+    "cuad_463",
+    "cuad_476",
+    "cuad_478",
+    "cuad_482",
+    "cuad_497",
+    "cuad_502",
+    "cuad_506",
+    "cuad_508",
+)
+"""40 more of the held-out 200, drawn at random (seed 20261130) from those no earlier folder holds; their set
+(`own_contracts_e.jsonl`, `questions_e.md`) was written blind in the tenth session, before its changes were scored
+on it, with most of its questions about one contract each."""
+FOLDERS = {"a": FOLDER_A, "b": FOLDER_B, "c": FOLDER_C, "d": FOLDER_D, "e": FOLDER_E}
 
 
 def make_folder(out: Path, folder: str = "a") -> list[Path]:
