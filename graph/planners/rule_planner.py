@@ -224,7 +224,9 @@ class RulePlanner:
         the question is only field constraints (no topic words), text cannot show that a passage meets them, so no
         passage is relevant: the run clarifies rather than answer from look-alike documents. When what it asks about
         holds a word no document holds (`Decomposition.unheld`: "cryptocurrency payments"), holding its other words
-        ("payments") shows nothing: only meaning does. A "how many" question
+        ("payments") shows nothing: only meaning does. In the documents the question names (by id or by a party),
+        any of its topic words will do: the passage can only be theirs, and a question put in words they do not use
+        ("can Nettaxi walk away early, and with how much notice?") still holds one ("notice"). A "how many" question
         read as a question for text needs a passage that puts a number on what it counts (`states_a_number_of`):
         any other passage that mentions it is no count."""
         text = hit.snippet.lower()
@@ -242,6 +244,7 @@ class RulePlanner:
                 not d.unheld and (overlap >= 0.5 or (call.tool == "fused_search" and overlap > 0)),
                 f"holds {overlap:.0%} of the topic words",
             ),
+            (overlap > 0 and self._in_named_documents(call), "holds a topic word, in a document the question names"),
             (
                 bool(narrower) and holds(f"{hit.metadata.title or ''} {text}".lower(), narrower) == 1.0,
                 f"holds every word of {query!r}",
@@ -451,6 +454,11 @@ class RulePlanner:
         if route.fallback_order and left > 0:
             return Decision(action="fallback", reason=f"{reason}; next route: {route.fallback_order[0]}")
         return Decision(action="clarify", clarify_kind="no_low", reason=reason)
+
+    def _in_named_documents(self, call: ToolCall) -> bool:
+        """Whether `call` searched only documents named by id or by a name field's value (a party, a shop)."""
+        names = {f.name for f in self.catalog.fields(call.arguments.get("bucket", "")) if f.role == "name"}
+        return bool(call.arguments.get("doc_id")) or bool(names & set(call.arguments.get("filters") or {}))
 
 
 def _topic(d: Decomposition) -> list[str]:

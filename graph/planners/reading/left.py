@@ -19,12 +19,15 @@ from graph.planners.vocabulary import BucketWords, Vocabulary
 
 def unmapped(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> list[Unmapped]:
     """Every check of `d` against the question's words, in this order: those of a count, sum or list (`unreadable`)
-    or of a question for text (`absent`), then the amount a sum needs."""
+    or of a question for text (`absent`), then the amount a sum needs. A question for text about documents it names
+    (by id, or by a party's name) is searched in them whatever words it uses: they are the documents it is about,
+    so their passages can only be theirs, and the answer says when none holds what it asks ("NFL" where the
+    endorsement says "National Football League")."""
     views = [vocabulary.buckets[b] for b in d.buckets if b in vocabulary.buckets]
     found: list[Unmapped] = []
     if not d.doc_ids and d.intent in STRUCTURED_INTENTS:
         found += unreadable(understood, views, d.constraints, d.intent, vocabulary)
-    elif not d.doc_ids:
+    elif not (d.doc_ids or on_names(views, d.constraints) or searched_anyway(d, vocabulary, understood)):
         found += absent(understood, views, d.buckets, d.constraints, vocabulary)
     if d.intent == "sum" and d.aggregate is None:
         found.append(Unmapped(text=f"an amount to add up in {', '.join(d.buckets)}"))
@@ -104,13 +107,44 @@ def absent(
     names it gives that nothing read, first (a name no document holds means the documents it is about are not
     there: "our Starbucks supply contract"), then what it asks about; a field's words are no topic ("the due date
     on ..."), nor a first name of a party the question names."""
+    return leftovers.absent(asked_words(understood, views, constraints, vocabulary), buckets, constraints, vocabulary)
+
+
+def asked_words(
+    understood: Understood, views: list[BucketWords], constraints: list[Constraint], vocabulary: Vocabulary
+) -> list[str]:
+    """The names a question for text gives that nothing read, then the words naming what it asks about, less the
+    fields' words and a first name of a party it names (`absent`)."""
     fields = set().union(*(view.field_words_all for view in views))
     question = understood.question
     name_spans = said_at(understood, on_names(views, constraints))
     read = [*understood.spans, *leftovers.first_names(question.text, question.lowered, name_spans)]
     named = leftovers.names_unread(question.text, question.lowered, read, fields | vocabulary.bucket_words)
     asked = [w for w in leftovers.asked_about(question.lowered, read) if w not in fields]
-    return leftovers.absent(list(dict.fromkeys([*named, *asked])), buckets, constraints, vocabulary)
+    return list(dict.fromkeys([*named, *asked]))
+
+
+WORDS_BESIDES = 4
+"""How many of a question's topic words the documents must hold besides those they hold none of for it to be
+searched all the same: a claim that says four other things ("the DdrB protein from Deinococcus radiodurans is an
+alternative SSB", "genomic aberrations found in matasteses ...") is about them, and one word no document holds is a
+typo or a symbol the documents write otherwise; in a shorter question that word is what it asks about ("the VPN
+password", "the parental leave policy"), and the run asks."""
+
+
+def searched_anyway(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> list[str]:
+    """The words a question for text over whole buckets asks about that no document holds, when it says at least
+    WORDS_BESIDES topic words the documents do hold (`leftovers.held`): its passages are searched for, and only one
+    that is close in meaning answers (`Decomposition.unheld`); none when the run should ask instead."""
+    views = [vocabulary.buckets[b] for b in d.buckets if b in vocabulary.buckets]
+    if d.doc_ids or on_names(views, d.constraints):
+        return []  # searched in the documents it names whatever its words (`unmapped`)
+    searched = leftovers.searched_documents(d.buckets, d.constraints, vocabulary)
+    missing = leftovers.held_by_none(asked_words(understood, views, d.constraints, vocabulary), searched, vocabulary)
+    others = [t for t in d.topic_terms if t not in missing]
+    if not missing or len(others) < WORDS_BESIDES:
+        return []
+    return missing if len(leftovers.held_by_none(others, searched, vocabulary)) <= len(others) - WORDS_BESIDES else []
 
 
 def said_at(understood: Understood, constraints: list[Constraint]) -> list[tuple[int, int]]:
@@ -129,7 +163,9 @@ def on_names(views: list[BucketWords], constraints: list[Constraint]) -> list[Co
 
 def unheld(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> list[str]:
     """The topics a question for text (not about documents named by id) asks about that hold a word no document it
-    can be about holds (`leftovers.unheld`); none for a count, sum or list."""
+    can be about holds (`leftovers.unheld`), and the words it is searched without (`searched_anyway`); none for a
+    count, sum or list."""
     if d.doc_ids or d.intent in STRUCTURED_INTENTS:
         return []
-    return leftovers.unheld(understood.question.lowered, understood.spans, d.buckets, d.constraints, vocabulary)
+    about = leftovers.unheld(understood.question.lowered, understood.spans, d.buckets, d.constraints, vocabulary)
+    return [*about, *searched_anyway(d, vocabulary, understood)]

@@ -143,8 +143,8 @@ def absent(
     about policies), else every document of the scope, the question's own buckets first; a search that fails says
     nothing, so its words are not absent. The thing is in none of them ("bitcoin", "parental leave", a password),
     so the passages closest to it would answer another question."""
-    searched = _searched(buckets, constraints, vocabulary)
-    missing = _held_by_none(words, searched, vocabulary)
+    searched = searched_documents(buckets, constraints, vocabulary)
+    missing = held_by_none(words, searched, vocabulary)
     if not missing:
         return []
     held = "this word" if len(missing) == 1 else "these words"
@@ -155,7 +155,9 @@ def absent(
     return [Unmapped(text=" ".join(missing), why=f"no document holds {held} (searched the text of {where})")]
 
 
-def _searched(buckets: list[str], constraints: list[Constraint], vocabulary: Vocabulary) -> dict[str, dict | None]:
+def searched_documents(
+    buckets: list[str], constraints: list[Constraint], vocabulary: Vocabulary
+) -> dict[str, dict | None]:
     """The documents a question for text can be about, as {bucket: filters}: those its constraints allow, else
     every document of the scope, the question's own buckets first."""
     filters = {b: {c.field: c.condition() for c in constraints if c.bucket == b} for b in buckets}
@@ -164,7 +166,7 @@ def _searched(buckets: list[str], constraints: list[Constraint], vocabulary: Voc
     return {b: f for b, f in filters.items() if f is None or f}
 
 
-def _held_by_none(words: list[str], searched: dict[str, dict | None], vocabulary: Vocabulary) -> list[str]:
+def held_by_none(words: list[str], searched: dict[str, dict | None], vocabulary: Vocabulary) -> list[str]:
     """The `words` no chunk of the `searched` documents holds (a failed count says nothing: not missing)."""
     catalog = vocabulary.catalog
     return [w for w in words if all(catalog.text_hits(b, w, f) == 0 for b, f in searched.items())]
@@ -181,7 +183,7 @@ def unheld(
     words = list(dict.fromkeys(w for topic in topics for w in topic))
     if not words:
         return []
-    missing = set(_held_by_none(words, _searched(buckets, constraints, vocabulary), vocabulary))
+    missing = set(held_by_none(words, searched_documents(buckets, constraints, vocabulary), vocabulary))
     return [" ".join(topic) for topic in topics if missing & set(topic)]
 
 
