@@ -84,3 +84,9 @@ def asking(lowered: str) -> int:
     its start (its question word, a field it opens with); a phrase before it only names what it is about."""
     m = LEADING_PHRASE.match(lowered)
     return m.end() if m else 0
+
+
+def is_claim(lowered: str) -> bool:
+    """Whether the text states something rather than asks: no question mark, no question word opening the question
+    proper ("The DdrB protein from Deinococcus radiodurans is an alternative SSB.", a claim to check)."""
+    return not lowered.rstrip().endswith("?") and not QUESTION_START.match(lowered[asking(lowered) :])

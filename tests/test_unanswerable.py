@@ -87,6 +87,7 @@ def test_a_word_that_is_no_currency_is_asked_about_with_the_currencies_held(agen
         ("what is the dress code policy?", "dress"),
         ("Which invoices were paid in bitcoin?", "bitcoin"),
         ("What is the VPN password?", "password"),
+        ("which of the documents let staff pay or get paid in bitcoin or other crypto?", "bitcoin"),  # blind set E
     ],
 )
 def test_a_topic_no_document_holds_is_said_so_not_answered_with_another_passage(agent, question, word):
@@ -113,7 +114,7 @@ def test_a_claim_saying_much_the_documents_hold_is_searched_despite_one_word_non
     """SciFact's claims name gene symbols and typos no abstract holds ("vps9a", "matasteses") beside four or more
     words that say what they are about: the run searches for those, ranks the VPN guide first, and says what no
     passage is about rather than asking back before any search (31 of SciFact's 300 test claims did)."""
-    run = Run(agent, "Is the VPN client installed from the Software Center on a company laptop with Okta?")
+    run = Run(agent, "The VPN client is installed from the Software Center on a company laptop with Okta.")
     assert run.interrupt is None and run.answer is not None
     assert run.answer.text == "I found no passage about okta in generic."
     hits = [h.doc_id for e in run.state.values["evidence"] for h in e.envelope.passages()]

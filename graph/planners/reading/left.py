@@ -10,6 +10,7 @@ the words naming what it asks about that no document holds, and the topics it as
 from __future__ import annotations
 
 from english.dates import MONTH_WORD
+from english.intents import is_claim
 from english.lexicon import AMOUNT_SLOT, NAME_SLOT
 from graph.decomposition import STRUCTURED_INTENTS, Constraint, Decomposition, Unmapped
 from graph.planners.reading import leftovers, quantities
@@ -125,19 +126,19 @@ def asked_words(
 
 
 WORDS_BESIDES = 4
-"""How many of a question's topic words the documents must hold besides those they hold none of for it to be
-searched all the same: a claim that says four other things ("the DdrB protein from Deinococcus radiodurans is an
-alternative SSB", "genomic aberrations found in matasteses ...") is about them, and one word no document holds is a
-typo or a symbol the documents write otherwise; in a shorter question that word is what it asks about ("the VPN
-password", "the parental leave policy"), and the run asks."""
+"""How many of a claim's topic words the documents must hold besides those they hold none of for it to be searched
+all the same: a claim that says four other things ("the DdrB protein from Deinococcus radiodurans is an alternative
+SSB", "genomic aberrations found in matasteses ...") is about them, and one word no document holds is a typo or a
+symbol the documents write otherwise. A question's word no document holds is what it asks about ("which contracts
+let us get paid in bitcoin?", "the VPN password"), and the run asks."""
 
 
 def searched_anyway(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> list[str]:
-    """The words a question for text over whole buckets asks about that no document holds, when it says at least
-    WORDS_BESIDES topic words the documents do hold (`leftovers.held`): its passages are searched for, and only one
-    that is close in meaning answers (`Decomposition.unheld`); none when the run should ask instead."""
+    """The words a claim over whole buckets (`is_claim`) is about that no document holds, when it says at least
+    WORDS_BESIDES topic words the documents do hold: its passages are searched for, and only one that is close in
+    meaning answers (`Decomposition.unheld`); none when the run should ask instead."""
     views = [vocabulary.buckets[b] for b in d.buckets if b in vocabulary.buckets]
-    if d.doc_ids or on_names(views, d.constraints):
+    if d.doc_ids or on_names(views, d.constraints) or not is_claim(understood.question.lowered):
         return []  # searched in the documents it names whatever its words (`unmapped`)
     searched = leftovers.searched_documents(d.buckets, d.constraints, vocabulary)
     missing = leftovers.held_by_none(asked_words(understood, views, d.constraints, vocabulary), searched, vocabulary)
