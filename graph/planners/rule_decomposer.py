@@ -29,6 +29,7 @@ from graph.planners.catalog_view import CatalogView
 from graph.planners.grounding import ground
 from graph.planners.reading import (
     buckets,
+    countries,
     currencies,
     dates,
     flags,
@@ -52,6 +53,7 @@ CONDITION_READERS = (
     quantities.read,
     currencies.read,
     flags.read,
+    countries.read,
     values.read,
     no_value.read,
 )
