@@ -66,3 +66,15 @@ def parse_number(text: str) -> float | None:
         return None
     value = sum(NUMBER_WORDS.get(w, 1) for w in words)
     return float(value * 100 if hundred else value)
+
+
+def in_years_and_months(days: int) -> str | None:
+    """A duration of `days` in the years and months it was most likely written in ("two years" is stored as 730
+    days, "six months" as 180: `DAYS_PER_UNIT`), when it is at least six months and a whole number of them; None
+    otherwise ("45 days" stays days)."""
+    years, rest = divmod(days, round(DAYS_PER_UNIT["year"]))
+    months, left = divmod(rest, round(DAYS_PER_UNIT["month"]))
+    if left or days < 6 * DAYS_PER_UNIT["month"]:
+        return None
+    said = [f"{n} {unit}{'s' if n > 1 else ''}" for n, unit in ((years, "year"), (months, "month")) if n]
+    return " ".join(said)

@@ -417,3 +417,10 @@ def test_a_value_looked_up_is_said_with_its_unit(agent):
     assert run.answer.format == "table" and "| 45 days |" in run.answer.text
     listed = Run(agent, "Which contracts have a notice period under 50 days?")
     assert "| 45 |" in listed.answer.text
+
+
+def test_days_looked_up_are_also_said_in_the_years_the_contract_wrote(agent):
+    """A renewal term of "two (2) years" is stored as 730 days and said "730 days (2 years)" (blind set E: "what's
+    the renewal period on ...?" was answered "730 days" where the contract and the user say two years)."""
+    run = Run(agent, "What is the renewal term of the supply agreement with Harbor Point?")
+    assert run.answer.format == "table" and "| 730 days (2 years) |" in run.answer.text, run.answer.text

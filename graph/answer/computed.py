@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from english.numbers import in_years_and_months
 from graph.decomposition import Constraint, Decomposition
 from graph.markdown import escape
 from graph.schemas import Answer, Citation, Evidence, GradedHit
@@ -211,9 +212,15 @@ def table(
 
 
 def _with_unit(value, unit: str | None) -> str:
+    """A value with its unit; days also in the years and months they make ("730 days (2 years)"), as contracts write
+    renewal terms and notice periods."""
     if not unit or value in (None, "", []) or isinstance(value, bool):
         return cell(value)
-    return "; ".join(f"{cell(v)} {escape(unit)}" for v in (value if isinstance(value, list) else [value]))
+    said = []
+    for v in value if isinstance(value, list) else [value]:
+        months = in_years_and_months(v) if unit == "days" and isinstance(v, int) else None
+        said.append(f"{cell(v)} {escape(unit)}" + (f" ({months})" if months else ""))
+    return "; ".join(said)
 
 
 def verdicts(d: Decomposition, evidence: list[Evidence], rows: list[dict]) -> list[str]:
