@@ -58,12 +58,14 @@ QUESTION_START = re.compile(
     r"^(?:what|which|why|how|who|whom|when|where|does|do|did|is|are|was|were|can|could|should)\b"
 )
 LEADING_PHRASE = re.compile(
-    r"^(?:under|in|for|from|on|about|regarding|concerning|according to|per|as (?:to|for)|with (?:respect|regard) to)"
+    r"^(?:under|in|for|from|on|about|regarding|concerning|according to|per|as (?:to|for)|with (?:respect|regard) to"
+    r"|if|unless|once|after|before|assuming|suppose)"
     r"\b[^,;?]{2,120},\s*(?=(?:what|which|why|how|who|whom|when|where|does|do|did|is|are|was|were|can|could|should"
     r"|may|must|will|would|has|have)\b)"
 )
-"""A phrase set off before the question proper, saying what it is about ("under the SAP Africa licence and
-maintenance agreement, when is Telkom allowed to ...", "in the Sonos agreement, who pays for shipping?")."""
+"""A phrase set off before the question proper, saying what it is about or on what condition ("under the SAP Africa
+licence and maintenance agreement, when is Telkom allowed to ...", "in the Sonos agreement, who pays for shipping?",
+"if West Coast Customs never answers, can we treat it as approved?")."""
 
 
 DATE_ASKED = re.compile(r"\b(?:what|which) (?:date|day|month|year)\b|\buntil when\b|^when (?:was|were|did)\b")

@@ -92,3 +92,7 @@ def singular(word: str) -> str:
 def plural(word: str) -> bool:
     """Looks like a plural noun ("orders", "printers"), not "address", "status" or "basis"."""
     return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+
+
+POSSESSIVE = re.compile(r"['’]s\b")
+"""A possessive ending ("Reed's"): the name is the word before it (a party "Reed's, Inc." is named "Reed's")."""

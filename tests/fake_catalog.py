@@ -246,6 +246,15 @@ class FakeCatalog:
             if (not filters or any(_passes(row, filters) for _, row in rows)) and wanted & _words(text)
         )
 
+    def documents_holding(self, bucket: str, word: str, doc_id: str | None = None, limit: int = 20) -> list[str] | None:
+        """The documents of the bucket (or `doc_id` alone) whose text holds `word` as a whole word, without case (a
+        fake document is one chunk)."""
+        self.reads.append(("documents_holding", (bucket, word, doc_id)))
+        held = [
+            d for d, text, _ in self._documents.get(bucket, []) if _words(word) <= _words(text) and doc_id in (None, d)
+        ]
+        return held if len(held) <= limit else None
+
     def nearest_in_meaning(self, phrase: str, values: list[str]) -> tuple[str, float] | None:
         """A meaning given as data when the value is offered, else the closest value by spelling, its score
         scaled down so that spelling alone rarely passes for meaning."""

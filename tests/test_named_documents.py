@@ -281,6 +281,10 @@ def test_documents_named_beside_clause_fields_with_values_are_still_named():
             "Under the Bluefly e-business hosting agreement, how is liability limited?",
             "How is liability limited under the Bluefly e-business hosting agreement?",
         ),
+        (
+            "If we ask Kestrel for approval and Borealis never answers, can we treat it as approved?",
+            "Can we treat it as approved if we ask Kestrel for approval and Borealis never answers?",
+        ),
     ],
 )
 def test_a_phrase_naming_the_document_before_the_question_proper_is_read_as_if_it_came_after(rules, leading, proper):
@@ -288,6 +292,33 @@ def test_a_phrase_naming_the_document_before_the_question_proper_is_read_as_if_i
     assert first.intent == then.intent != "list"
     conditions = [{(c.field, v) for c in d.constraints for v in _values(c)} for d in (first, then)]
     assert conditions[0] == conditions[1]
+
+
+EMPLOYMENT = "THERAVANCE-SERVICE AGREEMENT.txt"
+NOTICE = "The Executive may terminate the employment by giving the Company six months' notice. Signed: Brett Haumann."
+
+
+@pytest.fixture(scope="module")
+def by_text():
+    documents = [
+        (EMPLOYMENT, NOTICE, [("properties", {"contract_type": "Service Agreement", "parties": ["Theravance"]})]),
+        (PAXMEDICA, "The Customer may end it on notice. Signed: Brett Smith.", [("properties", CONTRACTS[PAXMEDICA])]),
+        (JOINT_CORP, "Signed: Anna Haumann.", [("properties", CONTRACTS[JOINT_CORP])]),
+        (BLUEFLY, "Witness: Brett Smith.", [("properties", CONTRACTS[BLUEFLY])]),
+    ]
+    return RuleDecomposer(FakeCatalog({"contracts": documents}, specs={"contracts": shipped("contracts")}))
+
+
+def test_a_name_only_one_documents_text_holds_names_that_document(by_text):
+    """ "Brett Haumann" is no party the rules read nor in a title; the employment agreement's text alone holds both
+    of its words (each is in another contract too), so the question is about it, not every contract's notice."""
+    d = by_text.decompose("How much notice does Brett Haumann need to give if he wants to quit?")
+    assert (d.doc_ids, d.unmapped) == ([EMPLOYMENT], [])
+
+
+def test_a_name_several_documents_text_holds_names_none_of_them(by_text):
+    d = by_text.decompose("How much notice does Brett Smith need to give?")
+    assert d.doc_ids == []
 
 
 def _values(constraint) -> list:

@@ -150,6 +150,19 @@ class Catalog:
         envelope = run_named("search_text", arguments | ({"filters": filters} if filters else {}), self.context)
         return envelope.total_hits if envelope.status in ("ok", "no_results") else None
 
+    def documents_holding(self, bucket: str, word: str, doc_id: str | None = None, limit: int = 20) -> list[str] | None:
+        """The documents of the bucket (or `doc_id` alone) whose text holds `word`, in the order of their best chunk,
+        when at most `limit` chunks do (one keyword search, through the tools); None when more do or the search
+        fails: a name no title or field holds still names the one document whose text holds it ("Brett Haumann",
+        the executive of an employment agreement whose parties the rules did not read)."""
+        arguments = {"bucket": bucket, "query": word[:QUERY_CHARS_MAX], "top_k": limit} | (
+            {"doc_id": doc_id} if doc_id else {}
+        )
+        envelope = run_named("search_text", arguments, self.context)
+        if envelope.status not in ("ok", "no_results") or envelope.total_is_lower_bound or envelope.total_hits > limit:
+            return None
+        return list(dict.fromkeys(hit.doc_id for hit in envelope.passages()))
+
     def nearest_in_meaning(self, phrase: str, values: list[str]) -> tuple[str, float] | None:
         """The value closest in meaning to `phrase` by the index's embedder, with its cosine ("confidentiality
         agreement" and "Non-Disclosure Agreement"); None for no values. Every text is embedded as a query (short

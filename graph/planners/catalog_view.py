@@ -47,6 +47,10 @@ class CatalogView(Protocol):
         """How many chunks of the bucket hold any of `words` (in the documents passing `filters`); None when the
         keyword index cannot say."""
 
+    def documents_holding(self, bucket: str, word: str, doc_id: str | None = None, limit: int = 20) -> list[str] | None:
+        """The documents of the bucket (or `doc_id` alone) whose text holds `word`, when at most `limit` chunks do;
+        None when more do or the keyword index cannot say."""
+
     def nearest_in_meaning(self, phrase: str, values: list[str]) -> tuple[str, float] | None:
         """The value closest in meaning to `phrase`, with its cosine; None for no values."""
 

@@ -8,7 +8,7 @@ import re
 from english.currencies import currency_mentions
 from english.lexicon import DEFINITE, INDEFINITE, STOPWORDS
 from english.value_match import normalise
-from english.words import singular
+from english.words import POSSESSIVE, singular
 from graph.decomposition import Decomposition, Several
 from graph.planners.reading import which
 from graph.planners.reading.claims import Claims
@@ -66,6 +66,7 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
         if any(_compact(singular(w)) not in kinds_and_values for w in words)
     ]
     runs = [*_name_runs(question), *described]
+    capitalised = {span for _, span in _name_runs(question)}
     if not runs:
         return {}, None
     wanted: list[tuple[list[str], tuple[int, int], str]] = []
@@ -93,11 +94,42 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
             held = next((found for c in candidates if len(found := titles.get(c, [])) > 1), [])
             if held and {bucket for _, bucket, _ in held} <= own:
                 shared.append((span, name, held))
+            elif not held and span in capitalised and (in_text := _held_in_text(name, common, own, vocabulary)):
+                named[in_text[0]] = in_text[1]
+                claims.claim(span)
     if named or len(shared) != 1 or not which.one_document(question.text, vocabulary):
         return (named if len(named) <= MOST_NAMED else {}), None
     span, name, held = shared[0]
     claims.claim(span)
     return {doc_id: bucket for doc_id, bucket, _ in held}, which.by_title(name, held)
+
+
+TEXT_NAME_CHUNKS = 20
+"""The most chunks a word of a name may be in for the documents holding it to be read: a rarer word narrows more."""
+
+
+def _held_in_text(name: str, common: set[str], own: set[str], vocabulary: Vocabulary) -> tuple[str, str] | None:
+    """The one document, of the buckets whose fields are found in their text, whose text holds every word of a
+    capitalised name no title or field holds ("How much notice does Brett Haumann need to give?": the executive of
+    an employment agreement whose parties the rules did not read), with its bucket; None when no document or
+    several hold it, or every word of it is in too many chunks to tell (`TEXT_NAME_CHUNKS`)."""
+    words = [w for w in normalise(name).split() if w not in common and w not in STOPWORDS and len(w) > 2]
+    found: list[tuple[str, str]] = []
+    for bucket in sorted(own):
+        holding = {w: vocabulary.catalog.documents_holding(bucket, w, limit=TEXT_NAME_CHUNKS) for w in words}
+        known = [docs for docs in holding.values() if docs is not None]
+        if not known or not all(known):
+            continue  # every word too common to tell, or one no document of the bucket holds
+        every = set.intersection(*map(set, known))
+        unknown = [w for w, docs in holding.items() if docs is None]
+        if len(every) == 1 and all(_holds(vocabulary, bucket, *every, w) for w in unknown):
+            found.append((every.pop(), bucket))
+    return found[0] if len(found) == 1 else None
+
+
+def _holds(vocabulary: Vocabulary, bucket: str, doc_id: str, word: str) -> bool:
+    """Whether the document's text holds `word` (in more chunks than are read counts)."""
+    return vocabulary.catalog.documents_holding(bucket, word, doc_id, limit=TEXT_NAME_CHUNKS) != []
 
 
 def _name_runs(question: Question) -> list[tuple[list[str], tuple[int, int]]]:
@@ -108,7 +140,7 @@ def _name_runs(question: Question) -> list[tuple[list[str], tuple[int, int]]]:
     for run in _NAME_RUN.finditer(question.text):
         if any(start < run.end() and run.start() < end for start, end in said):
             continue
-        words = _NAME_WORD.findall(run.group(0))
+        words = [POSSESSIVE.sub("", w) for w in _NAME_WORD.findall(run.group(0))]
         if run.start() == 0 and (len(words) == 1 or words[0].lower() in STOPWORDS):
             words = words[1:]  # capitalised because it begins the sentence
         while words and words[0].lower() in STOPWORDS:

@@ -7,6 +7,7 @@ import re
 
 from english.lexicon import DEMONYMS, FILLER, STOPWORDS
 from english.value_match import QUALITY, normalise
+from english.words import POSSESSIVE
 from graph.planners.reading.claims import TOKEN, Claims, Found, equal_or_in, negation_before, say
 from graph.planners.reading.question import Question
 from graph.planners.vocabulary import BucketWords
@@ -128,15 +129,10 @@ def phrases(lowered: str, claims: Claims, generic: set[str]) -> list[tuple[list[
         for size in range(min(MAX_PHRASE_WORDS, len(run)), 0, -1):
             for i in range(len(run) - size + 1):
                 part = run[i : i + size]
-                words = normalise(_POSSESSIVE.sub("", " ".join(t.group(0) for t in part))).split()
+                words = normalise(POSSESSIVE.sub("", " ".join(t.group(0) for t in part))).split()
                 if words and not _generic(words[0], generic) and not _generic(words[-1], generic):
                     found.append((words, (part[0].start(), part[-1].end())))
     return sorted(found, key=lambda p: -len(p[0]))
-
-
-_POSSESSIVE = re.compile(r"['’]s\b")
-"""A possessive ending ("Reed's"): the name is the word before it, and its "s" alone is filler, which no phrase may
-end with."""
 
 
 def _generic(word: str, generic: set[str]) -> bool:
