@@ -295,7 +295,10 @@ def test_a_phrase_naming_the_document_before_the_question_proper_is_read_as_if_i
 
 
 EMPLOYMENT = "THERAVANCE-SERVICE AGREEMENT.txt"
-NOTICE = "The Executive may terminate the employment by giving the Company six months' notice. Signed: Brett Haumann."
+NOTICE = (
+    "The Executive may terminate the employment by giving the Company six months' notice, under Canadian law. "
+    "Signed: Brett Haumann."
+)
 
 
 @pytest.fixture(scope="module")
@@ -316,9 +319,15 @@ def test_a_name_only_one_documents_text_holds_names_that_document(by_text):
     assert (d.doc_ids, d.unmapped) == ([EMPLOYMENT], [])
 
 
-def test_a_name_several_documents_text_holds_names_none_of_them(by_text):
-    d = by_text.decompose("How much notice does Brett Smith need to give?")
-    assert d.doc_ids == []
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How much notice does Brett Smith need to give?",  # two documents hold it
+        "Which agreements are governed by Canadian law?",  # a place: the value readers' ("Canadian" in one text)
+    ],
+)
+def test_a_name_several_documents_or_a_place_text_holds_names_none_of_them(by_text, question):
+    assert by_text.decompose(question).doc_ids == []
 
 
 def _values(constraint) -> list:

@@ -7,6 +7,7 @@ import re
 
 from english.currencies import currency_mentions
 from english.lexicon import DEFINITE, INDEFINITE, STOPWORDS
+from english.places import COUNTRY_NAMES, PLACE_NAMES
 from english.value_match import normalise
 from english.words import POSSESSIVE, singular
 from graph.decomposition import Decomposition, Several
@@ -94,7 +95,7 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
             held = next((found for c in candidates if len(found := titles.get(c, [])) > 1), [])
             if held and {bucket for _, bucket, _ in held} <= own:
                 shared.append((span, name, held))
-            elif not held and span in capitalised and (in_text := _held_in_text(name, common, own, vocabulary)):
+            elif not held and span in capitalised and (in_text := _held_in_text(name, common, valued, own, vocabulary)):
                 named[in_text[0]] = in_text[1]
                 claims.claim(span)
     if named or len(shared) != 1 or not which.one_document(question.text, vocabulary):
@@ -108,12 +109,18 @@ TEXT_NAME_CHUNKS = 20
 """The most chunks a word of a name may be in for the documents holding it to be read: a rarer word narrows more."""
 
 
-def _held_in_text(name: str, common: set[str], own: set[str], vocabulary: Vocabulary) -> tuple[str, str] | None:
+def _held_in_text(
+    name: str, common: set[str], valued: set[str], own: set[str], vocabulary: Vocabulary
+) -> tuple[str, str] | None:
     """The one document, of the buckets whose fields are found in their text, whose text holds every word of a
     capitalised name no title or field holds ("How much notice does Brett Haumann need to give?": the executive of
     an employment agreement whose parties the rules did not read), with its bucket; None when no document or
-    several hold it, or every word of it is in too many chunks to tell (`TEXT_NAME_CHUNKS`)."""
+    several hold it, or every word of it is in too many chunks to tell (`TEXT_NAME_CHUNKS`). A name with a word of
+    a name field's value ("Agape ODM": the party AGAPE ATP CORP) or a place ("Canadian law") is the value readers'
+    to read, not a document's name."""
     words = [w for w in normalise(name).split() if w not in common and w not in STOPWORDS and len(w) > 2]
+    if any(w in PLACE_NAMES or w in COUNTRY_NAMES or any(w in value for value in valued) for w in words):
+        return None
     found: list[tuple[str, str]] = []
     for bucket in sorted(own):
         holding = {w: vocabulary.catalog.documents_holding(bucket, w, limit=TEXT_NAME_CHUNKS) for w in words}
