@@ -95,7 +95,7 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
             held = next((found for c in candidates if len(found := titles.get(c, [])) > 1), [])
             if held and {bucket for _, bucket, _ in held} <= own:
                 shared.append((span, name, held))
-            elif not held and span in capitalised and (in_text := _held_in_text(name, common, valued, own, vocabulary)):
+            elif not held and span in capitalised and (in_text := _held_in_text(name, common, own, vocabulary)):
                 named[in_text[0]] = in_text[1]
                 claims.claim(span)
     if named or len(shared) != 1 or not which.one_document(question.text, vocabulary):
@@ -109,9 +109,7 @@ TEXT_NAME_CHUNKS = 20
 """The most chunks a word of a name may be in for the documents holding it to be read: a rarer word narrows more."""
 
 
-def _held_in_text(
-    name: str, common: set[str], valued: set[str], own: set[str], vocabulary: Vocabulary
-) -> tuple[str, str] | None:
+def _held_in_text(name: str, common: set[str], own: set[str], vocabulary: Vocabulary) -> tuple[str, str] | None:
     """The one document, of the buckets whose fields are found in their text, whose text holds every word of a
     capitalised name no title or field holds ("How much notice does Brett Haumann need to give?": the executive of
     an employment agreement whose parties the rules did not read), with its bucket; None when no document or
@@ -119,7 +117,8 @@ def _held_in_text(
     a name field's value ("Agape ODM": the party AGAPE ATP CORP) or a place ("Canadian law") is the value readers'
     to read, not a document's name."""
     words = [w for w in normalise(name).split() if w not in common and w not in STOPWORDS and len(w) > 2]
-    if any(w in PLACE_NAMES or w in COUNTRY_NAMES or any(w in value for value in valued) for w in words):
+    name_words = {w for view in vocabulary.buckets.values() for f in view.role("name") for w in _value_words(view, f)}
+    if any(w in PLACE_NAMES or w in COUNTRY_NAMES or w in name_words for w in words):
         return None
     found: list[tuple[str, str]] = []
     for bucket in sorted(own):
@@ -199,6 +198,11 @@ def _name_values(vocabulary: Vocabulary) -> set[str]:
         for f in view.role("name")
         for value in view.values(f).values
     }
+
+
+def _value_words(view: BucketWords, f) -> set[str]:
+    """The words of a name field's values ("agape", "atp", "corp" of AGAPE ATP CORP)."""
+    return {w for value in view.values(f).values for w in normalise(value).split()}
 
 
 def _not_names(question: Question, vocabulary: Vocabulary, flags: bool = True) -> set[str]:
