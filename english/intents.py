@@ -57,6 +57,11 @@ LOOKUP = re.compile(
 QUESTION_START = re.compile(
     r"^(?:what|which|why|how|who|whom|when|where|does|do|did|is|are|was|were|can|could|should)\b"
 )
+REQUEST = re.compile(
+    r"^(?:please\s+)?(?:list|show|find|give|get|count|sum|total|tell|compare|summari[sz]e|pull|display|fetch|name"
+    r"|calculate|add|search|look|break)\b"
+)
+"""A request opening the text ("list ...", "show me ...", "total spent at ..."): it asks, though it asks no question."""
 LEADING_PHRASE = re.compile(
     r"^(?:under|in|for|from|on|about|regarding|concerning|according to|per|as (?:to|for)|with (?:respect|regard) to"
     r"|if|unless|once|after|before|assuming|suppose)"
@@ -90,5 +95,7 @@ def asking(lowered: str) -> int:
 
 def is_claim(lowered: str) -> bool:
     """Whether the text states something rather than asks: no question mark, no question word opening the question
-    proper ("The DdrB protein from Deinococcus radiodurans is an alternative SSB.", a claim to check)."""
-    return not lowered.rstrip().endswith("?") and not QUESTION_START.match(lowered[asking(lowered) :])
+    proper, no request ("The DdrB protein from Deinococcus radiodurans is an alternative SSB.", a claim to check;
+    not "show me the Starbucks receipts")."""
+    proper = lowered[asking(lowered) :]
+    return not lowered.rstrip().endswith("?") and not QUESTION_START.match(proper) and not REQUEST.match(proper)

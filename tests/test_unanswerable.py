@@ -522,3 +522,18 @@ def test_reading_documents_the_scope_does_not_hold_leaves_them_unmapped(question
 def test_reading_counts_of_what_the_buckets_hold_leaves_nothing_unmapped(question):
     d = TWO.decompose(question)
     assert (d.intent, d.buckets, d.aggregate, d.unmapped) == ("count", ["receipts"], "count", [])
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("A total of 1,000 people in the UK are asymptomatic carriers of vCJD infection.", "qa"),  # not a sum
+        ("The availability of safe places to study is effective at decreasing homelessness.", "qa"),  # not a list
+        ("Total spent at Starbucks in 2018", "sum"),  # a request, though no question
+        ("show me the receipts from Starbucks", "list"),
+    ],
+)
+def test_a_claim_is_checked_against_the_text_not_read_as_a_figure_or_list(text, intent):
+    """SciFact's claims state things; "total" or "policy" read word by word made six of them a sum or a list of
+    documents, asked back before any search."""
+    assert FULL.decompose(text).intent == intent

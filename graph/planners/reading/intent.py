@@ -33,10 +33,11 @@ from english.intents import (
     WHAT_IS_THE,
     WHICH_MOST,
     asking,
+    is_claim,
 )
-from english.lexicon import STOPWORDS
+from english.lexicon import FILLER, STOPWORDS
 from english.quantities import time_unit
-from graph.decomposition import Constraint, Intent, OrderBy
+from graph.decomposition import STRUCTURED_INTENTS, Constraint, Intent, OrderBy
 from graph.planners.reading import leftovers
 from graph.planners.reading.question import Question
 from graph.planners.vocabulary import BucketWords, Mention, find_mentions
@@ -246,18 +247,33 @@ def settled(
     content words is a question for text too ("which came out later, X or Y", "which magazine started first, X or
     Y", "over how many centuries were the tombs built?", a claim that says "count"): words to search for, not
     documents to list or count; unless it counts documents it names, or lists them with words that name nothing
-    (`words_left`: the run then asks)."""
+    (`words_left`: the run then asks). A claim that states something with no condition is never a figure or a list
+    (`_states_a_claim`)."""
     describing = {f.name for view in views for f in view.role("name")} | {v.kind.name for v in views if v.kind}
     naming_only = bool(constraints) and all(c.field in describing for c in constraints)
     if reading.intent is None and naming_only and leftovers.content(question.lowered, understood):
         return replace(reading, intent="qa")
     said = reading.intent or ("list" if constraints else "qa")
     about_text = not (constraints or reading.order_by or reading.group_by)
+    if said in STRUCTURED_INTENTS and about_text and _states_a_claim(question.lowered, understood):
+        return replace(reading, intent="qa")
     if said in ("list", "count") and about_text and leftovers.content(question.lowered, understood):
         documents_asked = bool(question.mentions) and (said == "count" or words_left())
         if not documents_asked:
             said = "qa"
     return replace(reading, intent=said)
+
+
+CLAIM_WORDS = 4
+"""How many content words a statement needs to be a claim to check against the text ("A total of 1,000 people in
+the UK are asymptomatic carriers of vCJD infection."), not a terse request ("starbucks receipts")."""
+
+
+def _states_a_claim(lowered: str, understood: list[tuple[int, int]]) -> bool:
+    """Whether the text states a claim (`is_claim`) of at least CLAIM_WORDS content words: read word by word, its
+    "total" or "policy" made it a sum or a list of documents, and SciFact's claims were asked back unsearched."""
+    words = [w for w in leftovers.topic_terms(lowered, understood) if w not in FILLER]
+    return is_claim(lowered) and len(words) >= CLAIM_WORDS
 
 
 def _field_words(lowered: str, views: list[BucketWords]) -> list[Mention]:
