@@ -180,6 +180,21 @@ def test_one_document_asked_about_by_a_kind_several_documents_are_says_which_mat
     assert all(doc.values.get("parties") for doc in several.documents)
 
 
+def test_one_document_asked_about_by_a_kind_another_title_says_is_asked_which():
+    """Two distributor agreements, of which the rules read the kind of one only (the other an amendment, "AMENDMENT
+    TO THE DISTRIBUTOR AGREEMENT ..." by its title): "our distributor agreement" asks which (blind set E: it was
+    answered from the one whose kind was read)."""
+    amendment = "NETGEAR-AMENDMENT TO THE DISTRIBUTOR AGREEMENT.txt"
+    documents = [
+        ("ZOGENIX-Distributor Agreement.txt", "", [("properties", {"contract_type": "Distributor Agreement"})]),
+        (amendment, "", [("properties", {"governing_law": ["California"]})]),
+        ("ACME-SUPPLY AGREEMENT.txt", "", [("properties", {"contract_type": "Supply Agreement"})]),
+    ]
+    rules = RuleDecomposer(FakeCatalog({"contracts": documents}, specs={"contracts": shipped("contracts")}))
+    several = rules.decompose("Who's the distributor under our distributor agreement?").several
+    assert several is not None and {doc.doc_id for doc in several.documents} == {documents[0][0], amendment}
+
+
 def test_one_document_described_in_lower_case_words_its_titles_hold_says_which_match(rules):
     """ "the content license agreement": lower-case words before the document word describe the title the user
     means (before: "content" was a name left over, and the run asked about the parties nearest to it)."""

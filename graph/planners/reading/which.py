@@ -103,6 +103,8 @@ def settled(d: Decomposition, vocabulary: Vocabulary) -> Decomposition:
     named = next((c for c in said if _is_name(vocabulary, c.bucket, c.field)), said[0])
     bucket = named.bucket
     found, more = vocabulary.catalog.documents_matching(bucket, d.predicates(bucket), limit=VALUE_ROWS)
+    if len(found) < 2 and said == [named] and _is_kind(vocabulary, bucket, named.field):
+        found += _titled_as(named.value, bucket, {doc_id for doc_id, _, _ in found}, vocabulary)
     if len(found) < 2:
         return d
     value = named.value
@@ -117,6 +119,24 @@ def settled(d: Decomposition, vocabulary: Vocabulary) -> Decomposition:
     )
     rows = {doc_id: row for doc_id, _, row in found}
     return d.model_copy(update={"several": _with_values(several, vocabulary.buckets[bucket], rows)})
+
+
+def _is_kind(vocabulary: Vocabulary, bucket: str, field: str) -> bool:
+    view = vocabulary.buckets.get(bucket)
+    return view is not None and view.kind is not None and view.kind.name == field
+
+
+def _titled_as(kind, bucket: str, known: set[str], vocabulary: Vocabulary) -> list[tuple[str, str | None, dict]]:
+    """The other documents of the bucket whose title says the kind ("AMENDMENT TO THE DISTRIBUTOR AGREEMENT ..."
+    where the rules read no kind): "our distributor agreement" may mean them too, so they are offered beside the
+    one whose kind was read, with their rows."""
+    kinds = kind if isinstance(kind, list) else [kind]
+    titled = vocabulary.catalog.documents_titled([re.sub(r"[\W_]+", "", k.lower()) for k in kinds], TITLE_MATCHES)
+    others = sorted({doc_id for found in titled.values() for doc_id, b, _ in found if b == bucket} - known)
+    if not others:
+        return []
+    rows, _ = vocabulary.catalog.documents_matching(bucket, {}, doc_ids=others, limit=VALUE_ROWS)
+    return rows
 
 
 def _is_name(vocabulary: Vocabulary, bucket: str, field: str) -> bool:
