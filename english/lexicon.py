@@ -29,7 +29,7 @@ UNIT_WORDS: dict[str, str] = dict(table("comparisons")["unit_words"])
 """Units said in words, as the symbols a datasheet's unit field holds (compared without case: "mv" is "mV")."""
 
 NEGATIONS = re.compile(
-    r"(?:\b(?:no|not|without|lack(?:s|ing)?|missing|excluding|exclude|absent|neither|nor|never|"
+    r"(?:\b(?:no|not|without|lack(?:s|ing)?|missing|excluding|exclude|absent|neither|nor|never|other than|except|"
     r"(?:do|does|did|is|are|has|have)n['’]?t)\b|\bw/o(?!\w))",
     re.IGNORECASE,
 )

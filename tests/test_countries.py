@@ -38,6 +38,7 @@ def _law(d) -> tuple[str, list[str]]:
         "How many of my contracts are governed by the law of a country other than the US?",
         "How many contracts are under non-US law?",
         "which agreements are governed by laws outside the United States?",
+        "How many contracts are not governed by US law?",  # an outside probe: 31, the count of US law
     ],
 )
 def test_a_law_outside_a_country_is_every_place_held_outside_it(rules, question):
@@ -70,3 +71,15 @@ def test_a_place_is_in_its_country():
         "England",
         None,
     ]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many contracts are governed by a law other than New York's?",
+        "Which contracts are under any law except New York?",
+    ],
+)
+def test_a_law_other_than_a_state_is_every_other_law(rules, question):
+    """An outside probe: "other than New York's" answered 11, the New York count, with the negation dropped."""
+    assert _law(rules.decompose(question)) == ("!=", ["New York"])

@@ -187,12 +187,16 @@ def test_one_document_asked_about_by_a_kind_another_title_says_is_asked_which():
     amendment = "NETGEAR-AMENDMENT TO THE DISTRIBUTOR AGREEMENT.txt"
     documents = [
         ("ZOGENIX-Distributor Agreement.txt", "", [("properties", {"contract_type": "Distributor Agreement"})]),
-        (amendment, "", [("properties", {"governing_law": ["California"]})]),
-        ("ACME-SUPPLY AGREEMENT.txt", "", [("properties", {"contract_type": "Supply Agreement"})]),
+        (amendment, "", [("properties", {"governing_law": ["California"], "non_compete": False})]),
+        ("ACME-SUPPLY AGREEMENT.txt", "", [("properties", {"contract_type": "Supply Agreement", "non_compete": True})]),
     ]
     rules = RuleDecomposer(FakeCatalog({"contracts": documents}, specs={"contracts": shipped("contracts")}))
-    several = rules.decompose("Who's the distributor under our distributor agreement?").several
-    assert several is not None and {doc.doc_id for doc in several.documents} == {documents[0][0], amendment}
+    for question in (
+        "Who's the distributor under our distributor agreement?",
+        "Does the distributor agreement have a non-compete clause?",  # an outside probe: "no annotation row matches"
+    ):
+        several = rules.decompose(question).several
+        assert several is not None and {doc.doc_id for doc in several.documents} == {documents[0][0], amendment}
 
 
 def test_one_document_described_in_lower_case_words_its_titles_hold_says_which_match(rules):
@@ -347,3 +351,11 @@ def test_a_name_several_documents_or_a_place_text_holds_names_none_of_them(by_te
 
 def _values(constraint) -> list:
     return constraint.value if isinstance(constraint.value, list) else [constraint.value]
+
+
+def test_one_document_named_by_a_name_several_texts_hold_is_asked_which(by_text):
+    """An outside probe: "our Deloitte contract" (two contracts name Deloitte as their auditor) was answered with
+    three other contracts' confidentiality clauses."""
+    several = by_text.decompose("What does our Brett Smith contract say about notice?").several
+    assert several is not None and several.by == "text"
+    assert {doc.doc_id for doc in several.documents} == {PAXMEDICA, BLUEFLY}

@@ -42,7 +42,7 @@ def _asked(state: AgentState, kind: ClarifyKind) -> bool:
 def which_reason(several: Several) -> str:
     """Why the run asks which document: how many match the name, and how many are offered."""
     count = f"more than {several.matched}" if several.more else str(several.matched)
-    where = "titles or file names hold" if several.by == "title" else "documents name"
+    where = {"title": "titles or file names hold", "text": "their text holds"}.get(several.by, "documents name")
     shown = len(several.documents)
     offered = f"; the first {shown} are offered" if several.more or several.matched > shown else ""
     return f"{count} documents match {several.name!r} ({where} it), and the question asks about one of them{offered}"

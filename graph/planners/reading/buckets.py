@@ -83,7 +83,7 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
     compact = sorted({c for candidates, _, _ in wanted for c in candidates})
     titles = vocabulary.catalog.documents_titled(compact, which.TITLE_MATCHES)
     named: dict[str, str] = {}
-    shared: list[tuple[tuple[int, int], str, list[tuple[str, str, str]]]] = []
+    shared: list[tuple[tuple[int, int], str, list[tuple[str, str, str]], str]] = []
     for candidates, span, name in wanted:
         for candidate in candidates:
             if len(found := titles.get(candidate, [])) == 1 and found[0][1] in own:
@@ -94,43 +94,50 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
         else:
             held = next((found for c in candidates if len(found := titles.get(c, [])) > 1), [])
             if held and {bucket for _, bucket, _ in held} <= own:
-                shared.append((span, name, held))
+                shared.append((span, name, held, "title"))
             elif not held and span in capitalised and (in_text := _held_in_text(name, common, own, vocabulary)):
-                named[in_text[0]] = in_text[1]
-                claims.claim(span)
+                if len(in_text) == 1:
+                    named[in_text[0][0]] = in_text[0][1]
+                    claims.claim(span)
+                else:
+                    shared.append((span, name, in_text, "text"))
     if named or len(shared) != 1 or not which.one_document(question.text, vocabulary):
         return (named if len(named) <= MOST_NAMED else {}), None
-    span, name, held = shared[0]
+    span, name, held, by = shared[0]
     claims.claim(span)
-    return {doc_id: bucket for doc_id, bucket, _ in held}, which.by_title(name, held)
+    return {doc_id: bucket for doc_id, bucket, _ in held}, which.by_title(name, held, by)
 
 
 TEXT_NAME_CHUNKS = 20
 """The most chunks a word of a name may be in for the documents holding it to be read: a rarer word narrows more."""
 
 
-def _held_in_text(name: str, common: set[str], own: set[str], vocabulary: Vocabulary) -> tuple[str, str] | None:
-    """The one document, of the buckets whose fields are found in their text, whose text holds every word of a
-    capitalised name no title or field holds ("How much notice does Brett Haumann need to give?": the executive of
-    an employment agreement whose parties the rules did not read), with its bucket; None when no document or
-    several hold it, or every word of it is in too many chunks to tell (`TEXT_NAME_CHUNKS`). A name with a word of
-    a name field's value ("Agape ODM": the party AGAPE ATP CORP) or a place ("Canadian law") is the value readers'
-    to read, not a document's name."""
+def _held_in_text(name: str, common: set[str], own: set[str], vocabulary: Vocabulary) -> list[tuple[str, str, str]]:
+    """The documents (id, bucket, title), of the buckets whose fields are found in their text, whose text holds
+    every word of a capitalised name no title or field holds: one ("How much notice does Brett Haumann need to
+    give?": the executive of an employment agreement whose parties the rules did not read) is the document named;
+    several are asked which when the question speaks of one ("our Deloitte contract", where two contracts name
+    Deloitte as their auditor). None when no document holds it or every word of it is in too many chunks to tell
+    (`TEXT_NAME_CHUNKS`). A name with a word of a name field's value ("Agape ODM": the party AGAPE ATP CORP) or a
+    place ("Canadian law") is the value readers' to read, not a document's name."""
     words = [w for w in normalise(name).split() if w not in common and w not in STOPWORDS and len(w) > 2]
     name_words = {w for view in vocabulary.buckets.values() for f in view.role("name") for w in _value_words(view, f)}
     if any(w in PLACE_NAMES or w in COUNTRY_NAMES or w in name_words for w in words):
-        return None
-    found: list[tuple[str, str]] = []
+        return []
+    found: list[tuple[str, str, str]] = []
     for bucket in sorted(own):
         holding = {w: vocabulary.catalog.documents_holding(bucket, w, limit=TEXT_NAME_CHUNKS) for w in words}
         known = [docs for docs in holding.values() if docs is not None]
         if not known or not all(known):
             continue  # every word too common to tell, or one no document of the bucket holds
-        every = set.intersection(*map(set, known))
         unknown = [w for w, docs in holding.items() if docs is None]
-        if len(every) == 1 and all(_holds(vocabulary, bucket, *every, w) for w in unknown):
-            found.append((every.pop(), bucket))
-    return found[0] if len(found) == 1 else None
+        held = set.intersection(*map(set, known))
+        every = [d for d in held if all(_holds(vocabulary, bucket, d, w) for w in unknown)]
+        if every:
+            rows, _ = vocabulary.catalog.documents_matching(bucket, {}, doc_ids=sorted(every), limit=which.VALUE_ROWS)
+            titles = {doc_id: title for doc_id, title, _ in rows}
+            found += [(doc_id, bucket, titles.get(doc_id) or doc_id) for doc_id in sorted(every)]
+    return found
 
 
 def _holds(vocabulary: Vocabulary, bucket: str, doc_id: str, word: str) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from english.places import COUNTRY_NAMES, country_of
-from graph.planners.reading.claims import Claims, Found, equal_or_in, say
+from graph.planners.reading.claims import Claims, Found, equal_or_in, negation_before, say
 from graph.planners.reading.question import Question
 from graph.planners.vocabulary import BucketWords
 from retrievers.postgres.field_catalog import CatalogField
@@ -41,7 +41,7 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
                 continue
             country = COUNTRY_NAMES[m.group(which)]
             inside = [v for v in held if country_of(v) == country]
-            if outside:
+            if outside or negation_before(question.lowered, span[0]):  # "not governed by US law"
                 found.append(say(claims, f, "not in", inside, span, question.text[span[0] : span[1]]))
             elif inside:
                 found.append(say(claims, f, *equal_or_in(inside), span, question.text[span[0] : span[1]]))

@@ -72,12 +72,13 @@ def asks_one(d: Decomposition, vocabulary: Vocabulary) -> bool:
     return (d.intent in ONE_DOCUMENT_INTENTS or bool(d.checks)) and one_document(d.question, vocabulary)
 
 
-def by_title(name: str, found: list[tuple[str, str, str]]) -> Several:
-    """The documents whose title holds the name (`TITLE_MATCHES` read), before their values are read (`settled`)."""
+def by_title(name: str, found: list[tuple[str, str, str]], by: str = "title") -> Several:
+    """The documents whose title (or text, `by`) holds the name (`TITLE_MATCHES` read), before their values are read
+    (`settled`)."""
     documents = [NamedDocument(doc_id=doc_id, bucket=bucket, title=title) for doc_id, bucket, title in found]
     return Several(
         name=name,
-        by="title",
+        by=by,
         matched=min(len(found), WHICH_OFFERED),
         more=len(found) > WHICH_OFFERED,
         documents=documents[:WHICH_OFFERED],
@@ -97,12 +98,14 @@ def settled(d: Decomposition, vocabulary: Vocabulary) -> Decomposition:
         return d.model_copy(update={"several": _told_apart(d.several, view, vocabulary)})
     if d.doc_ids:
         return d
-    said = [c for c in d.constraints if c.op in ("=", "in")]
+    said = [c for c in d.constraints if c.op in ("=", "in") and not isinstance(c.value, bool)]
     if not said:
         return d
     named = next((c for c in said if _is_name(vocabulary, c.bucket, c.field)), said[0])
     bucket = named.bucket
-    found, more = vocabulary.catalog.documents_matching(bucket, d.predicates(bucket), limit=VALUE_ROWS)
+    naming = {c.field for c in said}  # a yes/no clause is what is asked of the document, not which one it is
+    predicates = {f: condition for f, condition in d.predicates(bucket).items() if f in naming}
+    found, more = vocabulary.catalog.documents_matching(bucket, predicates, limit=VALUE_ROWS)
     if len(found) < 2 and said == [named] and _is_kind(vocabulary, bucket, named.field):
         found += _titled_as(named.value, bucket, {doc_id for doc_id, _, _ in found}, vocabulary)
     if len(found) < 2:
