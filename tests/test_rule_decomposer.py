@@ -12,6 +12,7 @@ from contextlib import closing
 import pytest
 
 from graph.planners.rule_decomposer import RuleDecomposer
+from retrievers.extraction.shipped import shipped
 from retrievers.loaders import sample
 from tests.fake_catalog import FakeCatalog
 from tools.context import ToolContext
@@ -634,3 +635,27 @@ def test_what_happens_on_a_clause_asks_for_its_text(clause_rules):
     """ "What happens if a party undergoes a change of control?" asks what the clause says, not which contracts
     have one (before: a list, or a yes/no row for a named contract; an outside probe)."""
     assert clause_rules.decompose("What happens if a party undergoes a change of control?").intent == "qa"
+
+
+@pytest.fixture(scope="module")
+def clauses():
+    rows = [
+        ("ACME-SUPPLY AGREEMENT.txt", {"no_solicit_of_employees": True, "non_compete": True}),
+        ("BOREALIS-LICENSE AGREEMENT.txt", {"no_solicit_of_employees": False, "non_compete": False}),
+    ]
+    documents = [(doc_id, doc_id, [("properties", row)]) for doc_id, row in rows]
+    return RuleDecomposer(FakeCatalog({"contracts": documents}, specs={"contracts": shipped("contracts")}))
+
+
+@pytest.mark.parametrize(
+    ("question", "field", "value"),
+    [
+        ("Which contracts don't let either side poach employees?", "no_solicit_of_employees", True),
+        ("Which contracts say the supplier may not poach our employees?", "no_solicit_of_employees", True),
+        ("Which contracts don't have a non-compete?", "non_compete", False),
+    ],
+)
+def test_a_negation_forbidding_what_a_clause_forbids_is_that_clause(clauses, question, field, value):
+    """An outside probe: "don't let either side poach employees" listed the contracts without a no-solicit clause."""
+    d = clauses.decompose(question)
+    assert [(c.field, c.value) for c in d.constraints if c.field == field] == [(field, value)]

@@ -32,8 +32,29 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
             chosen.append((m, f))
     found: list[Found] = []
     for m, f in sorted(chosen, key=lambda mf: mf[0].span):
-        found.append(say(claims, f, "=", negation_before(lowered, m.span[0]) is None, m.span, m.text))
+        negation = negation_before(lowered, m.span[0])
+        said = negation is None or _forbids(f, m, lowered[max(0, negation[0] - MODAL_CHARS) : m.span[0]])
+        found.append(say(claims, f, "=", said, m.span, m.text))
     return found
+
+
+PROHIBITIVE = re.compile(r"^(?:non|no|anti|covenant_not)_")
+"""The fields of clauses that forbid something (non_compete, no_solicit_of_employees, anti_assignment)."""
+FORBIDDING = re.compile(
+    r"\b(?:may|must|shall|will|can|could|should|is|are)\s+not\b|(?:\bnot|n['’]t)\s+(?:let|allow|permit|be able)\b"
+)
+"""A negation that forbids the act after it ("may not poach", "don't let either side poach"), not one that says a
+clause is missing ("don't have a clause about poaching")."""
+MODAL_CHARS = 8
+"""How far before a negation its modal verb may stand ("may not")."""
+
+
+def _forbids(f: CatalogField, m: Mention, before: str) -> bool:
+    """Whether a negation before a clause that forbids something names the act it forbids ("contracts that don't let
+    either side poach employees" have no_solicit_of_employees), not the clause's own name ("no non-compete"): the
+    clause is then there. An outside probe: the contracts without the clause were listed."""
+    named_by_its_prohibition = re.search(r"\b(?:non|no|anti|not)\b|\bnon\w", m.text)
+    return bool(PROHIBITIVE.match(f.name)) and not named_by_its_prohibition and bool(FORBIDDING.search(before))
 
 
 def flag_mentions(f: CatalogField, lowered: str) -> list[Mention]:
