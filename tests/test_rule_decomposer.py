@@ -637,11 +637,14 @@ def test_what_happens_on_a_clause_asks_for_its_text(clause_rules):
     assert clause_rules.decompose("What happens if a party undergoes a change of control?").intent == "qa"
 
 
+CLAUSES = ("no_solicit_of_employees", "non_compete", "anti_assignment")
+
+
 @pytest.fixture(scope="module")
 def clauses():
     rows = [
-        ("ACME-SUPPLY AGREEMENT.txt", {"no_solicit_of_employees": True, "non_compete": True}),
-        ("BOREALIS-LICENSE AGREEMENT.txt", {"no_solicit_of_employees": False, "non_compete": False}),
+        ("ACME-SUPPLY AGREEMENT.txt", dict.fromkeys(CLAUSES, True)),
+        ("BOREALIS-LICENSE AGREEMENT.txt", dict.fromkeys(CLAUSES, False)),
     ]
     documents = [(doc_id, doc_id, [("properties", row)]) for doc_id, row in rows]
     return RuleDecomposer(FakeCatalog({"contracts": documents}, specs={"contracts": shipped("contracts")}))
@@ -653,9 +656,12 @@ def clauses():
         ("Which contracts don't let either side poach employees?", "no_solicit_of_employees", True),
         ("Which contracts say the supplier may not poach our employees?", "no_solicit_of_employees", True),
         ("Which contracts don't have a non-compete?", "non_compete", False),
+        ("Which contracts can be assigned without consent?", "anti_assignment", False),  # allowed: no such clause
+        ("Which contracts can't be assigned?", "anti_assignment", True),
     ],
 )
-def test_a_negation_forbidding_what_a_clause_forbids_is_that_clause(clauses, question, field, value):
-    """An outside probe: "don't let either side poach employees" listed the contracts without a no-solicit clause."""
+def test_an_act_a_clause_forbids_said_forbidden_or_allowed_is_that_clause_or_none(clauses, question, field, value):
+    """An outside probe: "don't let either side poach employees" listed the contracts without a no-solicit clause,
+    "can be assigned ... without consent" those with an anti-assignment clause."""
     d = clauses.decompose(question)
     assert [(c.field, c.value) for c in d.constraints if c.field == field] == [(field, value)]

@@ -33,7 +33,10 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
     found: list[Found] = []
     for m, f in sorted(chosen, key=lambda mf: mf[0].span):
         negation = negation_before(lowered, m.span[0])
-        said = negation is None or _forbids(f, m, lowered[max(0, negation[0] - MODAL_CHARS) : m.span[0]])
+        if negation is None:
+            said = not _permits(f, m, lowered[max(0, m.span[0] - PERMIT_CHARS) : m.span[0]])
+        else:
+            said = _forbids(f, m, lowered[max(0, negation[0] - MODAL_CHARS) : m.span[0]])
         found.append(say(claims, f, "=", said, m.span, m.text))
     return found
 
@@ -49,12 +52,30 @@ MODAL_CHARS = 8
 """How far before a negation its modal verb may stand ("may not")."""
 
 
+PERMITTING = re.compile(
+    r"\b(?:can|may|could|might)(?!n['’]?t|not)\s+(?:be\s+)?$|\b(?:allowed|free|permitted)\s+to\s+(?:be\s+)?$"
+)
+"""A word that allows the act just after it ("can be assigned", "free to hire"), not "cannot", "may not"."""
+PERMIT_CHARS = 20
+"""How far before the act its permitting words are read."""
+
+
+def _permits(f: CatalogField, m: Mention, before: str) -> bool:
+    """Whether the act a prohibiting clause forbids is said to be allowed ("contracts that can be assigned without
+    consent" are those without anti_assignment). An outside probe: the contracts that forbid it were listed."""
+    return bool(PROHIBITIVE.match(f.name)) and not _named_by_its_prohibition(m) and bool(PERMITTING.search(before))
+
+
+def _named_by_its_prohibition(m: Mention) -> bool:
+    """The mention names the clause ("non-compete", "no-solicit"), not the act it forbids ("poach", "assigned")."""
+    return bool(re.search(r"\b(?:non|no|anti|not)\b|\bnon\w", m.text))
+
+
 def _forbids(f: CatalogField, m: Mention, before: str) -> bool:
     """Whether a negation before a clause that forbids something names the act it forbids ("contracts that don't let
     either side poach employees" have no_solicit_of_employees), not the clause's own name ("no non-compete"): the
     clause is then there. An outside probe: the contracts without the clause were listed."""
-    named_by_its_prohibition = re.search(r"\b(?:non|no|anti|not)\b|\bnon\w", m.text)
-    return bool(PROHIBITIVE.match(f.name)) and not named_by_its_prohibition and bool(FORBIDDING.search(before))
+    return bool(PROHIBITIVE.match(f.name)) and not _named_by_its_prohibition(m) and bool(FORBIDDING.search(before))
 
 
 def flag_mentions(f: CatalogField, lowered: str) -> list[Mention]:
