@@ -104,6 +104,15 @@ def test_a_party_named_with_a_possessive_is_that_party(rules, question):
     assert d.unmapped == [] and ("parties", "Orchard Mills Inc.") in [(c.field, c.value) for c in d.constraints]
 
 
+def test_how_much_a_named_party_pays_where_no_field_holds_amounts_is_a_question_for_its_text(rules):
+    """An outside probe: "Under the Vitamin Shoppe sponsorship, how much do they pay?" asked back for "an amount to
+    add up" (contracts hold no amount field); the named contract's text says what is paid."""
+    d = rules.decompose("How much does Lakeside Taxi pay under its supply agreement?")
+    assert (d.intent, d.unmapped) == ("qa", []) and ("parties", "Lakeside Taxi Co.") in [
+        (c.field, c.value) for c in d.constraints
+    ]
+
+
 def test_a_first_name_before_a_party_name_that_matched_is_part_of_that_name(rules):
     d = rules.decompose("Which state's law governs the Ashworth promotion agreement with Jim Nantz?")
     assert d.unmapped == [] and "JAMES W. NANTZ III" in next(c.value for c in d.constraints if c.field == "parties")

@@ -248,11 +248,14 @@ def settled(
     Y", "over how many centuries were the tombs built?", a claim that says "count"): words to search for, not
     documents to list or count; unless it counts documents it names, or lists them with words that name nothing
     (`words_left`: the run then asks). A claim that states something with no condition is never a figure or a list
-    (`_states_a_claim`)."""
+    (`_states_a_claim`); nor is a sum asked of documents a question names in a bucket with no amount to add up: their
+    text says what is paid."""
     describing = {f.name for view in views for f in view.role("name")} | {v.kind.name for v in views if v.kind}
     naming_only = bool(constraints) and all(c.field in describing for c in constraints)
     if reading.intent is None and naming_only and leftovers.content(question.lowered, understood):
         return replace(reading, intent="qa")
+    if reading.intent == "sum" and reading.measure is None and naming_only:
+        return replace(reading, intent="qa")  # "how much do they pay under the Vitamin Shoppe deal?": no amount field
     said = reading.intent or ("list" if constraints else "qa")
     about_text = not (constraints or reading.order_by or reading.group_by)
     if said in STRUCTURED_INTENTS and about_text and _states_a_claim(question.lowered, understood):
