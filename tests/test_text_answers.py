@@ -188,6 +188,7 @@ def test_whether_a_contract_renews_by_itself_is_read_in_that_contract_only(own_c
     [
         ("Is the Cobalt Hosting agreement governed by Texas law?", "Yes: COBALTHOSTING"),  # named by its party
         ("Is the Acme Widgets supply agreement governed by the laws of Texas?", "No: ACMEWIDGETS"),
+        ("The Acme Widgets supply agreement is governed by Texas law.", "No: ACMEWIDGETS"),  # a claim to check
     ],
 )
 def test_a_yes_no_question_about_a_named_contract_says_yes_or_no_with_its_value(own_contracts, question, said):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from english.intents import DATE_ASKED, asking
+from english.intents import DATE_ASKED, asking, is_claim
 from english.lexicon import STOPWORDS
 from english.names import proper_names
 from graph.decomposition import Constraint, Decomposition
@@ -52,6 +52,9 @@ def decomposition(
 
 
 YES_NO = re.compile(r"^(?:is|are|was|were|does|do|did|has|have|had)\b")
+STATED = re.compile(r"\s(?:is|are|was|were|does|do|did|has|have|had|will|shall)\s")
+"""The verb of a claim that says a document is so ("The Zounds agreement is governed by Nevada law."): checked as the
+yes/no question it states, not read as a list of the documents that are so."""
 
 
 def checked(
@@ -59,12 +62,15 @@ def checked(
 ) -> tuple[list[Constraint], list[Constraint]]:
     """(the conditions a yes/no question checks, the constraints left): a question that names documents, by title
     or by a party, and asks whether they are so ("Is the Quaker agreement governed by Delaware law?", "Does the
-    Logan's Roadhouse sponsorship expire after 1999?") asks for their values, not for the documents that have
-    them, which would leave nothing to say when they do not. The words that describe the named documents (their
-    kind, their parties: "the PaxMedica master service agreement") stay constraints."""
+    Logan's Roadhouse sponsorship expire after 1999?", or the claim "The Zounds agreement is governed by Nevada
+    law.") asks for their values, not for the documents that have them, which would leave nothing to say when they
+    do not. The words that describe the named documents (their kind, their parties: "the PaxMedica master service
+    agreement") stay constraints."""
     parties = {f.name for v in views for f in v.role("name")}
     named = doc_ids or any(c.field in parties for c in constraints)
-    if not named or not YES_NO.match(lowered[asking(lowered) :]) or reading.intent not in ("list", "lookup"):
+    proper = lowered[asking(lowered) :]
+    asks = YES_NO.match(proper) or is_claim(lowered) and STATED.search(proper)
+    if not named or not asks or reading.intent not in ("list", "lookup"):
         return [], constraints
     describing = parties | {v.kind.name for v in views if v.kind}
     return [c for c in constraints if c.field not in describing], [c for c in constraints if c.field in describing]
