@@ -78,9 +78,8 @@ class NamedDocument(BaseModel):
 class Several(BaseModel):
     """A name the question says of the one document it asks about ("the contract with Dialog Semiconductor"), which
     several documents match: `by` title (or file name), by their text, or by a value of a name field (a party). The
-    run asks which
-    (`graph.planners.reading.which`); `documents` are the first of them, `matched` how many match (at least, when
-    `more`)."""
+    run asks which (`graph.planners.reading.which`); `documents` are the first of them, `matched` how many match (at
+    least, when `more`)."""
 
     name: str
     by: Literal["title", "text", "value"]

@@ -16,6 +16,7 @@ from graph.planners.reading.claims import Claims
 from graph.planners.reading.question import Question
 from graph.planners.reading.understood import Understood
 from graph.planners.vocabulary import BucketWords, Mention, Vocabulary, find_mentions
+from retrievers.postgres.field_catalog import CatalogField
 
 VALUE_BUCKET_MARGIN = 0.1
 """How much closer (cosine) another bucket's content may be before a value the question names no longer picks its
@@ -105,7 +106,7 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
         return (named if len(named) <= MOST_NAMED else {}), None
     span, name, held, by = shared[0]
     claims.claim(span)
-    return {doc_id: bucket for doc_id, bucket, _ in held}, which.by_title(name, held, by)
+    return {doc_id: bucket for doc_id, bucket, _ in held}, which.named_by(name, held, by)
 
 
 TEXT_NAME_CHUNKS = 20
@@ -207,7 +208,7 @@ def _name_values(vocabulary: Vocabulary) -> set[str]:
     }
 
 
-def _value_words(view: BucketWords, f) -> set[str]:
+def _value_words(view: BucketWords, f: CatalogField) -> set[str]:
     """The words of a name field's values ("agape", "atp", "corp" of AGAPE ATP CORP)."""
     return {w for value in view.values(f).values for w in normalise(value).split()}
 

@@ -145,7 +145,8 @@ def searched_anyway(d: Decomposition, vocabulary: Vocabulary, understood: Unders
     others = [t for t in d.topic_terms if t not in missing]
     if not missing or len(others) < WORDS_BESIDES:
         return []
-    return missing if len(leftovers.held_by_none(others, searched, vocabulary)) <= len(others) - WORDS_BESIDES else []
+    held = len(others) - len(leftovers.held_by_none(others, searched, vocabulary))
+    return missing if held >= WORDS_BESIDES else []
 
 
 def said_at(understood: Understood, constraints: list[Constraint]) -> list[tuple[int, int]]:

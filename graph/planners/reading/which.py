@@ -72,7 +72,7 @@ def asks_one(d: Decomposition, vocabulary: Vocabulary) -> bool:
     return (d.intent in ONE_DOCUMENT_INTENTS or bool(d.checks)) and one_document(d.question, vocabulary)
 
 
-def by_title(name: str, found: list[tuple[str, str, str]], by: str = "title") -> Several:
+def named_by(name: str, found: list[tuple[str, str, str]], by: str = "title") -> Several:
     """The documents whose title (or text, `by`) holds the name (`TITLE_MATCHES` read), before their values are read
     (`settled`)."""
     documents = [NamedDocument(doc_id=doc_id, bucket=bucket, title=title) for doc_id, bucket, title in found]
@@ -87,7 +87,7 @@ def by_title(name: str, found: list[tuple[str, str, str]], by: str = "title") ->
 
 def settled(d: Decomposition, vocabulary: Vocabulary) -> Decomposition:
     """The reading with the documents its name matches when it asks about one document and several match: those a
-    title holds (found while reading, `by_title`), else those that meet its conditions ("the Acme distribution
+    title or text holds (found while reading, `named_by`), else those that meet its conditions ("the Acme distribution
     agreement" is Acme's distribution agreements; "the supply agreement" every supply agreement), named by the
     party where one is said, each with the values that tell it apart. Unchanged when it names one document, none,
     or asks about several, or when nothing tells the documents apart (`_with_values`)."""
