@@ -39,6 +39,7 @@ def _law(d) -> tuple[str, list[str]]:
         "How many contracts are under non-US law?",
         "which agreements are governed by laws outside the United States?",
         "How many contracts are not governed by US law?",  # an outside probe: 31, the count of US law
+        "Which contracts are governed by foreign law?",  # outside the country most contracts' laws are in
     ],
 )
 def test_a_law_outside_a_country_is_every_place_held_outside_it(rules, question):

@@ -1,12 +1,13 @@
 """Places by their country, on a field whose values are places (a contract's governing law): "US law" or "American
 law" is every US state a document's law is in, "Canadian law" Ontario's and Canada's; "a country other than the US",
-"outside the US" and "non-US law" are every place held that is not in it. The values name states and provinces, not
-their countries, so no value matches the country's own name, and "non-US law" read word by word left the US out
-(every contract counted)."""
+"outside the US" and "non-US law" are every place held that is not in it, and "foreign law" every place outside the
+country most documents' places are in. The values name states and provinces, not their countries, so no value
+matches the country's own name, and "non-US law" read word by word left the US out (every contract counted)."""
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from english.places import COUNTRY_NAMES, country_of
 from graph.planners.reading.claims import Claims, Found, equal_or_in, negation_before, say
@@ -23,6 +24,8 @@ OUTSIDE = re.compile(
 """A place said to be outside a country ("a country other than the US", "outside the United States", "non-US")."""
 INSIDE = re.compile(rf"(?<![\w-])(?P<place>{_COUNTRY})(?=\s+law\b)")
 """A country said of a law ("US law", "American law", "Canadian law")."""
+FOREIGN = re.compile(r"\b(?:foreign|overseas|international)(?=\s+(?:law|laws|jurisdictions?|countr(?:y|ies))\b)")
+"""A law said foreign: outside the country most of the documents' places are in (for CUAD's contracts, the US)."""
 PLACES_SHARE = 0.8
 """The share of a text field's values that must be places for it to be a field of places."""
 
@@ -45,6 +48,15 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
                 found.append(say(claims, f, "not in", inside, span, question.text[span[0] : span[1]]))
             elif inside:
                 found.append(say(claims, f, *equal_or_in(inside), span, question.text[span[0] : span[1]]))
+    for m in FOREIGN.finditer(question.lowered):
+        countries = Counter()
+        for value, documents in view.catalog.values(view.name, f.name):
+            countries[country_of(str(value))] += documents
+        countries.pop(None, None)
+        if not claims.taken(m.span()) and countries:
+            home = countries.most_common(1)[0][0]
+            inside = [v for v in held if country_of(v) == home]
+            found.append(say(claims, f, "not in", inside, m.span(), question.text[m.start() : m.end()]))
     return found
 
 
