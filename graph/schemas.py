@@ -53,6 +53,9 @@ class GradedHit(BaseModel):
     text: str = ""
     title: str | None = None
     row: dict[str, Any] | None = None
+    loose: bool = False
+    """Relevant only by holding one of the question's words, in a document the question names: an answer quoting it
+    says that it may not answer the question as asked."""
 
 
 Action = Literal["enough", "more", "clarify", "fallback"]

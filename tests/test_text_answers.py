@@ -147,12 +147,14 @@ def test_a_contract_named_by_a_name_no_document_holds_is_asked_about(own_contrac
 
 def test_a_named_contract_asked_about_in_words_it_does_not_use_is_answered_from_its_clause(own_contracts):
     """No document holds "NYSE" or "walk away"; the contract is named by its parties, so it is searched, not asked
-    about, and the sentence holding the question's one word it uses ("notice") is quoted from it alone."""
+    about, and the sentence holding the question's one word it uses ("notice") is quoted from it alone, saying that no
+    passage says it in the question's words."""
     question = "Can Dunmore walk away from the Cobalt deal if an NYSE company takes Cobalt over, and on what notice?"
     run = Run(own_contracts, question, RULES)
     assert run.answer is not None, str(run.interrupt)
     assert {c.doc_id for c in run.answer.citations} == {COBALT}
     assert "ninety (90) days' written notice following a Change of Control" in run.answer.text
+    assert run.answer.text.startswith("No passage of COBALTHOSTING_2001-WEB HOSTING AGREEMENT says this in the")
 
 
 def test_a_yes_no_question_about_a_contract_named_by_its_file_never_quotes_another_contract(own_contracts):

@@ -71,6 +71,10 @@ _LOWER_FIRST = re.compile(r"^…?\s*[a-z]")
 _ENDED = re.compile(r"[.!?][\"'”)]?$")
 
 
+LOOSE_LEAD = "No passage of {titles} says this in the question's words; the passages holding some of them:"
+"""The line before quotes that were found only by holding a word of the question (`GradedHit.loose`)."""
+
+
 @dataclass(frozen=True)
 class Candidate:
     passage: GradedHit
@@ -284,6 +288,8 @@ def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list
         for c in chosen
     ]
     lines = [f"- {escape(c.text)} [{escape(c.passage.doc_id)}]" for c in chosen]
+    if all(c.passage.loose for c in chosen):  # "can we walk away ...?": words of it, not an answer found as such
+        lines.insert(0, LOOSE_LEAD.format(titles=escape(", ".join(titles)) or "the documents named"))
     return Answer(
         format="prose",
         text="\n".join([*lines, "", _sources(chosen)]),

@@ -53,6 +53,10 @@ event that either party does not give such notice, the term ... shall be automat
 about a chunk holds the sentences around the hit, where a 400-character one stopped before the answer."""
 
 
+IN_NAMED_DOCUMENT = "holds a topic word, in a document the question names"
+"""Why a passage is relevant that holds only some word of the question, in a document the question names: loosely."""
+
+
 class RulePlanner:
     def __init__(self, context: AgentContext, catalog: Catalog, decomposer: RuleDecomposer | None = None):
         """`decomposer`: one kept from an earlier step on the same catalog (its value indexes are the costly part)."""
@@ -205,6 +209,7 @@ class RulePlanner:
                         chunk_id=hit.chunk_id,
                         relevant=relevant,
                         why=why,
+                        loose=relevant and why == IN_NAMED_DOCUMENT,
                         score=hit.score,
                         text=hit.snippet,
                         title=hit.metadata.title,
@@ -244,7 +249,7 @@ class RulePlanner:
                 not d.unheld and (overlap >= 0.5 or (call.tool == "fused_search" and overlap > 0)),
                 f"holds {overlap:.0%} of the topic words",
             ),
-            (overlap > 0 and self._in_named_documents(call), "holds a topic word, in a document the question names"),
+            (overlap > 0 and self._in_named_documents(call), IN_NAMED_DOCUMENT),
             (
                 bool(narrower) and holds(f"{hit.metadata.title or ''} {text}".lower(), narrower) == 1.0,
                 f"holds every word of {query!r}",
