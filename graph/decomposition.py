@@ -90,12 +90,13 @@ class Several(BaseModel):
 
 class CatalogRead(BaseModel):
     """A read of the index's content a planner made while reading the question, outside the run's tool budget:
-    which bucket's content is closest to the question (`closeness`, one semantic search per bucket) or how many
-    chunks hold some words (`text_hits`, one keyword count). `searches`: the searches it runs, which the budget
+    which bucket's content is closest to the question (`closeness`, one semantic search per bucket), how many
+    chunks hold some words (`text_hits`, one keyword count) or which documents hold a word of a name
+    (`documents_holding`, one keyword search). `searches`: the searches it runs, which the budget
     counts (`AgentContext.max_catalog_reads`). `answer` is what came back, "unknown" when the decomposition's budget
     was spent and the read was not made."""
 
-    read: Literal["closeness", "text_hits"]
+    read: Literal["closeness", "text_hits", "documents_holding"]
     bucket: str | None = None
     words: str
     filters: dict[str, Any] | None = None

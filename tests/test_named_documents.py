@@ -345,6 +345,7 @@ def test_a_name_only_one_documents_text_holds_names_that_document(by_text):
     of its words (each is in another contract too), so the question is about it, not every contract's notice."""
     d = by_text.decompose("How much notice does Brett Haumann need to give if he wants to quit?")
     assert (d.doc_ids, d.unmapped) == ([EMPLOYMENT], [])
+    assert {r.read for r in d.catalog_reads} == {"documents_holding"}  # recorded and capped like every index read
 
 
 @pytest.mark.parametrize(

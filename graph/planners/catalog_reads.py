@@ -1,9 +1,9 @@
 """Reads of the index's content made while a question is read: which bucket's content is closest to it
-(`closeness`) and how common words are in the documents (`text_hits`). They run searches outside the run's tool
-`Budget`, so each is recorded (what was read, where, the searches it ran, the answer and its time) and their
-searches capped per decomposition: a closeness read runs one semantic search per bucket of the scope and counts as
-that many, a keyword count as one. Once the cap is reached a read is not made and its answer is unknown, as when
-the index cannot answer. The record goes into the
+(`closeness`), how common words are in the documents (`text_hits`) and which documents hold a name's word
+(`documents_holding`). They run searches outside the run's tool `Budget`, so each is recorded (what was read,
+where, the searches it ran, the answer and its time) and their searches capped per decomposition: a closeness read
+runs one semantic search per bucket of the scope and counts as that many, a keyword read as one. Once the cap is
+reached a read is not made and its answer is unknown, as when the index cannot answer. The record goes into the
 decomposition (`Decomposition.catalog_reads`), which `ragent ask --explain` shows."""
 
 from __future__ import annotations
@@ -71,6 +71,11 @@ class RecordedCatalog:
     def text_hits(self, bucket: str, words: str, filters: dict | None = None) -> int | None:
         said = CatalogRead(read="text_hits", bucket=bucket, words=words, filters=filters)
         return self._read(said, lambda: self.catalog.text_hits(bucket, words, filters), None)
+
+    def documents_holding(self, bucket: str, word: str, doc_id: str | None = None, limit: int = 20) -> list[str] | None:
+        filters = {"doc_id": doc_id} if doc_id else None
+        said = CatalogRead(read="documents_holding", bucket=bucket, words=word, filters=filters)
+        return self._read(said, lambda: self.catalog.documents_holding(bucket, word, doc_id, limit), None)
 
     @staticmethod
     def _read(said: CatalogRead, call: Callable[[], T], unknown: T) -> T:
