@@ -23,6 +23,7 @@ import re
 import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
+from functools import cached_property
 
 from rapidfuzz import fuzz, process
 
@@ -43,6 +44,12 @@ def normalise(text: str) -> str:
     text = "".join(c for c in text if not unicodedata.combining(c))
     text = _DOTTED.sub(lambda m: m.group(0).replace(".", ""), text.lower())
     return " ".join(_NON_WORD.sub(" ", text).split())
+
+
+def compact(text: str) -> str:
+    """Lower case, letters and digits only ("Joint Corp" -> "jointcorp"): how a name is compared with titles and
+    file names (`documents_titled`), spaces and punctuation aside."""
+    return _NON_WORD.sub("", text.lower())
 
 
 def word_stem(word: str) -> str:
@@ -101,6 +108,11 @@ class ValueIndex:
             {word_stem(w) for w in self._words[self._position[v]]} <= said for v in found.values if v in self._position
         )
         return Match(found.values, found.how, whole)
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """Every word of every value, normalised ("agape", "atp", "corp" of AGAPE ATP CORP)."""
+        return frozenset(w for words in self._words for w in words)
 
     def _match(self, phrase_words: list[str], generic: set[str], fuzzy: bool) -> Match | None:
         squashed = "".join(phrase_words)

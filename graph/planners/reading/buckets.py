@@ -8,7 +8,7 @@ import re
 from english.currencies import currency_mentions
 from english.lexicon import DEFINITE, INDEFINITE, STOPWORDS
 from english.places import COUNTRY_NAMES, PLACE_NAMES
-from english.value_match import normalise
+from english.value_match import compact, normalise
 from english.words import POSSESSIVE, singular
 from graph.decomposition import Decomposition, Several
 from graph.planners.reading import which
@@ -16,7 +16,6 @@ from graph.planners.reading.claims import Claims
 from graph.planners.reading.question import Question
 from graph.planners.reading.understood import Understood
 from graph.planners.vocabulary import BucketWords, Mention, Vocabulary, find_mentions
-from retrievers.postgres.field_catalog import CatalogField
 
 VALUE_BUCKET_MARGIN = 0.1
 """How much closer (cosine) another bucket's content may be before a value the question names no longer picks its
@@ -65,7 +64,7 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
         for words, span in _described_document(question, vocabulary)
         # "the services agreement" says a kind; a clause's words describe a title ("the intellectual property
         # agreement", though "intellectual property" also names ip_ownership_assignment)
-        if any(_compact(singular(w)) not in kinds_and_values for w in words)
+        if any(compact(singular(w)) not in kinds_and_values for w in words)
     ]
     runs = [*_name_runs(question), *described]
     capitalised = {span for _, span in _name_runs(question)}
@@ -73,16 +72,16 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
         return {}, None
     wanted: list[tuple[list[str], tuple[int, int], str]] = []
     for words, span in runs:
-        whole = [_compact(" ".join(words))] if len(words) > 1 else []
+        whole = [compact(" ".join(words))] if len(words) > 1 else []
         candidates = [
             c
-            for c in (*whole, *map(_compact, words))
+            for c in (*whole, *map(compact, words))
             if c not in common and len(c) >= MIN_NAME_CHARS and not any(c in value for value in valued)
         ]
         if candidates:
             wanted.append((candidates, span, " ".join(words)))
-    compact = sorted({c for candidates, _, _ in wanted for c in candidates})
-    titles = vocabulary.catalog.documents_titled(compact, which.TITLE_MATCHES)
+    looked_for = sorted({c for candidates, _, _ in wanted for c in candidates})
+    titles = vocabulary.catalog.documents_titled(looked_for, which.TITLE_MATCHES)
     named: dict[str, str] = {}
     shared: list[tuple[tuple[int, int], str, list[tuple[str, str, str]], str]] = []
     for candidates, span, name in wanted:
@@ -122,7 +121,7 @@ def _held_in_text(name: str, common: set[str], own: set[str], vocabulary: Vocabu
     (`TEXT_NAME_CHUNKS`). A name with a word of a name field's value ("Agape ODM": the party AGAPE ATP CORP) or a
     place ("Canadian law") is the value readers' to read, not a document's name."""
     words = [w for w in normalise(name).split() if w not in common and w not in STOPWORDS and len(w) > 2]
-    name_words = {w for view in vocabulary.buckets.values() for f in view.role("name") for w in _value_words(view, f)}
+    name_words = set().union(*(view.values(f).words for view in vocabulary.buckets.values() for f in view.role("name")))
     if any(w in PLACE_NAMES or w in COUNTRY_NAMES or w in name_words for w in words):
         return []
     found: list[tuple[str, str, str]] = []
@@ -194,33 +193,24 @@ def _described_document(question: Question, vocabulary: Vocabulary) -> list[tupl
     return [r for r in runs if not any(o[1][0] <= r[1][0] and r[1][1] < o[1][1] for o in runs)]
 
 
-def _compact(text: str) -> str:
-    return re.sub(r"[\W_]+", "", text.lower())
-
-
 def _name_values(vocabulary: Vocabulary) -> set[str]:
     """The values of the scope's name fields (companies, parties), compacted."""
     return {
-        _compact(value)
+        compact(value)
         for view in vocabulary.buckets.values()
         for f in view.role("name")
         for value in view.values(f).values
     }
 
 
-def _value_words(view: BucketWords, f: CatalogField) -> set[str]:
-    """The words of a name field's values ("agape", "atp", "corp" of AGAPE ATP CORP)."""
-    return {w for value in view.values(f).values for w in normalise(value).split()}
-
-
 def _not_names(question: Question, vocabulary: Vocabulary, flags: bool = True) -> set[str]:
     """The compacted words that name buckets, fields (but yes/no fields unless `flags`) or non-name values of the
     scope, and the stopwords."""
-    words = {_compact(w) for w in (*STOPWORDS, *question.bucket_words)}
+    words = {compact(w) for w in (*STOPWORDS, *question.bucket_words)}
     for view in vocabulary.buckets.values():
         for f in (f for f in view.fields if flags or f.type != "boolean"):
             said = [f.name, *f.name.split("_"), *f.aliases, *([] if f.role == "name" else map(str, f.values or []))]
-            words |= {_compact(part) for text in said for part in (text, *str(text).split())}
+            words |= {compact(part) for text in said for part in (text, *str(text).split())}
     return words
 
 

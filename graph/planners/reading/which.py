@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from english.lexicon import DEFINITE, INDEFINITE
+from english.value_match import compact
 from english.words import plural
 from graph.decomposition import Decomposition, NamedDocument, Several
 from graph.planners.vocabulary import BucketWords, Mention, Vocabulary
@@ -134,7 +135,7 @@ def _titled_as(kind, bucket: str, known: set[str], vocabulary: Vocabulary) -> li
     where the rules read no kind): "our distributor agreement" may mean them too, so they are offered beside the
     one whose kind was read, with their rows."""
     kinds = kind if isinstance(kind, list) else [kind]
-    titled = vocabulary.catalog.documents_titled([re.sub(r"[\W_]+", "", k.lower()) for k in kinds], TITLE_MATCHES)
+    titled = vocabulary.catalog.documents_titled([compact(k) for k in kinds], TITLE_MATCHES)
     others = sorted({doc_id for found in titled.values() for doc_id, b, _ in found if b == bucket} - known)
     if not others:
         return []
