@@ -31,33 +31,44 @@ PLACES_SHARE = 0.8
 
 
 def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
-    f = _places_field(view)
+    said = _countries_said(question, claims)
+    f = _places_field(view) if said else None  # the field's values are read only for a question naming a country
     if f is None:
         return []
-    found: list[Found] = []
     held = [str(v) for v in view.values(f).values]
-    for pattern, outside in ((OUTSIDE, True), (INSIDE, False)):
-        for m in pattern.finditer(question.lowered):
-            which = "non" if m.group("place") is None else "place"
-            span = m.span()
-            if claims.taken(span) or not _said_as_a_country(question.text, m.span(which)):
-                continue
-            country = COUNTRY_NAMES[m.group(which)]
-            inside = [v for v in held if country_of(v) == country]
-            if outside or negation_before(question.lowered, span[0]):  # "not governed by US law"
-                found.append(say(claims, f, "not in", inside, span, question.text[span[0] : span[1]]))
-            elif inside:
-                found.append(say(claims, f, *equal_or_in(inside), span, question.text[span[0] : span[1]]))
-    for m in FOREIGN.finditer(question.lowered):
-        countries = Counter()
-        for value, documents in view.catalog.values(view.name, f.name):
-            countries[country_of(str(value))] += documents
-        countries.pop(None, None)
-        if not claims.taken(m.span()) and countries:
-            home = countries.most_common(1)[0][0]
-            inside = [v for v in held if country_of(v) == home]
-            found.append(say(claims, f, "not in", inside, m.span(), question.text[m.start() : m.end()]))
+    found: list[Found] = []
+    for span, country, outside in said:
+        if claims.taken(span):
+            continue
+        inside = [v for v in held if country_of(v) == (country or _home_country(view, f))]
+        if outside:
+            found.append(say(claims, f, "not in", inside, span, question.text[span[0] : span[1]]))
+        elif inside:
+            found.append(say(claims, f, *equal_or_in(inside), span, question.text[span[0] : span[1]]))
     return found
+
+
+def _countries_said(question: Question, claims: Claims) -> list[tuple[tuple[int, int], str | None, bool]]:
+    """Each country the question says of a law, as (span, country, outside it); "foreign" is outside a country not
+    named (None: the one most documents' places are in), "not governed by US law" outside the one named."""
+    lowered, said = question.lowered, []
+    for pattern, outside in ((OUTSIDE, True), (INSIDE, False)):
+        for m in pattern.finditer(lowered):
+            which = "non" if m.group("place") is None else "place"
+            if not claims.taken(m.span()) and _said_as_a_country(question.text, m.span(which)):
+                negated = outside or negation_before(lowered, m.start()) is not None
+                said.append((m.span(), COUNTRY_NAMES[m.group(which)], negated))
+    said += [(m.span(), None, True) for m in FOREIGN.finditer(lowered) if not claims.taken(m.span())]
+    return said
+
+
+def _home_country(view: BucketWords, f: CatalogField) -> str | None:
+    """The country most documents' places are in."""
+    countries: Counter[str | None] = Counter()
+    for value, documents in view.catalog.values(view.name, f.name):
+        countries[country_of(str(value))] += documents
+    countries.pop(None, None)
+    return countries.most_common(1)[0][0] if countries else None
 
 
 def _places_field(view: BucketWords) -> CatalogField | None:
