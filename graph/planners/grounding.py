@@ -131,9 +131,10 @@ def not_english(d: Decomposition, vocabulary: Vocabulary) -> Decomposition:
 def checked(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> Decomposition:
     """`d` grounded (`ground_constraints`, `units`) and checked against the question's words (`left.unmapped`)."""
     d = units(ground_constraints(d, vocabulary), vocabulary, understood)
-    if found := left.unmapped(d, vocabulary, understood):
+    anyway = left.searched_anyway(d, vocabulary, understood)  # its index reads made once, for both checks
+    if found := left.unmapped(d, vocabulary, understood, anyway):
         return d.model_copy(update={"unmapped": [*d.unmapped, *found]})
-    return d.model_copy(update={"unheld": left.unheld(d, vocabulary, understood)})
+    return d.model_copy(update={"unheld": left.unheld(d, vocabulary, understood, anyway)})
 
 
 def units(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> Decomposition:

@@ -18,17 +18,17 @@ from graph.planners.reading.understood import Understood
 from graph.planners.vocabulary import BucketWords, Vocabulary
 
 
-def unmapped(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> list[Unmapped]:
+def unmapped(d: Decomposition, vocabulary: Vocabulary, understood: Understood, anyway: list[str]) -> list[Unmapped]:
     """Every check of `d` against the question's words, in this order: those of a count, sum or list (`unreadable`)
     or of a question for text (`absent`), then the amount a sum needs. A question for text about documents it names
     (by id, or by a party's name) is searched in them whatever words it uses: they are the documents it is about,
     so their passages can only be theirs, and the answer says when none holds what it asks ("NFL" where the
-    endorsement says "National Football League")."""
+    endorsement says "National Football League"); so is a claim `anyway` says to search (`searched_anyway`)."""
     views = [vocabulary.buckets[b] for b in d.buckets if b in vocabulary.buckets]
     found: list[Unmapped] = []
     if not d.doc_ids and d.intent in STRUCTURED_INTENTS:
         found += unreadable(understood, views, d.constraints, d.intent, vocabulary)
-    elif not (d.doc_ids or on_names(views, d.constraints) or searched_anyway(d, vocabulary, understood)):
+    elif not (d.doc_ids or on_names(views, d.constraints) or anyway):
         found += absent(understood, views, d.buckets, d.constraints, vocabulary)
     if d.intent == "sum" and d.aggregate is None:
         found.append(Unmapped(text=f"an amount to add up in {', '.join(d.buckets)}"))
@@ -138,8 +138,10 @@ def searched_anyway(d: Decomposition, vocabulary: Vocabulary, understood: Unders
     WORDS_BESIDES topic words the documents do hold: its passages are searched for, and only one that is close in
     meaning answers (`Decomposition.unheld`); none when the run should ask instead."""
     views = [vocabulary.buckets[b] for b in d.buckets if b in vocabulary.buckets]
-    if d.doc_ids or on_names(views, d.constraints) or not is_claim(understood.question.lowered):
-        return []  # searched in the documents it names whatever its words (`unmapped`)
+    if d.intent in STRUCTURED_INTENTS or d.doc_ids or on_names(views, d.constraints):
+        return []  # a figure's words are checked otherwise; named documents are searched whatever its words
+    if len(d.topic_terms) < WORDS_BESIDES or not is_claim(understood.question.lowered):
+        return []  # too few words besides the missing ones, read before any index read
     searched = leftovers.searched_documents(d.buckets, d.constraints, vocabulary)
     missing = leftovers.held_by_none(asked_words(understood, views, d.constraints, vocabulary), searched, vocabulary)
     others = [t for t in d.topic_terms if t not in missing]
@@ -163,11 +165,11 @@ def on_names(views: list[BucketWords], constraints: list[Constraint]) -> list[Co
     return [c for c in constraints if (c.bucket, c.field) in named_by]
 
 
-def unheld(d: Decomposition, vocabulary: Vocabulary, understood: Understood) -> list[str]:
+def unheld(d: Decomposition, vocabulary: Vocabulary, understood: Understood, anyway: list[str]) -> list[str]:
     """The topics a question for text (not about documents named by id) asks about that hold a word no document it
-    can be about holds (`leftovers.unheld`), and the words it is searched without (`searched_anyway`); none for a
-    count, sum or list."""
+    can be about holds (`leftovers.unheld`), and the words it is searched without (`anyway`, from
+    `searched_anyway`); none for a count, sum or list."""
     if d.doc_ids or d.intent in STRUCTURED_INTENTS:
         return []
     about = leftovers.unheld(understood.question.lowered, understood.spans, d.buckets, d.constraints, vocabulary)
-    return [*about, *searched_anyway(d, vocabulary, understood)]
+    return [*about, *anyway]
