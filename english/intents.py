@@ -54,9 +54,8 @@ LOOKUP = re.compile(
     r"^(?:until|till|by|from|since|on|under|for|with|to) (?:what|which|when|whom|whose)\b|"
     r"\bwhat (?:date|day|month|year)\b"
 )
-QUESTION_START = re.compile(
-    r"^(?:what|which|why|how|who|whom|when|where|does|do|did|is|are|was|were|can|could|should)\b"
-)
+QUESTION_WORDS = r"what|which|why|how|who|whom|when|where|does|do|did|is|are|was|were|can|could|should"
+QUESTION_START = re.compile(rf"^(?:{QUESTION_WORDS})\b")
 REQUEST = re.compile(
     r"^(?:please\s+)?(?:list|show|find|give|get|count|sum|total|tell|compare|summari[sz]e|pull|display|fetch|name"
     r"|calculate|add|search|look|break)\b"
@@ -65,8 +64,7 @@ REQUEST = re.compile(
 LEADING_PHRASE = re.compile(
     r"^(?:under|in|for|from|on|about|regarding|concerning|according to|per|as (?:to|for)|with (?:respect|regard) to"
     r"|if|unless|once|after|before|assuming|suppose)"
-    r"\b[^,;?]{2,120},\s*(?=(?:what|which|why|how|who|whom|when|where|does|do|did|is|are|was|were|can|could|should"
-    r"|may|must|will|would|has|have)\b)"
+    rf"\b[^,;?]{{2,120}},\s*(?=(?:{QUESTION_WORDS}|may|must|will|would|has|have)\b)"
 )
 """A phrase set off before the question proper, saying what it is about or on what condition ("under the SAP Africa
 licence and maintenance agreement, when is Telkom allowed to ...", "in the Sonos agreement, who pays for shipping?",
