@@ -345,7 +345,7 @@ class RulePlanner:
         for e in evidence:
             key = "predicates" if "predicates" in e.call.arguments else "filters"
             conditions = _conditions(e.call)
-            names = {f.name for f in self.catalog.fields(e.call.arguments.get("bucket", "")) if f.role == "name"}
+            names = self._name_fields(e.call)
             kept = {field: condition for field, condition in conditions.items() if field in names}
             if kept and kept != conditions:
                 calls.append(e.call.model_copy(update={"arguments": {**e.call.arguments, key: kept}}))
@@ -462,8 +462,13 @@ class RulePlanner:
 
     def _in_named_documents(self, call: ToolCall) -> bool:
         """Whether `call` searched only documents named by id or by a name field's value (a party, a shop)."""
-        names = {f.name for f in self.catalog.fields(call.arguments.get("bucket", "")) if f.role == "name"}
-        return bool(call.arguments.get("doc_id")) or bool(names & set(call.arguments.get("filters") or {}))
+        return bool(call.arguments.get("doc_id")) or bool(
+            self._name_fields(call) & set(call.arguments.get("filters") or {})
+        )
+
+    def _name_fields(self, call: ToolCall) -> set[str]:
+        """The fields of names (parties, shops) of the bucket `call` searched."""
+        return {f.name for f in self.catalog.fields(call.arguments.get("bucket", "")) if f.role == "name"}
 
 
 def _topic(d: Decomposition) -> list[str]:

@@ -33,10 +33,11 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
     found: list[Found] = []
     for m, f in sorted(chosen, key=lambda mf: mf[0].span):
         negation = negation_before(lowered, m.span[0])
-        if negation is None:
-            said = not _permits(f, m, lowered[max(0, m.span[0] - PERMIT_CHARS) : m.span[0]])
-        else:
-            said = _forbids(f, m, lowered[max(0, negation[0] - MODAL_CHARS) : m.span[0]])
+        act = _names_what_it_forbids(f, m)
+        if negation is None:  # "contracts that can be assigned without consent" are those without anti_assignment
+            said = not (act and PERMITTING.search(lowered[max(0, m.span[0] - PERMIT_CHARS) : m.span[0]]))
+        else:  # "don't let either side poach employees" have no_solicit_of_employees; "no non-compete" not
+            said = act and bool(FORBIDDING.search(lowered[max(0, negation[0] - MODAL_CHARS) : m.span[0]]))
         found.append(say(claims, f, "=", said, m.span, m.text))
     return found
 
@@ -60,22 +61,12 @@ PERMIT_CHARS = 20
 """How far before the act its permitting words are read."""
 
 
-def _permits(f: CatalogField, m: Mention, before: str) -> bool:
-    """Whether the act a prohibiting clause forbids is said to be allowed ("contracts that can be assigned without
-    consent" are those without anti_assignment). An outside probe: the contracts that forbid it were listed."""
-    return bool(PROHIBITIVE.match(f.name)) and not _named_by_its_prohibition(m) and bool(PERMITTING.search(before))
-
-
-def _named_by_its_prohibition(m: Mention) -> bool:
-    """The mention names the clause ("non-compete", "no-solicit"), not the act it forbids ("poach", "assigned")."""
-    return bool(re.search(r"\b(?:non|no|anti|not)\b|\bnon\w", m.text))
-
-
-def _forbids(f: CatalogField, m: Mention, before: str) -> bool:
-    """Whether a negation before a clause that forbids something names the act it forbids ("contracts that don't let
-    either side poach employees" have no_solicit_of_employees), not the clause's own name ("no non-compete"): the
-    clause is then there. An outside probe: the contracts without the clause were listed."""
-    return bool(PROHIBITIVE.match(f.name)) and not _named_by_its_prohibition(m) and bool(FORBIDDING.search(before))
+def _names_what_it_forbids(f: CatalogField, m: Mention) -> bool:
+    """Whether the mention of a clause that forbids something names the act it forbids ("poach", "assigned"), not
+    the clause itself ("non-compete", "no-solicit"): said forbidden, the clause is there; said allowed, it is not
+    (an outside probe: both listed the opposite contracts)."""
+    named_by_its_prohibition = re.search(r"\b(?:non|no|anti|not)\b|\bnon\w", m.text)
+    return bool(PROHIBITIVE.match(f.name)) and not named_by_its_prohibition
 
 
 def flag_mentions(f: CatalogField, lowered: str) -> list[Mention]:
