@@ -46,6 +46,7 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
     words, that the title of one document only holds (spaces and punctuation aside). When no name holds in one
     title only, and one name holds in several while the question speaks of one document ("the Acme agreement",
     `which.one_document`), those documents are the ones named, with the name, for the run to ask which (`Several`).
+    A capitalised name no title holds is looked for in the documents' text the same way (`_held_in_text`).
     Words that name something else are not names of a document: dates and quantities, the first word of the
     sentence, stopwords, the scope's bucket and field words, and the values of its fields: a governing law such as
     "Delaware", and a company or
@@ -66,8 +67,9 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
         # agreement", though "intellectual property" also names ip_ownership_assignment)
         if any(compact(singular(w)) not in kinds_and_values for w in words)
     ]
-    runs = [*_name_runs(question), *described]
-    capitalised = {span for _, span in _name_runs(question)}
+    name_runs = _name_runs(question)
+    runs = [*name_runs, *described]
+    capitalised = {span for _, span in name_runs}
     if not runs:
         return {}, None
     wanted: list[tuple[list[str], tuple[int, int], str]] = []
@@ -118,7 +120,7 @@ def _held_in_text(name: str, common: set[str], own: set[str], vocabulary: Vocabu
     give?": the executive of an employment agreement whose parties the rules did not read) is the document named;
     several are asked which when the question speaks of one ("our Deloitte contract", where two contracts name
     Deloitte as their auditor). None when no document holds it or every word of it is in too many chunks to tell
-    (`TEXT_NAME_CHUNKS`). A name with a word of a name field's value ("Agape ODM": the party AGAPE ATP CORP) or a
+    (`TEXT_NAME_CHUNKS`): an empty list. A name with a word of a name field's value ("Agape ODM": the party AGAPE ATP CORP) or a
     place ("Canadian law") is the value readers' to read, not a document's name."""
     words = [w for w in normalise(name).split() if w not in common and w not in STOPWORDS and len(w) > 2]
     name_words = set().union(*(view.values(f).words for view in vocabulary.buckets.values() for f in view.role("name")))
