@@ -119,9 +119,9 @@ def _held_in_text(name: str, common: set[str], own: set[str], vocabulary: Vocabu
     every word of a capitalised name no title or field holds: one ("How much notice does Brett Haumann need to
     give?": the executive of an employment agreement whose parties the rules did not read) is the document named;
     several are asked which when the question speaks of one ("our Deloitte contract", where two contracts name
-    Deloitte as their auditor). None when no document holds it or every word of it is in too many chunks to tell
-    (`TEXT_NAME_CHUNKS`): an empty list. A name with a word of a name field's value ("Agape ODM": the party AGAPE ATP CORP) or a
-    place ("Canadian law") is the value readers' to read, not a document's name."""
+    Deloitte as their auditor). None (an empty list) when no document holds it or every word of it is in too many
+    chunks to tell (`TEXT_NAME_CHUNKS`). A name with a word of a name field's value ("Agape ODM": the party AGAPE
+    ATP CORP) or a place ("Canadian law") is the value readers' to read, not a document's name."""
     words = [w for w in normalise(name).split() if w not in common and w not in STOPWORDS and len(w) > 2]
     name_words = set().union(*(view.values(f).words for view in vocabulary.buckets.values() for f in view.role("name")))
     if any(w in PLACE_NAMES or w in COUNTRY_NAMES or w in name_words for w in words):
