@@ -473,11 +473,15 @@ def test_a_thread_of_another_scope_is_not_listed_and_cannot_continue_there(page,
     page.goto(page_url(served) + f"#thread={thread}")
     page.reload()  # signed in again from the tab's session, in scope default, the thread named in the address
     expect(page.locator("#turns > li")).to_have_count(1)
-    ask(page, "and per contract type?")
+    # not `ask`: the refused question's turn is drawn and then dropped when the thread is shown again as it stands,
+    # which can happen before a count of two is ever seen
+    page.get_by_label("Question").fill("and per contract type?")
+    page.get_by_label("Question").press("Enter")
     expect(page.get_by_role("alert")).to_have_text(
         "Not allowed: this thread belongs to scope 'sample' and cannot continue in 'default'; resume it without a "
         "scope (it keeps its own), or ask in a new thread"
     )
+    expect(page.locator("#turns > li")).to_have_count(1)  # the thread as it stands: the refused question not in it
     expect(page.get_by_text(re.compile("^Signed in as"))).to_be_visible()  # a 403 refuses, it does not sign out
 
 
