@@ -94,6 +94,19 @@ def test_a_countrys_private_law_named_by_its_adjective_is_that_country():
     assert law == "Colombia" and cited.startswith("27.1 The relation established hereby") and cited.endswith("law.")
 
 
+def test_a_clause_headed_governing_law_chooses_the_law_it_names_in_any_words():
+    """A joint venture's "16. GOVERNING LAW" clause says only that an arbitration "be subject to the application of
+    the Italian Law": under that heading it is the choice; the same words under another heading are not."""
+    clause = (
+        "All disputes arising out of this Agreement shall be finally settled under the Rules of Arbitration of the "
+        "International Chamber of Commerce. Any such arbitration shall (i) be subject to the application of the "
+        "Italian Law, (ii) take place in Paris, France and (iii) be conducted in English."
+    )
+    ((law, cited),) = _read("governing_law", f"15. Privacy. The Parties keep data safe. 16. GOVERNING LAW\n\n{clause}")
+    assert law == "Italy" and "application of the Italian Law" in cited
+    assert RULES["governing_law"](f"16. DISPUTES\n\n{clause}") == []
+
+
 def test_a_state_misread_by_ocr_still_names_the_law():
     body = "15.6 GOVERNING LAW. THIS AGREEMENT SHALL BE GOVERNED BY THE LAWS OF THE SIATE OF TEXAS. 15.7 ASSIGNMENT."
     (law, cited), *_ = _read("governing_law", body)

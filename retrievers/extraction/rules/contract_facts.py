@@ -58,6 +58,11 @@ _GOVERNS_RE = re.compile(
     r"(?:apply|prevail|control)",
     re.IGNORECASE,
 )
+# A clause headed "GOVERNING LAW" or "Applicable Law" chooses the law it names in any words ("shall be subject to the
+# application of the Italian Law"): the heading, capitalised as headings are, just before the clause's sentence.
+_LAW_HEADING_RE = re.compile(r"\b(?:GOVERNING|APPLICABLE|Governing|Applicable)\s+(?:LAW|Law)S?\b|\bCHOICE\s+OF\s+LAW\b")
+_HEADING_REACH = 300
+"""How far before a sentence its clause's heading may be: a heading and the clause's first sentence or two."""
 # "This Agreement shall be governed by", "this Guarantee will be interpreted and construed": a choice of law for
 # the document itself.
 _AGREEMENT_GOVERNED_RE = re.compile(
@@ -99,7 +104,9 @@ def governing_law(body: str) -> list[Found]:
             places.append(second[0])
             named_to = second[1]
         start, end = sentence_span(body, law.start(), named_to, clauses=True)
-        if not _GOVERNS_RE.search(body, start, end):
+        if not (
+            _GOVERNS_RE.search(body, start, end) or _LAW_HEADING_RE.search(body, max(0, start - _HEADING_REACH), start)
+        ):
             continue
         strong = _AGREEMENT_GOVERNED_RE.search(body, start, end)
         for place in split_jurisdictions("; ".join(places)):
