@@ -48,10 +48,18 @@ class OrderBy(BaseModel):
 
 
 class Candidate(BaseModel):
-    """A value the index holds that words of the question may have meant."""
+    """A value the index holds that words of the question may have meant; for a yes/no field, its Yes, with what
+    the field means (`about`: its description)."""
 
     field: str
-    value: str
+    value: str | bool
+    about: str | None = None
+
+    def said(self) -> str:
+        """The candidate as an answer would state it: "parties = 'Acme'", "insurance = yes (when a party must ...)"."""
+        if isinstance(self.value, bool):
+            return f"{self.field} = {'yes' if self.value else 'no'}" + (f" ({self.about})" if self.about else "")
+        return f"{self.field} = {self.value!r}"
 
 
 class Unmapped(BaseModel):

@@ -262,9 +262,14 @@ class FakeCatalog:
             return None
         if phrase in self._meanings and self._meanings[phrase][0] in values:
             return self._meanings[phrase]
-        scores = [fuzz.token_set_ratio(phrase, v) / 200 for v in values]
+        scores = self.meaning_scores(phrase, values)
         best = max(range(len(values)), key=scores.__getitem__)
         return values[best], scores[best]
+
+    def meaning_scores(self, phrase: str, values: list[str]) -> list[float]:
+        """The meaning given as data for its value, the others by spelling as `nearest_in_meaning` says."""
+        given = self._meanings.get(phrase)
+        return [given[1] if given and given[0] == v else fuzz.token_set_ratio(phrase, v) / 200 for v in values]
 
     def closeness(self, question: str) -> dict[str, float]:
         """Scores given as data for the question, else the share of the question's words (three letters or more)

@@ -169,11 +169,15 @@ class Catalog:
         phrases, each cached), which MiniLM computes without loading PyTorch."""
         if not values:
             return None
-        embedder = self.context.stack.embedder
-        query, *candidates = (embedder.embed_query(text) for text in (phrase, *values))
-        scores = [sum(a * b for a, b in zip(query, c, strict=True)) for c in candidates]
+        scores = self.meaning_scores(phrase, values)
         best = max(range(len(values)), key=scores.__getitem__)
         return values[best], scores[best]
+
+    def meaning_scores(self, phrase: str, values: list[str]) -> list[float]:
+        """Each value's cosine with `phrase` by the index's embedder, each text embedded as a query (cached)."""
+        embedder = self.context.stack.embedder
+        query, *candidates = (embedder.embed_query(text) for text in (phrase, *values))
+        return [sum(a * b for a, b in zip(query, c, strict=True)) for c in candidates]
 
     def closeness(self, question: str) -> dict[str, float]:
         """Each bucket's best chunk score for the question (one semantic search per bucket, through the tools);

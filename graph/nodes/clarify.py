@@ -61,7 +61,7 @@ def _meant_options(d: Decomposition) -> list[ClarifyOption]:
     return [
         ClarifyOption(
             choice="narrow",
-            label=f"did you mean {c.field} = {escape(c.value)}? (for {escape(u.text)})",
+            label=f"did you mean {escape(c.said())}? (for {escape(u.text)})",
             field=c.field,
             op="=",
             value=c.value,

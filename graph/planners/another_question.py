@@ -104,14 +104,20 @@ def condition_left_out(d: Decomposition, vocabulary: Vocabulary) -> Unmapped | N
     if not left:
         return None
     unrecorded = [spec.name for spec in view.unvalued if set(left) & set(view.field_words_of(spec))]
-    why = (
-        f"no document of {view.name} here has a value for {', '.join(unrecorded)}: none is labelled with it, and "
-        "no rule reads it from their text"
-        if unrecorded
-        else f"no field of {view.name} records it"
-    )
+    meant = [] if unrecorded else view.flags_meant(d.question)
+    if unrecorded:
+        why = (
+            f"no document of {view.name} here has a value for {', '.join(unrecorded)}: none is labelled with it, "
+            "and no rule reads it from their text"
+        )
+    elif meant:
+        why = f"no field of {view.name} is named by these words (the yes/no fields closest in meaning are offered)"
+    else:
+        why = f"no field of {view.name} records it"
     return Unmapped(
-        text=" ".join(left), why=f"{why}, and a figure over every document of {view.name} would leave it out"
+        text=" ".join(left),
+        nearest=meant,
+        why=f"{why}, and a figure over every document of {view.name} would leave it out",
     )
 
 

@@ -54,5 +54,8 @@ class CatalogView(Protocol):
     def nearest_in_meaning(self, phrase: str, values: list[str]) -> tuple[str, float] | None:
         """The value closest in meaning to `phrase`, with its cosine; None for no values."""
 
+    def meaning_scores(self, phrase: str, values: list[str]) -> list[float]:
+        """Each value's closeness in meaning to `phrase` (a cosine), in the values' order."""
+
     def closeness(self, question: str) -> dict[str, float]:
         """Each bucket's best chunk score for the question; nothing when a search fails."""

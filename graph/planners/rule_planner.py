@@ -516,7 +516,7 @@ def _unmapped_reason(d: Decomposition) -> str:
         if u.why:
             parts.append(f"I could not use {u.text!r}: {u.why}")
             continue
-        near = "; ".join(f"{c.field} = {c.value!r}" for c in u.nearest)
+        near = "; ".join(c.said() for c in u.nearest)
         parts.append(
             f"I could not match {u.text!r} to anything in {', '.join(d.buckets)}"
             + (f" (nearest: {near})" if near else "")

@@ -8,6 +8,7 @@ value indexes are built at most once per field per step, and only for the bucket
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -15,10 +16,23 @@ from core.models import FieldSpec
 from english.lexicon import STOPWORDS
 from english.mentions import Mention, find_mentions, fuzzy_mentions
 from english.value_match import ValueIndex, normalise
+from graph.decomposition import Candidate
 from graph.planners.catalog_view import CatalogView
 from retrievers.postgres.field_catalog import CatalogField
 
 __all__ = ["BucketWords", "Mention", "Vocabulary", "find_mentions"]
+
+FLAGS_MEANT = 2
+"""Yes/no fields offered for words that name no field."""
+FLAG_MEANING_FLOOR = 0.4
+"""The cosine (MiniLM) from which a yes/no field's description is close enough to a question to be offered: on the
+contracts' clauses, the field a question describes in other words scores 0.5-0.75 ("jointly owning something they
+develop": joint_ip_ownership 0.57), the fields it does not describe mostly under 0.45; offered, not taken, since the
+nearest is not always the one meant ("a non-compete restriction" is closer to the exceptions to one)."""
+
+
+_WHEN_TRUE = re.compile(r"^(?:true|yes)\s+(?:when|if)\b", re.IGNORECASE)
+"""A flag's description opening "True when ...", said after its Yes as "when ..."."""
 
 
 @dataclass
@@ -128,6 +142,20 @@ class BucketWords:
 
     def _words_of(self, fields: list[CatalogField]) -> frozenset[str]:
         return frozenset(w for f in fields for w in self.field_words_of(f))
+
+    def flags_meant(self, question: str) -> list[Candidate]:
+        """The yes/no fields with values whose descriptions are closest in meaning to `question`, as its Yes: what
+        a question that names no field may describe in its own words ("contesting the other side's intellectual
+        property" for covenant_not_to_sue), for the human to choose among."""
+        flags = [f for f in self.typed("boolean") if f.description and f.doc_count]
+        about = [f"{f.name.replace('_', ' ')}: {f.description}" for f in flags]
+        scores = self.catalog.meaning_scores(question, about) if flags else []
+        ranked = sorted(zip(scores, flags, strict=True), key=lambda sf: -sf[0])
+        return [
+            Candidate(field=f.name, value=True, about=_WHEN_TRUE.sub("when", f.description))
+            for score, f in ranked[:FLAGS_MEANT]
+            if score >= FLAG_MEANING_FLOOR
+        ]
 
     def values(self, f: CatalogField) -> ValueIndex:
         if f.name not in self._indexes:

@@ -90,6 +90,8 @@ def names_left(
                 for f in view.role("name")
                 for value in view.values(f).nearest(phrase)
             ]
+            if not capitalised and not digits:  # "from contesting ...": words, not a name; maybe a clause's
+                nearest = [*(c for view in views for c in view.flags_meant(text)), *nearest]
             if before == "in":
                 nearest = [
                     Candidate(field=f.name, value=value)
