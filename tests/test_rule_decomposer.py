@@ -12,6 +12,7 @@ from contextlib import closing
 import pytest
 
 from graph.nodes.clarify import _narrowing
+from graph.planners.model_reading import candidate_views
 from graph.planners.rule_decomposer import RuleDecomposer
 from graph.schemas import ClarifyReply
 from retrievers.extraction.shipped import shipped
@@ -604,7 +605,7 @@ def described_clauses():
         for question, (_, clause) in DESCRIBED_CLAUSES.items()
     }
     documents = {"contracts": [(doc_id, doc_id, [("properties", row)]) for doc_id, row in rows.items()]}
-    return RuleDecomposer(FakeCatalog(documents, specs={"contracts": shipped("contracts")}, meanings=meanings))
+    return FakeCatalog(documents, specs={"contracts": shipped("contracts")}, meanings=meanings)
 
 
 @pytest.mark.parametrize("question", list(DESCRIBED_CLAUSES))
@@ -613,7 +614,7 @@ def test_a_clause_a_count_describes_in_other_words_is_offered_not_taken(describe
     field closest in meaning, as its Yes with what it means, for the human to choose: the nearest is not always the
     one meant, so nothing is counted until they do."""
     words, clause = DESCRIBED_CLAUSES[question]
-    d = described_clauses.decompose(question)
+    d = RuleDecomposer(described_clauses).decompose(question)
     assert d.intent == "count" and not d.constraints
     (unmapped,) = d.unmapped
     assert unmapped.text == words
@@ -621,6 +622,14 @@ def test_a_clause_a_count_describes_in_other_words_is_offered_not_taken(describe
     assert (first.field, first.value) == (clause, True) and first.about.startswith("when ")
     reply = ClarifyReply(choice="narrow", field=first.field, op="=", value=first.value)
     assert _narrowing(reply, "contracts", {clause: "boolean"}).value is True
+
+
+@pytest.mark.parametrize("question", list(DESCRIBED_CLAUSES))
+def test_a_model_reading_where_the_rules_run_out_is_shown_the_clause_described_first(described_clauses, question):
+    """The dozen fields a small model is shown were those sharing words with the question; the clause it
+    describes in other words shared none ("contesting" is not "contest") and was left out of its choice."""
+    shown = candidate_views(described_clauses, ["contracts"], question)["contracts"]
+    assert shown[0].name == DESCRIBED_CLAUSES[question][1]
 
 
 def test_clause_words_in_two_clauses_of_a_question_name_no_clause(clause_rules):

@@ -25,6 +25,7 @@ from english.quantities import in_unit, quantities, time_unit
 from english.value_match import normalise
 from graph.decomposition import OrderBy
 from graph.planners.grounding import ModelReading, SaidConstraint
+from graph.planners.vocabulary import BucketWords
 from retrievers.postgres.field_catalog import CatalogField
 from tools.catalog import Catalog
 
@@ -70,15 +71,18 @@ def _words(text: str) -> set[str]:
     return {w for w in normalise(text).split() if len(w) > 2}
 
 
-def relevant_fields(fields: list[CatalogField], question: str, limit: int = MAX_FIELDS) -> list[CatalogField]:
-    """The fields most related to the question: by the words their names, aliases, descriptions and values share
-    with it (a bucket of 41 fields shows the dozen that matter); the numeric ones next, since a figure needs one."""
+def relevant_fields(
+    fields: list[CatalogField], question: str, limit: int = MAX_FIELDS, meant: frozenset[str] = frozenset()
+) -> list[CatalogField]:
+    """The fields most related to the question: the yes/no fields `meant` by it in other words first (closest in
+    meaning, `BucketWords.flags_meant`), then by the words their names, aliases, descriptions and values share with
+    it (a bucket of 41 fields shows the dozen that matter); the numeric ones next, since a figure needs one."""
     said = _words(question)
 
-    def related(f: CatalogField) -> tuple[int, int]:
+    def related(f: CatalogField) -> tuple[bool, int, int]:
         own = _words(" ".join([f.name.replace("_", " "), f.description, *f.aliases]))
         values = _words(" ".join(str(v) for v in (f.values or f.examples)[:50]))
-        return (2 * len(said & own) + len(said & values), f.type in NUMERIC)
+        return (f.name in meant, 2 * len(said & own) + len(said & values), f.type in NUMERIC)
 
     ranked = sorted(fields, key=related, reverse=True)
     return ranked[:limit]
@@ -145,7 +149,14 @@ def shown(views: dict[str, list[CatalogField]]) -> str:
 
 
 def candidate_views(catalog: Catalog, buckets: list[str], question: str) -> dict[str, list[CatalogField]]:
-    return {b: relevant_fields(catalog.fields(b), question) for b in buckets if catalog.fields(b)}
+    """Each bucket's fields a model is shown for the question (`relevant_fields`)."""
+    return {
+        b: relevant_fields(
+            catalog.fields(b), question, meant=frozenset(c.field for c in BucketWords(b, catalog).flags_meant(question))
+        )
+        for b in buckets
+        if catalog.fields(b)
+    }
 
 
 def stated(question: str, value: Any, f: CatalogField) -> bool:
