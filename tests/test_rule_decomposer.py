@@ -600,6 +600,7 @@ def described_clauses():
     specs = {spec.name: spec for spec in shipped("contracts")}
     rows = {doc_id: {**row, "parties": [f"{doc_id.split('.')[0]} Inc."]} for doc_id, row in CLAUSE_ROWS.items()}
     rows["UPKEEP-D.txt"]["covenant_not_to_sue"] = True
+    rows["SUPPLY-B.txt"]["governing_law"] = "People's Republic of China"
     meanings = {
         question: (f"{clause.replace('_', ' ')}: {specs[clause].description}", 0.55)
         for question, (_, clause) in DESCRIBED_CLAUSES.items()
@@ -622,6 +623,16 @@ def test_a_clause_a_count_describes_in_other_words_is_offered_not_taken(describe
     assert (first.field, first.value) == (clause, True) and first.about.startswith("when ")
     reply = ClarifyReply(choice="narrow", field=first.field, op="=", value=first.value)
     assert _narrowing(reply, "contracts", {clause: "boolean"}).value is True
+
+
+def test_a_lower_case_word_naming_part_of_a_place_is_no_condition_on_it(described_clauses):
+    """ "the other company's people" counted the contracts governed by the law of the People's Republic of China (a
+    blind question about hiring staff away); a name a kind or a party holds is read as before."""
+    rules = RuleDecomposer(described_clauses)
+    d = rules.decompose("Which agreements stop us from hiring away the other company's people?")
+    assert "governing_law" not in [c.field for c in d.constraints]
+    d = rules.decompose("Which contracts are governed by the law of the People's Republic of China?")
+    assert [(c.field, c.value) for c in d.constraints] == [("governing_law", "People's Republic of China")]
 
 
 @pytest.mark.parametrize("question", list(DESCRIBED_CLAUSES))

@@ -54,6 +54,8 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
             best = None
         if best is not None and not name_like and best[1].name == kind and best[0][2] == QUALITY["stems"]:
             best = None  # "require a party to maintain insurance": a verb, not the kind Maintenance Agreement
+        if best is not None and not name_like and best[1].name != kind and best[1].role != "name" and not best[0][3]:
+            best = None  # "the other company's people": an ordinary word, not part of People's Republic of China
         if best is None:
             country = DEMONYMS.get(" ".join(words))
             best = _demonym(view, fields, lowered, country) if country else None
