@@ -91,6 +91,12 @@ def test_a_contract_without_the_clauses_says_no_and_cites_nothing():
         ("This agreement shall begin upon the date of its execution by MA and acceptance in writing by Company and "
          "shall remain in effect until the end of the current calendar year and shall be automatically renewed for "
          "successive one (1) year periods unless otherwise terminated.", True),
+        # a word between "automatic" and the renewal, and a contract named by what it is (two of a user's folder)
+        ("The term of this Agreement shall be for a period of five (5) years (the \"Initial Term\"); provided, "
+         "however, the Initial Term shall be subject to automatic successive renewal terms of three (3) years each.",
+         True),
+        ("After the initial period of two years, the maintenance and support contract shall be automatically renewed "
+         "for a period of one year on each renewal date, unless one of the parties terminates it.", True),
         # a period extended as far after it is no renewal
         ("Whenever the action is required to be taken under this Agreement within a specified period of time and "
          "the taking of such action is materially affected by a matter submitted to arbitration, such period shall "

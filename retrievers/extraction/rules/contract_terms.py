@@ -306,8 +306,8 @@ def renewal_terms(body: str) -> list[Found]:
 
 _RENEWS = r"(?:renew|extend|continu)\w*"
 _RENEWS_ITSELF = words(
-    rf"\b(?:agreement|term|contract)\b[^.;]{{0,250}}?\bautomatic(?:ally)?\s+(?:be\s+)?renew|"
-    rf"\b(?:agreement|term|contract)\b[^.;]{{0,100}}?(?:\bautomatic(?:ally)?\s+(?:be\s+)?{_RENEWS}|\b{_RENEWS}\s+"
+    rf"\b(?:agreement|term|contract)\b[^.;]{{0,250}}?\bautomatic(?:ally)?\s+(?:\w+\s+){{0,2}}?renew|"
+    rf"\b(?:agreement|term|contract)\b[^.;]{{0,100}}?(?:\bautomatic(?:ally)?\s+(?:\w+\s+){{0,2}}?{_RENEWS}|\b{_RENEWS}\s+"
     rf"(?:\w+\s+){{0,3}}?automatic(?:ally)?\b|\b(?:shall|will)\s+(?:thereafter\s+)?(?:be\s+)?(?:renew|extend)\w*\b"
     r"[^.;]{0,200}?\bunless\b)|\bauto-?renew\w*|\bevergreen\b|\b(?:year|month)[\s-]to[\s-](?:year|month)\b[^.;]{0,120}?"
     r"\bunless\b"
@@ -316,7 +316,8 @@ _RENEWS_ITSELF = words(
 either party gives notice", "from year to year unless terminated"; the agreement or its term is what renews (a
 time period "automatically extended" by a delay is no renewal). "Automatically renewed" may stand far after the
 agreement's word ("This agreement shall begin upon ... and shall remain in effect until ... and shall be
-automatically renewed"); an extension only near it, as other periods are extended too."""
+automatically renewed"); an extension only near it, as other periods are extended too. A word or two may stand
+between ("subject to automatic successive renewal terms")."""
 _RENEWS_BY_CHOICE = words(
     r"\bmay\s*(?:,\s*at\s+its\s+option\s*,)?\s+(?:be\s+(?:mutually\s+)?(?:renewed|extended)|(?:renew|extend)\s+(?:this|the)\s+"
     r"(?:agreement|term|contract))|\boption\s+to\s+(?:renew|extend)|"
@@ -328,9 +329,10 @@ _RENEWS_BY_CHOICE = words(
 )
 """A renewal that needs a choice: one party's option, both parties' agreement, or none at all ("shall not renew")."""
 _NOT_THE_TERM = words(r"\bwarrant\w*|\bmeans\b|\binsur\w*|\bstandstill\b|\blicen[cs]e\s+key")
-_TERM_WORD = words(r"\b(?:this|the)\s+(?:initial\s+|renewal\s+)?(?:agreement|term|contract)\b")
-"""What a renewal renews: this agreement, its term ("may extend ... any indebtedness" of a guarantee, or "this time
-limit may be extended by agreement of the parties", is no renewal)."""
+_TERM_WORD = words(r"\b(?:this|the)\s+(?:[\w-]+\s+){0,3}?(?:agreement|term|contract)\b")
+"""What a renewal renews: this agreement, its term, or the contract named by what it is ("the maintenance and
+support contract"). "May extend ... any indebtedness" of a guarantee, or "this time limit may be extended by
+agreement of the parties", is no renewal."""
 _RENEWAL_SENTENCES_READ = 20
 
 
