@@ -111,6 +111,21 @@ def test_an_invented_condition_is_dropped_and_the_call_says_so(stack):
     assert values["model_calls"][0].detail == "dropped, as the question states none of them: notice_period_days >= 90.0"
 
 
+def test_a_yes_no_clause_the_question_neither_names_nor_describes_is_dropped(stack):
+    """A 1.5B model read "can one side walk away ... with notice" as termination for convenience and non-compete
+    both, counting the contracts with the two: a yes/no clause is kept only where the question names it by its words
+    or it is among the clauses closest in meaning to the question."""
+    added = reading(
+        "contracts", "list", [condition("governing_law", "=", "Delaware"), condition("non_compete", "=", True)]
+    )
+    values, _ = run(stack, [added, LEAD])
+    assert [c.field for c in values["decomposition"].constraints] == ["governing_law"]
+    assert values["model_calls"][0].detail == "dropped, as the question states none of them: non_compete = True"
+    named = "Which contracts governed by Delaware law have a non-compete?"
+    values, _ = run(stack, [added, LEAD], question=named)
+    assert [c.field for c in values["decomposition"].constraints] == ["governing_law", "non_compete"]
+
+
 def test_a_call_rejected_as_invalid_request_is_recovered(stack):
     """The model plans the searches of a question for text; a call the tool rejects is replaced by the rules'."""
     bad_plan = {

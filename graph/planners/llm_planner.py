@@ -38,7 +38,14 @@ from graph.planners.base import Budget, Progress, Stream
 from graph.planners.chat_breaker import ChatBreaker
 from graph.planners.grounding import ground, ground_reading
 from graph.planners.model_calls import ModelAsker, ModelCall
-from graph.planners.model_reading import as_model_reading, candidate_views, fields_lines, prompt, reading_schema
+from graph.planners.model_reading import (
+    as_model_reading,
+    candidate_views,
+    fields_lines,
+    flags_said,
+    prompt,
+    reading_schema,
+)
 from graph.planners.rule_decomposer import RuleDecomposer
 from graph.planners.rule_planner import RulePlanner
 from graph.schemas import ROUTES, Answer, Decision, Evidence, GradedHit, Plan, Route, RouteKind
@@ -169,7 +176,7 @@ class LLMPlanner:
             return None
         decomposer = self.rules.decomposer
         shown = {f.name: f for fields in views.values() for f in fields}
-        said, dropped = as_model_reading(question, chosen, shown)
+        said, dropped = as_model_reading(question, chosen, shown, flags_said(self.catalog, list(views), question))
         if dropped:
             self.calls[-1] = self.calls[-1].model_copy(
                 update={"detail": f"dropped, as the question states none of them: {'; '.join(dropped)}"}

@@ -30,6 +30,12 @@ from retrievers.postgres.field_catalog import CatalogField
 from tools.catalog import Catalog
 
 MAX_FIELDS = 12
+FLAGS_A_MODEL_MAY_SET = 4
+FLAG_A_MODEL_MAY_SET_FLOOR = 0.25
+"""A yes/no field a model sets must be among the 4 closest in meaning to the question, from a cosine of 0.25, unless
+the question names it. On 30 clauses described blind in everyday words (`evals/own_contracts/clause_descriptions`),
+the 1.5B model's 12 right clauses ranked 1st to 4th (0.34 to 0.54); 14 of its 20 wrong ones ranked 6th to 33rd
+("veggie" for `vegetarian`, named by no word, is 0.31-0.36)."""
 MAX_CONDITIONS = 4
 MAX_EXAMPLES = 4
 OPS = ("=", "!=", ">", ">=", "<", "<=", "between", "in")
@@ -159,6 +165,20 @@ def candidate_views(catalog: Catalog, buckets: list[str], question: str) -> dict
     }
 
 
+def flags_said(catalog: Catalog, buckets: list[str], question: str) -> frozenset[str]:
+    """The yes/no fields the question names by their words or may describe in its own (the `FLAGS_A_MODEL_MAY_SET`
+    closest in meaning, `BucketWords.flags_meant`): the only ones a model's reading may set. A small model adds
+    clauses the question never speaks of ("can one side walk away ... with notice" as termination for convenience
+    and non-compete)."""
+    lowered = question.lower()
+    said: set[str] = set()
+    for b in buckets:
+        view = BucketWords(b, catalog)
+        said |= {f.name for f in view.typed("boolean") if view.field_mentions(lowered, f)}
+        said |= {c.field for c in view.flags_meant(question, FLAGS_A_MODEL_MAY_SET, FLAG_A_MODEL_MAY_SET_FLOOR)}
+    return frozenset(said)
+
+
 def stated(question: str, value: Any, f: CatalogField) -> bool:
     """Whether the question states a condition's value: a number it says (in the field's unit of time, for a field
     of time: "an hour" is 60 on a field of minutes), words it has (typos allowed), any value of a yes/no field
@@ -179,10 +199,11 @@ def stated(question: str, value: Any, f: CatalogField) -> bool:
 
 
 def as_model_reading(
-    question: str, chosen: BaseModel, fields: dict[str, CatalogField]
+    question: str, chosen: BaseModel, fields: dict[str, CatalogField], flags: frozenset[str]
 ) -> tuple[ModelReading, list[str]]:
     """The model's choice in the decomposition's terms (`ModelReading`), for the grounding step, and the conditions
-    dropped as stated nowhere in the question."""
+    dropped as stated nowhere in the question: a value it never says, or a yes/no field not among `flags`
+    (`flags_said`)."""
     figure = FIGURES.get(chosen.asks)
     of_field = None if chosen.of_field == "none" else chosen.of_field
     group_by = [] if chosen.group_by == "none" else [chosen.group_by]
@@ -205,7 +226,7 @@ def as_model_reading(
     said, dropped = [], []
     for c in chosen.conditions:
         f = fields.get(c.field)
-        if f is not None and not stated(question, c.value, f):
+        if f is not None and (not stated(question, c.value, f) or f.type == "boolean" and f.name not in flags):
             dropped.append(f"{c.field} {c.op} {c.value}")
             continue
         op = "=" if c.op == "in" and not isinstance(c.value, list) else c.op  # "in" one value is "="

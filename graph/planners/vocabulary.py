@@ -143,18 +143,19 @@ class BucketWords:
     def _words_of(self, fields: list[CatalogField]) -> frozenset[str]:
         return frozenset(w for f in fields for w in self.field_words_of(f))
 
-    def flags_meant(self, question: str) -> list[Candidate]:
-        """The yes/no fields with values whose descriptions are closest in meaning to `question`, as its Yes: what
-        a question that names no field may describe in its own words ("contesting the other side's intellectual
-        property" for covenant_not_to_sue), for the human to choose among."""
-        flags = [f for f in self.typed("boolean") if f.description and f.doc_count]
-        about = [f"{f.name.replace('_', ' ')}: {f.description}" for f in flags]
+    def flags_meant(self, question: str, top: int = FLAGS_MEANT, floor: float = FLAG_MEANING_FLOOR) -> list[Candidate]:
+        """The `top` yes/no fields with values closest in meaning to `question` (by their names and descriptions),
+        from a cosine of `floor`, as their Yes: what a question that names no field may describe in its own words
+        ("contesting the other side's intellectual property" for covenant_not_to_sue), for the human to choose
+        among."""
+        flags = [f for f in self.typed("boolean") if f.doc_count]
+        about = [f"{f.name.replace('_', ' ')}: {f.description}".rstrip(": ") for f in flags]
         scores = self.catalog.meaning_scores(question, about) if flags else []
         ranked = sorted(zip(scores, flags, strict=True), key=lambda sf: -sf[0])
         return [
-            Candidate(field=f.name, value=True, about=_WHEN_TRUE.sub("when", f.description))
-            for score, f in ranked[:FLAGS_MEANT]
-            if score >= FLAG_MEANING_FLOOR
+            Candidate(field=f.name, value=True, about=_WHEN_TRUE.sub("when", f.description) or None)
+            for score, f in ranked[:top]
+            if score >= floor
         ]
 
     def values(self, f: CatalogField) -> ValueIndex:
