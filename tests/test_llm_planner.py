@@ -12,12 +12,13 @@ import uuid
 import pytest
 from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
 
 from graph.answer.written import NO_ANSWER
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
-from graph.decomposition import Decomposition
+from graph.decomposition import Candidate, Decomposition
 from graph.planners.chat_breaker import ChatBreaker
 from graph.planners.llm_planner import LLMPlanner
 from graph.services import AgentServices
@@ -251,3 +252,53 @@ def test_a_route_that_breaks_the_rules_is_asked_again_then_left_to_the_rules(sta
     route, planner = route_with(stack, [bad, bad], TEXT_QUESTION, tried)
     assert route.kind == rules_route and planner.fallbacks == ["select_route: no usable answer after 2 attempts"]
     assert [(c.mode, c.outcome) for c in planner.calls] == [("select_route", "invalid")] * 2
+
+
+WALK_AWAY = "In how many contracts can one side walk away whenever it likes, as long as it gives some notice?"
+CONVENIENCE = {
+    s.document.doc_id for s in sample.load() for a in s.annotations if a.row.get("termination_for_convenience") is True
+}
+
+
+def test_auto_offers_a_clause_the_question_describes_without_naming_rather_than_counting_it(stack):
+    """A clause said in everyday words is a guess when several could be meant: asked about 30 clauses described
+    blind, the 1.5B model's counts over such guesses were wrong more often than right. The run asks instead, the
+    model's clause offered first, and the clause chosen is counted."""
+    guess = reading("contracts", "count", [condition("termination_for_convenience", "=", True)])
+    model = RecordingModel(messages=iter([guess]))
+    with AgentServices(stack, chat_model=model) as services:
+        agent = compile_agent(services, InMemorySaver(serde=SERDE))
+        config = {"configurable": {"thread_id": uuid.uuid4().hex}}
+        agent.invoke({"question": WALK_AWAY}, config, context=AgentContext(planner="auto"))
+        state = agent.get_state(config)
+        assert len(model.prompts) == 1, "the rules could not read it: the model was asked"
+        assert state.values.get("answer") is None and state.interrupts, "no count over a guess: the run asks"
+        first = state.interrupts[0].value["options"][0]
+        assert (first["field"], first["value"]) == ("termination_for_convenience", True)
+        assert "by notice alone" in first["label"], "the clause offered with what it means"
+        assert "offered first, not counted" in state.values["model_calls"][0].detail
+        chosen = {k: v for k, v in first.items() if k != "label"}
+        agent.invoke(Command(resume=chosen), config, context=AgentContext(planner="auto"))
+        answer = agent.get_state(config).values["answer"]
+    assert CONVENIENCE and answer.format == "figure" and answer.value == len(CONVENIENCE)
+
+
+def test_a_yes_no_field_described_alone_is_taken_and_one_among_others_is_offered():
+    """A bucket of recipes: "veggie" names no field, yet `vegetarian` is the one yes/no field it can describe, and
+    the model's reading of it is taken. Among several it might describe, the model's choice is a guess."""
+    from graph.planners.model_reading import as_model_reading, reading_schema
+    from retrievers.postgres.field_catalog import CatalogField
+
+    fields = {
+        name: CatalogField(kind="recipe", name=name, type="boolean", multi=False, doc_count=9, distinct_count=2,
+                           examples=[True, False])
+        for name in ("vegetarian", "spicy")
+    }  # fmt: skip
+    schema = reading_schema(["recipes"], list(fields.values()))
+    said = {"field": "vegetarian", "op": "=", "value": "yes"}
+    chosen = schema.model_validate({"bucket": "recipes", "asks": "count", "conditions": [said]})
+    veggie, spicy = Candidate(field="vegetarian", value=True), Candidate(field="spicy", value=True)
+    alone = as_model_reading("how many veggie dishes", chosen, fields, frozenset(), [veggie])
+    assert [(c.field, c.value) for c in alone.reading.constraints] == [("vegetarian", "yes")] and not alone.guessed
+    among = as_model_reading("how many veggie dishes", chosen, fields, frozenset(), [veggie, spicy])
+    assert among.reading.constraints == [] and among.guessed == [veggie] and not among.dropped

@@ -47,7 +47,8 @@ OP_WORDS = {
     "≤": "<=", "≠": "!=", "not_in": "not in", "nin": "not in", "one of": "in", "range": "between",
 }  # fmt: skip
 """Operators as models write them, as the tools' own (`retrievers.postgres.annotation_filters.Op`)."""
-_TRUE, _FALSE = {"true", "yes", "y", "1"}, {"false", "no", "n", "0"}
+YES_WORDS, NO_WORDS = {"true", "yes", "y", "1"}, {"false", "no", "n", "0"}
+"""How a model may write a yes/no field's value."""
 
 
 class SaidConstraint(BaseModel):
@@ -260,8 +261,8 @@ def _value(view: BucketWords, f: CatalogField, value: Any) -> list[Any] | Unmapp
     if f.type == "boolean":
         if isinstance(value, bool):
             return [value]
-        if text.lower() in _TRUE | _FALSE:
-            return [text.lower() in _TRUE]
+        if text.lower() in YES_WORDS | NO_WORDS:
+            return [text.lower() in YES_WORDS]
         return Unmapped(text=text, why=f"{f.name} is yes or no")
     if f.type in ("integer", "number"):
         return _number(view, f, value, text)

@@ -32,7 +32,7 @@ from english.lexicon import FILLER
 from english.value_match import normalise
 from graph.answer.written import AnswerWriter
 from graph.context import AgentContext
-from graph.decomposition import STRUCTURED_INTENTS, Decomposition
+from graph.decomposition import STRUCTURED_INTENTS, Candidate, Decomposition, Unmapped
 from graph.follow_up import is_follow_up, merge
 from graph.planners.base import Budget, Progress, Stream
 from graph.planners.chat_breaker import ChatBreaker
@@ -42,7 +42,8 @@ from graph.planners.model_reading import (
     as_model_reading,
     candidate_views,
     fields_lines,
-    flags_said,
+    flags_described,
+    flags_named,
     prompt,
     reading_schema,
 )
@@ -54,6 +55,7 @@ from tools.catalog import Catalog
 from tools.registry import TOOLS
 
 T = TypeVar("T", bound=BaseModel)
+GUESSED = "no field is named by these words; the yes/no fields they may describe are offered, the model's choice first"
 
 
 class RouteChoice(BaseModel):
@@ -138,7 +140,11 @@ class LLMPlanner:
         follow_up = previous is not None and is_follow_up(question)
         if not (self.everywhere or ran_out(ruled)):
             return ruled
-        read = self._read(question, ruled.buckets, within=previous.buckets if follow_up else None)
+        read, guessed = self._read(question, ruled.buckets, within=previous.buckets if follow_up else None)
+        if guessed and ran_out(ruled):
+            return self._offered(ruled, guessed)
+        if guessed:  # `llm` reads every question: one the rules read whole needs no clause more
+            self._note(f"dropped, as the rules read the question whole: {'; '.join(c.said() for c in guessed)}")
         if read is None:
             return ruled
         if read.unmapped and not ruled.unmapped:
@@ -158,31 +164,55 @@ class LLMPlanner:
 
     def _rejected(self, ruled: Decomposition, why: str) -> Decomposition:
         """The rules' reading, the model's call recorded as not used, and why."""
-        detail = "; ".join(filter(None, [self.calls[-1].detail, why]))
-        self.calls[-1] = self.calls[-1].model_copy(update={"outcome": "invalid", "detail": detail})
+        self._note(why)
+        self.calls[-1] = self.calls[-1].model_copy(update={"outcome": "invalid"})
         self.fallbacks.append(f"decompose: {why}")
         return ruled
 
-    def _read(self, question: str, buckets: list[str], within: list[str] | None) -> Decomposition | None:
+    def _offered(self, ruled: Decomposition, guessed: list[Candidate]) -> Decomposition:
+        """The rules' reading, asked back with the yes/no fields the model guessed offered first (`ModelChoice`),
+        for the words the rules could not map and offered yes/no fields for (or else the first they could not map,
+        or those they placed nowhere)."""
+        words = " ".join(t for t in ruled.topic_terms if t not in FILLER) or ruled.question
+        unmapped = list(ruled.unmapped) or [Unmapped(text=words, why=GUESSED)]
+        at = next((i for i, u in enumerate(unmapped) if any(isinstance(c.value, bool) for c in u.nearest)), 0)
+        taken = {g.field for g in guessed}
+        nearest = [*guessed, *(c for c in unmapped[at].nearest if c.field not in taken)]
+        unmapped[at] = unmapped[at].model_copy(update={"nearest": nearest})
+        offered = "; ".join(c.said() for c in guessed)
+        self._note(f"offered first, not counted, as the question does not name it: {offered}")
+        self.fallbacks.append(f"decompose: the model's {offered} offered rather than counted")
+        return ruled.model_copy(update={"unmapped": unmapped})
+
+    def _note(self, detail: str) -> None:
+        """A note on the last model call, after the ones it has."""
+        call = self.calls[-1]
+        self.calls[-1] = call.model_copy(update={"detail": "; ".join(filter(None, [call.detail, detail]))})
+
+    def _read(
+        self, question: str, buckets: list[str], within: list[str] | None
+    ) -> tuple[Decomposition | None, list[Candidate]]:
         """The model's choice among the fields of `buckets` (None when they have none, or no usable answer came),
-        grounded (`grounding.ground_reading`, `grounding.ground`)."""
+        grounded (`grounding.ground_reading`, `grounding.ground`), and the yes/no fields it guessed
+        (`ModelChoice`)."""
         views = candidate_views(self.catalog, buckets, question)
         if not views:
-            return None
+            return None, []
         system, human = prompt(question, views)
         schema = reading_schema(list(views), [f for fields in views.values() for f in fields])
         chosen = self.asker.ask("decompose", schema, [("system", system), ("human", human)])
         if chosen is None:
-            return None
+            return None, []
         decomposer = self.rules.decomposer
         shown = {f.name: f for fields in views.values() for f in fields}
-        said, dropped = as_model_reading(question, chosen, shown, flags_said(self.catalog, list(views), question))
+        named = flags_named(self.catalog, list(views), question)
+        said, dropped, guessed = as_model_reading(
+            question, chosen, shown, named, flags_described(self.catalog, list(views), question)
+        )
         if dropped:
-            self.calls[-1] = self.calls[-1].model_copy(
-                update={"detail": f"dropped, as the question states none of them: {'; '.join(dropped)}"}
-            )
+            self._note(f"dropped, as the question states none of them: {'; '.join(dropped)}")
         d = ground_reading(said, decomposer.vocabulary, decomposer.read_conditions)
-        return ground(d, decomposer.vocabulary, within=within, today=decomposer.today)
+        return ground(d, decomposer.vocabulary, within=within, today=decomposer.today), guessed
 
     def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
         """The model's route, checked: not one tried already; structured only for a list, count or sum (whose
