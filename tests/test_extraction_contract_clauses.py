@@ -184,12 +184,37 @@ def test_a_competitor_named_before_an_unrelated_restraint_is_no_non_compete():
 
 
 @pytest.mark.parametrize(
+    "sentence",
+    [  # keeping information from a competitor, not soliciting staff for one, hiring a third party, a word that
+        # only begins like a forbidden business ("developed"): restrictions, but no non-compete
+        "During the term and for two years thereafter, the Recipient shall not use the Confidential Information of "
+        "the Company to compete with the Company.",
+        "For one year after termination, Consultant shall not solicit any employee of the Company to join a "
+        "competitor.",
+        "During the Term, Reseller shall not engage any third party to modify the Products installed at customer "
+        "sites.",
+        "During the Term, the Supplier will not circumvent the customer relationships developed by the Distributor.",
+    ],
+)
+def test_other_restrictions_during_the_term_are_no_non_compete(sentence):
+    """A user's folder of 40 contracts got a non-compete for 13 where CUAD counts 6: a confidentiality or
+    non-solicitation covenant that names a competitor, or any "shall not" over the term, was taken for one."""
+    body = FILLER + sentence + " " + FILLER
+    assert contract_clauses.RULES["non_compete"](body) == [Found(False, 0, 0)]
+
+
+@pytest.mark.parametrize(
     ("field", "sentence"),
     [
         (  # a restraint over the term is a non-compete
             "non_compete",
             "During the term of this Agreement and for one (1) year thereafter, neither party shall, directly or "
             "indirectly, engage in the manufacture of any fast food product.",
+        ),
+        (  # so is a prohibition worded with a gerund
+            "non_compete",
+            "For a period of two years after this Agreement ends, the Seller shall be prohibited from owning or "
+            "operating any business that sells fast food.",
         ),
         (  # not dealing with anyone else during the term is exclusivity
             "exclusivity",

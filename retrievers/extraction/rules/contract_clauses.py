@@ -108,6 +108,26 @@ other: a sentence naming a beneficiary says the clause only when it grants the r
 intended third-party beneficiary of this Agreement"), with a verb (a heading "Third-Party Beneficiaries." names the
 section, which most often denies them)."""
 
+_RESTRICTED_ACT = (
+    r"(?:develop(?:ing)?|manufactur(?:e|ing)|sell(?:ing)?|offer(?:ing)?|market(?:ing)?|distribut(?:e|ing)|promot(?:e|ing)|"
+    r"engag(?:e|ing)(?!\s+(?:any|an?|the|such|its|third)\b)|enter(?:ing)?\s+into|carry(?:ing)?|represent(?:ing)?|"
+    r"handl(?:e|ing)|commerciali[sz](?:e|ing)|research(?:ing)?|endors(?:e|ing)|own(?:ing)?|operat(?:e|ing)|"
+    r"participat(?:e|ing)|invest(?:ing)?|acquir(?:e|ing)|hav(?:e|ing)\s+(?:an?|any)\s+(?:[\w-]+\s+){0,3}?interest)\b"
+)
+"""A business a non-compete keeps a party out of, as the verb it forbids: whole words, so that a word that only
+begins like one ("developed by Provider", "stock ownership", "its Representatives") is not read as the act, nor
+"engage a third party" (hiring) as engaging in a business. A gerund counts after "prohibited from", not after
+"shall not" ("shall not be prejudiced in ... handling")."""
+
+_OTHER_RESTRICTION = (
+    r"\bconfidential\s+information|\bconfidentiality\b|\bin\s+confidence\b|\bdisclos|\bsolicit|\bassign|\bnothing\b|"
+    r"\bnot\s+be\s+(?:restricted|prohibited|precluded|prevented|limited)"
+)
+"""Words of a restriction that names competition without being a non-compete: keeping information from
+competitors (confidentiality), not soliciting their staff or customers, not assigning the contract to one, and a
+sentence that leaves the parties free ("Nothing herein shall prevent ... competing products"). A heading merged
+with its first sentence ("Confidentiality and Non-Competition 3.1 ... keep in confidence ...") reads the same."""
+
 CLAUSES: dict[str, tuple[Test, ...]] = {
     "non_compete": (
         Test(
@@ -115,9 +135,10 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             words(r"\bnon-?compet\w*|\bcompet(?:e|es|ing|itive|itor|itors|ition)\b"),
             words(rf"\bnon-?compet|(?:{_NEGATED})[^;]{{0,300}}?\bcompet"),
             words(
-                r"competitive\s+(?:position|harm|disadvantage|advantage|bid|pric\w+|rates?|analysis)|antitrust|"
+                r"competitive\s+(?:position|harm|disadvantage|advantage|bid|pric\w+|rates?|analysis|infringement)|antitrust|"
                 r"\bwarrants?\b|\bknowledge\b|\bunfair\s+competition|\bnot\s+(?:be\s+deemed\s+to\s+)?prevent|"
-                r"\bdeemed\s+reasonable|\bso\s+long\s+as|\bbanner|\blogos?\b|\bsponsorship|\bendors|\bnondisclosure|\bnon-disclosure"
+                r"\bdeemed\s+reasonable|\bso\s+long\s+as|\bbanner|\blogos?\b|\bsponsorship|\bendors|\bnondisclosure|\bnon-disclosure|"
+                rf"{_OTHER_RESTRICTION}"
             ),
         ),
         Test(
@@ -127,10 +148,10 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
                 r"\b(?:following|after)\s+the\s+(?:termination|expiration)\b|\bthereafter\b"
             ),
             words(
-                r"(?:\b(?:shall|will|may|must)\s+not|\bnot\s+to|\bneither\b[^;]{0,120}?\b(?:shall|will|may)|"
-                r"\bshall\s+be\s+prohibited\s+from)[\s,]+(?:[\w,()]+\s+){0,8}?"
-                r"(?:develop|manufactur|sell|offer|market|distribut|promot|engage|enter\s+into|carry|represent|handle|"
-                r"commerciali[sz]|research|endorse|own|operate|participate|invest|acquir|have\s+any\s+interest)"
+                r"(?:\b(?:shall|will|may|must)\s+not|\bnot\s+to|\bneither\b[^;]{0,120}?\b(?:shall|will|may))[\s,]+"
+                rf"(?:[\w,()]+\s+){{0,8}}?(?!\w+ing\b){_RESTRICTED_ACT}|"
+                r"\b(?:(?:shall\s+be|is|are)\s+(?:hereby\s+)?(?:prohibited|restricted)|refrain)\s+from\s+"
+                rf"(?:[\w,()]+\s+){{0,8}}?{_RESTRICTED_ACT}"
             ),
             words(
                 r"\bconfidential|\bdisclos|\bsolicit|\bpromotions\b|\bshares\b|\bsecurities\b|\btrademarks?\b|\blogos?\b|\bappoint|\bhold\s+itself\s+out|\bif\b|\bsponsorship|\bhire\b|\bemploy|\bassign|\bsublicens|\bwithout\s+(?:the\s+)?"
