@@ -162,6 +162,31 @@ def test_negated_exclusivity_and_jurisdiction_are_not_exclusivity():
     assert contract_clauses.RULES["exclusivity"](body) == [Found(False, 0, 0)]
 
 
+@pytest.mark.parametrize(
+    ("sentence", "clause"),
+    [
+        (  # a change of control that frees the assignment needs no consent, notice or right to end
+            "Neither party may assign this Agreement without the other party's consent, provided that either party "
+            "may assign it in connection with a change of control of that party.",
+            False,
+        ),
+        (  # ... unless a proviso binds it again
+            "Notwithstanding the foregoing, either party may assign this Agreement in connection with a change of "
+            "control, provided that it gives the other party prior written notice of the assignment.",
+            True,
+        ),
+        (  # a company's name is no consolidation
+            "Consolidated Widgets Inc. shall have the right to terminate this Agreement upon thirty days written "
+            "notice to the Distributor.",
+            False,
+        ),
+    ],
+)
+def test_a_change_of_control_is_the_clause_only_when_it_binds_a_party(sentence, clause):
+    body = FILLER + sentence + " " + FILLER
+    assert [f.value for f in contract_clauses.RULES["change_of_control"](body)] == [clause]
+
+
 def test_survival_for_any_reason_is_not_termination_for_convenience():
     body = "Sections 5 and 6 shall survive termination of this Agreement for any reason. " + FILLER
     assert contract_clauses.RULES["termination_for_convenience"](body) == [Found(False, 0, 0)]

@@ -128,6 +128,22 @@ competitors (confidentiality), not soliciting their staff or customers, not assi
 sentence that leaves the parties free ("Nothing herein shall prevent ... competing products"). A heading merged
 with its first sentence ("Confidentiality and Non-Competition 3.1 ... keep in confidence ...") reads the same."""
 
+_CHANGE = (
+    r"(?:change\s+(?:of|in)\s+(?:the\s+)?(?:control|ownership)|merge[dr]?|acqui\w+|controlling\s+interest|"
+    r"sale\s+of\s+(?:all|substantially))"
+)
+_FREE_TO_ASSIGN_ON_CHANGE = (
+    r"(?:(?:\bexcept\b|\bprovided\b|\bnotwithstanding\b)[^.]{0,200}?\b(?:may|can|is\s+entitled\s+to)\s+(?:\w+\s+){0,3}?"
+    rf"(?:be\s+)?(?:assign|transfer)\w*\b[^.]*?\b{_CHANGE}"
+    rf"|\bno\s+(?:such\s+)?consent\s+(?:will|shall)\s+be\s+(?:required|necessary)[^.]*?\b{_CHANGE})"
+    r"(?![^.]*\b(?:terminat|provided|subject\s+to|condition|notice|notif|unless|except|competitor))"
+)
+"""An exception to an anti-assignment clause that lets a party assign on a merger or change of control without
+consent ("provided, however, that either Party may assign this Agreement in connection with a change in control")
+frees the change rather than making it need consent, notice or a right to end the contract. Only when nothing
+follows that binds it again: a proviso, a notice, a right to terminate, or a competitor as assignee ("provided
+that such successor is not a competitor") is the clause."""
+
 CLAUSES: dict[str, tuple[Test, ...]] = {
     "non_compete": (
         Test(
@@ -245,11 +261,17 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
                 r"(?:voting|outstanding|equity|shares|stock)|\bchange\s+in\s+(?:the\s+)?(?:management\s+or\s+)?ownership\b"
             ),
             words(r"\bterminat|\bassign|\bconsent|\bnotif|\bnotice\b|\bdeemed\b|\bright\b"),
-            words(r"\bmaterial\s+adverse\s+change|\bvote\s+of\s+a\s+majority"),
+            words(
+                r"\bmaterial\s+adverse\s+change|\bvote\s+of\s+a\s+majority|\bholders\s+of\s+(?:at\s+least\s+)?a\s+majority|"
+                rf"{_FREE_TO_ASSIGN_ON_CHANGE}"
+            ),
         ),
         Test(
             cue(r"merge|consolidat|sale of"),
-            words(r"\bmerger\b|\bmerges?\b|\bconsolidat\w+\b|\bsale\s+of\s+(?:all|substantially\s+all)\b"),
+            words(
+                r"\bmerger\b|\bmerges?\b|\bconsolidat(?:e|es|ion|ions|ing|ed\s+(?:with|into))\b|"
+                r"\bsale\s+of\s+(?:all|substantially\s+all)\b"
+            ),
             words(r"\bmay\s+(?:\w+\s+){0,4}terminate\b|\bright\s+to\s+terminate\b|\bshall\s+terminate\b"),
             words(r"\bmaterial\s+adverse\s+change|\bassign"),
         ),
