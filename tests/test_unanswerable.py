@@ -15,7 +15,7 @@ from english.language import in_another_language
 from english.words import counted, states_a_number_of
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
-from graph.decomposition import Decomposition
+from graph.decomposition import Candidate, Decomposition, Unmapped
 from graph.nodes.clarify import clarification_payload
 from graph.planners.rule_decomposer import RuleDecomposer
 from graph.schemas import Decision
@@ -242,6 +242,28 @@ def test_no_wider_search_is_offered_when_every_bucket_was_searched_without_const
     ], "a count over every bucket's rows may still look in their text"
     assert offered(["generic"]) == ["search every bucket", "stop here"]
     assert offered(["generic"], "count") == ["search every bucket (passages to read, not a figure)", "stop here"]
+
+
+def test_a_value_near_several_unmatched_words_is_offered_once_for_all_of_them():
+    """ "keep us from going into the same line of business ... or operating in certain regions": a clause nearest to
+    three words was offered three times, among party names, as three options alike."""
+    clause = Candidate(field="non_compete", value=True, about="when a party may not compete")
+    unmapped = [
+        Unmapped(text="going", nearest=[clause, Candidate(field="parties", value="Ingevity Corporation")]),
+        Unmapped(text="business", nearest=[clause]),
+        Unmapped(text="operating", nearest=[clause, Candidate(field="parties", value="Impresse Corporation")]),
+    ]
+    state = {
+        "question": "q",
+        "decomposition": Decomposition(question="q", intent="count", buckets=["contracts"], unmapped=unmapped),
+        "decisions": [Decision(action="clarify", reason="unmapped words", clarify_kind="no_low")],
+    }
+    labels = [o["label"] for o in clarification_payload(state, 5, set(), {"contracts"})["options"]]
+    assert labels[:3] == [
+        "did you mean non_compete = yes (when a party may not compete)? (for going, business, operating)",
+        "did you mean parties = 'Ingevity Corporation'? (for going)",
+        "did you mean parties = 'Impresse Corporation'? (for operating)",
+    ]
 
 
 @pytest.fixture(scope="module")

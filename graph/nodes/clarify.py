@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from graph.access.tenancy import may_write
 from graph.context import AgentContext
-from graph.decomposition import Constraint, Decomposition, NamedDocument, Several
+from graph.decomposition import Candidate, Constraint, Decomposition, NamedDocument, Several
 from graph.export import export_csv
 from graph.markdown import escape
 from graph.schemas import Answer, ClarifyOption, ClarifyReply
@@ -57,17 +57,21 @@ def _narrow_options(state: AgentState, categorical: set[str]) -> list[ClarifyOpt
 
 
 def _meant_options(d: Decomposition) -> list[ClarifyOption]:
-    """For words that matched nothing, the nearest values the index holds, each an answer that constrains on it."""
+    """For words that matched nothing, the nearest values the index holds, each an answer that constrains on it:
+    once, for all the words it is nearest to (a clause near "going", "business" and "operating" is one option)."""
+    words: dict[tuple[str, str], tuple[Candidate, list[str]]] = {}
+    for u in d.unmapped:
+        for c in u.nearest:
+            words.setdefault((c.field, repr(c.value)), (c, []))[1].append(u.text)
     return [
         ClarifyOption(
             choice="narrow",
-            label=f"did you mean {escape(c.said())}? (for {escape(u.text)})",
+            label=f"did you mean {escape(c.said())}? (for {escape(', '.join(texts))})",
             field=c.field,
             op="=",
             value=c.value,
         )
-        for u in d.unmapped
-        for c in u.nearest
+        for c, texts in words.values()
     ]
 
 
