@@ -73,6 +73,13 @@ class Match:
 QUALITY = {"exact": 4, "contained": 3, "stems": 2, "initials": 2, "fuzzy": 1}
 
 
+NEAREST_CUTOFF = 50
+"""rapidfuzz's WRatio from which a value is near enough a phrase to offer."""
+NEAREST_TO_A_WORD = 75
+"""The same for a lower-case word, which names no value unless misspelt ("ingevty" for "Ingevity Corporation", 77):
+"going" is 67.5 of "Ingevity Corporation" and "operating" of "Delaware corporation", offers that say nothing."""
+
+
 class ValueIndex:
     """The values of one text field, with their document counts, ready to be named by phrases."""
 
@@ -171,9 +178,9 @@ class ValueIndex:
             for start in starts
         )
 
-    def nearest(self, phrase: str, limit: int = 3) -> list[str]:
+    def nearest(self, phrase: str, limit: int = 3, cutoff: float = NEAREST_CUTOFF) -> list[str]:
         """The values closest to a phrase that matched nothing, for a clarification to offer."""
         found = process.extract(
-            normalise(phrase).replace(" ", ""), self._squashed, scorer=fuzz.WRatio, limit=limit, score_cutoff=50
+            normalise(phrase).replace(" ", ""), self._squashed, scorer=fuzz.WRatio, limit=limit, score_cutoff=cutoff
         )
         return [self.values[i] for _, _, i in found]

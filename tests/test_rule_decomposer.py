@@ -625,6 +625,15 @@ def test_a_clause_a_count_describes_in_other_words_is_offered_not_taken(describe
     assert _narrowing(reply, "contracts", {clause: "boolean"}).value is True
 
 
+def test_a_lower_case_word_is_offered_a_partys_name_only_as_near_as_a_misspelling(described_clauses):
+    """ "keep us from going into the same line of business" was offered "Ingevity Corporation" for "going": a
+    lower-case word is no name, unless misspelt (a capitalised one is offered the names it is near, as before:
+    `test_what_cannot_be_mapped_is_kept_as_unmapped_with_the_nearest_values`)."""
+    rules = RuleDecomposer(described_clauses)
+    (word,) = rules.decompose("How many agreements stop the other side from keeping our staff?").unmapped
+    assert word.text == "keeping" and [c for c in word.nearest if c.field == "parties"] == []
+
+
 def test_a_lower_case_word_naming_part_of_a_place_is_no_condition_on_it(described_clauses):
     """ "the other company's people" counted the contracts governed by the law of the People's Republic of China (a
     blind question about hiring staff away); a name a kind or a party holds is read as before."""

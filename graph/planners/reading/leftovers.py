@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from english.lexicon import ASKING_VERBS, CLAUSE_WORDS, FILLER, STOPWORDS
+from english.value_match import NEAREST_CUTOFF, NEAREST_TO_A_WORD
 from graph.decomposition import Candidate, Constraint, Unmapped
 from graph.planners.reading.claims import TOKEN, has_digit, overlap, plain
 from graph.planners.vocabulary import BucketWords, Vocabulary
@@ -84,11 +85,12 @@ def names_left(
         )
         if slot:
             phrase = text[first.start() : last.end()]
+            cutoff = NEAREST_CUTOFF if capitalised or digits else NEAREST_TO_A_WORD
             nearest = [
                 Candidate(field=f.name, value=value)
                 for view in views
                 for f in view.role("name")
-                for value in view.values(f).nearest(phrase)
+                for value in view.values(f).nearest(phrase, cutoff=cutoff)
             ]
             if not capitalised and not digits:  # "from contesting ...": words, not a name; maybe a clause's
                 nearest = [*(c for view in views for c in view.flags_meant(text)), *nearest]
