@@ -711,7 +711,7 @@ def test_what_happens_on_a_clause_asks_for_its_text(clause_rules):
     assert clause_rules.decompose("What happens if a party undergoes a change of control?").intent == "qa"
 
 
-CLAUSES = ("no_solicit_of_employees", "non_compete", "anti_assignment")
+CLAUSES = ("no_solicit_of_employees", "non_compete", "anti_assignment", "non_disparagement")
 
 
 @pytest.fixture(scope="module")
@@ -729,6 +729,8 @@ def clauses():
     [
         ("Which contracts don't let either side poach employees?", "no_solicit_of_employees", True),
         ("Which contracts say the supplier may not poach our employees?", "no_solicit_of_employees", True),
+        ("How many contracts say neither party may disparage the other?", "non_disparagement", True),
+        ("Which contracts say no party shall solicit the other's employees?", "no_solicit_of_employees", True),
         ("Which contracts don't have a non-compete?", "non_compete", False),
         ("Which contracts can be assigned without consent?", "anti_assignment", False),  # allowed: no such clause
         ("Which contracts can't be assigned?", "anti_assignment", True),
@@ -736,6 +738,7 @@ def clauses():
 )
 def test_an_act_a_clause_forbids_said_forbidden_or_allowed_is_that_clause_or_none(clauses, question, field, value):
     """An outside probe: "don't let either side poach employees" listed the contracts without a no-solicit clause,
-    "can be assigned ... without consent" those with an anti-assignment clause."""
+    "can be assigned ... without consent" those with an anti-assignment clause; another, "neither party may
+    disparage the other" counted those without a non-disparagement clause."""
     d = clauses.decompose(question)
     assert [(c.field, c.value) for c in d.constraints if c.field == field] == [(field, value)]
