@@ -680,6 +680,32 @@ def test_a_field_said_to_have_no_value(rules, question, constraints):
     assert {(c.field, c.op, c.value) for c in d.constraints} == constraints and not d.unmapped
 
 
+@pytest.mark.parametrize(
+    ("question", "constraint"),
+    [
+        ("How many contracts have a governing law?", ("governing_law", "exists", None)),
+        ("List the contracts with an expiration date", ("expiration_date", "exists", None)),
+        ("Contracts with an expiration date in 2023?", ("expiration_date", "between", ["2023-01-01", "2023-12-31"])),
+    ],
+)
+def test_a_field_said_to_have_a_value(rules, question, constraint):
+    """An outside probe: "how many contracts have a governing law?" counted every contract, read as no condition.
+    A field's words after a verb of having, ending the clause, ask for the documents with a value for it."""
+    d = rules.decompose(question)
+    assert [(c.field, c.op, c.value) for c in d.constraints] == [constraint] and not d.unmapped
+
+
+def test_a_field_named_with_no_value_read_is_asked_about_not_left_out(rules):
+    """An outside probe: "governed by the laws of a US state" counted every contract ("US" read as "us", and the
+    law's words taken as no condition): a figure over a whole bucket whose question names a field it takes
+    nothing of asks which value, with some of those recorded."""
+    d = rules.decompose("How many contracts are governed by the laws of a US state?")
+    assert not d.constraints and [u.why.split(" (")[0] for u in d.unmapped] == [
+        "the question names governing_law but no value of it I could read"
+    ]
+    assert "Delaware" in d.unmapped[0].why
+
+
 def test_a_negated_date_is_its_opposite(rules):
     """ "Do not expire before 2020" is on or after 2020; "not signed in 2005" outside that year (before, both were
     read as if the negation were not there: a count of the contracts signed in 2005 answered how many were not)."""

@@ -102,7 +102,7 @@ def condition_left_out(d: Decomposition, vocabulary: Vocabulary) -> Unmapped | N
     covered = {*view.field_words_all, *view.generic_words, *(w for a in view.aliases for w in normalise(a).split())}
     left = [w for w in d.topic_terms if w not in covered and singular(w) not in covered]
     if not left:
-        return None
+        return field_left_out(d, view)
     unrecorded = [spec.name for spec in view.unvalued if set(left) & set(view.field_words_of(spec))]
     meant = [] if unrecorded else view.flags_meant(d.question)
     if unrecorded:
@@ -119,6 +119,29 @@ def condition_left_out(d: Decomposition, vocabulary: Vocabulary) -> Unmapped | N
         nearest=meant,
         why=f"{why}, and a figure over every document of {view.name} would leave it out",
     )
+
+
+def field_left_out(d: Decomposition, view: BucketWords) -> Unmapped | None:
+    """A figure or list over a whole bucket whose question names a field it takes nothing of ("how many contracts
+    are governed by the laws of a US state?": every contract was counted, an outside probe): the field's words say
+    which documents, in words no value of it matched."""
+    lowered = d.question.lower()
+    used = {*d.show_fields, *re.findall(r"\w+", d.aggregate or "")}
+    for f in view.fields:
+        if f.name in used or not any(normalise(m.text) not in view.aliases for m in view.field_mentions(lowered, f)):
+            continue
+        held = ", ".join(str(v) for v in (f.values or f.examples)[:NEAREST_HELD])
+        which = f" (the values recorded include {held})" if held else ""
+        return Unmapped(
+            text=" ".join(d.topic_terms) or f.name,
+            why=f"the question names {f.name} but no value of it I could read{which}, and a figure over every "
+            f"document of {view.name} would leave it out",
+        )
+    return None
+
+
+NEAREST_HELD = 6
+"""Values of a field named with none of them, said with it."""
 
 
 def _names_something(view: BucketWords, *phrases: str) -> bool:

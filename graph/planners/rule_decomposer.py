@@ -36,7 +36,7 @@ from graph.planners.reading import (
     intent,
     kinds,
     left,
-    no_value,
+    presence,
     quantities,
     shape,
     values,
@@ -55,7 +55,7 @@ CONDITION_READERS = (
     flags.read,
     countries.read,
     values.read,
-    no_value.read,
+    presence.read,
 )
 """The readers of a bucket's conditions, in the order they run: each sees the spans the ones before it claimed."""
 
