@@ -228,6 +228,35 @@ def test_a_term_running_to_the_end_of_a_year_or_for_its_entire_length_is_counted
     assert _read("expiration_date", PREAMBLE + sentence + " " + FILLER) == [(expected, sentence)]
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "This Agreement shall take effect on December 1st, 2015 and shall expire on November 30, 2016.",
+        "This Agreement shall enter into force on December 1, 2015 and shall terminate on November 30, 2016.",
+    ],
+    ids=["take-effect-then-expire", "enter-into-force-then-terminate"],
+)
+def test_a_term_sentence_with_its_first_and_last_days_expires_on_the_day_its_end_verb_governs(sentence):
+    """The first date of the sentence is the day it starts: a user reading 2015-12-01 as the expiration would
+    think the contract ended before it began."""
+    assert _read("expiration_date", PREAMBLE + sentence + " " + FILLER) == [("2016-11-30", sentence)]
+
+
+def test_a_term_of_a_length_ends_the_day_before_the_renewal_the_contract_dates():
+    """'Begins January 1, 2000 ... five (5) years' ends on January 1, 2005 as CUAD counts a length, unless the
+    contract dates its renewal from that day: then the initial term's last day is December 31, 2004."""
+    term = (
+        "1.1 The term of this Agreement shall begin on January 1, 2000 and continue for an initial period of five (5) "
+        "years unless earlier terminated in accordance with Section 7 hereof."
+    )
+    renewal = (
+        "8.1 The Company may renew this Agreement on the same terms and conditions for one (1) additional five year "
+        "period that shall begin on January 1, 2005 and end on December 31, 2009."
+    )
+    assert _read("expiration_date", PREAMBLE + term + " " + FILLER) == [("2005-01-01", term)]
+    assert _read("expiration_date", PREAMBLE + term + " " + FILLER + renewal) == [("2004-12-31", term)]
+
+
 def test_a_span_of_dates_that_is_not_said_of_a_term_gives_no_expiration():
     sentence = (
         "Sponsor agrees that during the period beginning October 1, 2009 and ending March 31, 2010, Sponsor shall "

@@ -11,7 +11,7 @@ itself is that sentence's wording (CUAD labels no such field: a user asks it of 
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 from functools import lru_cache
 
 from dateutil.relativedelta import relativedelta
@@ -82,8 +82,11 @@ _NOT_THE_CONTRACT = words(
     r"|\b(?:calendar|contract|fiscal|lease|royalty)\s+(?:year|quarter|month|term)s?\b"
     r"|\b(?:after|following)\s+(?:its\s+|the\s+|any\s+)?(?:expiration\s+or\s+)?termination\b"
 )
+# The date a term sentence says the term ends on: the one after a word of ending ("shall expire on", "until",
+# "through"), not one after "take effect on" or "enter into force on", which is its first day ("shall take effect on
+# December 1st, 2015 and shall expire on November 30, 2016"); "remain in effect until" ends at "until".
 _EXPLICIT_END = words(
-    rf"\b(?:terminat\w*|expir\w*|end(?:s|ing)?|conclud\w*|until|through|thru|to|effect|force)\s+(?:on\s+|at\s+|as\s+of\s+|"
+    rf"\b(?:terminat\w*|expir\w*|end(?:s|ing)?|conclud\w*|until|through|thru|to)\s+(?:on\s+|at\s+|as\s+of\s+|"
     rf"at\s+midnight\s+on\s+)?(?:and\s+including\s+)?(?:the\s+(?:earlier|later)\s+of:?\s+(?:\(?[a-z0-9]{{1,3}}\)\s*)?)?"
     rf"(?:the\s+)?(?P<date>{DATE})"
 )
@@ -175,7 +178,10 @@ def _term(body: str) -> tuple[date | None, bool, int, int] | None:
             return None, True, start, end
         if fixed:
             first_day = _start_date(body, sentence, fixed)
-            counted = (_counted_end(first_day, fixed) if first_day else None), True, start, end
+            last_day = _counted_end(first_day, fixed) if first_day else None
+            if last_day and (fixed["duration"] or fixed["the_duration"]):
+                last_day = _before_a_dated_renewal(body, last_day)
+            counted = last_day, True, start, end
             if _STATED_START.search(sentence):
                 break
     return counted
@@ -224,6 +230,27 @@ def expiration(body: str) -> list[Found]:
         if defined and (last_day := _date(defined["date"])):
             return [Found(last_day.isoformat(), *sentence_span(body, defined.start(), defined.end()))]
     return []
+
+
+_DATED_RENEWAL_CUE = cue(r"renew|additional|successive|extension")
+_DATED_RENEWAL = words(
+    r"\b(?:renew\w*|additional|successive|extension)\b[^.;]{0,80}?\b(?:begin|commenc|start)\w*\s+"
+    rf"(?:on\s+|as\s+of\s+)?(?:the\s+)?(?P<date>{DATE})"
+)
+
+
+def _before_a_dated_renewal(body: str, counted: date) -> date:
+    """The last day of a term of a length ("for an initial period of five (5) years" from January 1, 2000): the same
+    day so many years later (January 1, 2005), as CUAD's labels count it (66 of the 67 tune contracts whose term is
+    a length and whose label agrees with either day, "commencing on January 2, 2020 ... for one (1) year" included),
+    unless the contract dates a renewal that begins that very day ("one (1) additional five year period that shall
+    begin on January 1, 2005"), which puts the term's last day on the day before. A term that ends "on the fifth
+    anniversary" names its last day, so the caller asks this of lengths only."""
+    for start, end in sentences_matching(body, _DATED_RENEWAL_CUE, _DATED_RENEWAL):
+        for renewal in _DATED_RENEWAL.finditer(body, start, end):
+            if _date(renewal["date"]) == counted:
+                return counted - timedelta(days=1)
+    return counted
 
 
 def _counted_end(first_day: date, fixed: re.Match[str]) -> date | None:
