@@ -112,6 +112,19 @@ def test_an_invented_condition_is_dropped_and_the_call_says_so(stack):
     assert values["model_calls"][0].detail == "dropped, as the question states none of them: notice_period_days >= 90.0"
 
 
+def test_a_date_the_question_never_says_is_dropped(stack):
+    """The 1.5B model read "after the deal ends" as expiration_date = 2020-03-01, a date made up."""
+    dated = reading(
+        "contracts",
+        "list",
+        [condition("governing_law", "=", "Delaware"), condition("expiration_date", "=", "2020-03-01")],
+    )
+    values, _ = run(stack, [dated, LEAD])
+    assert [c.field for c in values["decomposition"].constraints] == ["governing_law"]
+    assert rows(values) == DELAWARE_CONTRACTS
+    assert values["model_calls"][0].detail.endswith("states none of them: expiration_date = 2020-03-01")
+
+
 def test_a_yes_no_clause_the_question_neither_names_nor_describes_is_dropped(stack):
     """A 1.5B model read "can one side walk away ... with notice" as termination for convenience and non-compete
     both, counting the contracts with the two: a yes/no clause is kept only where the question names it by its words

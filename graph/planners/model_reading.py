@@ -15,11 +15,13 @@ model gives is thus a `ModelReading`, and everything after it is the same code t
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, Field, create_model
 from rapidfuzz import fuzz
 
+from english.dates import date_ranges, relative_dates
 from english.numbers import parse_number
 from english.quantities import in_unit, quantities, time_unit
 from english.value_match import normalise
@@ -70,6 +72,8 @@ Question: books over 500 pages
 """Worked examples on a bucket no one has, so that they teach the form and leak no value (small models copy)."""
 FIGURES = {"sum": "sum", "average": "avg", "minimum": "min", "maximum": "max"}
 NUMERIC = ("integer", "number")
+TODAY = date.today()
+"""Any day: `stated` asks only whether the question says a date relative to one."""
 MATCHED = 85
 """rapidfuzz's partial ratio at which a value's words are the question's ("vegitarian" for "vegetarian")."""
 
@@ -191,12 +195,15 @@ def flags_described(catalog: Catalog, buckets: list[str], question: str) -> list
 def stated(question: str, value: Any, f: CatalogField) -> bool:
     """Whether the question states a condition's value: a number it says (in the field's unit of time, for a field
     of time: "an hour" is 60 on a field of minutes), words it has (typos allowed), any value of a yes/no field
-    (its words are the field's) or of a date (grounding reads those). A small model copies values from the fields
-    it is shown ("calories >= 897", the top of the range): a condition the question never stated is dropped."""
+    (its words are the field's), and a date where it says one (grounding reads which). A small model copies values
+    from the fields it is shown ("calories >= 897", the top of the range) and makes dates up ("after the deal ends"
+    as expiration_date 2020-03-01): a condition the question never stated is dropped."""
     if isinstance(value, list):
         return all(stated(question, v, f) for v in value)
-    if f.type in ("boolean", "date"):
+    if f.type == "boolean":
         return True
+    if f.type == "date":
+        return bool(re.search(r"\b\d{4}\b", question) or date_ranges(question) or relative_dates(question, TODAY))
     if f.type in NUMERIC:
         number = value if isinstance(value, (int, float)) and not isinstance(value, bool) else parse_number(str(value))
         said = {parse_number(n) for n in re.findall(r"\d[\d,]*(?:\.\d+)?", question)}
