@@ -196,6 +196,7 @@ def test_another_identitys_thread_does_not_exist_for_them(served):
         "state": lambda: bob.threads.get_state(thread),
         "history": lambda: bob.threads.get_history(thread),
         "update": lambda: bob.threads.update(thread, metadata={"note": "mine"}),
+        "take": lambda: bob.threads.update(thread, metadata={"owner": "bob"}),  # was 403: the id exists
         "resume": lambda: bob.runs.wait(thread, "agent", command={"resume": {"choice": "export"}}),
         "continue": lambda: bob.runs.wait(thread, "agent", input={"question": "How many contracts?"}),
         "stream": lambda: list(bob.runs.stream(thread, "agent", input={"question": "How many contracts?"})),

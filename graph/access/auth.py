@@ -151,9 +151,13 @@ async def stamp_new_thread(ctx: Auth.types.AuthContext, value: Auth.types.on.thr
 
 @auth.on.threads.update
 async def keep_owner_and_scope(ctx: Auth.types.AuthContext, value: Auth.types.on.threads.update.value):
+    """The owner and scope are the server's; asking to change them on a thread the caller may not see is answered
+    as for a thread that does not exist (a 403 there told another tenant the id was in use)."""
     metadata = value.get("metadata") or {}
     bound = binding.get()
     if any(name in metadata for name in PROTECTED_METADATA) and not (bound and metadata == {"scope": bound}):
+        if await existing_thread(value.get("thread_id")) is None:
+            raise refused(404, f"Thread with ID {value.get('thread_id')} not found")
         raise refused(403, "a thread's owner and scope are set by the server and cannot be changed")
     return visible(identity(ctx))
 
