@@ -106,6 +106,14 @@ def test_a_figure_over_a_whole_bucket_comes_from_the_annotations(agent):
     assert run.routes() == ["structured"] and run.answer.format == "figure" and run.answer.value == receipts
 
 
+def test_a_count_no_document_matches_is_zero(agent):
+    """An outside probe: "how many contracts put source code in escrow?" asked back "no annotation row matches",
+    then found no passage: a count of values the index holds that no document has together is 0, said as such."""
+    run = Run(agent, "How many contracts governed by Delaware law were signed in 1990?")
+    assert run.interrupt is None and run.answer.format == "figure" and run.answer.value == 0
+    assert run.answer.text.startswith("**0**") and "governing_law = Delaware" in run.answer.text
+
+
 def test_a_count_whose_words_name_nothing_asks_instead_of_answering_with_passages(agent):
     run = Run(agent, "How many contracts do we have with Zanzibar Holdings?")
     assert run.answer is None and run.interrupt["kind"] == "no_low"

@@ -293,7 +293,10 @@ class RulePlanner:
             if total.count == 0:
                 if d.intent == "lookup" and left > 0 and (named := self._by_name(d, evidence)):
                     return named
-                why = self._values_not_held(d) or "no annotation row matches the constraints"
+                held_none = self._values_not_held(d)
+                if d.intent == "count" and not d.group_by and not held_none and not failures:
+                    return Decision(action="enough", reason="no document has the values asked for: the count is 0")
+                why = held_none or "no annotation row matches the constraints"
                 return self._too_little(route, left, f"{why}{note}")
             if d.intent == "list" and total.count > route.max_hits and not d.order_by:
                 return Decision(
