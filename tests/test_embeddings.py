@@ -114,3 +114,30 @@ def test_an_embedding_cache_damaged_past_its_header_is_a_clear_error_when_read(t
     damaged = CachedEmbedder(_FixedEmbedder(), path)
     with pytest.raises(IndexUnreadable, match="cannot be used .* delete it, or set RAGENT_CACHE_DIR"):
         damaged.embed_documents([f"text {i}" for i in range(3000)])
+
+
+def test_vectors_embedded_before_a_failure_stay_cached(tmp_path, monkeypatch):
+    """An outside probe killed a long ingest three times and every run embedded all 480 chunks again: the cache
+    was written once the whole batch was embedded. It is written as it goes, so a failed or killed run keeps the
+    vectors it computed."""
+    from retrievers.engines.embedders import cache
+
+    class _FailingOnTheSecondCall(_FixedEmbedder):
+        calls = 0
+
+        def embed_documents(self, texts):
+            self.calls += 1
+            if self.calls == 2:
+                raise KeyboardInterrupt  # the user's Ctrl-C, or the machine's kill, mid-way
+            return super().embed_documents(texts)
+
+    monkeypatch.setattr(cache, "STORED_EVERY", 3)
+    texts = [f"chunk {i}" for i in range(7)]
+    first = CachedEmbedder(_FailingOnTheSecondCall(), tmp_path / "cache.sqlite")
+    with pytest.raises(KeyboardInterrupt):
+        first.embed_documents(texts)
+    first.close()
+    second = CachedEmbedder(_FixedEmbedder(), tmp_path / "cache.sqlite")
+    second.embed_documents(texts)
+    assert (second.hits, second.misses) == (3, 4), "the first three were kept"
+    second.close()

@@ -3,7 +3,7 @@
 Order of writes for each batch, and why:
 1. Unchanged documents (same content hash in Postgres) are skipped, so re-ingesting costs nothing.
 2. Chunks are embedded for the whole batch at once (the model is fastest on full batches; the cache makes
-   repeated text free).
+   repeated text free, and keeps what a killed run embedded: `cache.STORED_EVERY`).
 3. The keyword and vector engines receive the new version's chunks under new chunk ids. They are not
    visible yet: hits are hydrated from Postgres, which does not know these ids.
 4. Postgres commits each document (row, chunks, annotations) in its own transaction: the document flips
