@@ -634,6 +634,23 @@ def test_a_lower_case_word_is_offered_a_partys_name_only_as_near_as_a_misspellin
     assert word.text == "keeping" and [c for c in word.nearest if c.field == "parties"] == []
 
 
+def test_a_clause_named_like_a_kind_of_contract_is_no_condition_on_the_kind():
+    """An outside probe: "how many contracts have a non-solicit clause?" counted the contracts of the kind
+    Non-Compete/No-Solicit/Non-Disparagement Agreement. Words before "clause" say what a clause is about: the count
+    asks, offering the clauses closest in meaning, for all those words; "non-compete agreements" stay a kind."""
+    kinds = {"NC-A.txt": "Non-Compete/No-Solicit/Non-Disparagement Agreement", "SUPPLY-B.txt": "Supply Agreement"}
+    documents = [
+        (doc_id, doc_id, [("properties", {"contract_type": kind, "no_solicit_of_employees": doc_id == "NC-A.txt"})])
+        for doc_id, kind in kinds.items()
+    ]
+    rules = RuleDecomposer(FakeCatalog({"contracts": documents}, specs={"contracts": shipped("contracts")}))
+    d = rules.decompose("How many contracts have a non-solicit clause?")
+    assert "contract_type" not in [c.field for c in d.constraints]
+    assert [u.text for u in d.unmapped] == ["non solicit clause"]
+    kind = rules.decompose("How many non-compete agreements are there?")
+    assert [(c.field, c.value) for c in kind.constraints] == [("contract_type", kinds["NC-A.txt"])]
+
+
 def test_a_lower_case_word_naming_part_of_a_place_is_no_condition_on_it(described_clauses):
     """ "the other company's people" counted the contracts governed by the law of the People's Republic of China (a
     blind question about hiring staff away); a name a kind or a party holds is read as before."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from english.lexicon import STOPWORDS
+from english.lexicon import CLAUSE_WORDS, STOPWORDS
 from english.value_match import normalise
 from english.words import counted_noun, plural, singular
 from graph.decomposition import STRUCTURED_INTENTS, Decomposition, Unmapped
@@ -114,8 +114,9 @@ def condition_left_out(d: Decomposition, vocabulary: Vocabulary) -> Unmapped | N
         why = f"no field of {view.name} is named by these words (the yes/no fields closest in meaning are offered)"
     else:
         why = f"no field of {view.name} records it"
+    clause = all(w in CLAUSE_WORDS for w in left)  # "a non-solicit clause": the clause is what its words say
     return Unmapped(
-        text=" ".join(left),
+        text=" ".join(d.topic_terms if clause else left),
         nearest=meant,
         why=f"{why}, and a figure over every document of {view.name} would leave it out",
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from english.lexicon import DEMONYMS, FILLER, STOPWORDS
+from english.lexicon import CLAUSE_WORDS, DEMONYMS, FILLER, STOPWORDS
 from english.value_match import QUALITY, normalise
 from english.words import POSSESSIVE
 from graph.planners.reading.claims import TOKEN, Claims, Found, equal_or_in, negation_before, say
@@ -56,6 +56,8 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
             best = None  # "require a party to maintain insurance": a verb, not the kind Maintenance Agreement
         if best is not None and not name_like and best[1].name != kind and best[1].role != "name" and not best[0][3]:
             best = None  # "the other company's people": an ordinary word, not part of People's Republic of China
+        if best is not None and best[1].name == kind and _names_a_clause(lowered, span):
+            best = None  # "a non-solicit clause": a clause, not the kind Non-Compete/No-Solicit/... Agreement
         if best is None:
             country = DEMONYMS.get(" ".join(words))
             best = _demonym(view, fields, lowered, country) if country else None
@@ -90,6 +92,15 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
             op, value = equal_or_in(values)
         found.append(say(claims, f, op, value, spans[0], " / ".join(sources)))
     return found
+
+
+def _names_a_clause(lowered: str, span: tuple[int, int]) -> bool:
+    """Whether the words at `span` stand just before a word for a clause ("a non-solicit clause", "exclusivity
+    provisions"): they say what a clause is about, and a count of the contracts of a kind so named would answer
+    another question (an outside probe: "how many contracts have a non-solicit clause?" counted the non-compete
+    agreements)."""
+    after = re.match(r"\W*(\w+)", lowered[span[1] :])
+    return bool(after) and after.group(1) in CLAUSE_WORDS
 
 
 def _named_rather_than_said(view: BucketWords, words: list[str], best) -> bool:
