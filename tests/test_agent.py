@@ -83,7 +83,7 @@ def test_structured_list_is_a_table_of_the_matching_rows(agent):
 def test_structured_count_per_field_is_a_figure_with_its_groups(agent):
     run = Run(agent, "How many contracts per governing law?")
     assert run.routes() == ["structured"] and run.answer.format == "figure" and run.answer.value == 10
-    assert "| Delaware | 3 | 3 |" in run.answer.text and _cited_in_evidence(run)
+    assert "| Delaware | 3 |" in run.answer.text and _cited_in_evidence(run)
 
 
 def test_a_sum_is_derived_from_the_aggregate(agent):

@@ -56,7 +56,7 @@ QUESTIONS = {
         {r["doc_id"] for r in answer["rows"]} == {"sample-contract-006", "sample-contract-010"}
     ),
     "How many contracts per governing law?": lambda answer: (
-        answer["value"] == 10 and "| Delaware | 3 | 3 |" in answer["text"]
+        answer["value"] == 10 and "| Delaware | 3 |" in answer["text"]
     ),
     "What is the total amount of invoices in EUR?": lambda answer: answer["value"] == pytest.approx(EURO_TOTAL),
     "How do I get onto the VPN when working from home?": lambda answer: (
@@ -388,7 +388,7 @@ def on_server(server, monkeypatch):
 def test_ragent_ask_on_a_server_prints_the_answer_with_its_sources(on_server):
     status, out, err = ragent("ask", "How many contracts per governing law?")
     assert status == 0, err
-    assert "**10**: count over 10 documents of bucket contracts" in out and "| Delaware | 3 | 3 |" in out
+    assert "**10**: count over 10 documents of bucket contracts" in out and "| Delaware | 3 |" in out
     assert "Sources: sample-contract-001#properties-0, sample-contract-002#properties-0" in out
 
 

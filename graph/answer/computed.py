@@ -146,8 +146,12 @@ def figure(d: Decomposition, evidence: list[Evidence], relevant: list[GradedHit]
         lines = [sentence(f"**{cell(total.value)}**: {derived}")]
     if groups:
         keys = list(groups[0].group)
-        lines += ["", f"| {' | '.join(keys)} | documents | value |", "|" + "---|" * (len(keys) + 2)]
-        lines += [f"| {' | '.join(cell(g.group[k]) for k in keys)} | {g.documents} | {cell(g.value)} |" for g in groups]
+        valued = function != "count"  # a count's value is its documents: one column says it
+        head = [*keys, "documents", *(["value"] if valued else [])]
+        lines += ["", f"| {' | '.join(head)} |", "|" + "---|" * len(head)]
+        for g in groups:
+            row = [*(cell(g.group[k]) for k in keys), str(g.documents), *([cell(g.value)] if valued else [])]
+            lines.append(f"| {' | '.join(row)} |")
     if note := left_out(aggregate.envelope.coverage, aggregate.call.arguments["bucket"], "counted"):
         lines[0] += f" {note}"
     citations = [Citation(doc_id=g.doc_id, annotation_id=g.annotation_id) for g in relevant if g.annotation_id]
