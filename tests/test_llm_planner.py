@@ -315,3 +315,14 @@ def test_a_yes_no_field_described_alone_is_taken_and_one_among_others_is_offered
     assert [(c.field, c.value) for c in alone.reading.constraints] == [("vegetarian", "yes")] and not alone.guessed
     among = as_model_reading("how many veggie dishes", chosen, fields, frozenset(), [veggie, spicy])
     assert among.reading.constraints == [] and among.guessed == [veggie] and not among.dropped
+
+
+def test_auto_keeps_a_list_the_rules_read_when_the_model_reads_a_count(stack):
+    """Blind folder A with the 1.5B model: "which contracts give one side the right to audit ..." came back as a
+    count. "Which ..." is never a count, nor "how many ..." a list: where the rules read one, it stays."""
+    question = "Which Delaware contracts would you say matter most?"
+    counted = reading("contracts", "count", [condition("governing_law", "=", "Delaware")])
+    values, model = run(stack, [counted], question, planner="auto")
+    assert len(model.prompts) == 1, "the rules left words: the model was asked"
+    assert values["decomposition"].intent == "list" and values["answer"].format != "figure"
+    assert rows(values) == DELAWARE_CONTRACTS and values["model_calls"][0].outcome == "used"

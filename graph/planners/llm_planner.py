@@ -32,7 +32,7 @@ from english.lexicon import FILLER
 from english.value_match import normalise
 from graph.answer.written import AnswerWriter
 from graph.context import AgentContext
-from graph.decomposition import STRUCTURED_INTENTS, Candidate, Decomposition, Unmapped
+from graph.decomposition import STRUCTURED_INTENTS, Candidate, Decomposition
 from graph.follow_up import is_follow_up, merge
 from graph.planners.base import Budget, Progress, Stream
 from graph.planners.chat_breaker import ChatBreaker
@@ -55,7 +55,6 @@ from tools.catalog import Catalog
 from tools.registry import TOOLS
 
 T = TypeVar("T", bound=BaseModel)
-GUESSED = "no field is named by these words; the yes/no fields they may describe are offered, the model's choice first"
 
 
 class RouteChoice(BaseModel):
@@ -141,10 +140,10 @@ class LLMPlanner:
         if not (self.everywhere or ran_out(ruled)):
             return ruled
         read, guessed = self._read(question, ruled.buckets, within=previous.buckets if follow_up else None)
-        if guessed and ran_out(ruled):
+        if guessed and ruled.unmapped:
             return self._offered(ruled, guessed)
-        if guessed:  # `llm` reads every question: one the rules read whole needs no clause more
-            self._note(f"dropped, as the rules read the question whole: {'; '.join(c.said() for c in guessed)}")
+        if guessed:  # the rules read every condition ("don't want them to renew" is the notice, not auto_renewal)
+            self._note(f"dropped, as the rules read every condition: {'; '.join(c.said() for c in guessed)}")
         if read is None:
             return ruled
         if read.unmapped and not ruled.unmapped:
@@ -154,11 +153,15 @@ class LLMPlanner:
             return self._rejected(ruled, f"its reading took part of {partial!r} and dropped the rest; the rules asked")
         if not self.everywhere and not ruled.unmapped and not kept_conditions(ruled, read):
             return self._rejected(ruled, "its reading dropped or changed a condition the rules read; theirs was kept")
-        # What the model does not choose (the words to search the text for) stays the rules'.
+        # What the model does not choose (the words to search the text for) stays the rules', and so does a list
+        # or a count where the rules read one: "which contracts ..." is never a count, "how many ..." never a list.
         kept = {
             "topic_terms": read.topic_terms or ruled.topic_terms,
             "sub_queries": read.sub_queries or ruled.sub_queries,
         }
+        if {ruled.intent, read.intent} == {"list", "count"}:
+            kept |= {"intent": ruled.intent, "aggregate": ruled.aggregate, "group_by": ruled.group_by,
+                     "show_fields": ruled.show_fields}  # fmt: skip
         read = read.model_copy(update={**kept, "catalog_reads": ruled.catalog_reads})
         return merge(previous, read) if follow_up else read
 
@@ -171,10 +174,9 @@ class LLMPlanner:
 
     def _offered(self, ruled: Decomposition, guessed: list[Candidate]) -> Decomposition:
         """The rules' reading, asked back with the yes/no fields the model guessed offered first (`ModelChoice`),
-        for the words the rules could not map and offered yes/no fields for (or else the first they could not map,
-        or those they placed nowhere)."""
-        words = " ".join(t for t in ruled.topic_terms if t not in FILLER) or ruled.question
-        unmapped = list(ruled.unmapped) or [Unmapped(text=words, why=GUESSED)]
+        for the words the rules could not map and offered yes/no fields for (or else the first they could not
+        map)."""
+        unmapped = list(ruled.unmapped)
         at = next((i for i, u in enumerate(unmapped) if any(isinstance(c.value, bool) for c in u.nearest)), 0)
         taken = {g.field for g in guessed}
         nearest = [*guessed, *(c for c in unmapped[at].nearest if c.field not in taken)]
