@@ -207,9 +207,7 @@ def test_a_figure_keeps_the_computed_table_after_the_models_checked_words(sample
     answer = ask(sample_stack, script("There are 10 contracts, 3 of them under Delaware law [1]."), PER_LAW)["answer"]
     assert answer.format == "figure" and answer.value == 10 and answer.composed_by == "model"
     lead, computed = answer.text.split("\n\n", 1)
-    assert (
-        lead.startswith("There are 10 contracts, 3 of them under Delaware law.") and "| Delaware | 3 |" in computed
-    )
+    assert lead.startswith("There are 10 contracts, 3 of them under Delaware law.") and "| Delaware | 3 |" in computed
 
 
 def test_a_figure_the_model_gets_wrong_is_the_computed_one_alone(sample_stack):
