@@ -374,3 +374,48 @@ def test_a_short_contract_has_the_clauses_it_states_and_no_answer_for_the_others
     )
     assert [f.value for f in RULES["non_compete"](body)] == [True]
     assert RULES["audit_rights"](body) == []
+
+
+OWN_AUDITORS = (
+    "Either party may disclose the Confidential Information of the other to its attorneys, auditors and financial "
+    "advisors who are bound by duties of confidentiality."
+)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [  # a party's own auditors receiving information, information kept out of confidence, auditing fees, an
+        # examination of a party's own taxes: an audit named near "may" or "available", but no right to audit
+        OWN_AUDITORS,
+        "Confidential Information shall not include information that is available to the public or that the "
+        "recipient must produce in a tax audit.",
+        "The Company shall reimburse the Agent for its fees relating to auditing and accounting advisors, as the "
+        "Agent may reasonably incur.",
+        "No examination of any tax return of the Seller is in progress, and the Seller may file its returns on time.",
+        "Customer reserves the right to keep its pricing confidential, which is not available for any type of audit.",
+    ],
+)
+def test_an_audit_the_contract_only_mentions_is_no_audit_right(sentence):
+    """An outside tester's 25 contracts got 10 audit rights of which 5 were wrong, one citing a party's leave to
+    disclose Confidential Information to its own auditors, another what Confidential Information does not
+    include."""
+    body = FILLER + sentence + " " + FILLER
+    assert contract_clauses.RULES["audit_rights"](body) == [Found(False, 0, 0)]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Licensor may, at its own expense, have an independent accountant examine the books and records of "
+        "Licensee relating to the royalties.",
+        "Distributor shall keep complete records of its sales, which shall be available during normal business "
+        "hours for inspection by Supplier's representatives.",
+        "Each party shall have the right, upon thirty (30) days' notice and not more than once a year, to visit "
+        "the premises of the other for the purpose of examining its books of account.",
+    ],
+)
+def test_an_audit_right_after_a_mere_mention_of_auditors_is_the_one_cited(sentence):
+    body = FILLER + OWN_AUDITORS + " " + sentence + " " + FILLER
+    found = contract_clauses.RULES["audit_rights"](body)
+    assert [f.value for f in found] == [True]
+    assert cited(body, found[0]) == sentence

@@ -144,6 +144,33 @@ frees the change rather than making it need consent, notice or a right to end th
 follows that binds it again: a proviso, a notice, a right to terminate, or a competitor as assignee ("provided
 that such successor is not a competitor") is the clause."""
 
+_AUDIT_ACT = r"(?:audit(?:s|ed)?|inspect(?:s|ed|ions?)?|examin(?:e|es|ed|ations?))\b"
+_AUDITING = r"(?:audit|inspect|examin)(?:ing|ations?|ions?|s)?\b"
+_AUDITOR = r"\b(?:auditors?|accountants?|accounting\s+firm|representatives?|designees?|agents?)\b"
+_MAY = r"\bmay\b(?!\s+be\b(?!\s+(?:audit|inspect|examin)))"
+_LEAVE = (
+    r"(?:\b(?:right|rights|entitled|permit\w*|allow\w*|authori[sz]\w*|access|reserves?|available|open|subject)\b"
+    rf"|{_MAY})"
+)
+_FEW_WORDS = r"(?:[\w()'\u2019-]+,?\s+){0,3}?"
+_LET_AUDIT = (
+    rf"{_LEAVE}[^.;]{{0,200}}?(?:\bto\s+{_FEW_WORDS}{_AUDIT_ACT}|\b(?:for|purposes?\s+of)\s+{_FEW_WORDS}{_AUDITING})"
+    rf"|{_LEAVE}[^.;]{{0,200}}?{_AUDITOR}\s+(?:\w+\s+)?(?:audit|review|inspect|examine)s?\b"
+    rf"|{_MAY}[\s,]+(?:[\w()'\u2019-]+,?\s+){{0,8}}?{_AUDIT_ACT}"
+    rf"|\b(?:permit|allow)\w*\s+{_FEW_WORDS}{_AUDIT_ACT}"
+    rf"|\bright\s+of\s+{_FEW_WORDS}{_AUDIT_ACT}|{_AUDIT_ACT}\s+rights?\b"
+    rf"|{_AUDITOR}[^.;]{{0,120}}?\bto\s+(?:\w+\s+)?{_AUDIT_ACT}"
+)
+"""An audit right lets one party look into the other's books, records or premises: a word of leave ("has the
+right, upon notice, to inspect", "may, at its expense, audit", "shall permit examination", "available for
+inspection", "for the purpose of examining") governs the audit, inspection or examination, or an accountant is
+sent to do it ("engage an independent accountant to audit", "have its auditors review"). A sentence that only names
+an audit with such a word elsewhere in it is about something else, and CUAD's tune split had 21 such claims: a
+party's leave to disclose information to its own auditors, what Confidential Information does not include (that
+produced in an audit), fees for auditing, a tax examination in progress ("as the case may be" is no leave either).
+Goods, meters or materials a party may inspect are still read as the clause: CUAD counts them either way."""
+
+
 CLAUSES: dict[str, tuple[Test, ...]] = {
     "non_compete": (
         Test(
@@ -279,9 +306,12 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
     "audit_rights": (
         Test(
             cue(r"audit|inspect|examin"),
-            words(r"\baudit(?:s|ed|ing|or|ors)?\b|\binspect\w*|\bexamin\w+"),
-            words(r"\bright\b|\bpermit|\ballow|\bmay\b|\bavailable\b|\baccess\b|\bopen\s+(?:for|to)\b"),
-            words(r"\baudited\s+(?:financial|consolidated|balance)|\bfinancial\s+statements\b"),
+            words(_LET_AUDIT),
+            None,
+            words(
+                r"\baudited\s+(?:financial|consolidated|balance)|\bfinancial\s+statements\b|"
+                r"\bnot\s+(?:be\s+)?(?:available|open|subject|entitled)\b"
+            ),
         ),
     ),
     "most_favored_nation": (
