@@ -326,3 +326,13 @@ def test_auto_keeps_a_list_the_rules_read_when_the_model_reads_a_count(stack):
     assert len(model.prompts) == 1, "the rules left words: the model was asked"
     assert values["decomposition"].intent == "list" and values["answer"].format != "figure"
     assert rows(values) == DELAWARE_CONTRACTS and values["model_calls"][0].outcome == "used"
+
+
+def test_auto_asks_as_the_rules_do_where_the_model_would_search_the_text_for_a_list(stack):
+    """Blind folder D with the 1.5B model: "which of my contracts put software source code into escrow?", which
+    the rules ask back about, was answered with passages that do not answer it: a list or figure the rules could
+    not read is not turned into a search of the text."""
+    values, model = run(stack, [reading("contracts", "text")], WALK_AWAY, planner="auto")
+    assert len(model.prompts) == 1 and values.get("answer") is None, "the run asks, as the rules do"
+    assert values["model_calls"][0].outcome == "invalid"
+    assert "searched the text for a list or figure" in values["model_calls"][0].detail
