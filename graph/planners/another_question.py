@@ -12,6 +12,7 @@ from english.lexicon import CLAUSE_WORDS, STOPWORDS
 from english.value_match import normalise
 from english.words import counted_noun, plural, singular
 from graph.decomposition import STRUCTURED_INTENTS, Decomposition, Unmapped
+from graph.planners.reading.leftovers import NEAREST_HELD
 from graph.planners.vocabulary import BucketWords, Vocabulary, find_mentions
 from tools.catalog import Catalog
 
@@ -139,10 +140,6 @@ def field_left_out(d: Decomposition, view: BucketWords) -> Unmapped | None:
             f"document of {view.name} would leave it out",
         )
     return None
-
-
-NEAREST_HELD = 6
-"""Values of a field named with none of them, said with it."""
 
 
 def _names_something(view: BucketWords, *phrases: str) -> bool:

@@ -112,7 +112,8 @@ def names_left(
 
 
 NEAREST_HELD = 6
-"""Values of a field named after a name no document holds, said with it."""
+"""How many of a field's values a question back says it holds, when the question names the field with a value it
+does not hold ("Ohio law") or with none it could read (`another_question.field_left_out`)."""
 
 
 def _field_named_after(views: list[BucketWords], lowered: str, end: int) -> tuple[BucketWords, CatalogField] | None:
