@@ -651,6 +651,31 @@ def test_a_clause_named_like_a_kind_of_contract_is_no_condition_on_the_kind():
     assert [(c.field, c.value) for c in kind.constraints] == [("contract_type", kinds["NC-A.txt"])]
 
 
+def test_a_list_of_the_contracts_with_a_clause_no_field_names_asks_offering_the_closest():
+    """A blind question: "which agreements have a non-solicitation clause covering staff?" was answered with
+    passages about rebates and confidentiality, three contracts quoted as if they held the clause. A list of the
+    documents with a clause the documents speak of is a list, as a count of them is a count: the clauses closest in
+    meaning are offered, and nothing is listed until the human chooses. Without a word for a clause, such words
+    stay a search for text ("which agreements mention data hosting?"), as does a clause about something no
+    document holds (`test_text_answers`: "a clause about cryptocurrency payments" is said to be missing)."""
+    question = "Which agreements have a non-solicitation clause covering staff?"
+    specs = {spec.name: spec for spec in shipped("contracts")}
+    meaning = f"no solicit of employees: {specs['no_solicit_of_employees'].description}"
+    text = "Non-solicitation. Neither party shall recruit the other's staff, this covering all personnel."
+    unread = "no_solicit_of_customers"  # no rule reads it (tune F1 0.51): its words name a field with no value
+    rows = {doc_id: {k: v for k, v in row.items() if k != unread} for doc_id, row in CLAUSE_ROWS.items()}
+    documents = [(doc_id, f"{doc_id} {text}", [("properties", row)]) for doc_id, row in rows.items()]
+    catalog = FakeCatalog(
+        {"contracts": documents}, specs={"contracts": list(specs.values())}, meanings={question: (meaning, 0.5)}
+    )
+    rules = RuleDecomposer(catalog)
+    d = rules.decompose(question)
+    assert d.intent == "list" and not d.constraints
+    (unmapped,) = d.unmapped
+    assert (unmapped.nearest[0].field, unmapped.nearest[0].value) == ("no_solicit_of_employees", True)
+    assert rules.decompose("Which agreements mention data hosting?").intent == "qa"
+
+
 def test_a_lower_case_word_naming_part_of_a_place_is_no_condition_on_it(described_clauses):
     """ "the other company's people" counted the contracts governed by the law of the People's Republic of China (a
     blind question about hiring staff away); a name a kind or a party holds is read as before."""

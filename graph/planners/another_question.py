@@ -105,11 +105,12 @@ def condition_left_out(d: Decomposition, vocabulary: Vocabulary) -> Unmapped | N
     if not left:
         return field_left_out(d, view)
     unrecorded = [spec.name for spec in view.unvalued if set(left) & set(view.field_words_of(spec))]
-    meant = [] if unrecorded else view.flags_meant(d.question)
+    meant = view.flags_meant(d.question)  # offered beside a field no value is read for: its words may mean another
     if unrecorded:
         why = (
             f"no document of {view.name} here has a value for {', '.join(unrecorded)}: none is labelled with it, "
             "and no rule reads it from their text"
+            + (" (the yes/no fields closest in meaning are offered)" if meant else "")
         )
     elif meant:
         why = f"no field of {view.name} is named by these words (the yes/no fields closest in meaning are offered)"

@@ -109,7 +109,11 @@ class RuleDecomposer:
         understood = Understood.of(question, claims)
 
         def words_left() -> bool:  # what grounding will find a list cannot be computed without (`left`)
-            return bool(unmapped or left.unreadable(understood, views, constraints, "list", self.vocabulary))
+            return bool(
+                unmapped
+                or left.unreadable(understood, views, constraints, "list", self.vocabulary)
+                or left.clause_held(understood, names, constraints, self.vocabulary)
+            )
 
         reading = intent.settled(reading, question, views, constraints, understood.spans, words_left)
         if reading.intent not in STRUCTURED_INTENTS or doc_ids:

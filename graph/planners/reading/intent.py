@@ -246,10 +246,10 @@ def settled(
     words ask about its text). A list or count with no condition, order or grouping whose words no reading took are
     content words is a question for text too ("which came out later, X or Y", "which magazine started first, X or
     Y", "over how many centuries were the tombs built?", a claim that says "count"): words to search for, not
-    documents to list or count; unless it counts documents it names, or lists them with words that name nothing
-    (`words_left`: the run then asks). A claim that states something with no condition is never a figure or a list
-    (`_states_a_claim`); nor is a sum asked of documents a question names in a bucket with no amount to add up: their
-    text says what is paid."""
+    documents to list or count; unless it counts documents it names, or lists them with words that name nothing or
+    by a clause the documents speak of (`words_left`): the run then asks. A claim that states something with no
+    condition is never a figure or a list (`_states_a_claim`); nor is a sum asked of documents a question names in
+    a bucket with no amount to add up: their text says what is paid."""
     describing = {f.name for view in views for f in view.role("name")} | {v.kind.name for v in views if v.kind}
     naming_only = bool(constraints) and all(c.field in describing for c in constraints)
     if reading.intent is None and naming_only and leftovers.content(question.lowered, understood):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from english.dates import MONTH_WORD
 from english.intents import is_claim
-from english.lexicon import AMOUNT_SLOT, NAME_SLOT
+from english.lexicon import AMOUNT_SLOT, CLAUSE_WORDS, FILLER, NAME_SLOT
 from graph.decomposition import STRUCTURED_INTENTS, Constraint, Decomposition, Unmapped
 from graph.planners.reading import leftovers, quantities
 from graph.planners.reading.understood import Understood
@@ -40,6 +40,21 @@ def unreadable(
 ) -> list[Unmapped]:
     """What a count, sum or list cannot be computed without: `unread` words, then names left."""
     return [*unread(understood, views, constraints), *names(understood, views, constraints, intent, vocabulary)]
+
+
+def clause_held(
+    understood: Understood, buckets: list[str], constraints: list[Constraint], vocabulary: Vocabulary
+) -> bool:
+    """Words before a word for a clause that the documents hold ("which agreements have a non-solicitation clause
+    covering staff?"): a list of the documents with that clause, which the passages its words find are not (a blind
+    question was answered with passages on rebates and confidentiality). A clause about something no document holds
+    ("a clause about cryptocurrency payments") stays a question for text, whose answer says none speaks of it."""
+    words = leftovers.topic_terms(understood.question.lowered, understood.spans)
+    asked = [w for w in words if w not in CLAUSE_WORDS and w not in FILLER]
+    if not asked or not CLAUSE_WORDS & set(words):
+        return False
+    searched = leftovers.searched_documents(buckets, constraints, vocabulary)
+    return not leftovers.held_by_none(asked, searched, vocabulary)
 
 
 def unread(understood: Understood, views: list[BucketWords], constraints: list[Constraint]) -> list[Unmapped]:
