@@ -90,6 +90,10 @@ MARLOWE_SECTIONS = (
 )
 
 
+KESTREL_TERM = "\n\n5. TERM. This Agreement shall expire on December 31, 2023."
+"""The one contract whose expiration date the rules read: the field is in the catalog, unread for the others."""
+
+
 def _contract(kind: str, first: str, second: str, law: str) -> str:
     preamble = (
         f'This {kind.title()} (the "Agreement") is made as of March 1, 2019 by and between {first}, a Delaware '
@@ -106,7 +110,7 @@ def _contract(kind: str, first: str, second: str, law: str) -> str:
 def own_contracts(postgres_url, minilm, tmp_path_factory):
     folder = tmp_path_factory.mktemp("mycontracts")
     for name, (kind, first, second, law) in CONTRACTS.items():
-        extra = {ACME: RENEWAL, MARLOWE: MARLOWE_SECTIONS, COBALT: CONTROL}.get(name, "")
+        extra = {ACME: RENEWAL, MARLOWE: MARLOWE_SECTIONS, COBALT: CONTROL, KESTREL[1]: KESTREL_TERM}.get(name, "")
         (folder / name).write_text(_contract(kind, first, second, law) + extra)
     licence = [f"{n}. {text.format(name='Licensee', law='Ohio')}" for n, text in enumerate(SECTIONS.values(), 1)]
     for name in (ZEPHYR, *NIMBUS):
@@ -292,3 +296,16 @@ def test_a_clause_asked_about_in_other_words_is_quoted_by_its_name(own_contracts
     assert run.answer is not None, str(run.interrupt)
     assert {c.doc_id for c in run.answer.citations} == {COBALT}
     assert "following a Change of Control of the other party" in run.answer.text
+
+
+def test_a_value_no_row_holds_is_said_unrecorded_and_quoted_once_from_where_the_contract_states_it(own_contracts):
+    """A blind question, "when does the Zounds Hearing agreement end?": the rules read no expiration date from its
+    term ("ending ten (10) years thereafter"), and its text was searched for "end" alone: the answer quoted the end
+    of a notice period, then a mediation clause. The search now holds the field's description ("Date the initial
+    term ends"), the answer says no value was read, and one sentence of the contract states the one value asked."""
+    answer = Run(own_contracts, "When does the Marlowe co-branding agreement end?", RULES).answer
+    assert answer is not None
+    lead, quoted = answer.text.splitlines()[:2]
+    assert lead.startswith("No expiration_date is recorded for MARLOWE_1999-CO-BRANDING AGREEMENT")
+    assert "shall continue for one (1) year following the Launch Date" in quoted
+    assert len(answer.sentences) == 1 and {c.doc_id for c in answer.citations} == {MARLOWE}

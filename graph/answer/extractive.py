@@ -155,6 +155,7 @@ def _chosen(
     one that shares nothing with the question is no answer to it, however close it sounds. None is taken below
     KEEP_RATIO of the first one's score."""
     sides = d.sub_queries[1:]
+    again = confined and not _one_value(d)  # a value looked up is stated once: no more sentences of its document
     names = [n.text for n in proper_names(d.question)]
     named = {i for i in score if _names_one(candidates[i], sides or names)}
     chosen: list[Candidate] = []
@@ -165,7 +166,7 @@ def _chosen(
         open_ = [
             i
             for i in score
-            if (confined or candidates[i].passage.doc_id not in docs)
+            if (again or candidates[i].passage.doc_id not in docs)
             and candidates[i].text not in said
             and (i in worded or not confined and _bridged(candidates[i], chosen))
         ]
@@ -183,6 +184,22 @@ def _chosen(
         first = weighed[best] if first is None else first
         chosen.append(candidates[best])
     return chosen
+
+
+def _one_value(d: Decomposition) -> bool:
+    """A lookup of fields: one value a document, which one sentence of it states ("when does the Zounds agreement
+    end?" was answered by its term, then by a notice period and a mediation clause of the same agreement)."""
+    return d.intent == "lookup" and bool(d.show_fields)
+
+
+def _unrecorded(d: Decomposition, titles: list[str]) -> str | None:
+    """The line before the passage quoted for a lookup of fields: one answered from the text is one whose documents'
+    rows hold no value for them (else their table answers), so the quote is the reader's to check, not a value
+    found."""
+    if not _one_value(d):
+        return None
+    where = escape(", ".join(titles)) or "the documents named"
+    return f"No {escape(' or '.join(d.show_fields))} is recorded for {where}; the passage that may state it:"
 
 
 def _bridged(candidate: Candidate, chosen: list[Candidate]) -> bool:
@@ -215,14 +232,16 @@ def _searched_titles(evidence: list[Evidence]) -> list[str]:
     return list(dict.fromkeys((hit.metadata.title or hit.doc_id).strip() for hit in passage_hits(evidence).values()))
 
 
-def _asked_terms(d: Decomposition, titles: list[str]) -> list[str]:
-    """The stems of what a question confined to its documents asks about: its words less those that name the
-    documents (their `titles`, the words of the conditions that selected them; a yes/no clause's words stay: "about
-    assignment" asks about the clause), the words that only phrase a question ("say", "tell") and the filler."""
+def _asked_terms(d: Decomposition, titles: list[str], evidence: list[Evidence]) -> list[str]:
+    """The stems of what a question confined to its documents asks about: its words and the words its searches
+    looked for (a yes/no clause's name: "acquired" is the Change of Control section; the description of a field it
+    looks up where the rows hold none: "Date the initial term ends"), less those that name the documents (their
+    `titles`, the words of the conditions that selected them; a yes/no clause's words stay: "about assignment" asks
+    about the clause), the words that only phrase a question ("say", "tell") and the filler."""
     selecting = " ".join(c.source_text for c in d.constraints if not isinstance(c.value, bool))
     naming = {*stems(selecting), *stems(" ".join(titles)), *(stem(w) for w in ASKING_VERBS | FILLER)}
-    clauses = [stem(w) for words in d.clause_words() for w in words]  # "acquired": the Change of Control section
-    return [t for t in dict.fromkeys([*stems(d.question), *clauses]) if t not in naming]
+    searched = [e.call.arguments.get("query", "") for e in evidence if e.call.tool == "search_text"]
+    return [t for t in dict.fromkeys([*stems(d.question), *stems(" ".join(searched))]) if t not in naming]
 
 
 def _searched_buckets(evidence: list[Evidence]) -> list[str]:
@@ -253,7 +272,7 @@ def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list
     only sentences that put a number on what it counts (a sentence that merely mentions employees is no count)."""
     confined = about_documents(d, evidence)
     titles = _searched_titles(evidence) if confined else []
-    terms = _asked_terms(d, titles) if confined else list(dict.fromkeys(stems(d.question)))
+    terms = _asked_terms(d, titles, evidence) if confined else list(dict.fromkeys(stems(d.question)))
     nothing = _nothing_about(d, terms, titles, _searched_buckets(evidence))
     per_document = CANDIDATE_PASSAGES if confined else 1
     candidates = _candidates(best_passages(evidence, relevant, CANDIDATE_PASSAGES, per_document))
@@ -288,7 +307,9 @@ def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list
         for c in chosen
     ]
     lines = [f"- {escape(c.text)} [{escape(c.passage.doc_id)}]" for c in chosen]
-    if all(c.passage.loose for c in chosen):  # "can we walk away ...?": words of it, not an answer found as such
+    if lead := _unrecorded(d, titles):
+        lines.insert(0, lead)
+    elif all(c.passage.loose for c in chosen):  # "can we walk away ...?": words of it, not an answer found as such
         lines.insert(0, LOOSE_LEAD.format(titles=escape(", ".join(titles)) or "the documents named"))
     return Answer(
         format="prose",

@@ -12,9 +12,10 @@ Routes, in the order they are tried:
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 
-from english.lexicon import ASKING_VERBS, FILLER
+from english.lexicon import ASKING_VERBS, FILLER, STOPWORDS
 from english.names import proper_names
 from english.words import counted, has_phrase, holds, states_a_number_of, stem, stems
 from graph.answer.computed import CHECKED, figure, listed, table
@@ -147,7 +148,7 @@ class RulePlanner:
                     arguments = {"bucket": bucket, "predicates": predicates, "top_k": STRUCTURED_ROWS, **scope}
                     calls.append(ToolCall(tool="annotations_search", purpose=CHECKED, arguments=arguments))
         elif route.kind == "hybrid":
-            query = " ".join(_search_words(d)) or d.question
+            query = " ".join(_search_words(d, self.catalog)) or d.question
             named = [{"doc_id": doc_id} for doc_id in d.doc_ids[:MAX_SUB_QUERIES]] or [{}]  # and inside those only
             for bucket in constrained:
                 for document in named:
@@ -230,7 +231,8 @@ class RulePlanner:
         passage is relevant: the run clarifies rather than answer from look-alike documents. When what it asks about
         holds a word no document holds (`Decomposition.unheld`: "cryptocurrency payments"), holding its other words
         ("payments") shows nothing: only meaning does. In the documents the question names (by id or by a party),
-        any of its topic words will do: the passage can only be theirs, and a question put in words they do not use
+        any of its topic words will do, or of the words its search looked for (the description of a field it looks
+        up: "initial term ends"): the passage can only be theirs, and a question put in words they do not use
         ("can Nettaxi walk away early, and with how much notice?") still holds one ("notice"). A "how many" question
         read as a question for text needs a passage that puts a number on what it counts (`states_a_number_of`):
         any other passage that mentions it is no count."""
@@ -249,7 +251,7 @@ class RulePlanner:
                 not d.unheld and (overlap >= 0.5 or (call.tool == "fused_search" and overlap > 0)),
                 f"holds {overlap:.0%} of the topic words",
             ),
-            (overlap > 0 and self._in_named_documents(call), IN_NAMED_DOCUMENT),
+            ((overlap > 0 or holds(text, narrower) > 0) and self._in_named_documents(call), IN_NAMED_DOCUMENT),
             (
                 bool(narrower) and holds(f"{hit.metadata.title or ''} {text}".lower(), narrower) == 1.0,
                 f"holds every word of {query!r}",
@@ -479,14 +481,29 @@ def _topic(d: Decomposition) -> list[str]:
     return [t for t in d.topic_terms if t not in FILLER]
 
 
-def _search_words(d: Decomposition) -> list[str]:
+def _search_words(d: Decomposition, catalog: Catalog) -> list[str]:
     """What a search inside the documents the constraints allow looks for: the topic, and the words of a yes/no
     clause the question names ("what does the Arconic license say about assignment?": the clause is what the
     passage must be about; the filter alone would return any passage of a contract that has one), or asks whether a
     document has ("does the iVillage agreement renew automatically?", where its row holds no value), as the
     question says it and by its name (`Decomposition.clause_words`)."""
     asked = [t for t in d.topic_terms if t not in ASKING_VERBS]  # "say" is how it asks, not what
-    return list(dict.fromkeys([*asked, *(w for words in d.clause_words() for w in words)]))
+    described = [w for f in d.show_fields for w in _described_by(catalog, d.buckets, f)] if d.intent == "lookup" else []
+    return list(dict.fromkeys([*asked, *(w for words in d.clause_words() for w in words), *described]))
+
+
+def _described_by(catalog: Catalog, buckets: list[str], field: str) -> list[str]:
+    """The content words of what a field of values is ("Date the initial term ends", the description up to its first
+    ";"): how a document states the value a lookup asks for, where its row holds none ("when does the Zounds
+    agreement end?" searched "end" alone and quoted the end of a notice period, not the term's). A yes/no field's
+    words are its clause's (`Decomposition.clause_words`); its description says how it is read, not what the text
+    says."""
+    for bucket in buckets:
+        for f in catalog.fields(bucket):
+            if f.name == field and f.type != "boolean" and f.description:
+                said = re.split(r"[;(]", f.description.lower())[0]
+                return [w for w in re.findall(r"[a-z]+", said) if w not in STOPWORDS | FILLER]
+    return []
 
 
 def _passage_filters(d: Decomposition, bucket: str) -> dict:

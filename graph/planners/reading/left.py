@@ -9,9 +9,11 @@ the words naming what it asks about that no document holds, and the topics it as
 
 from __future__ import annotations
 
+import re
+
 from english.dates import MONTH_WORD
 from english.intents import is_claim
-from english.lexicon import AMOUNT_SLOT, CLAUSE_WORDS, FILLER, NAME_SLOT
+from english.lexicon import AMOUNT_SLOT, CLAUSE_WORDS, FILLER, NAME_SLOT, STOPWORDS
 from graph.decomposition import STRUCTURED_INTENTS, Constraint, Decomposition, Unmapped
 from graph.planners.reading import leftovers, quantities
 from graph.planners.reading.understood import Understood
@@ -45,16 +47,27 @@ def unreadable(
 def clause_held(
     understood: Understood, buckets: list[str], constraints: list[Constraint], vocabulary: Vocabulary
 ) -> bool:
-    """Words before a word for a clause that the documents hold ("which agreements have a non-solicitation clause
-    covering staff?"): a list of the documents with that clause, which the passages its words find are not (a blind
-    question was answered with passages on rebates and confidentiality). A clause about something no document holds
-    ("a clause about cryptocurrency payments") stays a question for text, whose answer says none speaks of it."""
-    words = leftovers.topic_terms(understood.question.lowered, understood.spans)
-    asked = [w for w in words if w not in CLAUSE_WORDS and w not in FILLER]
-    if not asked or not CLAUSE_WORDS & set(words):
+    """A clause named by words the documents hold, just before a word for a clause ("which agreements have a
+    non-solicitation clause covering staff?"): a list of the documents with that clause, which the passages its
+    words find are not (a blind question was answered with passages on rebates and confidentiality). A clause said
+    only by what it is about ("a clause about cryptocurrency payments") stays a question for text, whose answer
+    says when no document speaks of it."""
+    lowered = understood.question.lowered
+    named = [w for m in _NAMED_CLAUSE.finditer(lowered) for w in _after_the_last_stopword(m["name"])]
+    if not named:
         return False
-    searched = leftovers.searched_documents(buckets, constraints, vocabulary)
-    return not leftovers.held_by_none(asked, searched, vocabulary)
+    return not leftovers.held_by_none(named, leftovers.searched_documents(buckets, constraints, vocabulary), vocabulary)
+
+
+def _after_the_last_stopword(words: str) -> list[str]:
+    """ "have a non-solicitation" -> ["non", "solicitation"]; "contracts have a" -> []."""
+    found = re.findall(r"[a-z]+", words)
+    stops = [i for i, w in enumerate(found) if w in STOPWORDS]
+    return [w for w in found[stops[-1] + 1 if stops else 0 :] if w not in FILLER]
+
+
+_NAMED_CLAUSE = re.compile(rf"(?P<name>(?:[a-z][\w-]*\s+){{1,3}}?)(?:{'|'.join(sorted(CLAUSE_WORDS))})\b")
+"""Up to three words before a word for a clause; those after a stopword ("a", "any") name it."""
 
 
 def unread(understood: Understood, views: list[BucketWords], constraints: list[Constraint]) -> list[Unmapped]:
