@@ -651,6 +651,22 @@ def test_a_clause_named_like_a_kind_of_contract_is_no_condition_on_the_kind():
     assert [(c.field, c.value) for c in kind.constraints] == [("contract_type", kinds["NC-A.txt"])]
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many of my agreements are supply or distributor agreements?",
+        "Count the license, supply and distributor agreements",
+    ],
+)
+def test_kinds_sharing_one_bucket_word_are_each_read(clause_rules, question):
+    """A blind question: "how many of my agreements are reseller or distributor agreements?" counted the one
+    distributor agreement and none of the three reseller agreements: only the kind next to "agreements" was read."""
+    d = clause_rules.decompose(question)
+    (kind,) = [c for c in d.constraints if c.field == "contract_type"]
+    wanted = {"Supply Agreement", "Distributor Agreement"} | ({"License Agreement"} if "license" in question else set())
+    assert kind.op == "in" and set(kind.value) == wanted and not d.unmapped
+
+
 def test_a_list_of_the_contracts_with_a_clause_no_field_names_asks_offering_the_closest():
     """A blind question: "which agreements have a non-solicitation clause covering staff?" was answered with
     passages about rebates and confidentiality, three contracts quoted as if they held the clause. A list of the

@@ -192,6 +192,14 @@ def _one_value(d: Decomposition) -> bool:
     return d.intent == "lookup" and bool(d.show_fields)
 
 
+def _field_words(d: Decomposition, evidence: list[Evidence]) -> set[str]:
+    """The stems a search for a field's value added to the question's words (what the field is: "initial term" for
+    an expiration date), which a sentence stating the value holds; a preamble holding the names the question gives
+    ("JVLS (Vaccines 2Go)") states no term."""
+    searched = " ".join(e.call.arguments.get("query", "") for e in evidence if e.call.tool == "search_text")
+    return set(stems(searched)) - set(stems(d.question))
+
+
 def _unrecorded(d: Decomposition, titles: list[str]) -> str | None:
     """The line before the passage quoted for a lookup of fields: one answered from the text is one whose documents'
     rows hold no value for them (else their table answers), so the quote is the reader's to check, not a value
@@ -281,6 +289,8 @@ def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list
     if d.unheld:  # "about poaching employees": only a sentence on employees may say it in other words
         topic = set(stems(" ".join(d.unheld)))
         candidates = [c for c in candidates if topic & set(stems(c.text))]
+    if _one_value(d) and (what := _field_words(d, evidence)):  # a sentence naming the document only is no value
+        candidates = [c for c in candidates if what & set(stems(c.text))]
     if not candidates:
         return Answer(format="prose", text=nothing, composed_by="extractive")
     words = _word_scores(terms, candidates)

@@ -251,7 +251,7 @@ class RulePlanner:
                 not d.unheld and (overlap >= 0.5 or (call.tool == "fused_search" and overlap > 0)),
                 f"holds {overlap:.0%} of the topic words",
             ),
-            ((overlap > 0 or holds(text, narrower) > 0) and self._in_named_documents(call), IN_NAMED_DOCUMENT),
+            (overlap > 0 and self._in_named_documents(call), IN_NAMED_DOCUMENT),
             (
                 bool(narrower) and holds(f"{hit.metadata.title or ''} {text}".lower(), narrower) == 1.0,
                 f"holds every word of {query!r}",
@@ -261,6 +261,7 @@ class RulePlanner:
                 (holds(text, [stem(w) for w in words]) == 1.0, f"holds the clause asked about: {' '.join(words)}")
                 for words in d.clause_words()
             ),
+            (holds(text, narrower) > 0 and self._in_named_documents(call), IN_NAMED_DOCUMENT),
         ]
         checkable = bool(d.topic_terms) or not d.constraints
         missed = f"no document holds a word of {' or '.join(map(repr, d.unheld))} and it is not close in meaning"

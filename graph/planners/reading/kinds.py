@@ -46,6 +46,9 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
             if match:
                 kinds += [v for v in match.values if v not in kinds]
                 said.append((span, lowered[span[0] : span[1]]))
+                for other, values in _coordinated(lowered, span[0], words[-1], view, claims):
+                    kinds += [v for v in values if v not in kinds]
+                    said.append((other, lowered[other[0] : other[1]]))
                 break
             if start < len(before):
                 continue
@@ -59,4 +62,33 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
     if kinds:
         claims.claim(*(span for span, _ in said[1:]))
         found.append(say(claims, kind, *equal_or_in(kinds), said[0][0], " / ".join(text for _, text in said)))
+    return found
+
+
+CONJUNCTIONS = ("or", "and", "and/or")
+
+
+def _coordinated(
+    lowered: str, start: int, noun: str, view: BucketWords, claims: Claims
+) -> list[tuple[tuple[int, int], list[str]]]:
+    """The kinds said before one, joined to it by "or", "and" or a comma, that share its bucket word ("reseller or
+    distributor agreements", "license, supply and distributor agreements"): each word is a kind with that noun. A
+    blind question counted the distributor agreement alone, leaving the three reseller agreements out. Read back
+    until a word is no kind."""
+    tokens = list(TOKEN.finditer(lowered[:start]))
+    found: list[tuple[tuple[int, int], list[str]]] = []
+    while tokens:
+        joined = tokens[-1].group() in CONJUNCTIONS
+        if joined:
+            tokens.pop()
+        elif lowered[tokens[-1].end() : start].strip() != ",":
+            break
+        if not tokens or claims.taken(tokens[-1].span()):
+            break
+        word = tokens.pop()
+        match = view.values(view.kind).match([singular(word.group()), noun], view.generic_words, fuzzy=False)
+        if not match:
+            break
+        found.append((word.span(), match.values))
+        start = word.start()
     return found
