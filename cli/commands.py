@@ -58,6 +58,7 @@ def ingest(args: argparse.Namespace) -> None:
             limit=args.limit,
             scope=args.scope or dataset_scope(args.dataset),
             force=args.force,
+            prune=args.prune,
         )
     print(report.summary())
 

@@ -159,6 +159,9 @@ def _ingest(sub) -> None:
     p.add_argument(
         "--force", action="store_true", help="rewrite unchanged documents too (rebuilds a lost or corrupted index)"
     )
+    p.add_argument(
+        "--prune", action="store_true", help="delete the documents ingested from files no longer in the folder"
+    )
     p.set_defaults(run=commands.ingest)
 
 

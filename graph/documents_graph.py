@@ -116,7 +116,7 @@ def documents(state: DocumentsState, runtime: Runtime, *, services: AgentService
         return {"scope": scope, "document": _served(show_document(store, scope, doc_ids[0]), services, scope)}
     report = delete_documents(services.stack, scope, doc_ids, bucket=_bucket(state, services))
     inbox = uploads_inbox(services.stack.settings.home, scope)
-    drop_unnamed(inbox, store.sources_under(scope, str(inbox / KEPT)))
+    drop_unnamed(inbox, set(store.documents_under(scope, str(inbox / KEPT)).values()))
     return report.as_json()
 
 

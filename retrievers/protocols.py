@@ -192,8 +192,11 @@ class DocumentRecords(Protocol):
         """A page of the documents of `scope` (of one bucket, or one document; of those whose title or id holds the
         words of `matching`) with their counts, and the number in all."""
 
-    def stored_origins(self, scope: str, doc_ids: Sequence[str]) -> dict[str, tuple[str, list[dict[str, Any]]]]:
-        """Each stored document's source and annotation rows (kind, row, raw), for a folder ingest."""
+    def stored_origins(self, scope: str, doc_ids: Sequence[str]) -> dict[str, tuple[str, str, list[dict[str, Any]]]]:
+        """Each stored document's source, bucket and annotation rows (kind, row, raw), for a folder ingest."""
+
+    def documents_under(self, scope: str, folder: str) -> dict[str, str]:
+        """The scope's documents ingested from files under `folder`, as {doc_id: source}."""
 
     def document_annotations(self, scope: str, doc_id: str) -> list[dict[str, Any]]:
         """Every annotation row of one document, whole."""

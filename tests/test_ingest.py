@@ -201,6 +201,37 @@ def test_a_file_of_another_folder_with_the_same_name_does_not_replace_the_docume
     assert again.updated == 1, "the file it came from still updates it"
 
 
+def test_a_folder_ingested_into_another_bucket_moves_nothing(stack, tmp_path):
+    """An outside probe: ingesting a folder again with another `--bucket` moved its documents there, dropped
+    their fields, and said "2 updated". Each is skipped, saying which bucket holds it; nothing changes."""
+    folder = _folder(tmp_path, **{"msa.txt": CONTRACT})
+    ingest_source(stack, path=folder, bucket="contracts", progress=False)
+    rows = stack.store.document_annotations("default", "msa.txt")
+    moved = ingest_source(stack, path=folder, bucket="generic", progress=False)
+    assert (moved.added, moved.updated, moved.unchanged) == (0, 0, 0)
+    assert [s.path for s in moved.skipped] == ["msa.txt"] and "is in bucket contracts" in moved.skipped[0].reason
+    assert stack.store.get_document("default", "msa.txt")["bucket"] == "contracts"
+    assert stack.store.document_annotations("default", "msa.txt") == rows
+
+
+def test_a_file_gone_from_the_folder_is_reported_and_deleted_only_when_asked(stack, tmp_path):
+    """An outside probe moved a file out of a folder: its next ingest said nothing, and the document stayed in
+    every count. It is now named in the report, and `prune` deletes it (from all three stores)."""
+    folder = _folder(tmp_path, **{"msa.txt": CONTRACT, "memo.md": "The cafeteria closes at three on Fridays."})
+    ingest_source(stack, path=folder, bucket="contracts", progress=False)
+    (folder / "memo.md").unlink()
+    kept = ingest_source(stack, path=folder, bucket="contracts", progress=False)
+    assert kept.left_behind == ["memo.md"] and kept.pruned == []
+    assert "no longer in the folder: 1 document still ingested from it" in kept.summary()
+    assert stack.store.get_document("default", "memo.md") is not None
+    with pytest.raises(InvalidInput, match="whole folder"):
+        ingest_source(stack, path=folder, bucket="contracts", limit=1, prune=True, progress=False)
+    pruned = ingest_source(stack, path=folder, bucket="contracts", prune=True, progress=False)
+    assert pruned.pruned == ["memo.md"] and stack.store.get_document("default", "memo.md") is None
+    assert _counts_agree(stack)["documents"] == 1
+    assert ingest_source(stack, path=folder, bucket="contracts", progress=False).left_behind == []
+
+
 def test_force_rebuilds_an_engine_index_from_the_sources(stack, tmp_path):
     folder = _folder(tmp_path, **{"msa.txt": CONTRACT})
     Ingestor(stack).ingest(files.load(folder, bucket="contracts"), progress=False)

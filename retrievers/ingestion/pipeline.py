@@ -67,6 +67,10 @@ class IngestReport:
     named: dict[str, list[str]] = field(default_factory=lambda: {"added": [], "updated": [], "unchanged": []})
     """The first SKIPPED_SHOWN document ids of each outcome: which documents a folder ingested again changed and
     which were the same (the web page says it of each file it uploaded)."""
+    left_behind: list[str] = field(default_factory=list)
+    """Documents still ingested from files of the folder that are no longer there (`sources.left_behind`)."""
+    pruned: list[str] = field(default_factory=list)
+    """Those of them the run deleted (`ragent ingest --prune`)."""
     characters: int = 0
     """Of the documents written (added or updated), counted against the run's `max_chars`."""
     seconds: float = 0.0
@@ -104,6 +108,18 @@ class IngestReport:
         if len(self.skipped) < SKIPPED_SHOWN:
             self.skipped.append(item)
 
+    def _left_behind(self) -> list[str]:
+        """What the summary says of the folder's files that are gone: deleted with them, or still counted."""
+        if self.pruned:
+            return [f"deleted, their files no longer in the folder: {len(self.pruned)} ({_named(self.pruned)})"]
+        if self.left_behind:
+            n = len(self.left_behind)
+            return [
+                f"no longer in the folder: {n} document{'s' if n > 1 else ''} still ingested from it and counted in "
+                f"answers ({_named(self.left_behind)}); `--prune` deletes them"
+            ]
+        return []
+
     def summary(self) -> str:
         lines = [
             f"documents: {self.documents} ({self.added} added, {self.updated} updated, {self.unchanged} unchanged)",
@@ -117,12 +133,18 @@ class IngestReport:
                 if self.skipped_total > len(self.skipped)
                 else []
             ),
+            *self._left_behind(),
             f"seconds: {self.seconds:.1f}"
             + (f"   ({self.chunks / self.seconds:.1f} chunks/s)" if self.seconds and self.chunks else ""),
         ]
         if self.chunks:
             lines.append("time: " + ", ".join(f"{stage} {share:.0%}" for stage, share in self.stage_shares().items()))
         return "\n".join(lines)
+
+
+def _named(doc_ids: list[str]) -> str:
+    shown = ", ".join(doc_ids[:SKIPPED_SHOWN])
+    return shown + (f" and {len(doc_ids) - SKIPPED_SHOWN} more" if len(doc_ids) > SKIPPED_SHOWN else "")
 
 
 def embedding_text(chunk: IndexedChunk) -> str:

@@ -13,6 +13,7 @@ from core.models import AnnotationRow, FieldSpec, SourceDocument
 from core.scope import DEFAULT_SCOPE
 from retrievers import loaders
 from retrievers.extraction.extractor import without_extracted
+from retrievers.ingestion.documents import delete_documents
 from retrievers.ingestion.limits import within_limits
 from retrievers.ingestion.pipeline import Ingestor, IngestReport
 from retrievers.ingestion.progress import IngestProgress
@@ -55,6 +56,8 @@ def against_stored(
     - one ingested from another file (ids are paths within the folder given: `report.pdf` of `2023/` and of
       `2024/`) is not replaced: the file is skipped, saying which file the document came from; a file is the same
       when `moved_from` says it was moved from there (the server's inbox became a folder per scope);
+    - one in another bucket is not moved: the file is skipped, saying which bucket holds it (a mistyped `--bucket`
+      moved every document of a folder and dropped their fields, and the ingest said "updated");
     - with `keep_annotations` (no annotations file given), a document that brings no rows of its own keeps the rows
       stored for it: re-ingesting a folder to add a file once deleted every label of the others. Only their
       labelled values are kept: the extracted ones are found again in the text (which may have changed).
@@ -66,13 +69,20 @@ def against_stored(
         for item in batch:
             origin = stored.get(item.document.doc_id) if isinstance(item, SourceDocument) else None
             if origin is not None:
-                source, rows = origin
-                new = item.document.source
+                source, bucket, rows = origin
+                new, doc_id = item.document.source, item.document.doc_id
                 if Path(source).is_absolute() and source not in (new, moved_from(new) if moved_from else new):
                     yield Skipped(
-                        item.document.doc_id,
-                        f"the scope's document {item.document.doc_id!r} came from {source}, another file; ingest the "
+                        doc_id,
+                        f"the scope's document {doc_id!r} came from {source}, another file; ingest the "
                         "folder that holds both, into another scope, or delete it first (`ragent documents delete`)",
+                    )
+                    continue
+                if bucket != item.document.bucket:
+                    yield Skipped(
+                        doc_id,
+                        f"the scope's document {doc_id!r} is in bucket {bucket}: ingest it into {bucket}, or delete "
+                        f"it first (`ragent documents delete {doc_id}`) to put it in {item.document.bucket}",
                     )
                     continue
                 if keep_annotations and not item.annotations:
@@ -95,10 +105,16 @@ def ingest_source(
     moved_from: Callable[[str], str] | None = None,
     recorded: Callable[[str], str] | None = None,
     progressed: Callable[[IngestProgress], None] | None = None,
+    prune: bool = False,
 ) -> IngestReport:
     """The documents of a folder or dataset ingested into `scope`, each held to the data folder's ingest limits
     (`core.settings.IngestLimits`); `max_request_chars` bounds what this one ingest writes (a server's request);
-    `moved_from` as `against_stored` takes it; `recorded`, where a folder's files will be kept (`recorded_as`)."""
+    `moved_from` as `against_stored` takes it; `recorded`, where a folder's files will be kept (`recorded_as`).
+    A whole folder's ingest also reports the documents still ingested from its files that are no longer there
+    (`left_behind`), and deletes them with `prune`."""
+    whole_folder = bool(path) and not dataset and limit is None and recorded is None
+    if prune and not whole_folder:
+        raise InvalidInput("--prune deletes what a whole folder no longer holds: give the folder, without --limit")
     limits = stack.settings.ingest_limits
     specs: Mapping[str, Sequence[FieldSpec]] | None = None
     if dataset:
@@ -119,7 +135,7 @@ def ingest_source(
         items = recorded_as(items, recorded)
     if not dataset:
         items = against_stored(items, stack, scope, keep_annotations=annotations is None, moved_from=moved_from)
-    return Ingestor(stack).ingest(
+    report = Ingestor(stack).ingest(
         items,
         field_specs=specs,
         total=limit,
@@ -128,3 +144,16 @@ def ingest_source(
         progressed=progressed,
         max_chars=max_request_chars,
     )
+    if whole_folder:
+        report.left_behind = left_behind(stack, path, scope)
+        if prune and report.left_behind:
+            report.pruned = [d["doc_id"] for d in delete_documents(stack, scope, report.left_behind).deleted]
+    return report
+
+
+def left_behind(stack: Stack, folder: Path, scope: str) -> list[str]:
+    """The scope's documents ingested from files under `folder` that are no longer there: a file deleted or moved
+    away stays ingested, and its values stay in every count, until it is deleted (an outside probe moved a file
+    out of a folder, and its next ingest said nothing of it)."""
+    under = stack.store.documents_under(scope, str(folder.resolve()))
+    return sorted(doc_id for doc_id, source in under.items() if not Path(source).exists())

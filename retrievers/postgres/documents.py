@@ -116,28 +116,28 @@ class PostgresDocuments:
             ).fetchall()
         return dict(rows)
 
-    def stored_origins(self, scope: str, doc_ids: Sequence[str]) -> dict[str, tuple[str, list[dict[str, Any]]]]:
-        """For each of `doc_ids` the scope holds: the source it was ingested from and its annotation rows (kind, row,
-        raw, sources, in id order); one statement, for a folder ingest's batch."""
+    def stored_origins(self, scope: str, doc_ids: Sequence[str]) -> dict[str, tuple[str, str, list[dict[str, Any]]]]:
+        """For each of `doc_ids` the scope holds: the source it was ingested from, its bucket and its annotation rows
+        (kind, row, raw, sources, in id order); one statement, for a folder ingest's batch."""
         with self.pool.connection() as conn:
             rows = conn.execute(
-                "SELECT d.doc_id, d.source, coalesce(jsonb_agg(jsonb_build_object('kind', a.kind, 'row', a.row,"
-                " 'raw', a.raw, 'sources', a.sources) ORDER BY a.annotation_id)"
+                "SELECT d.doc_id, d.source, d.bucket, coalesce(jsonb_agg(jsonb_build_object('kind', a.kind, 'row',"
+                " a.row, 'raw', a.raw, 'sources', a.sources) ORDER BY a.annotation_id)"
                 " FILTER (WHERE a.annotation_id IS NOT NULL), '[]')"
                 " FROM documents d LEFT JOIN annotations a ON a.scope = d.scope AND a.doc_id = d.doc_id"
-                " WHERE d.scope = %s AND d.doc_id = ANY(%s) GROUP BY d.doc_id, d.source",
+                " WHERE d.scope = %s AND d.doc_id = ANY(%s) GROUP BY d.doc_id, d.source, d.bucket",
                 (scope, list(doc_ids)),
             ).fetchall()
-        return {doc_id: (source, annotations) for doc_id, source, annotations in rows}
+        return {doc_id: (source, bucket, annotations) for doc_id, source, bucket, annotations in rows}
 
-    def sources_under(self, scope: str, folder: str) -> set[str]:
-        """The sources of the scope's documents ingested from files under `folder`."""
+    def documents_under(self, scope: str, folder: str) -> dict[str, str]:
+        """The scope's documents ingested from files under `folder`, as {doc_id: source}."""
         with self.pool.connection() as conn:
             rows = conn.execute(
-                "SELECT source FROM documents WHERE scope = %s AND starts_with(source, %s)",
+                "SELECT doc_id, source FROM documents WHERE scope = %s AND starts_with(source, %s)",
                 (scope, folder.rstrip("/") + "/"),
             ).fetchall()
-        return {source for (source,) in rows}
+        return dict(rows)
 
     def commit_document(
         self,
