@@ -156,6 +156,11 @@ class Decomposition(BaseModel):
         description="What a question for text asks about ('about cryptocurrency payments') that holds a word no "
         "document holds: only a passage close in meaning answers it (set by the checks, not a model)",
     )
+    listed_by_text: bool = Field(
+        default=False,
+        description="Documents asked for in words no field records ('which contracts are losing us money?'), "
+        "searched as text: the passages quoted are no complete list of them (set by the rules, not a model)",
+    )
     several: Several | None = Field(
         default=None,
         description="When the question asks about one document by a name several documents share: those documents, "

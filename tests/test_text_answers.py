@@ -309,3 +309,13 @@ def test_a_value_no_row_holds_is_said_unrecorded_and_quoted_once_from_where_the_
     assert lead.startswith("No expiration_date is recorded for MARLOWE_1999-CO-BRANDING AGREEMENT")
     assert "shall continue for one (1) year following the Launch Date" in quoted
     assert len(answer.sentences) == 1 and {c.doc_id for c in answer.citations} == {MARLOWE}
+
+
+def test_documents_asked_for_in_words_no_field_records_are_quoted_as_no_complete_list(own_contracts):
+    """A blind question, "which of my contracts are losing us money?", was answered with three passages that read as
+    the list of those contracts. The passages stay (they may speak of it), said to be no complete list."""
+    answer = Run(own_contracts, "Which of my contracts let the customer keep information secret?", RULES).answer
+    assert answer is not None and answer.citations
+    assert answer.text.startswith("Not a complete list: no field of contracts records this")
+    confined = Run(own_contracts, "What does the Acme Widgets supply agreement say about assignment?", RULES).answer
+    assert not confined.text.startswith("Not a complete list")

@@ -71,6 +71,10 @@ _LOWER_FIRST = re.compile(r"^…?\s*[a-z]")
 _ENDED = re.compile(r"[.!?][\"'”)]?$")
 
 
+NO_LIST_LEAD = "Not a complete list: no field of {buckets} records this; the passages closest to it:"
+"""The line before quotes for documents asked for in words no field records (`Decomposition.listed_by_text`): three
+passages read as "these are the contracts" where no one could say which contracts are (a blind question: "which of
+my contracts are losing us money?")."""
 LOOSE_LEAD = "No passage of {titles} says this in the question's words; the passages holding some of them:"
 """The line before quotes that were found only by holding a word of the question (`GradedHit.loose`)."""
 
@@ -319,6 +323,8 @@ def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list
     lines = [f"- {escape(c.text)} [{escape(c.passage.doc_id)}]" for c in chosen]
     if lead := _unrecorded(d, titles):
         lines.insert(0, lead)
+    elif d.listed_by_text and not confined:
+        lines.insert(0, NO_LIST_LEAD.format(buckets=escape(", ".join(d.buckets))))
     elif all(c.passage.loose for c in chosen):  # "can we walk away ...?": words of it, not an answer found as such
         lines.insert(0, LOOSE_LEAD.format(titles=escape(", ".join(titles)) or "the documents named"))
     return Answer(

@@ -77,6 +77,7 @@ ModelReading = create_model(
     ),
     catalog_reads=(SkipJsonSchema[list[CatalogRead]], Field(default_factory=list, exclude=True)),
     unheld=(SkipJsonSchema[list[str]], Field(default_factory=list, exclude=True)),
+    listed_by_text=(SkipJsonSchema[bool], Field(default=False, exclude=True)),
 )
 
 

@@ -53,6 +53,9 @@ class Reading:
     group_by: tuple[str, ...] = ()
     order_by: OrderBy | None = None
     limit: int | None = None
+    listed_by_text: bool = False
+    """Documents of a bucket it names asked for in words no reading took, read as a question for text
+    (`Decomposition.listed_by_text`)."""
 
 
 def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
@@ -263,7 +266,7 @@ def settled(
     if said in ("list", "count") and about_text and leftovers.content(question.lowered, understood):
         documents_asked = bool(question.mentions) and (said == "count" or words_left())
         if not documents_asked:
-            said = "qa"
+            return replace(reading, intent="qa", listed_by_text=bool(question.mentions))
     return replace(reading, intent=said)
 
 

@@ -48,6 +48,7 @@ def decomposition(
         show_fields=show if reading.intent in ("list", "lookup") or checks else [],
         doc_ids=sorted(doc_ids),
         checks=checks,
+        listed_by_text=reading.listed_by_text,
     )
 
 
