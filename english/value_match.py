@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -34,6 +35,8 @@ FUZZY_SCORE = 85
 """RapidFuzz's ratio (0-100) a misspelt name needs against a run of as many words of a value: "gardinia" against
 "gardenia" is 87.5; on the shipped receipts and contracts, names in no value ("starbucks") stay below 80."""
 INITIALS_MIN = 2
+CONTRACTED_WORDS = 4
+"""The longest run of a phrase's words a value may write as their initials ("intellectual property" as "IP")."""
 _DOTTED = re.compile(r"\b(?:\w\.){2,}")
 _NON_WORD = re.compile(r"[\W_]+")
 
@@ -109,6 +112,11 @@ class ValueIndex:
         `fuzzy`: whether a misspelling may match (the caller knows whether the words look like a name)."""
         found = self._match(phrase_words, generic, fuzzy)
         if found is None:
+            phrase_words, found = next(
+                ((short, m) for short in self._contracted(phrase_words) if (m := self._match(short, generic, False))),
+                (phrase_words, None),
+            )
+        if found is None:
             return None
         said = {word_stem(w) for w in phrase_words} | {word_stem(w) for w in generic}
         whole = any(
@@ -147,6 +155,16 @@ class ValueIndex:
             if close:
                 return Match([self.values[i] for i in sorted({owners[k] for _, _, k in close})], "fuzzy")
         return None
+
+    def _contracted(self, phrase_words: list[str]) -> Iterator[list[str]]:
+        """The phrase with a run of its words said by their initials where a value writes them so ("intellectual
+        property agreement" -> "ip agreement", the kind "IP Agreement": two blind questions asked for "my
+        intellectual property agreements" and got passages)."""
+        for size in range(CONTRACTED_WORDS, 1, -1):
+            for start in range(len(phrase_words) - size + 1):
+                short = initials(phrase_words[start : start + size])
+                if len(short) == size and short in self.words:
+                    yield [*phrase_words[:start], short, *phrase_words[start + size :]]
 
     def _windows(self, size: int) -> tuple[list[str], list[int]]:
         """Every run of `size` words of every value, squashed, with the value it is from: a misspelt name is

@@ -667,6 +667,16 @@ def test_kinds_sharing_one_bucket_word_are_each_read(clause_rules, question):
     assert kind.op == "in" and set(kind.value) == wanted and not d.unmapped
 
 
+def test_a_kind_written_by_its_initials_is_named_by_its_words():
+    """Two blind questions, "show me all my intellectual property agreements", got passages: the kind is written
+    "IP Agreement"."""
+    kinds = ["IP Agreement", "Supply Agreement", "License Agreement", "Distributor Agreement", "Agency Agreement"]
+    documents = [(f"{n}.txt", f"{n}.txt", [("properties", {"contract_type": kind})]) for n, kind in enumerate(kinds)]
+    rules = RuleDecomposer(FakeCatalog({"contracts": documents}, specs={"contracts": shipped("contracts")}))
+    d = rules.decompose("Show me all my intellectual property agreements.")
+    assert d.intent == "list" and [(c.field, c.value) for c in d.constraints] == [("contract_type", "IP Agreement")]
+
+
 def test_a_list_of_the_contracts_with_a_clause_no_field_names_asks_offering_the_closest():
     """A blind question: "which agreements have a non-solicitation clause covering staff?" was answered with
     passages about rebates and confidentiality, three contracts quoted as if they held the clause. A list of the
