@@ -5,7 +5,9 @@ Five folders of 40 different contracts each, with a question set each, written b
 written after the rules had been tuned against `a`'s answers, and `c` (`own_contracts_c.jsonl`, `questions_c.md`),
 written in the eighth session before its changes were scored on it, and `d` (`own_contracts_d.jsonl`,
 `questions_d.md`), written in the ninth session before its changes were scored on it, and `e`
-(`own_contracts_e.jsonl`, `questions_e.md`), written in the tenth session, most of it about one contract each.
+(`own_contracts_e.jsonl`, `questions_e.md`), written in the tenth session, most of it about one contract each; and a
+sixth set over folders `a` and `c` (`own_contracts_fa.jsonl`, `own_contracts_fc.jsonl`, `questions_f.md`), written
+in the thirteenth session before its changes were scored, each half asked in its folder's data folder.
 
     python -m evals.own_contracts.make_folder OUT_DIR [--folder b|c|d|e]
 
