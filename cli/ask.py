@@ -18,16 +18,12 @@ from cli.printing import chosen, show_until_settled, terminal_choice
 from cli.progress import progress_callbacks
 from core.scope import DEFAULT_SCOPE, SAMPLE_SCOPE
 from graph.access.tenancy import check_thread_scope
+from graph.agent_graphs import BUILDERS
 from graph.agents import AGENTS, DEFAULT_AGENT, GRAPH_ID, thread_graph
-from graph.builder import build_agent
 from graph.checkpointing import postgres_checkpointer
 from graph.context import AgentContext
 from graph.nodes.decompose import checked_question
 from graph.services import AgentServices
-from graph.single_loop.builder import build_single_loop
-
-BUILDERS = {AGENTS["orchestrator"]: build_agent, AGENTS["single-loop"]: build_single_loop}
-"""Each agent's graph by its id, compiled here with the CLI's checkpointer (the server compiles its own)."""
 
 
 @contextmanager

@@ -433,6 +433,7 @@ def evaluate(args: argparse.Namespace) -> None:
             out=Path(args.out),
             limit=args.limit,
             context=AgentContext(planner=args.planner),
+            agent=args.agent,
         )
     else:
         from evals.beir_eval import run_beir

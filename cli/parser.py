@@ -284,13 +284,7 @@ def _agent(sub) -> None:
     p = sub.add_parser("ask", help="answer a question with citations; asks you when it cannot go on")
     p.add_argument("question")
     p.add_argument("--thread", help="thread id (a new one by default); the run is checkpointed under it")
-    p.add_argument(
-        "--agent",
-        choices=list(AGENTS),
-        default=DEFAULT_AGENT,
-        help="orchestrator: a planner per step (the rules, or a chat model checked at each); single-loop: one chat "
-        "model calling the tools until it has enough (needs a chat model); default: %(default)s",
-    )
+    _agent_choice(p)
     _agent_options(p, "tenant or workspace (default: 'default'; with --server, the one the server gives the key)", None)
     _server_options(p)
     p.set_defaults(run=commands.ask)
@@ -308,6 +302,16 @@ def _agent(sub) -> None:
     p.set_defaults(run=commands.resume)
 
 
+def _agent_choice(p) -> None:
+    p.add_argument(
+        "--agent",
+        choices=list(AGENTS),
+        default=DEFAULT_AGENT,
+        help="orchestrator: a planner per step (the rules, or a chat model checked at each); single-loop: one chat "
+        "model calling the tools until it has enough (needs a chat model); default: %(default)s",
+    )
+
+
 def _evals(sub) -> None:
     p = sub.add_parser(
         "eval", help="score the agent on a question set, or the search modes and the agent on a BEIR set"
@@ -322,6 +326,7 @@ def _evals(sub) -> None:
     p.add_argument("--limit", type=positive_int, help="only the first N questions")
     p.add_argument("--out", default=EVAL_OUT, help="folder for the JSON records and the Markdown summary")
     p.add_argument("--planner", choices=("auto", "rules", "llm"), default=AGENT_DEFAULTS.planner, help=PLANNER_HELP)
+    _agent_choice(p)
     p.set_defaults(run=commands.evaluate)
 
     p = sub.add_parser(

@@ -28,7 +28,8 @@ from langsmith.run_helpers import get_tracing_context, tracing_context
 
 from core.models import EngineHit
 from evals.evaluators import numbers_in
-from graph.builder import compile_agent
+from graph.agent_graphs import BUILDERS
+from graph.agents import AGENTS, DEFAULT_AGENT
 from graph.checkpointing import SERDE
 from graph.context import DEFAULT_CONTEXT, AgentContext
 from graph.schemas import Evidence
@@ -69,8 +70,11 @@ def _readable(envelope: Envelope) -> str:
 class AgentTarget:
     """Callable as a LangSmith target: {"question", "context"?, "resume"?, "turns"?} in, the run's outputs out."""
 
-    def __init__(self, services: AgentServices, context: AgentContext = DEFAULT_CONTEXT):
-        self.agent: CompiledStateGraph = compile_agent(services, InMemorySaver(serde=SERDE))
+    def __init__(self, services: AgentServices, context: AgentContext = DEFAULT_CONTEXT, agent: str = DEFAULT_AGENT):
+        """`agent`: which agent answers (`graph.agents.AGENTS`): the orchestrator, or the single loop."""
+        self.agent: CompiledStateGraph = BUILDERS[AGENTS[agent]](services).compile(
+            checkpointer=InMemorySaver(serde=SERDE)
+        )
         self.context = context
 
     def run(

@@ -1,6 +1,7 @@
 """A model in the loop: the blind recipes set (`evals/recipes`, a bucket a user adds with no descriptions, 51
 questions written from its labels) answered by the rules, by `auto` with the local 0.5B and 1.5B models (the rules,
-and the model where they run out) and by the orchestrator with every mode the 1.5B model's.
+and the model where they run out), by the orchestrator with every mode the 1.5B model's, and by the single loop
+with the 1.5B model calling the tools.
 
     python -m evals.bench_llm [--out bench-out]     (`ragent bench --only llm`; needs the local-llm extra)
 
@@ -22,11 +23,13 @@ from typing import Any
 RECIPES = Path(__file__).resolve().parent / "recipes"
 QUESTIONS = Path(__file__).resolve().parent / "questions" / "recipes.jsonl"
 CONFIGURATIONS = (
-    ("rules", "rules", None),
-    ("auto, 0.5B", "auto", "qwen2.5-coder-0.5b"),
-    ("auto, 1.5B", "auto", "qwen2.5-coder-1.5b"),
-    ("llm, 1.5B", "llm", "qwen2.5-coder-1.5b"),
+    ("rules", "rules", None, "orchestrator"),
+    ("auto, 0.5B", "auto", "qwen2.5-coder-0.5b", "orchestrator"),
+    ("auto, 1.5B", "auto", "qwen2.5-coder-1.5b", "orchestrator"),
+    ("llm, 1.5B", "llm", "qwen2.5-coder-1.5b", "orchestrator"),
+    ("single loop, 1.5B", "llm", "qwen2.5-coder-1.5b", "single-loop"),
 )
+"""(name, planner, model, agent): the single loop has no planner; its model does everything."""
 SHOWN = (
     "value_exact",
     "list_f1",
@@ -56,10 +59,11 @@ def run(out: Path) -> dict[str, Any]:
         docs, labels = str(RECIPES / "docs"), str(RECIPES / "annotations.jsonl")
         _ragent("ingest", docs, "--bucket", "recipes", "--annotations", labels, env=env)
     summaries = {}
-    for name, planner, model in CONFIGURATIONS:
+    for name, planner, model, agent in CONFIGURATIONS:
         chat = {"RAGENT_CHAT": "local", "RAGENT_CHAT_MODEL": model} if model else {"RAGENT_CHAT": "none"}
-        folder = out / "llm" / name.replace(", ", "-").replace(".", "")
-        args = ["eval", "--questions", str(QUESTIONS), "--home", str(home), "--planner", planner, "--out", str(folder)]
+        folder = out / "llm" / name.replace(", ", "-").replace(".", "").replace(" ", "-")
+        args = ["eval", "--questions", str(QUESTIONS), "--home", str(home), "--planner", planner, "--agent", agent]
+        args += ["--out", str(folder)]
         _ragent(*args, env={**env, **chat})
         _ragent("stop", env=env)
         summaries[name] = json.loads((folder / f"eval-{QUESTIONS.stem}.json").read_text())["summary"]

@@ -40,6 +40,7 @@ from evals.agent_target import AgentTarget
 from evals.eval_corpus import check_datasets, eval_home, eval_services, ingest_datasets
 from evals.evaluators import CODE_EVALUATORS, model_judges
 from evals.metrics import percentile
+from graph.agents import DEFAULT_AGENT
 from graph.context import DEFAULT_CONTEXT, AgentContext
 from graph.services import AgentServices
 
@@ -177,15 +178,22 @@ def conversation_judge(judge):
 
 
 def evaluate_questions(
-    services: AgentServices, questions: list[Question], name: str, *, context: AgentContext = DEFAULT_CONTEXT
+    services: AgentServices,
+    questions: list[Question],
+    name: str,
+    *,
+    context: AgentContext = DEFAULT_CONTEXT,
+    agent: str = DEFAULT_AGENT,
 ) -> list[dict[str, Any]]:
-    """Answer and score every question with the agent on `services`; one record per question."""
+    """Answer and score every question with the agent (`agent`: `graph.agents.AGENTS`) on `services`; one record
+    per question."""
     local = ChatSettings.from_env().kind == "local"
     judges, skipped = model_judges(None if local else services.chat_model, local=local)
     if skipped:
         print(skipped, flush=True)
     judges = [conversation_judge(judge) for judge in judges]
-    results = langsmith_evaluate(AgentTarget(services, context), examples(questions), [*CODE_EVALUATORS, *judges], name)
+    target = AgentTarget(services, context, agent)
+    results = langsmith_evaluate(target, examples(questions), [*CODE_EVALUATORS, *judges], name)
     by_id = {q.id: q for q in questions}
     records = []
     for row in results:
@@ -288,7 +296,13 @@ def markdown(summary: dict[str, Any]) -> str:
 
 
 def run_question_file(
-    path: Path, *, home: Path | None, out: Path, limit: int | None = None, context: AgentContext = DEFAULT_CONTEXT
+    path: Path,
+    *,
+    home: Path | None,
+    out: Path,
+    limit: int | None = None,
+    context: AgentContext = DEFAULT_CONTEXT,
+    agent: str = DEFAULT_AGENT,
 ) -> dict[str, Any]:
     """Ingest what the questions need (unless a home is given), answer and score them, write the report."""
     questions = load_questions(path)[:limit]
@@ -301,7 +315,7 @@ def run_question_file(
     with eval_services(home or eval_home(datasets)) as services:
         if home is None:
             ingest_datasets(services.stack, datasets)
-        records = evaluate_questions(services, questions, path.stem, context=context)
+        records = evaluate_questions(services, questions, path.stem, context=context, agent=agent)
     summary = summarise(records)
     write_report(out, f"eval-{path.stem}", summary, records)
     return summary

@@ -166,7 +166,7 @@ class ScriptedAgent:
 
 
 class ScriptedTarget(AgentTarget):
-    def __init__(self, services, context=question_eval.DEFAULT_CONTEXT):
+    def __init__(self, services, context=question_eval.DEFAULT_CONTEXT, agent=question_eval.DEFAULT_AGENT):
         self.agent, self.context = services.agent, context
 
 

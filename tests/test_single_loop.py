@@ -281,3 +281,15 @@ def test_the_server_serves_it_with_the_orchestrators_input_and_output():
     for schema in ("get_input_jsonschema", "get_output_jsonschema"):
         ours, theirs = getattr(served.agent_single_loop, schema)(), getattr(served.agent, schema)()
         assert ours["properties"] == theirs["properties"]
+
+
+def test_an_evaluation_asks_the_single_loop_when_named(sample_stack):
+    """`ragent eval --agent single-loop` scores the single loop's answers, read as the orchestrator's are: the issue's
+    measure sets both agents side by side on the same questions."""
+    from evals.agent_target import AgentTarget
+
+    script = [calls(DELAWARE_COUNT), decide("enough", "the aggregate counts them")]
+    services = AgentServices(sample_stack, chat_model=ScriptedModel(messages=iter(script)))
+    target = AgentTarget(services, RULES_COMPOSE, agent="single-loop")
+    outputs = target({"question": "How many contracts are governed by Delaware law?"})
+    assert outputs["value"] == len(DELAWARE) and [c["tool"] for c in outputs["tool_calls"]] == ["annotations_aggregate"]
