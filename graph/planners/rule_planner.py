@@ -487,7 +487,8 @@ def _search_words(d: Decomposition, catalog: Catalog) -> list[str]:
     clause the question names ("what does the Arconic license say about assignment?": the clause is what the
     passage must be about; the filter alone would return any passage of a contract that has one), or asks whether a
     document has ("does the iVillage agreement renew automatically?", where its row holds no value), as the
-    question says it and by its name (`Decomposition.clause_words`)."""
+    question says it and by its name (`Decomposition.clause_words`); for a lookup, also what each field it asks for
+    is (`_described_by`)."""
     asked = [t for t in d.topic_terms if t not in ASKING_VERBS]  # "say" is how it asks, not what
     described = [w for f in d.show_fields for w in _described_by(catalog, d.buckets, f)] if d.intent == "lookup" else []
     return list(dict.fromkeys([*asked, *(w for words in d.clause_words() for w in words), *described]))
