@@ -252,8 +252,9 @@ def _asked_terms(d: Decomposition, titles: list[str], evidence: list[Evidence]) 
     about the clause), the words that only phrase a question ("say", "tell") and the filler."""
     selecting = " ".join(c.source_text for c in d.constraints if not isinstance(c.value, bool))
     naming = {*stems(selecting), *stems(" ".join(titles)), *(stem(w) for w in ASKING_VERBS | FILLER)}
-    searched = [e.call.arguments.get("query", "") for e in evidence if e.call.tool == "search_text"]
-    return [t for t in dict.fromkeys([*stems(d.question), *stems(" ".join(searched))]) if t not in naming]
+    clauses = [stem(w) for words in d.clause_words() for w in words]  # whichever route searched the text
+    searched = stems(" ".join(e.call.arguments.get("query", "") for e in evidence if e.call.tool == "search_text"))
+    return [t for t in dict.fromkeys([*stems(d.question), *clauses, *searched]) if t not in naming]
 
 
 def _searched_buckets(evidence: list[Evidence]) -> list[str]:
