@@ -335,4 +335,15 @@ def test_auto_asks_as_the_rules_do_where_the_model_would_search_the_text_for_a_l
     values, model = run(stack, [reading("contracts", "text")], WALK_AWAY, planner="auto")
     assert len(model.prompts) == 1 and values.get("answer") is None, "the run asks, as the rules do"
     assert values["model_calls"][0].outcome == "invalid"
-    assert "searched the text for a list or figure" in values["model_calls"][0].detail
+    assert "searched the text for a list or figure the rules read" in values["model_calls"][0].detail
+
+
+def test_auto_keeps_a_list_the_rules_read_when_the_model_would_search_the_text(stack):
+    """Blind set F with the 1.5B model: "Do any of my deals put software source code into escrow? Which ones?",
+    a list the rules read whole but for a few words, came back as passages from any contract: a list or figure the
+    rules read is not turned into a search of the text, whatever conditions the model kept."""
+    question = "Which Delaware contracts would you say matter most?"
+    searched = reading("contracts", "text", [condition("governing_law", "=", "Delaware")])
+    values, model = run(stack, [searched], question, planner="auto")
+    assert len(model.prompts) == 1 and values["decomposition"].intent == "list"
+    assert rows(values) == DELAWARE_CONTRACTS and values["model_calls"][0].outcome == "invalid"

@@ -146,8 +146,8 @@ class LLMPlanner:
             self._note(f"dropped, as the rules read every condition: {'; '.join(c.said() for c in guessed)}")
         if read is None:
             return ruled
-        if ruled.unmapped and ruled.intent in STRUCTURED_INTENTS and read.intent not in STRUCTURED_INTENTS:
-            return self._rejected(ruled, "its reading searched the text for a list or figure the rules asked about")
+        if ruled.intent in STRUCTURED_INTENTS and read.intent not in STRUCTURED_INTENTS:
+            return self._rejected(ruled, "its reading searched the text for a list or figure the rules read")
         if read.unmapped and not ruled.unmapped:
             words = "; ".join(u.text for u in read.unmapped)
             return self._rejected(ruled, f"its reading did not hold ({words}); the rules' was kept")
