@@ -293,3 +293,15 @@ def test_an_evaluation_asks_the_single_loop_when_named(sample_stack):
     target = AgentTarget(services, RULES_COMPOSE, agent="single-loop")
     outputs = target({"question": "How many contracts are governed by Delaware law?"})
     assert outputs["value"] == len(DELAWARE) and [c["tool"] for c in outputs["tool_calls"]] == ["annotations_aggregate"]
+
+
+def test_each_of_the_models_steps_is_listed_with_what_came_of_it(sample_stack):
+    """`--explain` and the evals list the single loop's model calls as the orchestrator's: on the recipes set the
+    1.5B model mostly wrote words and called no tool, and the evaluation counted 0.24 calls a question."""
+    script = [calls(DELAWARE_COUNT), decide("enough", "the aggregate counts them")]
+    agent, config, _, _ = ask(sample_stack, script, "How many contracts are governed by Delaware law?")
+    called = agent.get_state(config).values["model_calls"]
+    assert [(c.mode, c.outcome) for c in called] == [("loop", "used"), ("loop", "used")]
+    agent, config, _, _ = ask(sample_stack, [AIMessage("There are three.")], "How many contracts are governed by NY?")
+    (words,) = agent.get_state(config).values["model_calls"]
+    assert (words.mode, words.outcome) == ("loop", "invalid") and "stopped calling tools" in words.detail

@@ -13,6 +13,7 @@ the model must not.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -24,6 +25,7 @@ from langgraph.runtime import Runtime
 from core.errors import BackendUnavailable, InvalidInput
 from graph.context import AgentContext
 from graph.planners.chat_breaker import is_transport_failure
+from graph.planners.model_calls import ModelCall
 from graph.planners.model_reading import candidate_views, shown
 from graph.schemas import Decision
 from graph.services import AgentServices
@@ -126,9 +128,27 @@ def model(state: LoopState, runtime: Runtime[AgentContext], *, services: AgentSe
     d, catalog = state["decomposition"], services.catalog(context.scope)
     buckets = "\n".join(f"- {name}: {info.description}" for name, info in catalog.buckets.items())
     fields = f"Buckets:\n{buckets}\n{shown(candidate_views(catalog, d.buckets, d.question))}"
+    started = time.perf_counter()
     reply = _ask(services, context, conversation(state, context, fields))
     decision = decision_of(reply)
     calls_only = AIMessage(
         "", tool_calls=reply.tool_calls, invalid_tool_calls=reply.invalid_tool_calls, id=reply.id, name=reply.name
     )
-    return {"loop": [calls_only, *_decide_answered(reply, decision)], "decisions": [decision]}
+    call = _recorded(reply, decision, time.perf_counter() - started)
+    return {"loop": [calls_only, *_decide_answered(reply, decision)], "decisions": [decision], "model_calls": [call]}
+
+
+def _recorded(reply: AIMessage, decision: Decision, seconds: float) -> ModelCall:
+    """The step's call as `--explain` and the evals list the orchestrator's: used when the model called a tool or
+    decided; invalid, with the decision's reason, when it only wrote words (a 1.5B model did so on most recipe
+    questions, and its calls had gone uncounted)."""
+    usage = reply.usage_metadata or {}
+    acted = bool(reply.tool_calls)
+    return ModelCall(
+        mode="loop",
+        seconds=round(seconds, 3),
+        prompt_tokens=usage.get("input_tokens"),
+        output_tokens=usage.get("output_tokens"),
+        outcome="used" if acted else "invalid",
+        detail="" if acted else decision.reason,
+    )
