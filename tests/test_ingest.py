@@ -230,6 +230,10 @@ def test_a_file_gone_from_the_folder_is_reported_and_deleted_only_when_asked(sta
     assert pruned.pruned == ["memo.md"] and stack.store.get_document("default", "memo.md") is None
     assert _counts_agree(stack)["documents"] == 1
     assert ingest_source(stack, path=folder, bucket="contracts", progress=False).left_behind == []
+    (folder / "msa.txt").unlink()  # an emptied folder (an unmounted drive) is no reason to delete everything
+    with pytest.raises(InvalidInput, match="holds no file now"):
+        ingest_source(stack, path=folder, bucket="contracts", prune=True, progress=False)
+    assert stack.store.get_document("default", "msa.txt") is not None
 
 
 def test_force_rebuilds_an_engine_index_from_the_sources(stack, tmp_path):

@@ -146,6 +146,11 @@ def ingest_source(
     )
     if whole_folder:
         report.left_behind = left_behind(stack, path, scope)
+        if prune and report.left_behind and not (report.documents or report.skipped_total):
+            raise InvalidInput(
+                f"{path} holds no file now: --prune would delete all {len(report.left_behind)} documents ingested "
+                "from it (an unmounted drive looks the same); delete them with `ragent documents delete` if meant"
+            )
         if prune and report.left_behind:
             report.pruned = [d["doc_id"] for d in delete_documents(stack, scope, report.left_behind).deleted]
     return report
