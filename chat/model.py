@@ -33,6 +33,7 @@ def chat_model_from_env(settings: Settings | None = None, chat: ChatSettings | N
         base_url=base_url,
         api_key=api_key,
         timeout=chat.timeout_s,
+        max_tokens=chat.max_tokens,
         max_retries=0,
         temperature=0,
         stream_usage=True,  # streamed answers report their tokens too (`ragent ask --explain`)

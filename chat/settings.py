@@ -25,6 +25,11 @@ OPENAI_TIMEOUT_S = 30.0
 LOCAL_TIMEOUT_S = 180.0
 LOCAL_IDLE_STOP_S = 600.0
 LOCAL_CONTEXT = 8192
+LOCAL_MAX_TOKENS = 512
+"""What one reply of the local model may write: the longest the modes ask for (a plan, a written answer) is about 300
+tokens. Inside a JSON-schema grammar the 1.5B model once kept writing a plan's arguments until the 180 s client
+timeout, which opened the breaker for the rest of an evaluation; cut off, the reply fails its parse and is asked
+again or left to the rules within a minute."""
 
 
 def _number(env: Mapping[str, str], name: str, default: float, minimum: float) -> float:
@@ -50,6 +55,7 @@ class ChatSettings:
     idle_stop_s: float = LOCAL_IDLE_STOP_S
     threads: int = 1
     context: int = LOCAL_CONTEXT
+    max_tokens: int | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> ChatSettings:
@@ -68,4 +74,5 @@ class ChatSettings:
             idle_stop_s=_number(env, "RAGENT_CHAT_IDLE_STOP_S", LOCAL_IDLE_STOP_S, 1),
             threads=int(_number(env, "RAGENT_CHAT_THREADS", len(os.sched_getaffinity(0)), 1)),
             context=int(_number(env, "RAGENT_CHAT_CONTEXT", LOCAL_CONTEXT, 512)),
+            max_tokens=int(_number(env, "RAGENT_CHAT_MAX_TOKENS", LOCAL_MAX_TOKENS, 16)) if local else None,
         )

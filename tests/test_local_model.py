@@ -211,6 +211,19 @@ def test_a_malformed_reply_is_asked_again_and_the_second_is_used(home, cache, mo
     assert {(c.field, c.value) for c in d.constraints} == {("cuisine", "Indian"), ("vegetarian", True)}
 
 
+def test_a_reply_is_cut_at_the_token_cap_and_left_to_the_rules(home, cache):
+    """The 1.5B model once wrote a plan's arguments until the 180 s timeout opened the breaker for a whole evaluation:
+    a reply stops at RAGENT_CHAT_MAX_TOKENS, fails its parse, and the rules answer."""
+    run = json.loads(
+        ragent("ask", "how many thai recipes do we have?", "--json", "--planner", "llm", home=home, cache=cache,
+               RAGENT_CHAT_MAX_TOKENS="16").stdout
+    )  # fmt: skip
+    assert run["model_calls"] and all(c["outcome"] == "invalid" for c in run["model_calls"])
+    assert "length limit" in run["model_calls"][0]["detail"]
+    assert run["answer"]["value"] == len(labelled(lambda row: row["cuisine"] == "Thai"))
+    assert ChatSettings.from_env({"RAGENT_CHAT": "openai", "OPENAI_API_KEY": "k"}).max_tokens is None
+
+
 def test_the_single_loop_answers_only_from_the_rows_its_calls_returned(home, cache):
     """One model with the tools bound. The 0.5B model's calls need not fit the question (it has searched the
     vegetarian recipes for "how many thai recipes", and a field named "text"): what holds whatever it calls is that
