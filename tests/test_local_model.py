@@ -219,7 +219,7 @@ def test_a_reply_is_cut_at_the_token_cap_and_left_to_the_rules(home, cache):
                RAGENT_CHAT_MAX_TOKENS="16").stdout
     )  # fmt: skip
     assert run["model_calls"] and all(c["outcome"] == "invalid" for c in run["model_calls"])
-    assert "length limit" in run["model_calls"][0]["detail"]
+    assert "length" in run["model_calls"][0]["detail"].lower()  # openai.LengthFinishReasonError
     assert run["answer"]["value"] == len(labelled(lambda row: row["cuisine"] == "Thai"))
     assert ChatSettings.from_env({"RAGENT_CHAT": "openai", "OPENAI_API_KEY": "k"}).max_tokens is None
 
