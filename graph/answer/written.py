@@ -158,16 +158,7 @@ class AnswerWriter:
         return None
 
     def _record(self, started: float, usage: dict, outcome: str, detail: str) -> None:
-        self.calls.append(
-            ModelCall(
-                mode="compose",
-                seconds=round(time.perf_counter() - started, 3),
-                prompt_tokens=usage.get("input_tokens"),
-                output_tokens=usage.get("output_tokens"),
-                outcome=outcome,
-                detail=detail[:300],
-            )
-        )
+        self.calls.append(ModelCall.since("compose", started, usage, outcome, detail[:300]))
 
     def _draft(self, messages: list[tuple[str, str]], attempt: Attempt, usage: dict) -> str:
         """The model's text, streamed (tagged `nostream`, so that the unchecked tokens reach no client), each

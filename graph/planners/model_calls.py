@@ -15,8 +15,8 @@ the nodes put in the run's state and `ragent ask --explain` lists.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Literal, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.constants import TAG_NOSTREAM
@@ -39,6 +39,22 @@ class ModelCall(BaseModel):
     output_tokens: int | None = None
     outcome: Literal["used", "invalid", "failed"]
     detail: str = ""
+
+    @classmethod
+    def since(
+        cls, mode: str, started: float, usage: Mapping[str, Any] | None, outcome: str, detail: str = ""
+    ) -> ModelCall:
+        """A call begun at `started` (`time.perf_counter()`), with the tokens its reply's `usage_metadata` reports
+        (none when the call failed before a reply)."""
+        usage = usage or {}
+        return cls(
+            mode=mode,
+            seconds=round(time.perf_counter() - started, 3),
+            prompt_tokens=usage.get("input_tokens"),
+            output_tokens=usage.get("output_tokens"),
+            outcome=outcome,
+            detail=detail,
+        )
 
 
 class ModelAsker:
@@ -82,14 +98,4 @@ class ModelAsker:
         return None
 
     def _record(self, mode: str, started: float, raw, outcome: str, detail: str = "") -> None:
-        usage = getattr(raw, "usage_metadata", None) or {}
-        self.calls.append(
-            ModelCall(
-                mode=mode,
-                seconds=round(time.perf_counter() - started, 3),
-                prompt_tokens=usage.get("input_tokens"),
-                output_tokens=usage.get("output_tokens"),
-                outcome=outcome,
-                detail=detail,
-            )
-        )
+        self.calls.append(ModelCall.since(mode, started, getattr(raw, "usage_metadata", None), outcome, detail))

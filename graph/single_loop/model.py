@@ -134,21 +134,15 @@ def model(state: LoopState, runtime: Runtime[AgentContext], *, services: AgentSe
     calls_only = AIMessage(
         "", tool_calls=reply.tool_calls, invalid_tool_calls=reply.invalid_tool_calls, id=reply.id, name=reply.name
     )
-    call = _recorded(reply, decision, time.perf_counter() - started)
+    call = _recorded(reply, decision, started)
     return {"loop": [calls_only, *_decide_answered(reply, decision)], "decisions": [decision], "model_calls": [call]}
 
 
-def _recorded(reply: AIMessage, decision: Decision, seconds: float) -> ModelCall:
+def _recorded(reply: AIMessage, decision: Decision, started: float) -> ModelCall:
     """The step's call as `--explain` and the evals list the orchestrator's: used when the model called a tool or
     decided; invalid, with the decision's reason, when it only wrote words (a 1.5B model did so on most recipe
     questions, and its calls had gone uncounted)."""
-    usage = reply.usage_metadata or {}
     acted = bool(reply.tool_calls)
-    return ModelCall(
-        mode="loop",
-        seconds=round(seconds, 3),
-        prompt_tokens=usage.get("input_tokens"),
-        output_tokens=usage.get("output_tokens"),
-        outcome="used" if acted else "invalid",
-        detail="" if acted else decision.reason,
+    return ModelCall.since(
+        "loop", started, reply.usage_metadata, "used" if acted else "invalid", "" if acted else decision.reason
     )
