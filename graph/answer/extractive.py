@@ -200,8 +200,7 @@ def _field_words(d: Decomposition, evidence: list[Evidence]) -> set[str]:
     """The stems a search for a field's value added to the question's words (what the field is: "initial term" for
     an expiration date), which a sentence stating the value holds; a preamble holding the names the question gives
     ("JVLS (Vaccines 2Go)") states no term."""
-    searched = " ".join(e.call.arguments.get("query", "") for e in evidence if e.call.tool == "search_text")
-    return set(stems(searched)) - set(stems(d.question))
+    return set(_searched_stems(evidence)) - set(stems(d.question))
 
 
 def _unrecorded(d: Decomposition, titles: list[str]) -> str | None:
@@ -253,8 +252,13 @@ def _asked_terms(d: Decomposition, titles: list[str], evidence: list[Evidence]) 
     selecting = " ".join(c.source_text for c in d.constraints if not isinstance(c.value, bool))
     naming = {*stems(selecting), *stems(" ".join(titles)), *(stem(w) for w in ASKING_VERBS | FILLER)}
     clauses = [stem(w) for words in d.clause_words() for w in words]  # whichever route searched the text
-    searched = stems(" ".join(e.call.arguments.get("query", "") for e in evidence if e.call.tool == "search_text"))
-    return [t for t in dict.fromkeys([*stems(d.question), *clauses, *searched]) if t not in naming]
+    return [t for t in dict.fromkeys([*stems(d.question), *clauses, *_searched_stems(evidence)]) if t not in naming]
+
+
+def _searched_stems(evidence: list[Evidence]) -> list[str]:
+    """The stems of what the keyword searches looked for: the question's words, or, inside the documents it names,
+    its topic with the clause and field words a search adds (`rule_planner._search_words`)."""
+    return stems(" ".join(e.call.arguments.get("query", "") for e in evidence if e.call.tool == "search_text"))
 
 
 def _searched_buckets(evidence: list[Evidence]) -> list[str]:

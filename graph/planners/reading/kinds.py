@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from english.lexicon import STOPWORDS
-from english.value_match import normalise
+from english.value_match import ValueIndex, normalise
 from english.words import singular
 from graph.decomposition import Candidate, Unmapped
 from graph.planners.reading.claims import TOKEN, Claims, Found, equal_or_in, overlap, say
@@ -46,7 +46,7 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
             if match:
                 kinds += [v for v in match.values if v not in kinds]
                 said.append((span, lowered[span[0] : span[1]]))
-                for other, values in _coordinated(lowered, span[0], words[-1], view, claims):
+                for other, values in _coordinated(lowered, span[0], words[-1], index, view.generic_words, claims):
                     kinds += [v for v in values if v not in kinds]
                     said.append((other, lowered[other[0] : other[1]]))
                 break
@@ -69,7 +69,7 @@ CONJUNCTIONS = ("or", "and", "and/or")
 
 
 def _coordinated(
-    lowered: str, start: int, noun: str, view: BucketWords, claims: Claims
+    lowered: str, start: int, noun: str, kinds: ValueIndex, generic: set[str], claims: Claims
 ) -> list[tuple[tuple[int, int], list[str]]]:
     """The kinds said before one, joined to it by "or", "and" or a comma, that share its bucket word ("reseller or
     distributor agreements", "license, supply and distributor agreements"): each word is a kind with that noun. A
@@ -86,7 +86,7 @@ def _coordinated(
         if not tokens or claims.taken(tokens[-1].span()):
             break
         word = tokens.pop()
-        match = view.values(view.kind).match([singular(word.group()), noun], view.generic_words, fuzzy=False)
+        match = kinds.match([singular(word.group()), noun], generic, fuzzy=False)
         if not match:
             break
         found.append((word.span(), match.values))
