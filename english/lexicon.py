@@ -16,6 +16,8 @@ FILLER: set[str] = set(_WORDS["filler"])
 CLAUSE_WORDS: set[str] = set(_WORDS["clause_words"])
 """Words just before these name a clause ("an arbitration clause")."""
 NAME_SLOT: set[str] = set(_WORDS["name_slot"])
+HOLDING_VERBS: set[str] = set(_WORDS["holding_verbs"])
+"""After one of these and a determiner stands a thing a document holds ("have an audit right", "with no insurance")."""
 AMOUNT_SLOT: set[str] = set(_WORDS["amount_slot"])
 """Where a sum's words name what it adds up in ("in doubloons") or what it adds up ("the average tip")."""
 DEFINITE: set[str] = set(_WORDS["definite"])

@@ -463,6 +463,15 @@ def test_what_cannot_be_mapped_is_kept_as_unmapped_with_the_nearest_values(rules
     assert [u.text for u in parties.unmapped] == ["more than two"], "no number field counts parties"
     lease = rules.decompose("which leases expire in 2025?")
     assert [u.text for u in lease.unmapped] == ["leases"], "no contract is of that kind"
+    risky = rules.decompose("how many risky Delaware contracts are there?")
+    assert [u.text for u in risky.unmapped] == ["risky"], "left out, every Delaware contract would be counted"
+    assert rules.decompose("how many different Delaware contracts are there?").unmapped == []
+    hosting = rules.decompose("how many web hosting agreements are there?")
+    assert hosting.unmapped == [], "a word before a kind's name names a finer kind, not a condition left out"
+    audit = rules.decompose("how many Delaware contracts with an audti right?")
+    assert [(u.text, [c.field for c in u.nearest]) for u in audit.unmapped] == [("audti", ["audit_rights"])], (
+        "a misspelt clause after 'with an' is asked about, offering the clause it is spelt like"
+    )
 
 
 def test_figures_name_their_measure_grouping_and_units(rules):

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from rapidfuzz import fuzz
+
 from core.models import FieldSpec
 from english.lexicon import STOPWORDS
 from english.mentions import Mention, find_mentions, fuzzy_mentions
@@ -24,6 +26,9 @@ __all__ = ["BucketWords", "Mention", "Vocabulary", "find_mentions"]
 
 FLAGS_MEANT = 2
 """Yes/no fields offered for words that name no field."""
+FLAG_SPELLING = 80
+"""rapidfuzz's ratio from which a word is a misspelling of a yes/no field's name or of a word of it ("audti" for
+"audit" 80, "insurence" 89); "new" and "renewal" score 60, "term" and "termination" 53."""
 FLAG_MEANING_FLOOR = 0.4
 """The cosine (MiniLM) from which a yes/no field's description is close enough to a question to be offered: on the
 contracts' clauses, the field a question describes in other words scores 0.5-0.75 ("jointly owning something they
@@ -156,6 +161,22 @@ class BucketWords:
             Candidate(field=f.name, value=True, about=_WHEN_TRUE.sub("when", f.description) or None)
             for score, f in ranked[:top]
             if score >= floor
+        ]
+
+    def flags_spelt(self, phrase: str, cutoff: float = FLAG_SPELLING) -> list[Candidate]:
+        """The yes/no fields whose name, or a word of it, a word left over is a misspelling of ("vegitarian" for
+        vegetarian, "audti" for audit_rights), as their Yes: meaning (`flags_meant`) does not see through a typo,
+        and a user-added bucket's fields may have no description to be close to."""
+        said = phrase.lower()
+        found = []
+        for f in self.typed("boolean"):
+            words = f.name.split("_")
+            score = max(fuzz.ratio(said, w) for w in [" ".join(words), *words])
+            if f.doc_count and score >= cutoff:
+                found.append((score, f))
+        return [
+            Candidate(field=f.name, value=True, about=_WHEN_TRUE.sub("when", f.description) or None)
+            for _, f in sorted(found, key=lambda sf: -sf[0])[:FLAGS_MEANT]
         ]
 
     def values(self, f: CatalogField) -> ValueIndex:

@@ -122,6 +122,7 @@ def names(
         said_at(understood, constraints),
         slots,
         name_spans=said_at(understood, on_names(views, constraints)),
+        kind_spans=said_at(understood, on_kinds(views, constraints)),
     )
 
 
@@ -185,6 +186,12 @@ def said_at(understood: Understood, constraints: list[Constraint]) -> list[tuple
     return [
         s for s in understood.claimed if any(c.source_text and text[s[0] : s[1]] in c.source_text for c in constraints)
     ]
+
+
+def on_kinds(views: list[BucketWords], constraints: list[Constraint]) -> list[Constraint]:
+    """The constraints on a bucket's kind field (a contract's type)."""
+    kinds = {(view.name, view.kind.name) for view in views if view.kind is not None}
+    return [c for c in constraints if (c.bucket, c.field) in kinds]
 
 
 def on_names(views: list[BucketWords], constraints: list[Constraint]) -> list[Constraint]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from english.lexicon import ASKING_VERBS, CLAUSE_WORDS, FILLER, STOPWORDS
+from english.lexicon import ASKING_VERBS, CLAUSE_WORDS, FILLER, HOLDING_VERBS, INDEFINITE, STOPWORDS
 from english.value_match import NEAREST_CUTOFF, NEAREST_TO_A_WORD
 from graph.decomposition import Candidate, Constraint, Unmapped
 from graph.planners.reading.claims import TOKEN, has_digit, overlap, plain
@@ -38,16 +38,20 @@ def names_left(
     value_spans: list,
     slots: set[str],
     name_spans: list = (),
+    kind_spans: list = (),
 ) -> list[Unmapped]:
     """Words of a count, sum or list question that stand where a name stands and that nothing took, with the
     nearest values of the buckets' name fields. Where a name stands: after one of `slots` ("from", "at", "by",
-    "with", "of", "for"; in a sum also AMOUNT_SLOT), just before the bucket's noun ("starbucks receipts") or a
-    clause word ("arbitration clause"), capitalised inside the sentence, or holding a digit ("ISO 45001"). Other
-    words left over ("came", "everything") only phrase the question. After "in", the nearest values are the
-    currencies the buckets hold. Capitalised words just before a name a name field matched (`name_spans`) are part
-    of that name ("Jim Nantz"). A lower-case word sharing its stem with a field's word is a form of that word
-    ("renewing" beside the field word "renew"), not a name ("renewco" is one). A name right before the word of a
-    text field ("Ohio law") is a value of that field no document holds, said so with the values recorded."""
+    "with", "of", "for"; in a sum also AMOUNT_SLOT) or after a verb of holding and a determiner ("have an audti
+    right"), before the bucket's noun with nothing but words a reading took between ("starbucks receipts"; "veggie
+    [Indian] recipes", which left out would count every Indian recipe) unless those name a kind (`kind_spans`:
+    "web [hosting agreements]" is a finer kind's name), just before a clause word ("arbitration clause"),
+    capitalised inside the sentence, or holding a digit ("ISO 45001"). Other words left over ("came",
+    "everything") only phrase the question. After "in", the nearest values are the currencies the buckets hold.
+    Capitalised words just before a name a name field matched (`name_spans`) are part of that name ("Jim Nantz"). A
+    lower-case word sharing its stem with a field's word is a form of that word ("renewing" beside the field word
+    "renew"), not a name ("renewco" is one). A name right before the word of a text field ("Ohio law") is a value of
+    that field no document holds, said so with the values recorded."""
     known = vocabulary.bucket_words | STOPWORDS | FILLER
     for view in views:
         known |= view.field_words_all
@@ -78,8 +82,9 @@ def names_left(
         following = tokens[run[-1] + 1].group(0) if run[-1] + 1 < len(tokens) else ""
         slot = (
             before in slots
+            or _held(tokens, run, understood, field_words)
             or following in CLAUSE_WORDS
-            or any(s[0] >= after and not lowered[after : s[0]].strip() for s in bucket_spans)
+            or any(s[0] >= after and _modifies(lowered, after, s[0], understood, kind_spans) for s in bucket_spans)
             or digits
             or any(tokens[i].start() > 0 and text[tokens[i].start()].isupper() for i in run)
         )
@@ -93,7 +98,8 @@ def names_left(
                 for value in view.values(f).nearest(phrase, cutoff=cutoff)
             ]
             if not capitalised and not digits:  # "from contesting ...": words, not a name; maybe a clause's
-                nearest = [*(c for view in views for c in view.flags_meant(text)), *nearest]
+                flags = [c for view in views for c in (*view.flags_spelt(phrase), *view.flags_meant(text))]
+                nearest = [*{c.field: c for c in flags}.values(), *nearest]  # a field once, first where it came
             if before == "in":
                 nearest = [
                     Candidate(field=f.name, value=value)
@@ -109,6 +115,27 @@ def names_left(
                 continue
             found.append(Unmapped(text=phrase, nearest=nearest[:NEAREST]))
     return found
+
+
+def _held(tokens: list[re.Match], run: list[int], understood: list, field_words: set[str]) -> bool:
+    """Whether the `run` of tokens names a thing documents hold: after a verb of holding and a determiner ("have an
+    audti right", "with no insurence": left out, every contract would be counted), and not describing a word after
+    it that a reading took or a field's ("have a fixed initial term that ends in 2011": the term is the field's)."""
+    first, after = run[0], run[-1] + 1
+    if first < 2 or tokens[first - 1].group(0) not in INDEFINITE or tokens[first - 2].group(0) not in HOLDING_VERBS:
+        return False
+    if after == len(tokens):
+        return True
+    following = tokens[after]
+    return plain(following.group(0)) not in field_words and not any(overlap(following.span(), s) for s in understood)
+
+
+def _modifies(lowered: str, start: int, end: int, understood: list, kind_spans: list) -> bool:
+    """Whether words ending at `start` modify the noun at `end`: nothing but words a reading took (and spaces or
+    hyphens) stands between, and no kind's name starts there."""
+    if any(start <= s < end for s, _ in kind_spans):
+        return False
+    return all(ch in " -" or any(s <= i < e for s, e in understood) for i, ch in enumerate(lowered[start:end], start))
 
 
 NEAREST_HELD = 6
