@@ -411,6 +411,20 @@ def test_a_lookup_whose_rows_hold_no_value_looks_in_those_documents_text_only(ag
     assert "continues in perpetuity" in quoted and {c.doc_id for c in run.answer.citations} == {"sample-contract-003"}
 
 
+def test_a_lookup_of_several_fields_shows_those_recorded_and_quotes_the_text_for_the_rest(agent):
+    """The license's governing law is recorded, its expiry not: the table shows the law, and the text of that
+    license alone is quoted for the expiry (a table with the asked date blank answered a blind question)."""
+    run = Run(
+        agent,
+        "Which law governs the software license agreement with Veridian Medical Devices, and when does it expire?",
+    )
+    decisions = run.state.values["decisions"]
+    assert run.routes() == ["structured"] and "hold no value for expiration_date;" in decisions[1].reason
+    text = run.answer.text
+    assert "| California |" in text and "No expiration_date is recorded for Software License Agreement" in text
+    assert "continues in perpetuity" in text and {c.doc_id for c in run.answer.citations} == {"sample-contract-003"}
+
+
 def test_a_question_naming_a_document_searches_that_documents_text_only(agent):
     """A lookup whose row is blank fell back to the whole bucket's passages, then to every other bucket."""
     run = Run(agent, "What does sample-contract-001 say about the payment terms?")

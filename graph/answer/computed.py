@@ -253,6 +253,18 @@ def verdicts(d: Decomposition, evidence: list[Evidence], rows: list[dict]) -> li
     return said
 
 
+def beside(rows: Answer, passages: Answer) -> Answer:
+    """A lookup's table of the values its rows hold, then the passage that may state those they lack (or that none
+    was found): both cited."""
+    return rows.model_copy(
+        update={
+            "text": f"{rows.text}\n\n{passages.text}",
+            "sentences": [*rows.sentences, *passages.sentences],
+            "citations": [*rows.citations, *passages.citations],
+        }
+    )
+
+
 def about_documents(d: Decomposition, evidence: list[Evidence]) -> bool:
     """Whether the question is about particular documents: it names them, or every search for passages was made
     only in the documents its conditions allow. Its answer may then quote several passages of one document."""

@@ -18,7 +18,7 @@ from functools import cached_property
 from english.lexicon import ASKING_VERBS, FILLER, STOPWORDS
 from english.names import proper_names
 from english.words import counted, has_phrase, holds, states_a_number_of, stem, stems
-from graph.answer.computed import CHECKED, figure, listed, table
+from graph.answer.computed import CHECKED, beside, figure, listed, table
 from graph.answer.extractive import extractive_answer
 from graph.context import AgentContext
 from graph.decomposition import STRUCTURED_INTENTS, Decomposition
@@ -307,9 +307,16 @@ class RulePlanner:
                     clarify_kind="overload",
                     reason=f"{total.said} annotation rows match, more than {route.max_hits} to list",
                 )
-            if d.intent == "lookup" and d.show_fields and not _holds_any(evidence, d.show_fields):
+            if d.intent == "lookup" and d.show_fields and _blank(evidence, d.show_fields) == d.show_fields:
                 asked = ", ".join(d.show_fields)
                 return self._too_little(route, left, f"the matching rows hold no value for {asked}{note}")
+            blank = _blank(evidence, self._asked(d)) if d.intent == "lookup" else []
+            if blank and left > 0 and not passage_hits(evidence):
+                return Decision(
+                    action="more",
+                    reason=f"the matching rows hold no value for {', '.join(blank)}; searching their text for it",
+                    next_calls=self._text_of_rows(d, route, blank, progress.budget)[:left],
+                )
             return Decision(action="enough", reason=f"{total} matching row(s){note}")
         relevant = {g.doc_id for g in graded if g.relevant}
         if len(relevant) >= route.min_hits:
@@ -340,6 +347,20 @@ class RulePlanner:
         if route.kind == "hybrid" and not passage_hits(evidence) and left > 0 and (named := self._by_name(d, evidence)):
             return named
         return self._too_little(route, left, f"no relevant passage{note}")
+
+    def _asked(self, d: Decomposition) -> list[str]:
+        """The fields a lookup asks for: its date fields when it asks "when" ("when does the initial term end?"
+        names the term's length too, and asks for its end), else every field it shows."""
+        if not WHEN.search(d.question.lower()):
+            return d.show_fields
+        types = {f.name: f.type for b in d.buckets for f in self.catalog.fields(b)}
+        return [f for f in d.show_fields if types.get(f) == "date"] or d.show_fields
+
+    def _text_of_rows(self, d: Decomposition, route: Route, blank: list[str], budget: Budget) -> list[ToolCall]:
+        """The searches for passages stating the `blank` fields, inside the documents the rows are of: the hybrid
+        route's, for what those fields are (`_search_words`)."""
+        text = route.model_copy(update={"kind": "hybrid", "fallback_order": []})
+        return self.plan(d.model_copy(update={"show_fields": blank}), text, budget).calls
 
     def _by_name(self, d: Decomposition, evidence: list[Evidence]) -> Decision | None:
         """When the documents a question names by a name (a party, a shop) have nothing that meets its other
@@ -457,7 +478,11 @@ class RulePlanner:
             return figure(d, evidence, relevant)
         if any(g.annotation_id for g in relevant) and d.intent in ("list", "count", "sum", "lookup"):
             units = {f.name: f.unit for b in d.buckets for f in self.catalog.fields(b) if f.unit}
-            return table(d, evidence, relevant, units if d.intent == "lookup" else {})
+            rows = table(d, evidence, relevant, units if d.intent == "lookup" else {})
+            blank = _blank(evidence, self._asked(d)) if d.intent == "lookup" and passage_hits(evidence) else []
+            if not blank:
+                return rows
+            return beside(rows, extractive_answer(d.model_copy(update={"show_fields": blank}), evidence, relevant))
         return extractive_answer(d, evidence, relevant)
 
     @staticmethod
@@ -475,6 +500,10 @@ class RulePlanner:
     def _name_fields(self, call: ToolCall) -> set[str]:
         """The fields of names (parties, shops) of the bucket `call` searched."""
         return {f.name for f in self.catalog.fields(call.arguments.get("bucket", "")) if f.role == "name"}
+
+
+WHEN = re.compile(r"\bwhen\b")
+"""A question asking for a date."""
 
 
 def _topic(d: Decomposition) -> list[str]:
@@ -524,11 +553,13 @@ def _conditions(call: ToolCall) -> dict:
     return call.arguments.get("predicates") or call.arguments.get("filters") or {}
 
 
-def _holds_any(evidence: list[Evidence], fields: list[str]) -> bool:
-    """Some matching row has a value for one of `fields`: a lookup whose rows are blank where the question looks
-    (a contract's expiry its annotations never recorded) is answered from the text, not by a table of empty cells."""
+def _blank(evidence: list[Evidence], fields: list[str]) -> list[str]:
+    """The `fields` no matching row has a value for: a lookup whose rows are blank where the question looks (a
+    contract's expiry its annotations never recorded) is answered from the text, not by a table of empty cells;
+    beside the values its rows do hold when it asks for several ("when does it run out, before any renewals?": the
+    renewal term recorded, the end not)."""
     rows = [h.row for e in evidence for h in e.envelope.hits if isinstance(h, AnnotationHit)]
-    return any(row.get(f) not in (None, "", []) for row in rows for f in fields)
+    return [f for f in fields if all(row.get(f) in (None, "", []) for row in rows)]
 
 
 def _unmapped_reason(d: Decomposition) -> str:
