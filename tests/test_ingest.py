@@ -236,6 +236,23 @@ def test_a_file_gone_from_the_folder_is_reported_and_deleted_only_when_asked(sta
     assert stack.store.get_document("default", "msa.txt") is not None
 
 
+def test_a_record_deleted_from_a_jsonl_file_that_stays_is_reported_and_pruned(stack, tmp_path):
+    """A document deleted from a .jsonl file (one document a line) stayed ingested and unreported: only files that
+    were gone counted. A file that cannot be read now says nothing of its documents."""
+    lines = [json.dumps({"id": doc_id, "text": f"Memo {doc_id}: the cafeteria closes at three."}) for doc_id in "ab"]
+    folder = _folder(tmp_path, **{"memos.jsonl": "\n".join(lines)})
+    ingest_source(stack, path=folder, bucket="generic", progress=False)
+    (folder / "memos.jsonl").write_text(lines[0] + "\n")
+    kept = ingest_source(stack, path=folder, bucket="generic", progress=False)
+    assert kept.left_behind == ["b"] and stack.store.get_document("default", "b") is not None
+    (folder / "memos.jsonl").write_text(lines[0] + "\n{not json\n")
+    assert ingest_source(stack, path=folder, bucket="generic", progress=False).left_behind == []
+    (folder / "memos.jsonl").write_text(lines[0] + "\n")
+    pruned = ingest_source(stack, path=folder, bucket="generic", prune=True, progress=False)
+    assert pruned.pruned == ["b"] and stack.store.get_document("default", "b") is None
+    assert stack.store.get_document("default", "a") is not None
+
+
 def test_force_rebuilds_an_engine_index_from_the_sources(stack, tmp_path):
     folder = _folder(tmp_path, **{"msa.txt": CONTRACT})
     Ingestor(stack).ingest(files.load(folder, bucket="contracts"), progress=False)

@@ -157,8 +157,20 @@ def ingest_source(
 
 
 def left_behind(stack: Stack, folder: Path, scope: str) -> list[str]:
-    """The scope's documents ingested from files under `folder` that are no longer there: a file deleted or moved
-    away stays ingested, and its values stay in every count, until it is deleted (an outside probe moved a file
-    out of a folder, and its next ingest said nothing of it)."""
-    under = stack.store.documents_under(scope, str(folder.resolve()))
-    return sorted(doc_id for doc_id, source in under.items() if not Path(source).exists())
+    """The scope's documents ingested from files under `folder` that no longer hold them: a file deleted or moved
+    away, or a record deleted from a .jsonl or .json file that stays (`files.ids_in`), stays ingested, and its values
+    stay in every count, until it is deleted (an outside probe moved a file out of a folder, and its next ingest
+    said nothing of it). A file that cannot be read now says nothing of its documents."""
+    root = folder.resolve()
+    held: dict[str, set[str] | None] = {}
+    gone = []
+    for doc_id, source in stack.store.documents_under(scope, str(root)).items():
+        path = Path(source)
+        if not path.exists():
+            gone.append(doc_id)
+            continue
+        if source not in held:
+            held[source] = files.ids_in(path, root)
+        if held[source] is not None and doc_id not in held[source]:
+            gone.append(doc_id)
+    return sorted(gone)

@@ -287,6 +287,27 @@ _READERS: dict[str, Callable[[Path, str], Iterator[_Record | Skipped]]] = {
 SUPPORTED_SUFFIXES = tuple(_READERS)
 
 
+def ids_in(file: Path, folder: Path) -> set[str] | None:
+    """The doc_ids a file of `folder` holds now, read as an ingest reads it: a text or PDF file is one document
+    named by its path (not read); a .json or .jsonl file, each of its records. None when the file, or a record of
+    it, cannot be read: what it holds is then unknown."""
+    reader = _READERS.get(file.suffix.lower())
+    place = file.relative_to(folder).as_posix()
+    if reader in (_read_plain, _read_pdf):
+        return {place}
+    if reader is None:
+        return None
+    ids = set()
+    try:
+        for item in reader(file, place):
+            if isinstance(item, Skipped):
+                return None
+            ids.add(item[1]["doc_id"])
+    except (_Unusable, OSError):
+        return None
+    return ids
+
+
 def _source_document(bucket: str, fields: dict[str, Any], extra_rows: list[AnnotationRow]) -> SourceDocument:
     """Raises `ValidationError` with a readable message when a field or an embedded annotation is invalid."""
     document = Document(
