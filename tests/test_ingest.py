@@ -23,7 +23,7 @@ CONTRACT = (
 
 def _folder(tmp_path, **docs: str):
     folder = tmp_path / "docs"
-    folder.mkdir(exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     for name, text in docs.items():
         (folder / name).write_text(text)
     return folder
@@ -231,7 +231,10 @@ def test_a_file_gone_from_the_folder_is_reported_and_deleted_only_when_asked(sta
     assert _counts_agree(stack)["documents"] == 1
     assert ingest_source(stack, path=folder, bucket="contracts", progress=False).left_behind == []
     (folder / "msa.txt").unlink()  # an emptied folder (an unmounted drive) is no reason to delete everything
-    with pytest.raises(InvalidInput, match="holds no file now"):
+    with pytest.raises(InvalidInput, match="holds no document now"):
+        ingest_source(stack, path=folder, bucket="contracts", prune=True, progress=False)
+    (folder / "junk.bin").write_bytes(b"\x00\x01")  # nor is a folder whose files are all unusable
+    with pytest.raises(InvalidInput, match="holds no document now"):
         ingest_source(stack, path=folder, bucket="contracts", prune=True, progress=False)
     assert stack.store.get_document("default", "msa.txt") is not None
 
@@ -251,6 +254,21 @@ def test_a_record_deleted_from_a_jsonl_file_that_stays_is_reported_and_pruned(st
     pruned = ingest_source(stack, path=folder, bucket="generic", prune=True, progress=False)
     assert pruned.pruned == ["b"] and stack.store.get_document("default", "b") is None
     assert stack.store.get_document("default", "a") is not None
+
+
+def test_a_folders_parent_ingested_skips_what_is_ingested_and_calls_nothing_gone(stack, tmp_path):
+    """An outside probe ingested a folder's parent: every file came in again under a second id (counts doubled),
+    the first ids were said to be no longer in the folder, and the prune offered deleted them with their labels."""
+    root = tmp_path / "shared"
+    folder = _folder(root, **{"msa.txt": CONTRACT})
+    (folder / "memos.jsonl").write_text(json.dumps({"text": "The cafeteria closes at three on Fridays."}) + "\n")
+    first = ingest_source(stack, path=folder, bucket="contracts", progress=False)
+    (root / "new.txt").write_text("A memo on parking.")
+    parent = ingest_source(stack, path=root, bucket="contracts", progress=False)
+    assert (parent.added, parent.left_behind) == (1, [])
+    assert sorted(s.path for s in parent.skipped) == ["docs/memos.jsonl:1", "docs/msa.txt"]
+    assert "is already ingested as 'msa.txt'" in next(s.reason for s in parent.skipped if s.path == "docs/msa.txt")
+    assert _counts_agree(stack)["documents"] == first.added + 1
 
 
 def test_force_rebuilds_an_engine_index_from_the_sources(stack, tmp_path):

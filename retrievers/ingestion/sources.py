@@ -51,8 +51,13 @@ def against_stored(
     *,
     keep_annotations: bool,
     moved_from: Callable[[str], str] | None = None,
+    ingested: Mapping[str, set[str]] | None = None,
 ) -> Iterator[SourceDocument | Skipped]:
-    """A folder's documents, compared with the documents of the same ids the scope already holds:
+    """A folder's documents, compared with the documents the scope already holds:
+    - a file (or a record of one) already ingested under another id, from a folder above or below this one
+      (`ingested`: {source: doc_ids}, the folder's documents by the file they came from), is skipped, saying its id:
+      an ingest of a folder's parent counted every document twice, and its report then offered to prune the first
+      copies, labels and all;
     - one ingested from another file (ids are paths within the folder given: `report.pdf` of `2023/` and of
       `2024/`) is not replaced: the file is skipped, saying which file the document came from; a file is the same
       when `moved_from` says it was moved from there (the server's inbox became a folder per scope);
@@ -67,6 +72,13 @@ def against_stored(
         ids = [item.document.doc_id for item in batch if isinstance(item, SourceDocument)]
         stored = stack.store.stored_origins(scope, ids) if ids else {}
         for item in batch:
+            if isinstance(item, SourceDocument) and (twin := _ingested_as(item.document, ingested or {})):
+                yield Skipped(
+                    item.document.doc_id,
+                    f"{item.document.source} is already ingested as {twin!r} (from a folder above or below this "
+                    "one); ingest that folder again, or delete it first (`ragent documents delete`)",
+                )
+                continue
             origin = stored.get(item.document.doc_id) if isinstance(item, SourceDocument) else None
             if origin is not None:
                 source, bucket, rows = origin
@@ -88,6 +100,17 @@ def against_stored(
                 if keep_annotations and not item.annotations:
                     item.annotations = without_extracted([AnnotationRow.model_validate(row) for row in rows])
             yield item
+
+
+def _ingested_as(document: SourceDocument, ingested: Mapping[str, set[str]]) -> str | None:
+    """The id the scope holds `document`'s file or record under, when another: ids are places under the folder
+    ingested, so the same file read from the folder's parent is "sub/a.txt" where it was "a.txt" (a record: the
+    same place in its file)."""
+    held = ingested.get(document.source, set())
+    if document.doc_id in held:
+        return None
+    name = document.doc_id.rsplit("/", 1)[-1]
+    return next((doc_id for doc_id in sorted(held) if doc_id.rsplit("/", 1)[-1] == name), None)
 
 
 def ingest_source(
@@ -134,7 +157,12 @@ def ingest_source(
     if recorded is not None:
         items = recorded_as(items, recorded)
     if not dataset:
-        items = against_stored(items, stack, scope, keep_annotations=annotations is None, moved_from=moved_from)
+        ingested: dict[str, set[str]] = {}
+        for doc_id, source in stack.store.documents_under(scope, str(path.resolve())).items() if path else ():
+            ingested.setdefault(source, set()).add(doc_id)
+        items = against_stored(
+            items, stack, scope, keep_annotations=annotations is None, moved_from=moved_from, ingested=ingested
+        )
     report = Ingestor(stack).ingest(
         items,
         field_specs=specs,
@@ -146,9 +174,9 @@ def ingest_source(
     )
     if whole_folder:
         report.left_behind = left_behind(stack, path, scope)
-        if prune and report.left_behind and not (report.documents or report.skipped_total):
+        if prune and report.left_behind and not report.documents:
             raise InvalidInput(
-                f"{path} holds no file now: --prune would delete all {len(report.left_behind)} documents ingested "
+                f"{path} holds no document now: --prune would delete all {len(report.left_behind)} documents ingested "
                 "from it (an unmounted drive looks the same); delete them with `ragent documents delete` if meant"
             )
         if prune and report.left_behind:
@@ -158,19 +186,19 @@ def ingest_source(
 
 def left_behind(stack: Stack, folder: Path, scope: str) -> list[str]:
     """The scope's documents ingested from files under `folder` that no longer hold them: a file deleted or moved
-    away, or a record deleted from a .jsonl or .json file that stays (`files.ids_in`), stays ingested, and its values
-    stay in every count, until it is deleted (an outside probe moved a file out of a folder, and its next ingest
-    said nothing of it). A file that cannot be read now says nothing of its documents."""
-    root = folder.resolve()
+    away, or a record deleted from a .jsonl or .json file that stays (`files.record_ids`), stays ingested, and its
+    values stay in every count, until it is deleted (an outside probe moved a file out of a folder, and its next
+    ingest said nothing of it). A file that cannot be read now says nothing of its documents."""
     held: dict[str, set[str] | None] = {}
     gone = []
-    for doc_id, source in stack.store.documents_under(scope, str(root)).items():
+    for doc_id, source in stack.store.documents_under(scope, str(folder.resolve())).items():
         path = Path(source)
         if not path.exists():
             gone.append(doc_id)
             continue
         if source not in held:
-            held[source] = files.ids_in(path, root)
-        if held[source] is not None and doc_id not in held[source]:
-            gone.append(doc_id)
+            held[source] = files.record_ids(path)
+        ids = held[source]
+        if ids is not None and doc_id not in ids and doc_id.rsplit("/", 1)[-1] not in ids:
+            gone.append(doc_id)  # a record's place is under the folder it was ingested from, maybe a subfolder
     return sorted(gone)

@@ -287,19 +287,17 @@ _READERS: dict[str, Callable[[Path, str], Iterator[_Record | Skipped]]] = {
 SUPPORTED_SUFFIXES = tuple(_READERS)
 
 
-def ids_in(file: Path, folder: Path) -> set[str] | None:
-    """The doc_ids a file of `folder` holds now, read as an ingest reads it: a text or PDF file is one document
-    named by its path (not read); a .json or .jsonl file, each of its records. None when the file, or a record of
-    it, cannot be read: what it holds is then unknown."""
+def record_ids(file: Path) -> set[str] | None:
+    """The doc_ids of the records a .json or .jsonl file holds now, read as an ingest reads it, a record with no id
+    of its own named by its place under the file's name alone ("docs.jsonl:7"; under the folder it was ingested
+    from, "sub/docs.jsonl:7"). None for a file that is one document (its path names it) and for one that cannot
+    be read, or holds a record that cannot: what it holds is then unknown."""
     reader = _READERS.get(file.suffix.lower())
-    place = file.relative_to(folder).as_posix()
-    if reader in (_read_plain, _read_pdf):
-        return {place}
-    if reader is None:
+    if reader not in (_read_json, _read_jsonl):
         return None
     ids = set()
     try:
-        for item in reader(file, place):
+        for item in reader(file, file.name):
             if isinstance(item, Skipped):
                 return None
             ids.add(item[1]["doc_id"])
