@@ -436,6 +436,18 @@ def test_an_audit_right_after_a_mere_mention_of_auditors_is_the_one_cited(senten
             "enters into an agreement relating to the merger of Licensee with another entity.",
             True,
         ),
+        (  # a change of ownership named among other changes
+            "change_of_control",
+            "In the event of any material change in the organization, ownership, management or control of the "
+            "business of the Agent, the Company may, at its option, terminate this Agreement upon written notice.",
+            True,
+        ),
+        (
+            "change_of_control",
+            "Either party may terminate this Agreement upon thirty days written notice if the other party has "
+            "undergone a material ownership change.",
+            True,
+        ),
         (
             "non_compete",
             "The Distributor shall not:\n\n(a) alter the packaging of the Product; or\n\n(b) act as the agent for "

@@ -317,7 +317,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
         Test(
             cue(r"change|controlling|acquired|acquisition|majority"),
             words(
-                r"\bchange\s+(?:of|in)\s+(?:the\s+)?(?:control|ownership)\b|\bcontrolling\s+(?:interest|stake)\b|"
+                r"\bchange\s+(?:of|in)\s+(?:the\s+)?(?:[\w-]+,?\s+){0,3}?(?:control|ownership)\b|\bownership\s+change|\bcontrolling\s+(?:interest|stake)\b|"
                 r"\b(?:is|be|been|being|becomes?|are|was|gets?)\s+(?:\w+\s+)?acquired\s+by\b|\bacquisition\s+of\s+(?:control|a\s+majority)\b|\bmajority\s+of\s+(?:the\s+|its\s+)?"
                 r"(?:voting|outstanding|equity|shares|stock)|\bchange\s+in\s+(?:the\s+)?(?:management\s+or\s+)?ownership\b"
             ),
