@@ -197,10 +197,6 @@ SAYS_CLAUSE = {
         "Beta shall not, during the term of this Agreement or thereafter, contest or challenge the validity of the "
         "Acme trademarks or Acme's ownership of them."
     ),
-    "exclusivity": (  # worded so that the regex rule misses it: the learned decision beside the rule says it
-        "During the Term, Acme will not grant any third party any right to sponsor any products or services in the "
-        "Exclusive Category on the Acme Web Site."
-    ),
 }
 """A sentence saying each clause read from terms alone, as a user's own contract might word it."""
 
@@ -270,20 +266,3 @@ def test_ingest_reads_a_clause_only_a_learned_decision_reads_also_in_a_folder_ma
         stack.store.get_document("default", "acme.txt")["body"][cited["start"] : cited["end"]]
         == (SAYS_CLAUSE["insurance"])
     )
-
-
-def test_exclusivity_keeps_its_regex_rule_and_the_learned_decision_adds_what_the_rule_misses():
-    """The regex rule's Yes stands (citing its sentence); where the rule finds nothing, a sentence the learned
-    decision scores above its high threshold says the clause; a contract with neither says No."""
-    assert decisions()["exclusivity"].with_rule
-    rule = rules_of("contracts")["exclusivity"]
-    said_by_rule = "Acme hereby grants Beta the exclusive right to sell the Products in the Territory."
-    body = HEADING + said_by_rule + "\n\n" + SAYS_CLAUSE["exclusivity"] + "\n\n" + FILLER
-    assert [f.value for f in rule(body)] == [True]
-    assert body[rule(body)[0].start : rule(body)[0].end] == said_by_rule
-    missed_by_rule = HEADING + SAYS_CLAUSE["exclusivity"] + "\n\n" + FILLER
-    assert RULES["contracts"]["exclusivity"](missed_by_rule) == [Found(False, 0, 0)]
-    assert [f.value for f in rule(missed_by_rule)] == [True]
-    assert rule(HEADING + "Acme grants Beta a non-exclusive license to the Software.\n\n" + FILLER) == [
-        Found(False, 0, 0)
-    ]

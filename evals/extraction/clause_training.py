@@ -30,7 +30,6 @@ from pathlib import Path
 import numpy as np
 
 from evals.extraction.cuad_clauses import split_contracts
-from retrievers.extraction.rules import contract_clauses
 from retrievers.extraction.rules.clause_candidates import CANDIDATE_CUES, candidate_text, candidates
 from retrievers.extraction.rules.learned_clauses import WEIGHTS_FILE, Decision
 from retrievers.loaders import cuad, dataset_path
@@ -64,17 +63,10 @@ rule for no-solicit of customers was right in half its held-out Yes answers), as
 to the licensee's affiliates, which passed in the folds but were right in only 36% and 59% of their held-out Yes
 answers (a value a user reads as the contract's should be right more often than not; docs/benchmarks.md)."""
 
-WITH_RULE = ("exclusivity",)
-"""Clauses whose regex rule stays, and whose learned decision (terms alone) adds a Yes where the rule finds none
-and the contract's best sentence scores at least the threshold, which is chosen for that combination: alone, the
-decision scored below the rule on CUAD's held-out 200 (docs/benchmarks.md); above a high threshold it finds
-exclusivity written in ways the rule does not read."""
-
-ADOPTED = ("termination_for_convenience", *TERMS_ONLY, *WITH_RULE)
+ADOPTED = ("termination_for_convenience", *TERMS_ONLY)
 """The clauses whose learned decision is shipped. Termination for convenience beat its regex rule on CUAD's
 held-out 200 (F1 0.676 -> 0.798, precision 0.750 -> 0.744, shipped alone); non_compete, exclusivity,
-change_of_control and most_favored_nation scored below their rules there (docs/benchmarks.md) and keep them
-(exclusivity's with a learned decision beside it: `WITH_RULE`)."""
+change_of_control and most_favored_nation scored below their rules there (docs/benchmarks.md) and keep them."""
 
 FOLDS = 5
 C_VALUES = (1.0, 3.0, 10.0)
@@ -236,12 +228,8 @@ def held_out_scores(contracts: list[Contract], kind: str, c: float) -> np.ndarra
     return scores
 
 
-def f1_at(
-    scores: np.ndarray, gold: np.ndarray, threshold: float, ruled: np.ndarray | None = None
-) -> tuple[float, float, float]:
-    """Precision, recall and F1 of the contracts' Yes answers at `threshold` (or where `ruled`, the regex rule's
-    Yes answers of a `WITH_RULE` clause)."""
-    said = scores >= threshold if ruled is None else (scores >= threshold) | ruled
+def f1_at(scores: np.ndarray, gold: np.ndarray, threshold: float) -> tuple[float, float, float]:
+    said = scores >= threshold
     hits = int((said & gold).sum())
     p = hits / said.sum() if said.sum() else 0.0
     r = hits / gold.sum() if gold.sum() else 0.0
@@ -258,14 +246,12 @@ def preferred(figures: tuple[float, float, float]) -> tuple[bool, float]:
     return figures[0] >= MIN_PRECISION, figures[2]
 
 
-def best_threshold(
-    scores: np.ndarray, gold: np.ndarray, ruled: np.ndarray | None = None
-) -> tuple[float, tuple[float, float, float]]:
+def best_threshold(scores: np.ndarray, gold: np.ndarray) -> tuple[float, tuple[float, float, float]]:
     """The threshold with the best F1 among those reaching `MIN_PRECISION` (among all where none does; the
-    highest of equals: fewer Yes answers for the same F1), alone or beside the rule's Yes answers `ruled`."""
-    best = (1.0, f1_at(scores, gold, np.inf, ruled))
+    highest of equals: fewer Yes answers for the same F1)."""
+    best = (1.0, (0.0, 0.0, 0.0))
     for threshold in np.unique(scores):
-        figures = f1_at(scores, gold, threshold, ruled)
+        figures = f1_at(scores, gold, threshold)
         if preferred(figures) >= preferred(best[1]):
             best = (float(threshold), figures)
     return best
@@ -276,13 +262,10 @@ def trained(clause: str, vectors: SentenceVectors | None) -> tuple[dict, str]:
     (terms alone where `vectors` is None), and a line saying what each choice scored."""
     tune = [k for k in contracts_of("tune", clause, vectors) if k.says is not None]
     gold = np.array([k.says is True for k in tune])
-    ruled = None
-    if clause in WITH_RULE:
-        ruled = np.array([any(f.value is True for f in contract_clauses.RULES[clause](k.body)) for k in tune])
     tried = []
     for kind in KINDS if vectors is not None else KINDS[:1]:
         for c in C_VALUES:
-            threshold, figures = best_threshold(held_out_scores(tune, kind, c), gold, ruled)
+            threshold, figures = best_threshold(held_out_scores(tune, kind, c), gold)
             tried.append((figures[2], kind, c, threshold, figures))
             print(
                 f"{clause:28} {kind:14} C={c:<5} t={threshold:.3f} P={figures[0]:.3f} R={figures[1]:.3f} "
@@ -291,8 +274,6 @@ def trained(clause: str, vectors: SentenceVectors | None) -> tuple[dict, str]:
             )
     f1, kind, c, threshold, (p, r, _) = max(tried, key=lambda t: preferred(t[4]))
     weights = fit(tune, kind, c) | {"threshold": round(threshold, 5)}
-    if clause in WITH_RULE:
-        weights["with_rule"] = True
     return weights, f"{clause}: {kind} C={c} threshold {threshold:.3f} (tune, 5 folds: P {p:.3f} R {r:.3f} F1 {f1:.3f})"
 
 
@@ -302,7 +283,7 @@ def main() -> None:
     parser.add_argument(
         "--terms-only",
         action="store_true",
-        help="tf-idf terms alone for every clause named (those of TERMS_ONLY and WITH_RULE always): none embedded",
+        help="tf-idf terms alone for every clause named (those of TERMS_ONLY always): nothing is embedded",
     )
     parser.add_argument("clauses", nargs="*", default=list(ADOPTED), help=f"of {', '.join(CANDIDATE_CUES)}")
     args = parser.parse_args()
@@ -311,7 +292,7 @@ def main() -> None:
     vectors = None if args.terms_only else SentenceVectors(args.cache)
     shipped = {}
     for clause in args.clauses:
-        shipped[clause], chosen = trained(clause, None if clause in TERMS_ONLY + WITH_RULE else vectors)
+        shipped[clause], chosen = trained(clause, None if clause in TERMS_ONLY else vectors)
         print(chosen, flush=True)
     # the clauses not named keep the weights they have, unless no longer adopted
     stored = json.loads(WEIGHTS_FILE.read_text())

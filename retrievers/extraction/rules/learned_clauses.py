@@ -7,10 +7,8 @@ words and word pairs (tf-idf, as the keyword index weighs them) and, for a claus
 MiniLM vector from the ingest's own embedder. Weights, bias and threshold are in `learned_clauses.json`, written by
 `python -m evals.extraction.clause_training` from the tune split. The contract says Yes when its best sentence
 scores at least the threshold, citing that sentence; No (nothing to cite) when none does; a text too short to be a
-contract gets no answer, as with the rules. A decision `with_rule` keeps its clause's regex rule and adds a Yes
-only where the rule finds none and the best sentence reaches its (high) threshold. A clause whose decision reads
-vectors needs a MiniLM embedder (the weights were learned from MiniLM's vectors: `usable_with`); without one it keeps
-its regex rule.
+contract gets no answer, as with the rules. A clause whose decision reads vectors needs a MiniLM embedder (the
+weights were learned from MiniLM's vectors: `usable_with`); without one it keeps its regex rule.
 
 The vectors of one document's candidates are embedded in one call and kept while its clauses are read.
 """
@@ -29,7 +27,6 @@ import numpy as np
 
 from retrievers.engines.embedders.model_names import minilm_precision
 from retrievers.extraction.found import FieldRule, Found
-from retrievers.extraction.rules import contract_clauses
 from retrievers.extraction.rules.clause_candidates import candidate_text, candidates
 from retrievers.extraction.rules.contract_clauses import MIN_CONTRACT_CHARS
 from retrievers.protocols import Embedder
@@ -62,8 +59,6 @@ class Decision:
     vector_weights: np.ndarray | None
     bias: float
     threshold: float
-    with_rule: bool = False
-    """Whether the clause's regex rule stays, the decision adding a Yes only where the rule finds none."""
 
     def term_scores(self, texts: list[str]) -> np.ndarray:
         """Each text's tf-idf vector (sublinear counts, L2-normalised) times the term weights."""
@@ -95,7 +90,6 @@ def decisions() -> dict[str, Decision]:
             vector_weights=None if d["vector_weights"] is None else np.asarray(d["vector_weights"], dtype=np.float32),
             bias=float(d["bias"]),
             threshold=float(d["threshold"]),
-            with_rule=bool(d.get("with_rule", False)),
         )
         for name, d in shipped["clauses"].items()
     }
@@ -125,15 +119,6 @@ class LearnedClauses:
 
     def _rule(self, name: str, decision: Decision) -> FieldRule:
         def rule(body: str) -> list[Found]:
-            if decision.with_rule:
-                ruled = contract_clauses.RULES[name](body)
-                if any(found.value is True for found in ruled):
-                    return ruled
-                learned = learned_rule(body)
-                return learned if any(found.value is True for found in learned) else ruled
-            return learned_rule(body)
-
-        def learned_rule(body: str) -> list[Found]:
             if len(body) < MIN_CONTRACT_CHARS:
                 return []
             spans = read = candidates(body, name)
