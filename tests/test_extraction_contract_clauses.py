@@ -419,3 +419,87 @@ def test_an_audit_right_after_a_mere_mention_of_auditors_is_the_one_cited(senten
     found = contract_clauses.RULES["audit_rights"](body)
     assert [f.value for f in found] == [True]
     assert cited(body, found[0]) == sentence
+
+
+@pytest.mark.parametrize(
+    ("field", "sentence", "clause"),
+    [
+        (  # the lead-in of a list says what its items do
+            "change_of_control",
+            "Licensor may terminate this Agreement upon written notice upon the occurrence of any of the following:"
+            "\n\n(a) Licensee fails to pay any amount when due;\n\n(b) a change of control of Licensee;",
+            True,
+        ),
+        (
+            "change_of_control",
+            "Licensor may terminate this Agreement:\n\n(1) Upon thirty (30) days prior written notice if Licensee "
+            "enters into an agreement relating to the merger of Licensee with another entity.",
+            True,
+        ),
+        (  # a change of ownership named among other changes
+            "change_of_control",
+            "In the event of any material change in the organization, ownership, management or control of the "
+            "business of the Agent, the Company may, at its option, terminate this Agreement upon written notice.",
+            True,
+        ),
+        (
+            "change_of_control",
+            "Either party may terminate this Agreement upon thirty days written notice if the other party has "
+            "undergone a material ownership change.",
+            True,
+        ),
+        (
+            "non_compete",
+            "The Distributor shall not:\n\n(a) alter the packaging of the Product; or\n\n(b) act as the agent for "
+            "any person for any goods which are competitive with the Product.",
+            True,
+        ),
+        (  # a restraint for a span the contract names ("the two year period"), not only "the term"
+            "non_compete",
+            "During the two year period following the Effective Date, Acme shall not commercially offer any web "
+            "service similar to the Co-Branded Service.",
+            True,
+        ),
+        (
+            "non_compete",
+            "The Distributor agrees that during the term of this Agreement the Distributor shall handle no products "
+            "that are competitive with the Products within the Territory.",
+            True,
+        ),
+        (  # a licence granted subject to a covenant elsewhere is no covenant
+            "non_compete",
+            "Subject to Beta's compliance with the covenant not to compete in Section 8.3 of the Asset Purchase "
+            "Agreement, Acme hereby grants to Beta a worldwide, non-exclusive license under the Patents.",
+            False,
+        ),
+        ("exclusivity", "Acme grants Beta a Non Exclusive license to use the Software for an initial period.", False),
+        (  # owning a mark exclusively is no exclusive dealing
+            "exclusivity",
+            "Beta shall not use any imitation of the Marks which is likely to dilute Acme's exclusive rights in and "
+            "to the Marks.",
+            False,
+        ),
+        (
+            "exclusivity",
+            "The Corporation appoints the Agents as the exclusive agents of the Corporation to offer the Shares for "
+            "sale in the Selling Jurisdictions.",
+            True,
+        ),
+        (
+            "most_favored_nation",
+            "Prices shall not exceed the lowest price charged to others for the same Product.",
+            True,
+        ),
+    ],
+)
+def test_clauses_written_in_lists_spans_and_ownership(field, sentence, clause):
+    body = FILLER + sentence + " " + FILLER
+    assert [f.value for f in contract_clauses.RULES[field](body)] == [clause]
+
+
+def test_a_definition_that_includes_rather_than_means_leaves_the_clause_unanswered():
+    body = (
+        '"Change in control" shall include without limitation the sale, assignment or other transfer of more than '
+        "fifty percent (50%) of the voting securities of Premier, or Premier being a party to a merger. " + FILLER
+    )
+    assert contract_clauses.RULES["change_of_control"](body) == []

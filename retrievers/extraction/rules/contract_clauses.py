@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from english.sentences import sentence_span
 from retrievers.extraction.found import FieldRule, Found
 from retrievers.extraction.rules.contract_sentences import cue, sentences_matching, words
 
@@ -34,17 +35,40 @@ class Test:
     """Read `exclude` only in the list item holding what `require` found ("(i) ... ; (ii) ..."), not the whole
     sentence: a termination right on notice alone and another for breach are often items of one sentence."""
     doubt: re.Pattern[str] | None = None
+    lead_in: bool = False
+    """Look for `require` also in the lead-in of the list the sentence is an item of, when it is not in the item:
+    a contract's list of events ("Owner may terminate this Agreement upon any of the following: ... (b) an Operator
+    Change of Control;") or of restraints ("The Distributor shall not: ... (b) act as agent for any goods which are
+    competitive with the Product") often has its items on lines of their own, read as sentences of their own."""
+
+
+_LIST_ITEM = re.compile(r"\(?(?:[a-z]{1,3}|[ivx]{1,5}|\d{1,2}(?:\.\d{1,2})*)[.)]\s")
+_LEAD_IN_REACH = 1500
+"""How far before a list item its lead-in ("... any of the following:") may end: a few items, or a page header,
+lie between them."""
+
+
+def lead_in(body: str, start: int) -> str:
+    """The sentence ending in a colon that introduces the list whose item starts at `start`, or "" when the text
+    there is no list item (it starts with no item mark and no colon ends the text just before it)."""
+    window = body[max(0, start - _LEAD_IN_REACH) : start]
+    colon = window.rfind(":")
+    if colon < 0 or not (_LIST_ITEM.match(body, start) or not window[colon + 1 :].strip()):
+        return ""
+    at = start - len(window) + colon
+    return body[sentence_span(body, at, at + 1)[0] : at]
 
 
 _LIST_BREAK = re.compile(r";|:\s|\(\s?(?:[a-z]{1,3}|[ivx]{1,5}|\d{1,2})\s?\)\s", re.IGNORECASE)
 
 _DEFINITION_OR_RECITAL = re.compile(
     r"(?:^|[.;:]\s|\(\w{1,4}\)\s|\d\.[\d.]*\s)\s*[\"\u201c][^\"\u201c\u201d]{1,80}[\"\u201d]\s*"
-    r"(?:shall\s+)?(?:means?|refers?\s+to|has\s+the\s+meaning)\b|\bwhereas\b",
+    r"(?:shall\s+)?(?:means?|refers?\s+to|has\s+the\s+meaning|includes?)\b|\bwhereas\b",
     re.IGNORECASE,
 )
-"""A definition ('"Change of Control" means ...') or a recital ('WHEREAS ...') names a clause's subject without
-being the clause, which is what the parties agree in an operative sentence: alone it leaves the answer open."""
+"""A definition ('"Change of Control" means ...', '"Change in control" shall include ...') or a recital ('WHEREAS
+...') names a clause's subject without being the clause, which is what the parties agree in an operative sentence:
+alone it leaves the answer open."""
 
 
 class Verdict(Enum):
@@ -54,11 +78,15 @@ class Verdict(Enum):
     DOUBTFUL = "doubtful"
 
 
-def _verdict(test: Test, sentence: str) -> Verdict | None:
+def _verdict(test: Test, sentence: str, introduced: str = "") -> Verdict | None:
     if not test.anchor.search(sentence):
         return None
     required = test.require.search(sentence) if test.require is not None else None
-    if test.require is not None and required is None:
+    if (
+        test.require is not None
+        and required is None
+        and not (introduced and test.require.search(f"{introduced} {sentence}"))
+    ):
         return None
     part = sentence
     if test.per_item and required is not None:
@@ -119,6 +147,10 @@ begins like one ("developed by Provider", "stock ownership", "its Representative
 "engage a third party" (hiring) as engaging in a business. A gerund counts after "prohibited from", not after
 "shall not" ("shall not be prejudiced in ... handling")."""
 
+_DEALS_IN_NONE = r"\b(?:shall|will)\s+(?:\w+\s+){0,2}?(?:handle|sell|carry|market|distribute)\s+no\b"
+"""A restraint worded as dealing in none of something ("the Distributor shall handle no products that are
+competitive with the Products") rather than with "not"."""
+
 _OTHER_RESTRICTION = (
     r"\bconfidential\s+information|\bconfidentiality\b|\bin\s+confidence\b|\bdisclos|\bsolicit|\bassign|\bnothing\b|"
     r"\bnot\s+be\s+(?:restricted|prohibited|precluded|prevented|limited)"
@@ -176,18 +208,19 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
         Test(
             cue(r"compet"),
             words(r"\bnon-?compet\w*|\bcompet(?:e|es|ing|itive|itor|itors|ition)\b"),
-            words(rf"\bnon-?compet|(?:{_NEGATED})[^;]{{0,300}}?\bcompet"),
+            words(rf"\bnon-?compet|(?:{_NEGATED}|{_DEALS_IN_NONE})[^;]{{0,300}}?\bcompet"),
             words(
                 r"competitive\s+(?:position|harm|disadvantage|advantage|bid|pric\w+|rates?|analysis|infringement)|antitrust|"
                 r"\bwarrants?\b|\bknowledge\b|\bunfair\s+competition|\bnot\s+(?:be\s+deemed\s+to\s+)?prevent|"
-                r"\bdeemed\s+reasonable|\bso\s+long\s+as|\bbanner|\blogos?\b|\bsponsorship|\bendors|\bnondisclosure|\bnon-disclosure|"
+                r"\bdeemed\s+reasonable|\bso\s+long\s+as|\bhereby\s+grants?\b|\bbanner|\blogos?\b|\bsponsorship|\bendors|\bnondisclosure|\bnon-disclosure|"
                 rf"{_OTHER_RESTRICTION}"
             ),
+            lead_in=True,
         ),
         Test(
             cue(r"during|following|thereafter|throughout|period"),
             words(
-                r"\b(?:during|throughout)\s+the\s+(?:term|cooperation|period|life)\b|\bfor\s+a\s+period\s+of\b|"
+                r"\b(?:during|throughout)\s+the\s+(?:[\w-]+\s+){0,3}?(?:term|cooperation|period|life)\b|\bfor\s+a\s+period\s+of\b|"
                 r"\b(?:following|after)\s+the\s+(?:termination|expiration)\b|\bthereafter\b"
             ),
             words(
@@ -207,9 +240,9 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
         Test(
             cue(r"exclusiv|sole"),
             words(
-                r"(?<!non)(?<!non-)(?<!non- )(?<!not )\b(?:co-)?exclusive(?:ly)?\s+"
+                r"(?<!non)(?<!non-)(?<!non- )(?<!non )(?<!not )\b(?:co-)?exclusive(?:ly)?\s+"
                 r"(?:and\s+\w+\s+|\([^()]{0,80}\)\s*|,\s*)?"
-                r"(?:\w+\s+){0,2}(?:rights?|licen[cs]e[ds]?|licensee|distribut\w*|dealers?|agent|agency|representatives?|"
+                r"(?:\w+\s+){0,2}(?:rights?|licen[cs]e[ds]?|licensee|distribut\w*|dealers?|agents?|agency|advisors?|representatives?|"
                 r"resellers?|suppl\w+|providers?|source|basis|territor\w*|trade\s+area|sponsor\w*|partner\w*|"
                 r"marketing|sales|sell|manufactur\w*|provide|purchase|appointment|arrangement|relationship|"
                 r"dealing|services?|endorse\w*|promot\w*|carrier|vendor|reseller)\b"
@@ -221,6 +254,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
                 r"\bentire\s+and\s+exclusive|\bcomplete\s+and\s+exclusive|\bexclusive\s+remed|\bexclusive\s+right\s+to\s+"
                 r"(?:apply|file|prosecute|own|control|register|enforce)|\bexclusive\s+rights\s+and\s+interests?\s+in\s+all"
                 r"|\bexclusive\s+of\b|\bexclusively\s+own|\bright,\s+title\b|^\s*whereas\b|\bnot\s+be\s+considered\b"
+                r"|\bexclusive\s+rights?\s+in\s+and\s+to\b"
             ),
         ),
         Test(
@@ -283,7 +317,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
         Test(
             cue(r"change|controlling|acquired|acquisition|majority"),
             words(
-                r"\bchange\s+(?:of|in)\s+(?:the\s+)?(?:control|ownership)\b|\bcontrolling\s+(?:interest|stake)\b|"
+                r"\bchange\s+(?:of|in)\s+(?:the\s+)?(?:[\w-]+,?\s+){0,3}?(?:control|ownership)\b|\bownership\s+change|\bcontrolling\s+(?:interest|stake)\b|"
                 r"\b(?:is|be|been|being|becomes?|are|was|gets?)\s+(?:\w+\s+)?acquired\s+by\b|\bacquisition\s+of\s+(?:control|a\s+majority)\b|\bmajority\s+of\s+(?:the\s+|its\s+)?"
                 r"(?:voting|outstanding|equity|shares|stock)|\bchange\s+in\s+(?:the\s+)?(?:management\s+or\s+)?ownership\b"
             ),
@@ -292,6 +326,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
                 r"\bmaterial\s+adverse\s+change|\bvote\s+of\s+a\s+majority|\bholders\s+of\s+(?:at\s+least\s+)?a\s+majority|"
                 rf"{_FREE_TO_ASSIGN_ON_CHANGE}"
             ),
+            lead_in=True,
         ),
         Test(
             cue(r"merge|consolidat|sale of"),
@@ -301,6 +336,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             ),
             words(r"\bmay\s+(?:\w+\s+){0,4}terminate\b|\bright\s+to\s+terminate\b|\bshall\s+terminate\b"),
             words(r"\bmaterial\s+adverse\s+change|\bassign"),
+            lead_in=True,
         ),
     ),
     "audit_rights": (
@@ -324,7 +360,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
                 r"\bbest\s+(?:price|pricing)\b"
             ),
             words(
-                r"\bthird\s+part|\bany\s+other\b|\bother\s+(?:customers?|distributors?|licensees?|resellers?|clients?|"
+                r"\bthird\s+part|\bany\s+other\b|\b(?:to|by|with)\s+others\b|\bother\s+(?:customers?|distributors?|licensees?|resellers?|clients?|"
                 r"purchasers?|users?|agents?)\b|\bcustomers?\b|\bsimilarly\s+situated\b|\bthan\s+(?:those|that|the\s+"
                 r"(?:terms|prices?))\b|\bany\s+of\s+\w+'s\b"
             ),
@@ -365,7 +401,7 @@ def _first_clause(body: str, test: Test) -> tuple[tuple[int, int] | None, bool]:
     """The first sentence that is the clause by `test`, and whether a doubtful one came before it."""
     doubtful = False
     for span in sentences_matching(body, test.cue_words):
-        verdict = _verdict(test, body[slice(*span)])
+        verdict = _verdict(test, body[slice(*span)], lead_in(body, span[0]) if test.lead_in else "")
         if verdict is Verdict.CLAUSE:
             return span, doubtful
         doubtful = doubtful or verdict is Verdict.DOUBTFUL
