@@ -18,6 +18,10 @@ CLAUSE_WORDS: set[str] = set(_WORDS["clause_words"])
 NAME_SLOT: set[str] = set(_WORDS["name_slot"])
 HOLDING_VERBS: set[str] = set(_WORDS["holding_verbs"])
 """After one of these and a determiner stands a thing a document holds ("have an audit right", "with no insurance")."""
+CONTAINING_VERBS: set[str] = set(_WORDS["containing_verbs"])
+"""Right after one of these stands a thing a document holds ("use paneer", "involving hemp")."""
+TOPIC_SLOT: set[str] = set(_WORDS["topic_slot"])
+COPULAS: set[str] = set(_WORDS["copulas"])
 AMOUNT_SLOT: set[str] = set(_WORDS["amount_slot"])
 """Where a sum's words name what it adds up in ("in doubloons") or what it adds up ("the average tip")."""
 DEFINITE: set[str] = set(_WORDS["definite"])

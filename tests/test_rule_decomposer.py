@@ -468,6 +468,12 @@ def test_what_cannot_be_mapped_is_kept_as_unmapped_with_the_nearest_values(rules
     assert rules.decompose("how many different Delaware contracts are there?").unmapped == []
     hosting = rules.decompose("how many web hosting agreements are there?")
     assert hosting.unmapped == [], "a word before a kind's name names a finer kind, not a condition left out"
+    for said, left in [
+        ("how many Delaware contracts are risky?", "risky"),
+        ("which Delaware contracts involve hemp?", "hemp"),
+    ]:
+        assert [u.text for u in rules.decompose(said).unmapped] == [left], "what the documents are said to be or hold"
+    assert rules.decompose("which Delaware contracts were signed in 2020?").unmapped == [], "a field's verb is read"
     audit = rules.decompose("how many Delaware contracts with an audti right?")
     assert [(u.text, [c.field for c in u.nearest]) for u in audit.unmapped] == [("audti", ["audit_rights"])], (
         "a misspelt clause after 'with an' is asked about, offering the clause it is spelt like"

@@ -13,7 +13,7 @@ import re
 
 from english.dates import MONTH_WORD
 from english.intents import is_claim
-from english.lexicon import AMOUNT_SLOT, CLAUSE_WORDS, FILLER, NAME_SLOT, STOPWORDS
+from english.lexicon import AMOUNT_SLOT, CLAUSE_WORDS, FILLER, NAME_SLOT, STOPWORDS, TOPIC_SLOT
 from graph.decomposition import STRUCTURED_INTENTS, Constraint, Decomposition, Unmapped
 from graph.planners.reading import leftovers, quantities
 from graph.planners.reading.understood import Understood
@@ -111,7 +111,7 @@ def names(
     """Words standing where a name stands that no reading took (`leftovers.names_left`); in a sum, also after the
     words that say what was paid for."""
     question = understood.question
-    slots = NAME_SLOT | (AMOUNT_SLOT if intent == "sum" else set())
+    slots = NAME_SLOT | TOPIC_SLOT | (AMOUNT_SLOT if intent == "sum" else set())
     return leftovers.names_left(
         question.text,
         question.lowered,

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import re
 
-from english.lexicon import ASKING_VERBS, CLAUSE_WORDS, FILLER, HOLDING_VERBS, INDEFINITE, STOPWORDS
+from english.lexicon import (
+    ASKING_VERBS,
+    CLAUSE_WORDS,
+    CONTAINING_VERBS,
+    COPULAS,
+    FILLER,
+    HOLDING_VERBS,
+    INDEFINITE,
+    STOPWORDS,
+)
 from english.value_match import NEAREST_CUTOFF, NEAREST_TO_A_WORD
 from graph.decomposition import Candidate, Constraint, Unmapped
 from graph.planners.reading.claims import TOKEN, has_digit, overlap, plain
@@ -52,7 +61,7 @@ def names_left(
     lower-case word sharing its stem with a field's word is a form of that word ("renewing" beside the field word
     "renew"), not a name ("renewco" is one). A name right before the word of a text field ("Ohio law") is a value of
     that field no document holds, said so with the values recorded."""
-    known = vocabulary.bucket_words | STOPWORDS | FILLER
+    known = vocabulary.bucket_words | STOPWORDS | FILLER | CONTAINING_VERBS
     for view in views:
         known |= view.field_words_all
     field_words = {w for view in views for w in view.field_words_all if len(w) > 2}
@@ -74,7 +83,7 @@ def names_left(
         before = tokens[run[0] - 1].group(0) if run[0] > 0 else ""
         after = last.end()
         digits = any(has_digit(tokens[i].group(0)) for i in run)
-        if not digits and any(0 <= first.start() - s[1] <= 1 for s in value_spans):
+        if not digits and any(0 <= first.start() - s[1] <= 1 for s in name_spans):
             continue  # "the Free fibre invoice": words right after a name that matched describe it
         capitalised = all(text[tokens[i].start()].isupper() for i in run)
         if capitalised and any(0 <= s[0] - last.end() <= 1 for s in name_spans):
@@ -83,6 +92,7 @@ def names_left(
         slot = (
             before in slots
             or _held(tokens, run, understood, field_words)
+            or _said_of(tokens, run, bucket_spans)
             or following in CLAUSE_WORDS
             or any(s[0] >= after and _modifies(lowered, after, s[0], understood, kind_spans) for s in bucket_spans)
             or digits
@@ -118,16 +128,31 @@ def names_left(
 
 
 def _held(tokens: list[re.Match], run: list[int], understood: list, field_words: set[str]) -> bool:
-    """Whether the `run` of tokens names a thing documents hold: after a verb of holding and a determiner ("have an
-    audti right", "with no insurence": left out, every contract would be counted), and not describing a word after
-    it that a reading took or a field's ("have a fixed initial term that ends in 2011": the term is the field's)."""
+    """Whether the `run` of tokens names a thing documents hold: right after a verb of containing ("use paneer",
+    "involving hemp") or after a verb of holding and a determiner ("have an audti right", "with no insurence"):
+    left out, every document would be counted; and not describing a word after it that a reading took or a
+    field's ("have a fixed initial term that ends in 2011": the term is the field's)."""
     first, after = run[0], run[-1] + 1
-    if first < 2 or tokens[first - 1].group(0) not in INDEFINITE or tokens[first - 2].group(0) not in HOLDING_VERBS:
+    verb = tokens[first - 1].group(0) if first >= 1 else ""
+    determined = first >= 2 and verb in INDEFINITE and tokens[first - 2].group(0) in HOLDING_VERBS
+    if verb not in CONTAINING_VERBS and not determined:
         return False
     if after == len(tokens):
         return True
     following = tokens[after]
     return plain(following.group(0)) not in field_words and not any(overlap(following.span(), s) for s in understood)
+
+
+def _said_of(tokens: list[re.Match], run: list[int], bucket_spans: list) -> bool:
+    """Whether the `run` says what the documents the question names are, after a copula at the end of the question
+    or of one of its clauses ("Indian recipes are spicy", "contracts under Texas law are losing money"), not a verb
+    of it ("are governed by", "were signed in", which readings of fields take)."""
+    first, after = run[0], run[-1] + 1
+    if first < 1 or tokens[first - 1].group(0) not in COPULAS:
+        return False
+    if not any(end <= tokens[first - 1].start() for _, end in bucket_spans):
+        return False
+    return after == len(tokens) or tokens[after].group(0) in ("and", "or", "but")
 
 
 def _modifies(lowered: str, start: int, end: int, understood: list, kind_spans: list) -> bool:
