@@ -185,7 +185,8 @@ def test_whether_a_contract_renews_by_itself_is_read_in_that_contract_only(own_c
     ]
     assert searches and all(confined), searches
     assert (
-        run.answer.text == "I found no passage about renew automatically in COBALTHOSTING_2001-WEB HOSTING AGREEMENT."
+        run.answer.text == "No auto_renewal is recorded for COBALTHOSTING_2001-WEB HOSTING AGREEMENT. "  # probe #4
+        "I found no passage about renew automatically in COBALTHOSTING_2001-WEB HOSTING AGREEMENT."
     )
 
 

@@ -204,13 +204,14 @@ def _field_words(d: Decomposition, evidence: list[Evidence]) -> set[str]:
 
 
 def _unrecorded(d: Decomposition, titles: list[str]) -> str | None:
-    """The line before the passage quoted for a lookup of fields: one answered from the text is one whose documents'
-    rows hold no value for them (else their table answers), so the quote is the reader's to check, not a value
-    found."""
+    """What a lookup of fields answered from the text says first: one whose documents' rows hold no value for them
+    (else their table answers), so a quote is the reader's to check, not a value found; and when none is found,
+    that none is recorded either (an outside probe read only "I found no passage about end", as if the text
+    were all there is)."""
     if not _one_value(d):
         return None
     where = escape(", ".join(titles)) or "the documents named"
-    return f"No {escape(' or '.join(d.show_fields))} is recorded for {where}; the passage that may state it:"
+    return f"No {escape(' or '.join(d.show_fields))} is recorded for {where}"
 
 
 def _bridged(candidate: Candidate, chosen: list[Candidate]) -> bool:
@@ -291,6 +292,8 @@ def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list
     titles = _searched_titles(evidence) if confined else []
     terms = _asked_terms(d, titles, evidence) if confined else list(dict.fromkeys(stems(d.question)))
     nothing = _nothing_about(d, terms, titles, _searched_buckets(evidence))
+    if unrecorded := _unrecorded(d, titles):
+        nothing = f"{unrecorded}. {nothing}"
     per_document = CANDIDATE_PASSAGES if confined else 1
     candidates = _candidates(best_passages(evidence, relevant, CANDIDATE_PASSAGES, per_document))
     if things := counted(d.question):  # "how many ...": only a sentence that puts a number on it answers
@@ -326,8 +329,8 @@ def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list
         for c in chosen
     ]
     lines = [f"- {escape(c.text)} [{escape(c.passage.doc_id)}]" for c in chosen]
-    if lead := _unrecorded(d, titles):
-        lines.insert(0, lead)
+    if unrecorded:
+        lines.insert(0, f"{unrecorded}; the passage that may state it:")
     elif d.listed_by_text and not confined:
         lines.insert(0, NO_LIST_LEAD.format(buckets=escape(", ".join(d.buckets))))
     elif all(c.passage.loose for c in chosen):  # "can we walk away ...?": words of it, not an answer found as such

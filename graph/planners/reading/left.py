@@ -109,9 +109,11 @@ def names(
     understood: Understood, views: list[BucketWords], constraints: list[Constraint], intent: str, vocabulary: Vocabulary
 ) -> list[Unmapped]:
     """Words standing where a name stands that no reading took (`leftovers.names_left`); in a sum, also after the
-    words that say what was paid for."""
+    words that say what was paid for; beside a condition read, also what the documents are said to be about
+    ("New York law contracts about software": a figure over them all would leave it out; "contracts with a clause
+    about cryptocurrency" alone is a question for the text)."""
     question = understood.question
-    slots = NAME_SLOT | TOPIC_SLOT | (AMOUNT_SLOT if intent == "sum" else set())
+    slots = NAME_SLOT | (TOPIC_SLOT if constraints else set()) | (AMOUNT_SLOT if intent == "sum" else set())
     return leftovers.names_left(
         question.text,
         question.lowered,
