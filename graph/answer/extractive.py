@@ -36,7 +36,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from english.lexicon import ASKING_VERBS, FILLER
+from english.lexicon import ASKING_VERBS, FILLER, STOPWORDS
 from english.names import proper_names
 from english.sentences import split_sentences
 from english.words import counted, has_phrase, occurs, states_a_number_of, stem, stems
@@ -148,19 +148,25 @@ def _passage_cosines(evidence: list[Evidence]) -> dict[str, float]:
 
 
 def _chosen(
-    d: Decomposition, candidates: list[Candidate], score: dict[int, float], worded: set[int], confined: bool
+    d: Decomposition,
+    candidates: list[Candidate],
+    score: dict[int, float],
+    worded: set[int],
+    confined: bool,
+    titles: list[str],
 ) -> list[Candidate]:
     """Up to MAX_SENTENCES sentences from different documents (when the question is `confined` to its documents,
     from a document already quoted once the others have none to give), best first. When the question sets things side by
     side (its sub-queries after the question itself: "Arthur's Magazine", "First for Women"), the first sentences
     name one side each, so that both are there to compare; otherwise the first names something the question names
-    (when any sentence does). Each later one is weighed with BRIDGE_WEIGHT more when it is on a page a chosen
-    sentence names (the next hop). A sentence must hold a word of the question (`worded`) or be on such a page:
-    one that shares nothing with the question is no answer to it, however close it sounds. None is taken below
-    KEEP_RATIO of the first one's score."""
+    (when any sentence does; not the names of the documents it is confined to, which their insurance clause says as
+    well as their governing law: `_names_documents`). Each later one is weighed with BRIDGE_WEIGHT more when it is
+    on a page a chosen sentence names (the next hop). A sentence must hold a word of the question (`worded`) or be
+    on such a page: one that shares nothing with the question is no answer to it, however close it sounds. None is
+    taken below KEEP_RATIO of the first one's score."""
     sides = d.sub_queries[1:]
     again = confined and not _one_value(d)  # a value looked up is stated once: no more sentences of its document
-    names = [n.text for n in proper_names(d.question)]
+    names = [n.text for n in proper_names(d.question) if not _names_documents(n.text, d, titles)]
     named = {i for i in score if _names_one(candidates[i], sides or names)}
     chosen: list[Candidate] = []
     first = None
@@ -199,8 +205,12 @@ def _one_value(d: Decomposition) -> bool:
 def _field_words(d: Decomposition, evidence: list[Evidence]) -> set[str]:
     """The stems a search for a field's value added to the question's words (what the field is: "initial term" for
     an expiration date), which a sentence stating the value holds; a preamble holding the names the question gives
-    ("JVLS (Vaccines 2Go)") states no term."""
-    return set(_searched_stems(evidence)) - set(stems(d.question))
+    ("JVLS (Vaccines 2Go)") states no term. With them, the words of the fields' names, though the question says
+    them ("which law governs ...": the sentence headed "GOVERNING LAW" states it). None when the searches added no
+    such words (they looked for the question as it is)."""
+    added = set(_searched_stems(evidence)) - set(stems(d.question))
+    named = [w for f in d.show_fields for w in f.split("_") if w not in STOPWORDS | FILLER] if added else []
+    return added | set(stems(" ".join(named)))
 
 
 def _unrecorded(d: Decomposition, titles: list[str]) -> str | None:
@@ -212,6 +222,14 @@ def _unrecorded(d: Decomposition, titles: list[str]) -> str | None:
         return None
     where = escape(", ".join(titles)) or "the documents named"
     return f"No {escape(' or '.join(d.show_fields))} is recorded for {where}"
+
+
+def _names_documents(name: str, d: Decomposition, titles: list[str]) -> bool:
+    """Whether a name the question gives names the documents it is confined to: spelt in their titles ("Dragon
+    Systems" in "DRAGONSYSTEMSINC_...") or read as a condition that selected them (a party)."""
+    squashed = re.sub(r"[^a-z0-9]", "", name.lower())
+    in_titles = bool(squashed) and squashed in re.sub(r"[^a-z0-9]", "", " ".join(titles).lower())
+    return in_titles or any(c.source_text and name in c.source_text for c in d.constraints)
 
 
 def _bridged(candidate: Candidate, chosen: list[Candidate]) -> bool:
@@ -251,7 +269,9 @@ def _asked_terms(d: Decomposition, titles: list[str], evidence: list[Evidence]) 
     `titles`, the words of the conditions that selected them; a yes/no clause's words stay: "about assignment" asks
     about the clause), the words that only phrase a question ("say", "tell") and the filler."""
     selecting = " ".join(c.source_text for c in d.constraints if not isinstance(c.value, bool))
-    naming = {*stems(selecting), *stems(" ".join(titles)), *(stem(w) for w in ASKING_VERBS | FILLER)}
+    squashed = re.sub(r"[^a-z0-9]", "", " ".join(titles).lower())
+    spelt_in_titles = [w for w in re.findall(r"[a-z0-9]{4,}", d.question.lower()) if w in squashed]
+    naming = {*stems(" ".join([selecting, *titles, *spelt_in_titles])), *(stem(w) for w in ASKING_VERBS | FILLER)}
     clauses = [stem(w) for words in d.clause_words() for w in words]  # whichever route searched the text
     return [t for t in dict.fromkeys([*stems(d.question), *clauses, *_searched_stems(evidence)]) if t not in naming]
 
@@ -317,7 +337,7 @@ def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list
         for i, c in enumerate(candidates)
     }
     worded = {i for i in score if words[i] > 0 or confined and not terms}
-    chosen = _chosen(d, candidates, score, worded, confined)
+    chosen = _chosen(d, candidates, score, worded, confined, titles)
     if not chosen:
         return Answer(format="prose", text=nothing, composed_by="extractive")
     sentences = [
