@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from cli.exit_status import INTERRUPTED
 from cli.parser import build_parser
+from cli.terminal import visible_stdout
 from core.errors import RagentError
 from core.settings import keep_files_private
 
@@ -23,6 +24,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command `argv` names; its exit status, with each error a user can fix said in one line."""
     args = build_parser().parse_args(argv)
     keep_files_private()
+    visible_stdout()
     try:
         args.run(args)
     except RagentError as error:

@@ -204,14 +204,16 @@ def test_a_file_of_another_folder_with_the_same_name_does_not_replace_the_docume
 def test_a_folder_ingested_into_another_bucket_moves_nothing(stack, tmp_path):
     """An outside probe: ingesting a folder again with another `--bucket` moved its documents there, dropped
     their fields, and said "2 updated". Each is skipped, saying which bucket holds it; nothing changes."""
-    folder = _folder(tmp_path, **{"msa.txt": CONTRACT})
+    folder = _folder(tmp_path, **{"master services.txt": CONTRACT})
     ingest_source(stack, path=folder, bucket="contracts", progress=False)
-    rows = stack.store.document_annotations("default", "msa.txt")
+    rows = stack.store.document_annotations("default", "master services.txt")
     moved = ingest_source(stack, path=folder, bucket="generic", progress=False)
     assert (moved.added, moved.updated, moved.unchanged) == (0, 0, 0)
-    assert [s.path for s in moved.skipped] == ["msa.txt"] and "is in bucket contracts" in moved.skipped[0].reason
-    assert stack.store.get_document("default", "msa.txt")["bucket"] == "contracts"
-    assert stack.store.document_annotations("default", "msa.txt") == rows
+    assert [s.path for s in moved.skipped] == ["master services.txt"]
+    assert "is in bucket contracts" in moved.skipped[0].reason
+    assert "`ragent documents delete 'master services.txt'`" in moved.skipped[0].reason, "a command to paste"
+    assert stack.store.get_document("default", "master services.txt")["bucket"] == "contracts"
+    assert stack.store.document_annotations("default", "master services.txt") == rows
 
 
 def test_a_file_gone_from_the_folder_is_reported_and_deleted_only_when_asked(stack, tmp_path):

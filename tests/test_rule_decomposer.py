@@ -480,6 +480,14 @@ def test_what_cannot_be_mapped_is_kept_as_unmapped_with_the_nearest_values(rules
     )
 
 
+def test_which_thing_of_a_named_document_is_a_question_for_its_text_not_a_list(rules):
+    """An outside probe: "which state's courts hear disputes under the Modus Media agreement?" listed the agreement's
+    row of parties; "which ..." asks for documents only when their noun follows."""
+    courts = rules.decompose("Which state's courts hear disputes under the Silverleaf software license agreement?")
+    assert courts.intent == "qa" and courts.constraints
+    assert rules.decompose("Which Silverleaf agreements are there?").intent == "list"
+
+
 def test_figures_name_their_measure_grouping_and_units(rules):
     tax = rules.decompose("how much tax was charged in total on invoices")
     assert (tax.aggregate, tax.group_by, tax.unit_field) == ("sum(amount_tax)", ["currency"], "currency")

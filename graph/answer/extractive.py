@@ -159,14 +159,14 @@ def _chosen(
     from a document already quoted once the others have none to give), best first. When the question sets things side by
     side (its sub-queries after the question itself: "Arthur's Magazine", "First for Women"), the first sentences
     name one side each, so that both are there to compare; otherwise the first names something the question names
-    (when any sentence does; not the names of the documents it is confined to, which their insurance clause says as
-    well as their governing law: `_names_documents`). Each later one is weighed with BRIDGE_WEIGHT more when it is
-    on a page a chosen sentence names (the next hop). A sentence must hold a word of the question (`worded`) or be
-    on such a page: one that shares nothing with the question is no answer to it, however close it sounds. None is
-    taken below KEEP_RATIO of the first one's score."""
+    (when any sentence does; for a value looked up, not the names of the documents it is confined to, which their
+    insurance clause says as well as their governing law: `_names_documents`). Each later one is weighed with
+    BRIDGE_WEIGHT more when it is on a page a chosen sentence names (the next hop). A sentence must hold a word of
+    the question (`worded`) or be on such a page: one that shares nothing with the question is no answer to it,
+    however close it sounds. None is taken below KEEP_RATIO of the first one's score."""
     sides = d.sub_queries[1:]
     again = confined and not _one_value(d)  # a value looked up is stated once: no more sentences of its document
-    names = [n.text for n in proper_names(d.question) if not _names_documents(n.text, d, titles)]
+    names = [n.text for n in proper_names(d.question) if not (_one_value(d) and _names_documents(n.text, d, titles))]
     named = {i for i in score if _names_one(candidates[i], sides or names)}
     chosen: list[Candidate] = []
     first = None
@@ -312,7 +312,8 @@ def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list
     titles = _searched_titles(evidence) if confined else []
     terms = _asked_terms(d, titles, evidence) if confined else list(dict.fromkeys(stems(d.question)))
     nothing = _nothing_about(d, terms, titles, _searched_buckets(evidence))
-    if unrecorded := _unrecorded(d, titles):
+    unrecorded = _unrecorded(d, titles)
+    if unrecorded and titles:  # of documents it found: else which documents it names is what is unknown
         nothing = f"{unrecorded}. {nothing}"
     per_document = CANDIDATE_PASSAGES if confined else 1
     candidates = _candidates(best_passages(evidence, relevant, CANDIDATE_PASSAGES, per_document))

@@ -4,6 +4,7 @@ scope."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import islice
 from pathlib import Path
@@ -93,8 +94,8 @@ def against_stored(
                 if bucket != item.document.bucket:
                     yield Skipped(
                         doc_id,
-                        f"the scope's document {doc_id!r} is in bucket {bucket}: ingest it into {bucket}, or delete "
-                        f"it first (`ragent documents delete {doc_id}`) to put it in {item.document.bucket}",
+                        f"the scope's document {doc_id!r} is in bucket {bucket}: ingest it into {bucket}, or delete it "
+                        f"first (`ragent documents delete {shlex.quote(doc_id)}`) to put it in {item.document.bucket}",
                     )
                     continue
                 if keep_annotations and not item.annotations:

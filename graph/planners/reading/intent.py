@@ -246,7 +246,8 @@ def settled(
     """The reading with the intent the words left open settled once the conditions are read: a list when there are
     some that do more than say which documents, a question for text if not ("what happens to the Cologuard
     promotion deal with Pfizer if Exact Sciences gets acquired?": its parties and kind name the document, the other
-    words ask about its text). A list or count with no condition, order or grouping whose words no reading took are
+    words ask about its text); so is a "which ..." question about a thing in documents it names
+    (`_documents_listed`). A list or count with no condition, order or grouping whose words no reading took are
     content words is a question for text too ("which came out later, X or Y", "which magazine started first, X or
     Y", "over how many centuries were the tombs built?", a claim that says "count"): words to search for, not
     documents to list or count; unless it counts documents it names, or lists them with words that name nothing or
@@ -255,7 +256,8 @@ def settled(
     a bucket with no amount to add up: their text says what is paid."""
     describing = {f.name for view in views for f in view.role("name")} | {v.kind.name for v in views if v.kind}
     naming_only = bool(constraints) and all(c.field in describing for c in constraints)
-    if reading.intent is None and naming_only and leftovers.content(question.lowered, understood):
+    open_or_a_thing = reading.intent is None or reading.intent == "list" and not _documents_listed(question)
+    if naming_only and open_or_a_thing and leftovers.content(question.lowered, understood):
         return replace(reading, intent="qa")
     if reading.intent == "sum" and reading.measure is None and naming_only:
         return replace(reading, intent="qa")  # "how much do they pay under the Vitamin Shoppe deal?": no amount field
@@ -268,6 +270,22 @@ def settled(
         if not documents_asked:
             return replace(reading, intent="qa", listed_by_text=bool(question.mentions))
     return replace(reading, intent=said)
+
+
+LISTED_WITHIN = 4
+"""How many words after "which", "list" or "show" the documents listed are named ("which of my agreements")."""
+
+
+def _documents_listed(question: Question) -> bool:
+    """Whether a "which ..." question asks for documents: their noun follows within LISTED_WITHIN words ("which
+    Indian recipes", "show me the agreements"), not a thing in one ("which state's courts hear disputes under the
+    Modus Media agreement?" was answered with the agreement's row of parties)."""
+    asked = LIST.search(question.lowered)
+    if asked is None:
+        return True  # "all the contracts ...": the documents themselves
+    window = question.lowered[asked.end() :].split()[:LISTED_WITHIN]
+    reach = asked.end() + len(" ".join(window)) + 1
+    return any(asked.end() <= start < reach for start, _ in question.mention_spans)
 
 
 CLAIM_WORDS = 4
