@@ -559,3 +559,13 @@ def test_a_claim_is_checked_against_the_text_not_read_as_a_figure_or_list(text, 
     """SciFact's claims state things; "total" or "policy" read word by word made six of them a sum or a list of
     documents, asked back before any search."""
     assert FULL.decompose(text).intent == intent
+
+
+def test_a_count_asked_back_and_answered_with_passages_quotes_them_as_no_complete_count(agent):
+    """Chosen instead of the count it could not compute, a search of the text gives passages (an outside probe got
+    "no relevant passage": each had to put a number on what was counted, as for a count read from the text)."""
+    run = Run(agent, "How many Delaware contracts are about indemnification?")
+    _asks(run, "indemnification")
+    passages = run.resume({"choice": "broaden"})
+    assert passages.answer is not None, passages.interrupt
+    assert passages.answer.text.startswith("Not a complete list") and passages.answer.citations

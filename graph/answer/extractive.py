@@ -317,7 +317,7 @@ def extractive_answer(d: Decomposition, evidence: list[Evidence], relevant: list
         nothing = f"{unrecorded}. {nothing}"
     per_document = CANDIDATE_PASSAGES if confined else 1
     candidates = _candidates(best_passages(evidence, relevant, CANDIDATE_PASSAGES, per_document))
-    if things := counted(d.question):  # "how many ...": only a sentence that puts a number on it answers
+    if (things := counted(d.question)) and not d.listed_by_text:  # "how many ...": a sentence with a number on it
         candidates = [c for c in candidates if states_a_number_of(c.text, things)]
     if d.unheld:  # "about poaching employees": only a sentence on employees may say it in other words
         topic = set(stems(" ".join(d.unheld)))

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from graph.access.tenancy import may_write
 from graph.context import AgentContext
-from graph.decomposition import Candidate, Constraint, Decomposition, NamedDocument, Several
+from graph.decomposition import STRUCTURED_INTENTS, Candidate, Constraint, Decomposition, NamedDocument, Several
 from graph.export import export_csv
 from graph.markdown import escape
 from graph.schemas import Answer, ClarifyOption, ClarifyReply
@@ -257,6 +257,7 @@ def answered_reading(
             "unmapped": [],
             "intent": "qa",  # what was asked for cannot be computed; the text is searched, as the option says
             "buckets": d.buckets if d.constraints else list(catalog.buckets),
+            "listed_by_text": d.intent in STRUCTURED_INTENTS,  # passages, said to be no complete list or count
         }
     )
 

@@ -235,12 +235,13 @@ class RulePlanner:
         up: "initial term ends"): the passage can only be theirs, and a question put in words they do not use
         ("can Nettaxi walk away early, and with how much notice?") still holds one ("notice"). A "how many" question
         read as a question for text needs a passage that puts a number on what it counts (`states_a_number_of`):
-        any other passage that mentions it is no count."""
+        any other passage that mentions it is no count; unless it was asked for passages instead of a count it
+        could not compute (`Decomposition.listed_by_text`)."""
         text = hit.snippet.lower()
         overlap = holds(text, [stem(t) for t in d.topic_terms])
         query = call.arguments.get("query") or ""
         narrower = stems(query) if query != d.question else []
-        if (things := counted(d.question)) and not states_a_number_of(text, things):
+        if (things := counted(d.question)) and not d.listed_by_text and not states_a_number_of(text, things):
             return False, f"states no number of {' '.join(things)}"
         reasons = [
             (

@@ -114,7 +114,7 @@ def names(
     about cryptocurrency" alone is a question for the text)."""
     question = understood.question
     slots = NAME_SLOT | (TOPIC_SLOT if constraints else set()) | (AMOUNT_SLOT if intent == "sum" else set())
-    return leftovers.names_left(
+    found = leftovers.names_left(
         question.text,
         question.lowered,
         understood.spans,
@@ -126,6 +126,10 @@ def names(
         name_spans=said_at(understood, on_names(views, constraints)),
         kind_spans=said_at(understood, on_kinds(views, constraints)),
     )
+    asked = {(c.field, repr(c.value)) for c in constraints}  # "quick vegetarian": not "did you mean vegetarian?"
+    return [
+        u.model_copy(update={"nearest": [c for c in u.nearest if (c.field, repr(c.value)) not in asked]}) for u in found
+    ]
 
 
 def absent(
