@@ -203,7 +203,7 @@ def test_auto_makes_no_model_call_for_a_question_the_rules_read_whole(stack):
     ("question", "said", "why"),
     [
         (
-            "How many contracts under Delaware law are really old?",
+            "How many contracts under Delaware law do we really hold?",
             reading("contracts", "count"),
             "its reading did not hold (Delaware); the rules' was kept",
         ),

@@ -474,6 +474,8 @@ def test_what_cannot_be_mapped_is_kept_as_unmapped_with_the_nearest_values(rules
     ]:
         assert [u.text for u in rules.decompose(said).unmapped] == [left], "what the documents are said to be or hold"
     assert rules.decompose("which Delaware contracts were signed in 2020?").unmapped == [], "a field's verb is read"
+    audit = rules.decompose("which Delaware contracts include a requirement to audit the books?")
+    assert audit.unmapped == [] and {c.field for c in audit.constraints} == {"audit_rights", "governing_law"}
     audit = rules.decompose("how many Delaware contracts with an audti right?")
     assert [(u.text, [c.field for c in u.nearest]) for u in audit.unmapped] == [("audti", ["audit_rights"])], (
         "a misspelt clause after 'with an' is asked about, offering the clause it is spelt like"
@@ -848,6 +850,7 @@ def clauses():
         ("Which contracts say the supplier may not poach our employees?", "no_solicit_of_employees", True),
         ("How many contracts say neither party may disparage the other?", "non_disparagement", True),
         ("Which contracts say no party shall solicit the other's employees?", "no_solicit_of_employees", True),
+        ("In how many is a party not allowed to solicit the other's employees?", "no_solicit_of_employees", True),
         ("Which contracts don't have a non-compete?", "non_compete", False),
         ("Which contracts can be assigned without consent?", "anti_assignment", False),  # allowed: no such clause
         ("Which contracts can't be assigned?", "anti_assignment", True),

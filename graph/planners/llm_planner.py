@@ -76,10 +76,21 @@ def ran_out(d: Decomposition) -> bool:
 
 
 def kept_conditions(ruled: Decomposition, read: Decomposition) -> bool:
-    """Where the rules read the question whole but for some words, the model may add to their reading, never take
-    from it: every condition the rules read is in the model's too."""
+    """Where the rules read the question but for some words (left over, or asked about), the model may add to their
+    reading, never take from it: every condition the rules read is in the model's too."""
     said = {(c.bucket, c.field, c.op, repr(c.value)) for c in read.constraints}
     return all((c.bucket, c.field, c.op, repr(c.value)) in said for c in ruled.constraints)
+
+
+def credited(ruled: Decomposition, read: Decomposition) -> Decomposition:
+    """The model's reading with the words the rules could not map taken as its own, where it adds a condition the
+    rules did not read for each ("veggie": the bucket's one yes/no field close in meaning, `as_model_reading`): a
+    yes/no field carries no words of the question to lay on it, so the grounding step finds them left over."""
+    added = {(c.bucket, c.field) for c in read.constraints} - {(c.bucket, c.field) for c in ruled.constraints}
+    left = {u.text for u in read.unmapped}
+    if not left or not left <= {u.text for u in ruled.unmapped} or len(added) < len(left):
+        return read
+    return read.model_copy(update={"unmapped": []})
 
 
 def read_in_part(ruled: Decomposition, read: Decomposition) -> str | None:
@@ -148,12 +159,13 @@ class LLMPlanner:
             return ruled
         if ruled.intent in STRUCTURED_INTENTS and read.intent not in STRUCTURED_INTENTS:
             return self._rejected(ruled, "its reading searched the text for a list or figure the rules read")
+        read = credited(ruled, read)
         if read.unmapped and not ruled.unmapped:
             words = "; ".join(u.text for u in read.unmapped)
             return self._rejected(ruled, f"its reading did not hold ({words}); the rules' was kept")
         if partial := read_in_part(ruled, read):
             return self._rejected(ruled, f"its reading took part of {partial!r} and dropped the rest; the rules asked")
-        if not self.everywhere and not ruled.unmapped and not kept_conditions(ruled, read):
+        if not self.everywhere and not kept_conditions(ruled, read):
             return self._rejected(ruled, "its reading dropped or changed a condition the rules read; theirs was kept")
         # What the model does not choose (the words to search the text for) stays the rules', and so does a list
         # or a count where the rules read one: "which contracts ..." is never a count, "how many ..." never a list.

@@ -45,11 +45,12 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
 PROHIBITIVE = re.compile(r"^(?:non|no|anti|covenant_not)_")
 """The fields of clauses that forbid something (non_compete, no_solicit_of_employees, anti_assignment)."""
 FORBIDDING = re.compile(
-    r"\b(?:may|must|shall|will|can|could|should|is|are)\s+not\b|(?:\bnot|n['’]t)\s+(?:let|allow|permit|be able)\b|"
+    r"\b(?:may|must|shall|will|can|could|should|is|are)\s+not\b|"
+    r"(?:\bnot|n['’]t)\s+(?:be\s+)?(?:let|allow(?:ed)?|permit(?:ted)?|able)\b|"
     r"\b(?:neither|no|none)\b(?:\s+[\w'’]+){0,3}?\s+(?:may|must|shall|will|can|could|should)\b"
 )
-"""A negation that forbids the act after it ("may not poach", "don't let either side poach", "neither party may
-disparage"), not one that says a clause is missing ("don't have a clause about poaching")."""
+"""A negation that forbids the act after it ("may not poach", "don't let either side poach", "is not allowed to
+solicit", "neither party may disparage"), not one that says a clause is missing ("don't have a clause about poaching")."""
 MODAL_CHARS = 8
 """How far before a negation its modal verb may stand ("may not")."""
 

@@ -92,7 +92,8 @@ def names_left(
         slot = (
             before in slots
             or _held(tokens, run, understood, field_words)
-            or _said_of(tokens, run, bucket_spans)
+            or bool(value_spans)
+            and _said_of(tokens, run, bucket_spans)
             or following in CLAUSE_WORDS
             or any(s[0] >= after and _modifies(lowered, after, s[0], understood, kind_spans) for s in bucket_spans)
             or digits
@@ -130,23 +131,28 @@ def names_left(
 def _held(tokens: list[re.Match], run: list[int], understood: list, field_words: set[str]) -> bool:
     """Whether the `run` of tokens names a thing documents hold: right after a verb of containing ("use paneer",
     "involving hemp") or after a verb of holding and a determiner ("have an audti right", "with no insurence"):
-    left out, every document would be counted; and not describing a word after it that a reading took or a
-    field's ("have a fixed initial term that ends in 2011": the term is the field's)."""
+    left out, every document would be counted; and not describing a word soon after it that a reading took or a
+    field's ("have a fixed initial term that ends in 2011": the term is the field's; "include a requirement to carry
+    insurance": the clause is read)."""
     first, after = run[0], run[-1] + 1
     verb = tokens[first - 1].group(0) if first >= 1 else ""
     determined = first >= 2 and verb in INDEFINITE and tokens[first - 2].group(0) in HOLDING_VERBS
     if verb not in CONTAINING_VERBS and not determined:
         return False
-    if after == len(tokens):
-        return True
-    following = tokens[after]
-    return plain(following.group(0)) not in field_words and not any(overlap(following.span(), s) for s in understood)
+    following = tokens[after : after + DESCRIBED_WITHIN]
+    return not any(plain(t.group(0)) in field_words or any(overlap(t.span(), s) for s in understood) for t in following)
+
+
+DESCRIBED_WITHIN = 3
+"""How many words after a thing held may name what it describes ("a requirement to carry insurance")."""
 
 
 def _said_of(tokens: list[re.Match], run: list[int], bucket_spans: list) -> bool:
     """Whether the `run` says what the documents the question names are, after a copula at the end of the question
     or of one of its clauses ("Indian recipes are spicy", "contracts under Texas law are losing money"), not a verb
-    of it ("are governed by", "were signed in", which readings of fields take)."""
+    of it ("are governed by", "were signed in", which readings of fields take). Asked beside a condition read only:
+    over a whole bucket ("how many invoices are unpaid?") the yes/no fields close in meaning are offered instead
+    (`another_question.condition_left_out`)."""
     first, after = run[0], run[-1] + 1
     if first < 1 or tokens[first - 1].group(0) not in COPULAS:
         return False
