@@ -50,7 +50,8 @@ FORBIDDING = re.compile(
     r"\b(?:neither|no|none)\b(?:\s+[\w'’]+){0,3}?\s+(?:may|must|shall|will|can|could|should)\b"
 )
 """A negation that forbids the act after it ("may not poach", "don't let either side poach", "is not allowed to
-solicit", "neither party may disparage"), not one that says a clause is missing ("don't have a clause about poaching")."""
+solicit", "neither party may disparage"), not one that says a clause is missing ("don't have a clause about
+poaching")."""
 MODAL_CHARS = 8
 """How far before a negation its modal verb may stand ("may not")."""
 
