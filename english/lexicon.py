@@ -21,7 +21,9 @@ HOLDING_VERBS: set[str] = set(_WORDS["holding_verbs"])
 CONTAINING_VERBS: set[str] = set(_WORDS["containing_verbs"])
 """Right after one of these stands a thing a document holds ("use paneer", "involving hemp")."""
 TOPIC_SLOT: set[str] = set(_WORDS["topic_slot"])
+"""After one of these stands what documents are said to be about ("contracts about software")."""
 COPULAS: set[str] = set(_WORDS["copulas"])
+"""Verbs that say what the documents are ("recipes that are spicy")."""
 AMOUNT_SLOT: set[str] = set(_WORDS["amount_slot"])
 """Where a sum's words name what it adds up in ("in doubloons") or what it adds up ("the average tip")."""
 DEFINITE: set[str] = set(_WORDS["definite"])
