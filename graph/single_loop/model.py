@@ -99,7 +99,11 @@ def brief(schema: Any, described: bool = True) -> Any:
 def _ask(services: AgentServices, context: AgentContext, messages: list[AnyMessage]) -> AIMessage:
     built = build_tools(services.tools.context(context.scope), catalog_described=False)
     tools = [brief(convert_to_openai_tool(t)) for t in built] + [decide_tool()]
-    bound = chat_model(services).bind_tools(tools).with_config(tags=[TAG_NOSTREAM], run_name="model:single loop")
+    # "required": every reply is a call (a search, or `decide`): a small model otherwise writes words (the 1.5B did so
+    # on most recipe questions, and the loop ended with nothing found); an OpenAI-compatible server that constrains
+    # its output (llama.cpp) makes the call parse
+    model = chat_model(services).bind_tools(tools, tool_choice="required")
+    bound = model.with_config(tags=[TAG_NOSTREAM], run_name="model:single loop")
     try:
         reply = bound.invoke(messages)
     except Exception as error:
