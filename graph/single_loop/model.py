@@ -99,9 +99,9 @@ def brief(schema: Any, described: bool = True) -> Any:
 def _ask(services: AgentServices, context: AgentContext, messages: list[AnyMessage]) -> AIMessage:
     built = build_tools(services.tools.context(context.scope), catalog_described=False)
     tools = [brief(convert_to_openai_tool(t)) for t in built] + [decide_tool()]
-    # "required": every reply is a call (a search, or `decide`): a small model otherwise writes words (the 1.5B did so
-    # on most recipe questions, and the loop ended with nothing found); an OpenAI-compatible server that constrains
-    # its output (llama.cpp) makes the call parse
+    # "required": every reply is to be a call (a search, or `decide`); a model left free to write words does (the
+    # 1.5B on most recipe questions, and the loop ended with nothing found). The local 1.5B still let three of six
+    # replies run to the token cap without a call that parses (docs/evals.md): it holds a model that follows it
     model = chat_model(services).bind_tools(tools, tool_choice="required")
     bound = model.with_config(tags=[TAG_NOSTREAM], run_name="model:single loop")
     try:

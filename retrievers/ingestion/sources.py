@@ -110,8 +110,14 @@ def _ingested_as(document: SourceDocument, ingested: Mapping[str, set[str]]) -> 
     held = ingested.get(document.source, set())
     if document.doc_id in held:
         return None
-    name = document.doc_id.rsplit("/", 1)[-1]
-    return next((doc_id for doc_id in sorted(held) if doc_id.rsplit("/", 1)[-1] == name), None)
+    place = _place_in_file(document.doc_id)
+    return next((doc_id for doc_id in sorted(held) if _place_in_file(doc_id) == place), None)
+
+
+def _place_in_file(doc_id: str) -> str:
+    """A document's id without the folders before its file: what stays the same whichever folder above the file was
+    ingested ("sub/docs.jsonl:7" and "docs.jsonl:7"; "sub/a.txt" and "a.txt")."""
+    return doc_id.rsplit("/", 1)[-1]
 
 
 def ingest_source(
@@ -157,9 +163,10 @@ def ingest_source(
     items = in_scope(within_limits(items, limits), scope)
     if recorded is not None:
         items = recorded_as(items, recorded)
+    stored = stack.store.documents_under(scope, str(path.resolve())) if path and not dataset else {}
     if not dataset:
         ingested: dict[str, set[str]] = {}
-        for doc_id, source in stack.store.documents_under(scope, str(path.resolve())).items() if path else ():
+        for doc_id, source in stored.items():
             ingested.setdefault(source, set()).add(doc_id)
         items = against_stored(
             items, stack, scope, keep_annotations=annotations is None, moved_from=moved_from, ingested=ingested
@@ -174,7 +181,7 @@ def ingest_source(
         max_chars=max_request_chars,
     )
     if whole_folder:
-        report.left_behind = left_behind(stack, path, scope)
+        report.left_behind = left_behind(stored)  # what this ingest added came from files that are there
         if prune and report.left_behind and not report.documents:
             raise InvalidInput(
                 f"{path} holds no document now: --prune would delete all {len(report.left_behind)} documents ingested "
@@ -185,14 +192,15 @@ def ingest_source(
     return report
 
 
-def left_behind(stack: Stack, folder: Path, scope: str) -> list[str]:
-    """The scope's documents ingested from files under `folder` that no longer hold them: a file deleted or moved
-    away, or a record deleted from a .jsonl or .json file that stays (`files.record_ids`), stays ingested, and its
-    values stay in every count, until it is deleted (an outside probe moved a file out of a folder, and its next
-    ingest said nothing of it). A file that cannot be read now says nothing of its documents."""
+def left_behind(stored: Mapping[str, str]) -> list[str]:
+    """Of the scope's documents ingested from files under a folder (`stored`: {doc_id: source}), those the files no
+    longer hold: a file deleted or moved away, or a record deleted from a .jsonl or .json file that stays
+    (`files.record_ids`), stays ingested, and its values stay in every count, until it is deleted (an outside probe
+    moved a file out of a folder, and its next ingest said nothing of it). A file that cannot be read now says
+    nothing of its documents."""
     held: dict[str, set[str] | None] = {}
     gone = []
-    for doc_id, source in stack.store.documents_under(scope, str(folder.resolve())).items():
+    for doc_id, source in stored.items():
         path = Path(source)
         if not path.exists():
             gone.append(doc_id)
@@ -200,6 +208,6 @@ def left_behind(stack: Stack, folder: Path, scope: str) -> list[str]:
         if source not in held:
             held[source] = files.record_ids(path)
         ids = held[source]
-        if ids is not None and doc_id not in ids and doc_id.rsplit("/", 1)[-1] not in ids:
+        if ids is not None and doc_id not in ids and _place_in_file(doc_id) not in ids:
             gone.append(doc_id)  # a record's place is under the folder it was ingested from, maybe a subfolder
     return sorted(gone)

@@ -92,8 +92,7 @@ def names_left(
         slot = (
             before in slots
             or _held(tokens, run, understood, field_words)
-            or bool(value_spans)
-            and _said_of(tokens, run, bucket_spans)
+            or (bool(value_spans) and _said_of(tokens, run, bucket_spans))
             or following in CLAUSE_WORDS
             or any(s[0] >= after and _modifies(lowered, after, s[0], understood, kind_spans) for s in bucket_spans)
             or digits
