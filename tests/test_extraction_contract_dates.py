@@ -456,6 +456,14 @@ def test_a_line_near_the_top_ending_in_a_date_after_a_place_or_a_title_dates_the
     assert value == expected and cited in line
 
 
+def test_the_openings_own_words_date_the_agreement_before_a_date_ending_its_title():
+    body = (
+        "SPONSORSHIP AGREEMENT       for Boxing Event in China, on April 22, 2000\n\nThis Sponsorship Agreement (the "
+        '"Agreement") dated as of April 14, 2000 is made by and between Acme Inc. and Beta LLC.\n\n' + FILLER
+    )
+    assert [value for value, _ in _read("agreement_date", body)] == ["2000-04-14"]
+
+
 @pytest.mark.parametrize(
     "line",
     [

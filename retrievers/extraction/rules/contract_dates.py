@@ -204,6 +204,10 @@ class _CuedDates(NamedTuple):
     """The day its opening says it takes effect, with no word of when it was dated ("effective as of")."""
     witnessed: list[Found]
     """The date of the signature clause ("executed this Agreement as of")."""
+    titled: list[Found]
+    """A date ending a title line near the top ("Hosting Agreement between A and B, 18/9/2008"): weaker than the
+    opening's own words, since a title may date an event or an amendment ("for Boxing Event in China, on April 22,
+    2000", "Supply Agreement — As amended on February 28, 2010")."""
     beside_signatures: list[Found]
     """The dates written beside its signatures ("Date: 24 OCT 2011"), each cited by its line."""
     effective: list[Found]
@@ -219,11 +223,11 @@ def _cued_dates(body: str) -> _CuedDates:
     "effective as of" in the opening or after "this Agreement shall be effective" (elsewhere it is the day some
     clause takes effect). Both rules run on the same body one after the other, so the last body's answer is kept.
     """
-    cued = _CuedDates([], [], [], [], [])
+    cued = _CuedDates([], [], [], [], [], [])
     signature_line_end = -1
     for count, (value, match) in enumerate(dates_in(body)):
         if count >= _MOST_DATES:
-            return _CuedDates([], [], [], [], [])
+            return _CuedDates([], [], [], [], [], [])
         opening = match.start() < OPENING_CHARS
         before = body[max(0, match.start() - _CUE_REACH) : match.start()]
         defined = bool(_EFFECTIVE_DATE_BEFORE_RE.search(before) or _EFFECTIVE_AFTER_RE.match(body, match.end()))
@@ -242,15 +246,9 @@ def _cued_dates(body: str) -> _CuedDates:
             and not signed_beside
             and not (effective_cue and effective_cue.start() <= signed_cue.start())
         )
-        letter = (
-            not signed_beside
-            and match.start() < _LETTER_DATE_CHARS
-            and bool(_LINE_AFTER_RE.match(body, match.end()))
-            and bool(
-                _LINE_BEFORE_RE.search(before)
-                or _titled(body, line_around(body, match.start(), match.end())[0], match.start())
-            )
-        )
+        line_ends = not signed_beside and match.start() < _LETTER_DATE_CHARS and _LINE_AFTER_RE.match(body, match.end())
+        letter = bool(line_ends and _LINE_BEFORE_RE.search(before))
+        titled = bool(line_ends) and _titled(body, line_around(body, match.start(), match.end())[0], match.start())
         signature = bool(_WITNESS_RE.search(before))
         later_cue = not opening and _SIGNED_CUE_RE.search(before)
         starts = bool(
@@ -258,7 +256,8 @@ def _cued_dates(body: str) -> _CuedDates:
         )
         commences = bool(_COMMENCEMENT_DATE_BEFORE_RE.search(before) or _COMMENCEMENT_AFTER_RE.match(body, match.end()))
         if (
-            not (defined or said_effective or said_signed or letter or signature or starts or commences or later_cue)
+            not (defined or said_effective or said_signed or letter or titled or signature or starts or commences)
+            and not later_cue
             and not signed_beside
         ):
             continue
@@ -282,6 +281,8 @@ def _cued_dates(body: str) -> _CuedDates:
             cued.effective_only.append(found)
         elif signature:
             cued.witnessed.append(found)
+        elif titled:
+            cued.titled.append(found)
         elif signed_beside:
             cued.beside_signatures.append(Found(found.value, *line_around(body, match.start(), match.end())))
     return cued
@@ -314,11 +315,15 @@ def _paragraph_start(body: str, sentence_start: int, date_start: int) -> int:
 
 def agreement_date(body: str) -> list[Found]:
     """The date the contract is dated, signed or made: the first full date its opening (or a sentence about its
-    own making) says is one, else the date of its signature clause, else its signatures' date, else the day its
-    opening says it takes effect."""
+    own making) says is one, else the date of its signature clause, else the date ending its title line, else the
+    day its opening says it takes effect, else its signatures' date."""
     cued = _cued_dates(body)
     return (
-        cued.signed[:1] or cued.witnessed[:1] or cued.effective_only[:1] or dated_by_signatures(cued.beside_signatures)
+        cued.signed[:1]
+        or cued.witnessed[:1]
+        or cued.titled[:1]
+        or cued.effective_only[:1]
+        or dated_by_signatures(cued.beside_signatures)
     )
 
 
