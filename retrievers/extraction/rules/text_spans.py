@@ -48,9 +48,11 @@ _DATE_RE = re.compile(rf"(?<![\d/.]){DATE_PATTERN}", re.IGNORECASE)
 # Every full date ends with its year: years are found first (a cheap scan), then the date is read in the few
 # characters before each, so the month names are not tried at every character of a long contract.
 _YEAR_RE = re.compile(rf"(?<!\d){_YEAR}(?!\d)")
-_DATE_CHARS = 160
-"""The most characters a date takes before its year ("twenty-seventh (27th) day of the month of September, ", or
-a date split by a flattened underline and the spaces around it)."""
+_DATE_CHARS = 60
+"""The most characters a date takes before its year ("twenty-seventh (27th) day of the month of September, ")."""
+_UNDERLINED_DATE_CHARS = 160
+"""The same for a date split by a flattened underline and the spaces around it, read only where one stands before
+the year: a wider window at every year would cost about a millisecond a contract."""
 _MONTH_NUMBER = {name[:3]: number for name, number in MONTHS.items()}
 
 
@@ -126,7 +128,9 @@ def _named_dates_in(body: str, start: int, end: int | None) -> Iterator[tuple[da
     """Every full date with its month named in `body[start:end]`, in order."""
     last_end = start
     for year in _YEAR_RE.finditer(body, start, len(body) if end is None else end):
-        for match in _DATE_RE.finditer(body, max(last_end, year.start() - _DATE_CHARS), year.end()):
+        wide = body.find("---", max(0, year.start() - _UNDERLINED_DATE_CHARS), year.start()) >= 0
+        reach = _UNDERLINED_DATE_CHARS if wide else _DATE_CHARS
+        for match in _DATE_RE.finditer(body, max(last_end, year.start() - reach), year.end()):
             if match.end() == year.end():
                 last_end = match.end()
                 value = date_of(match)
