@@ -28,9 +28,15 @@ def _read(field: str, body: str) -> list[tuple[object, str]]:
         "This Agreement shall have an initial term of one (1) year from the date first above written.",
         "This Amendment shall enter into force on the date of its signature by both Parties.",
         "18.1 This Agreement shall become effective on the date and year first above written.",
+        "This Agreement takes effect upon the signatures and seals of both Parties in triplicate.",
+        "The Agreement shall become effective upon the completion of the execution by both Parties (hereinafter "
+        'referred to as the "Effective Date").',
+        "17.1 This Agreement shall come into force on the Date of the Agreement, and shall remain in force for an "
+        "initial period of two years.",
     ],
-    ids=["effective-from", "term-commences", "defined", "term-counted-from", "enters-into-force", "date-and-year"],
-)
+    ids=["effective-from", "term-commences", "defined", "term-counted-from", "enters-into-force", "date-and-year",
+         "takes-effect-upon-both-signatures", "named-on-execution-by-both", "comes-into-force-on-the-agreements-date"],
+)  # fmt: skip
 def test_a_contract_taking_effect_on_its_own_date_has_that_effective_date(sentence):
     body = PREAMBLE + FILLER + sentence + " " + FILLER
     ((value, cited),) = _read("effective_date", body)
@@ -434,6 +440,40 @@ def test_a_date_in_figures_in_the_opening_dates_the_agreement(line, expected):
     assert _read("agreement_date", body) == [(expected, line)]
 
 
+def test_a_line_near_the_top_ending_in_a_date_after_a_place_dates_the_agreement():
+    line = "Date Bogota D.C. January 30, 2012"
+    body = "EXHIBIT 10.6\n\n" + line + "\n\nThis agreement is made between Acme Inc. and Beta LLC.\n\n" + FILLER
+    ((value, cited),) = _read("agreement_date", body)
+    assert value == "2012-01-30" and cited in line
+
+
+def test_a_place_without_label_or_comma_before_a_date_dates_nothing():
+    line = "Astana                                         January 31, 2000"
+    body = "EXHIBIT 10.6\n\n" + line + "\n\nThis agreement is made between Acme Inc. and Beta LLC.\n\n" + FILLER
+    assert RULES["agreement_date"](body) == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        (
+            'THIS STRATEGIC ALLIANCE AGREEMENT (this "Agreement") is made as of 31 December,'
+            + " " * 43 + "---------" + " " * 30 + "1996, between NORTHERN TELECOM LIMITED and Beta LLC.",
+            "1996-12-31",
+        ),
+        (
+            'This ENDORSEMENT AGREEMENT (the "Agreement") is made this 1st day of' + " " * 64
+            + "--- November, 2003 by and between Bruce Jenner and Beta LLC.",
+            "2003-11-01",
+        ),
+    ],
+    ids=["between-month-and-year", "between-day-and-month"],
+)  # fmt: skip
+def test_a_date_split_by_a_flattened_underline_dates_the_agreement(sentence, expected):
+    body = "SUPPLY AGREEMENT\n\n" + sentence + "\n\n" + FILLER
+    assert [value for value, _ in _read("agreement_date", body)] == [expected]
+
+
 def test_an_ambiguous_date_in_figures_is_read_day_first_where_the_document_writes_so():
     body = "Dated: 03/04/11\n\nThis agreement is made between Acme and Beta.\n\n" + FILLER + "Invoices of 13/07/05."
     assert [value for value, _ in _read("agreement_date", body)] == ["2011-04-03"]
@@ -459,6 +499,33 @@ def test_the_place_and_date_of_signing_above_the_signatures_date_the_agreement()
         "signature.\n\n" + line + "\n\n  /s/ Thomas Kassberg   /s/ R. Stephan\n\nACME INC.   BETA LLC\n"
     )
     assert _read("agreement_date", body) == [("2012-11-19", line)]
+
+
+@pytest.mark.parametrize(
+    ("block", "expected", "line"),
+    [
+        (
+            "MMI\n\n\\s\\ John Dick                          General Manager - -----------------------           "
+            "19 Jan. 1998\n\nDRAGON SYSTEMS, INC.\n\n\\s\\ Janet M. Baker,                         President - "
+            "----------------------           12 Jan. 1998\n",
+            "1998-01-19",
+            "19 Jan. 1998",
+        ),
+        (
+            "Party A: Didi Chuxing Technology Co., Ltd. /s/ Didi Chuxing Technology Co., Ltd. [signature authenticated "
+            "by third party document depository on December 17, 2018] Party B: Hunan Ruixi Financial Leasing Co., Ltd."
+            "\n",
+            "2018-12-17",
+            "December 17, 2018",
+        ),
+    ],
+    ids=["ending-each-signatures-line", "signature-made-on"],
+)
+def test_a_date_on_a_signatures_line_or_said_to_be_its_day_dates_the_agreement(block, expected, line):
+    body = "This agreement is made between Acme Inc. and Beta LLC.\n\n" + FILLER + "IN WITNESS WHEREOF.\n\n" + block
+    ((value, cited),) = _read("agreement_date", body)
+    assert value == expected
+    assert line in cited and cited in body
 
 
 @pytest.mark.parametrize(
@@ -592,6 +659,24 @@ def test_this_agreement_effective_on_the_day_of_a_date_after_the_opening_is_the_
     ids=["fiscal-year", "option"],
 )
 def test_the_start_of_another_span_of_time_is_no_effective_date(sentence):
+    assert RULES["effective_date"](PREAMBLE + FILLER + sentence + " " + FILLER) == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("TERM OF EXECUTION From January 30, 2012 until July 29, 2012", "2012-01-30"),
+        ("The Cooperation Term of the parties shall be two years from May 1, 2013 to April 30, 2015.", "2013-05-01"),
+    ],
+    ids=["heading", "sentence"],
+)
+def test_a_term_given_as_the_span_from_one_date_to_another_takes_effect_on_the_first(sentence, expected):
+    ((value, cited),) = _read("effective_date", PREAMBLE + FILLER + sentence + "\n\n" + FILLER)
+    assert value == expected and cited in sentence
+
+
+def test_a_span_of_another_period_within_the_term_is_no_effective_date():
+    sentence = "During the term, fees for the year from January 1, 2013 to December 31, 2013 are due monthly."
     assert RULES["effective_date"](PREAMBLE + FILLER + sentence + " " + FILLER) == []
 
 

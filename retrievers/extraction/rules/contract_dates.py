@@ -63,6 +63,15 @@ _STARTS = (
     r"[\s,:]*$"
 )
 _STARTS_RE = re.compile(_STARTS, re.IGNORECASE)
+# A term given as the span from one date to another ("TERM OF EXECUTION From January 30, 2012 until July 29, 2012",
+# "The Cooperation Term of the parties shall be two years from May 1, 2013 to April 30, 2015"): it starts on the first;
+# not another period named between ("During the term, fees for the year from January 1, 2013 to ...").
+_TERM_FROM_RE = re.compile(
+    r"\bterm\b(?:(?!\b(?:the|each|any|every|fiscal|calendar)\s+(?:year|quarter|month|week|season|period)\b)[^.;\d])"
+    r"{0,60}\bfrom(?:\s+the)?\s*$",
+    re.IGNORECASE,
+)
+_SPAN_TO_RE = re.compile(r"\s*,?\s*(?:until|through|to)\s", re.IGNORECASE)
 # The defined term "Commencement Date" just before or after a date: the day the term starts, so the effective date,
 # though not the day the contract is dated.
 _COMMENCEMENT_DATE_BEFORE_RE = re.compile(
@@ -99,9 +108,14 @@ _THIS_AGREEMENT_SUBJECT_RE = re.compile(
 )
 _MADE_RE = re.compile(r"\b(?:is|was|has\s+been)?\s*(?:made|entered\s+into|dated|executed|signed)\b", re.IGNORECASE)
 _SUBJECT_TO_DATE_CHARS = 200
-# A date standing on its own line near the top, as a letter is dated ("December 11, 2014").
+# A date standing on its own line near the top, as a letter is dated ("December 11, 2014"), perhaps after the place
+# it was written, labelled or followed by a comma ("Date Bogota D.C. January 30, 2012", "Hamburg, 19 November 2012";
+# not a table's cells "Astana      January 31, 2000").
 _LETTER_DATE_CHARS = 1500
-_LINE_BEFORE_RE = re.compile(r"(?:^|\n)[ \t]*(?:dated?:?)?[ \t]*$", re.IGNORECASE)
+_PLACE = r"(?-i:[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,3})"
+_LINE_BEFORE_RE = re.compile(
+    rf"(?:^|\n)[ \t]*(?:dated?:?[ \t]*(?:{_PLACE}[ \t]*,?[ \t]+)?|{_PLACE}[ \t]*,[ \t]*)?$", re.IGNORECASE
+)
 _LINE_AFTER_RE = re.compile(r"[ \t]*(?:\n|$)")
 # A date of another document: in a recital, of an agreement this one amends, replaces or refers to, or of the SEC
 # filing a joint filing agreement is about ("the Schedule 13G/A with respect to the shares of ..., dated as of").
@@ -130,9 +144,10 @@ _OTHER_DOCUMENT_AFTER_RE = re.compile(
     re.IGNORECASE,
 )
 # The contract's own date named by words rather than written out: "the date hereof", "the date first above
-# written", "the date of this Agreement", "the date on which it is signed".
+# written", "the date of this Agreement" (or "the Date of the Agreement"), "the date on which it is signed", the day
+# its parties have all signed (`LAST_SIGNING`).
 _ITS_OWN_DATE = (
-    r"(?:the\s+)?(?:date\s+(?:hereof|of\s+this\s+(?:[\w-]+\s+){0,2}(?:agreement|contract|amendment)"
+    r"(?:the\s+)?(?:date\s+(?:hereof|of\s+(?:this\s+(?:[\w-]+\s+){0,2}|the\s+)(?:agreement|contract|amendment)"
     r"|(?:first\s+)?(?:above\s+)?(?:written|set\s+forth|shown|stated)(?:\s+above)?|above"
     r"|of\s+(?:its\s+)?(?:execution|signature)|(?:on\s+which|that|when)\s+(?:it|this\s+agreement)\s+is\s+(?:signed|executed))"
     rf"|(?:day|date)\s+and\s+year\s+first\s+(?:above\s+)?written|{LAST_SIGNING})"
@@ -140,11 +155,14 @@ _ITS_OWN_DATE = (
 # Words saying that something takes effect, or that a term starts or runs, on the contract's own date: "shall be
 # effective from the date first above written", "The Term shall commence on the date hereof", "“Effective Date”
 # means the date first written above", "an initial term of one (1) year from the date first above written"; or naming
-# that date the Effective Date: "is entered into as of the date last written below (“the Effective Date”)".
+# that date the Effective Date: "is entered into as of the date last written below (“the Effective Date”)", "shall
+# become effective upon the completion of the execution by both Parties (hereinafter referred to as the "Effective
+# Date")"; "takes effect upon the signatures and seals of both Parties", "shall come into force on the Date of the
+# Agreement".
 _TAKES_EFFECT_ON_ITS_DATE_RE = re.compile(
     rf"(?P<named>\b(?:as\s+of|on)\s+{_ITS_OWN_DATE}(?:\s+(?:below|above))?{_EFFECTIVE_AFTER})"
-    r"|(?:\b(?:effective|in\s+(?:full\s+)?(?:force|effect)(?:\s+and\s+effect)?|enters?\s+into\s+force)"
-    r"\s+(?:as\s+(?:of|from)|from|on|upon|with\s+effect\s+from)"
+    r"|(?:\b(?:effective|in\s+(?:full\s+)?(?:force|effect)(?:\s+and\s+effect)?|(?:enters?|comes?)\s+into\s+force"
+    r"|takes?\s+effect)\s+(?:as\s+(?:of|from)|from|on|upon|with\s+effect\s+from)(?:\s+the\s+completion\s+of)?"
     r"|\b(?:(?P<participle>commencing|beginning|starting)|commenc\w*|begin\w*|start\w*)(?:\s+effective)?"
     r"\s+(?:on|as\s+of|from|upon|with)"
     r"|(?P<defined>\b(?:effective|commencement)\s+date[\"”']?\s*(?:shall\s+)?(?:means?|is|be))"
@@ -168,6 +186,7 @@ _ITS_OWN_DATE_ANCHOR_RE = re.compile(
     r"\bdate\s+(?:hereof|of\s|first|above|set|shown|stated|written|on\s+which|that|when|last\s|and\s+year)"
     r"|\bday\s+and\s+year"
     r"|\b(?:last|latest|later)\s+(?:of\s+the\s+)?(?:signature|signing|dates?\b)"
+    r"|\b(?:execution|signatures?|signing)\s+(?:and\s+\w+\s+)?(?:of|by)\s+(?:both|all|the)\s+parties\b"
 )
 
 
@@ -227,10 +246,13 @@ def _cued_dates(body: str) -> _CuedDates:
         )
         signature = bool(_WITNESS_RE.search(before))
         later_cue = not opening and _SIGNED_CUE_RE.search(before)
-        starts = bool(_STARTS_RE.search(before))
+        starts = bool(
+            _STARTS_RE.search(before) or (_TERM_FROM_RE.search(before) and _SPAN_TO_RE.match(body, match.end()))
+        )
         commences = bool(_COMMENCEMENT_DATE_BEFORE_RE.search(before) or _COMMENCEMENT_AFTER_RE.match(body, match.end()))
         if (
-            not (defined or said_effective or said_signed or letter or signature or starts or commences or later_cue)
+            not (defined or said_effective or said_signed or letter or signature or starts or commences)
+            and not later_cue
             and not signed_beside
         ):
             continue
@@ -278,8 +300,8 @@ def _paragraph_start(body: str, sentence_start: int, date_start: int) -> int:
 
 def agreement_date(body: str) -> list[Found]:
     """The date the contract is dated, signed or made: the first full date its opening (or a sentence about its
-    own making) says is one, else the date of its signature clause, else its signatures' date, else the day its
-    opening says it takes effect."""
+    own making) says is one, else the date of its signature clause, else the day its opening says it takes effect,
+    else its signatures' date."""
     cued = _cued_dates(body)
     return (
         cued.signed[:1] or cued.witnessed[:1] or cued.effective_only[:1] or dated_by_signatures(cued.beside_signatures)
@@ -319,7 +341,7 @@ def _takes_effect_on_its_date(body: str) -> tuple[int, int] | None:
         start, end = sentence_span(body, match.start(), match.end(), clauses=True)
         if _NOT_ITS_EFFECT_RE.search(body, start, match.end()):
             continue
-        if match["defined"] or match["named"]:
+        if match["defined"] or match["named"] or _EFFECTIVE_AFTER_RE.match(body, match.end()):
             return start, end
         just_before = max(start, match.start() - _TERM_JUST_BEFORE)
         if match["participle"] and not _TERM_RE.search(body, just_before, match.start()):

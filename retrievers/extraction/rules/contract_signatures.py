@@ -12,15 +12,22 @@ from retrievers.extraction.found import Found
 
 # What stands above a date in a signature block: a signature, a signer's name or title, the witness clause.
 _SIGNER_RE = re.compile(
-    r"/s/|\b(?:By|Name|Title|Its)\s*:|\bSignature\b|\bIN\s+WITNESS\s+WHEREOF\b|\bSigned\b", re.IGNORECASE
+    r"/s/|\\s\\|\b(?:By|Name|Title|Its)\s*:|\bSignature\b|\bIN\s+WITNESS\s+WHEREOF\b|\bSigned\b", re.IGNORECASE
 )
 _SIGNER_REACH = 600
 """How far above a date its signature block may begin: a block's names, titles and addresses."""
-_SIGNATURE_RE = re.compile(r"/s/|\bSignature\b", re.IGNORECASE)
+_SIGNATURE_RE = re.compile(r"/s/|\\s\\|\bSignature\b", re.IGNORECASE)
+# A line that is a signature ("\s\ John Dick      General Manager ------      19 Jan. 1998"): a date ending it is the
+# day that signature was written.
+_SIGNATURE_LINE_RE = re.compile(r"[ \t]*(?:By:?[ \t]*)?(?:/s/|\\s\\)")
 _SIGNER_BELOW = 300
 """How far below a date its signature may stand, where a block's rows run date, signature, name, title."""
 _LABEL_BEFORE_RE = re.compile(r"\bdated?\s*[:.]?[ \t]*$", re.IGNORECASE)
 _LABEL_BEFORE_CHARS = 20
+# The words before a date that say a signature was made on it: "Signed on", "[signature authenticated by third party
+# document depository on December 17, 2018]".
+_SIGNED_ON_RE = re.compile(r"\b(?:signed|signature\b[^.;\n\d]{0,60}?)\s+on\s*$", re.IGNORECASE)
+_SIGNED_ON_CHARS = 80
 # The caption under or after a date written on a signature line: "January 22, 2020 (Date)", "9/9/97 ______ Date",
 # or a row of captions under a row of signature lines ("1/14/02 ------ Name (type or print) Date", "24 OCT 2011
 # Place Date", "5/17/12 GENO AURIEMMA Date"): lines and capitalised words between, no figures or sentence, and not
@@ -35,12 +42,14 @@ _LABEL_AFTER_RE = re.compile(
 )
 # The contract saying its date is that of its last signature: "as of the last date provided for on the signature
 # page", "the later of the dates beneath the Parties' signatures", "the date of last signature", "the latest date
-# referenced on the signature page", "as of the date last written below". A pattern, for `contract_dates` to read
-# where the effective date is said to be that date.
+# referenced on the signature page", "as of the date last written below", "the completion of the execution by both
+# Parties", "the signatures and seals of both Parties". A pattern, for `contract_dates` to read where the effective
+# date is said to be that date.
 LAST_SIGNING = (
     r"\b(?:last|latest|later)\s+(?:of\s+the\s+)?(?:signature|signing"
     r"|dates?\b[^.;]{0,50}?\b(?:signature|signing|signed|execut\w*|below))"
     r"|\bdate\s+last\s+(?:written|signed|set\s+forth|executed)"
+    r"|\b(?:execution|signatures?|signing)\s+(?:and\s+\w+\s+)?(?:of|by)\s+(?:both|all|the)\s+parties\b"
 )
 
 
@@ -58,9 +67,13 @@ def beside_a_signature(body: str, start: int, end: int) -> bool:
     placed = _PLACE_BEFORE_RE.search(body, max(0, start - _PLACE_CHARS), start) and _LINE_END_RE.match(body, end)
     if placed and _SIGNATURE_RE.search(body, end, end + _SIGNER_BELOW):
         return True
+    line_start = body.rfind("\n", 0, start) + 1
+    if _SIGNATURE_LINE_RE.match(body, line_start, start) and _LINE_END_RE.match(body, end):
+        return True
     if _SIGNER_RE.search(body, max(0, start - _SIGNER_REACH), start):
         return bool(
             _LABEL_BEFORE_RE.search(body, max(0, start - _LABEL_BEFORE_CHARS), start)
+            or _SIGNED_ON_RE.search(body, max(0, start - _SIGNED_ON_CHARS), start)
             or _LABEL_AFTER_RE.match(body, end)
         )
     return bool(_LABEL_AFTER_RE.match(body, end) and _SIGNATURE_RE.search(body, end, end + _SIGNER_BELOW))

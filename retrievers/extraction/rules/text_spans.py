@@ -19,14 +19,17 @@ _DAY = r"[0-3]?\d(?:\s?(?:s\s?t|n\s?d|r\s?d|t\s?h))?"
 # A day in words, with its figures after it as some contracts repeat them: "first (1st)", "thirtieth (30th)".
 _DAY_IN_WORDS = rf"(?<![\w-]){ORDINAL_DAY}(?:\s*\(\s*[0-3]?\d\s?(?:st|nd|rd|th)?\s*\))?"
 _YEAR = r"(?:19|20)\d\d"
+# The rule of dashes that stood under a blank filled in by hand, flattened into the line by the text's extraction
+# ("31 December,         ---------         1996", "1st day of        --- November, 2003").
+_UNDERLINE = r"(?:-{3,}\s+)?"
 DATE_PATTERN = (
     rf"(?:(?P<month1>{_MONTH})\.?\s*(?P<day1>{_DAY})\s*,?\s*(?P<year1>{_YEAR})"
-    rf"|(?P<day2>{_DAY}|{_DAY_IN_WORDS})\s+(?:day\s+)?(?:of\s+)?(?:the\s+month\s+of\s+)?"
-    rf"(?P<month2>{_MONTH})\.?\s*,?\s+(?:day\s+)?(?:of\s+)?(?P<year2>{_YEAR}))(?!\d)"
+    rf"|(?P<day2>{_DAY}|{_DAY_IN_WORDS})\s+(?:day\s+)?(?:of\s+)?(?:the\s+month\s+of\s+)?{_UNDERLINE}"
+    rf"(?P<month2>{_MONTH})\.?\s*,?\s+{_UNDERLINE}(?:day\s+)?(?:of\s+)?(?P<year2>{_YEAR}))(?!\d)"
 )
 """A full date as contracts write it with its month named: "February 10, 2017", "April 15 , 2010", "6th day of
-January, 2012", "the first (1st) day of the month of July, 2017", "the 20 March day of 1998". A date missing its
-day or year is no date here."""
+January, 2012", "the first (1st) day of the month of July, 2017", "the 20 March day of 1998", "31 December, ---
+1996". A date missing its day or year is no date here."""
 # A date in figures: "3/1/2003", "11/4/10", "29/3/18", "12-23-2019". Month first, as in EDGAR's American
 # contracts, unless the first number cannot be a month (29/3/18) or the document writes its dates day first.
 _NUMERIC_DATE_RE = re.compile(
@@ -47,6 +50,9 @@ _DATE_RE = re.compile(rf"(?<![\d/.]){DATE_PATTERN}", re.IGNORECASE)
 _YEAR_RE = re.compile(rf"(?<!\d){_YEAR}(?!\d)")
 _DATE_CHARS = 60
 """The most characters a date takes before its year ("twenty-seventh (27th) day of the month of September, ")."""
+_UNDERLINED_DATE_CHARS = 160
+"""The same for a date split by a flattened underline and the spaces around it, read only where one stands before
+the year: a wider window at every year would cost about a millisecond a contract."""
 _MONTH_NUMBER = {name[:3]: number for name, number in MONTHS.items()}
 
 
@@ -122,7 +128,9 @@ def _named_dates_in(body: str, start: int, end: int | None) -> Iterator[tuple[da
     """Every full date with its month named in `body[start:end]`, in order."""
     last_end = start
     for year in _YEAR_RE.finditer(body, start, len(body) if end is None else end):
-        for match in _DATE_RE.finditer(body, max(last_end, year.start() - _DATE_CHARS), year.end()):
+        wide = body.find("---", max(0, year.start() - _UNDERLINED_DATE_CHARS), year.start()) >= 0
+        reach = _UNDERLINED_DATE_CHARS if wide else _DATE_CHARS
+        for match in _DATE_RE.finditer(body, max(last_end, year.start() - reach), year.end()):
             if match.end() == year.end():
                 last_end = match.end()
                 value = date_of(match)
