@@ -3,6 +3,7 @@ with its reason, and an annotations file whose rows are attached to the document
 
 from __future__ import annotations
 
+import codecs
 import json
 from datetime import date
 from pathlib import Path
@@ -171,3 +172,20 @@ def test_folder_and_bucket_are_checked_on_the_call(tmp_path):
         files.load(tmp_path / "missing")
     with pytest.raises(InvalidInput, match="bucket 'Bad Bucket'"):
         files.load(tmp_path, bucket="Bad Bucket")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_text_saved_as_utf16_or_utf32_with_a_byte_order_mark_is_read(tmp_path, encoding):
+    text = "Governing law: the laws of Québec.\n"
+    bom = {"utf-16-be": codecs.BOM_UTF16_BE}.get(encoding, b"")
+    (tmp_path / "notepad.txt").write_bytes(bom + text.encode(encoding))
+    (loaded,) = files.load(tmp_path, bucket="notes")
+    assert isinstance(loaded, SourceDocument) and loaded.document.body == text
+
+
+def test_utf16_text_without_a_byte_order_mark_is_skipped_with_advice_and_binary_named_binary(tmp_path):
+    (tmp_path / "no-bom.txt").write_bytes("Governing law: Delaware.".encode("utf-16-le"))
+    (tmp_path / "image.txt").write_bytes(b"\x89\x00\x01\x02\x03\xff\x00\x10")
+    reasons = {item.path: item.reason for item in files.load(tmp_path, bucket="notes")}
+    assert reasons["no-bom.txt"] == "UTF-16 text without a byte-order mark, it seems; save it as UTF-8"
+    assert reasons["image.txt"] == "binary file, not text"

@@ -14,6 +14,7 @@ id is its `doc_id`, `id` or `_id`, else its place in the file ("a.json", "list.j
 
 from __future__ import annotations
 
+import codecs
 import json
 import logging
 import os
@@ -34,6 +35,14 @@ BUCKET = "generic"
 _ID_KEYS = ("doc_id", "id", "_id")
 _BODY_KEYS = ("text", "body")
 _BINARY_SNIFF_BYTES = 8192
+_UNICODE_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),  # before UTF-16's: it starts with the same two bytes
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+"""Byte-order marks of text saved as UTF-16 or UTF-32 ("Unicode" in Windows' Notepad, PowerShell's `Out-File`),
+whose NUL bytes would otherwise read as a binary file."""
 
 # pypdf logs what it finds wrong in a damaged PDF ("EOF marker not found") besides raising; with no logging set up,
 # Python prints those lines on stderr beside the file's one-line skip reason, which already says it.
@@ -196,17 +205,43 @@ def _entries(folder: Path) -> list[Path]:
 
 def _read_text(file: Path) -> str:
     data = file.read_bytes()
-    if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
-        raise _Unusable("binary file, not text")
-    if (nul := data.find(b"\x00")) >= 0:  # past the sniffed start: text with binary in it, which no index can store
-        raise _Unusable(f"a NUL character at byte {nul}: binary content in a text file; remove it and ingest again")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise _Unusable(f"not UTF-8 text (byte {error.start}); save it as UTF-8") from error
+    text = _unicode_with_bom(data)
+    if text is None:
+        if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
+            raise _Unusable(_binary_reason(data[:_BINARY_SNIFF_BYTES]))
+        if (nul := data.find(b"\x00")) >= 0:  # past the sniffed start: binary in a text file, which no index can store
+            raise _Unusable(f"a NUL character at byte {nul}: binary content in a text file; remove it and ingest again")
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise _Unusable(f"not UTF-8 text (byte {error.start}); save it as UTF-8") from error
     if not text.strip():
         raise _Unusable("empty file")
     return text
+
+
+def _binary_reason(start: bytes) -> str:
+    """Why a file with NUL bytes in its start is skipped: binary, or UTF-16 text saved without a byte-order mark (a
+    NUL in every other byte, as ASCII letters are in UTF-16), which the user can save again as UTF-8."""
+    if len(start) >= 4 and any(start[half::2].count(0) == len(start[half::2]) for half in (0, 1)):
+        return "UTF-16 text without a byte-order mark, it seems; save it as UTF-8"
+    return "binary file, not text"
+
+
+def _unicode_with_bom(data: bytes) -> str | None:
+    """The text of a file that starts with a UTF-16 or UTF-32 byte-order mark, else None."""
+    for bom, encoding in _UNICODE_BOMS:
+        if data.startswith(bom):
+            try:
+                text = data.decode(encoding)
+            except UnicodeDecodeError as error:
+                raise _Unusable(
+                    f"starts as {encoding.upper()} text but is not (byte {error.start}); save it as UTF-8"
+                ) from error
+            if "\x00" in text:
+                raise _Unusable(f"a NUL character in {encoding.upper()} text: binary content; remove it, ingest again")
+            return text
+    return None
 
 
 def _read_plain(file: Path, place: str) -> Iterator[_Record]:
