@@ -189,3 +189,20 @@ def test_utf16_text_without_a_byte_order_mark_is_skipped_with_advice_and_binary_
     reasons = {item.path: item.reason for item in files.load(tmp_path, bucket="notes")}
     assert reasons["no-bom.txt"] == "UTF-16 text without a byte-order mark, it seems; save it as UTF-8"
     assert reasons["image.txt"] == "binary file, not text"
+
+
+@pytest.mark.parametrize(
+    ("name", "shown", "reason"),
+    [
+        ("two\nlines.txt", "two\\nlines.txt", "its name holds a line break; rename the file"),
+        ("bell\a.txt", "bell\\x07.txt", "its name holds a control or invisible character; rename the file"),
+        (" spaced.txt", " spaced.txt", "its name starts or ends with a space; rename the file"),
+    ],
+    ids=["newline", "bell", "leading-space"],
+)
+def test_a_file_whose_name_cannot_be_an_id_is_skipped_naming_the_name_on_one_line(tmp_path, name, shown, reason):
+    (tmp_path / name).write_text("Governing law: Delaware.")
+    (tmp_path / "fine.txt").write_text("Governing law: Texas.")
+    items = list(files.load(tmp_path, bucket="notes"))
+    assert [item.document.doc_id for item in items if isinstance(item, SourceDocument)] == ["fine.txt"]
+    assert [(item.path, item.reason) for item in items if isinstance(item, Skipped)] == [(shown, reason)]

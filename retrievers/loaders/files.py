@@ -139,8 +139,8 @@ def _records(folder: Path, skip: set[Path], max_bytes: int | None, *, ids_only: 
         target, refusal = _target(file, boundary)
         if target in skip:
             continue
-        if refusal:
-            yield Skipped(place, refusal)
+        if refusal or (refusal := _name_refusal(place)):
+            yield Skipped(_shown(place), refusal)
             continue
         reader = _READERS.get(file.suffix.lower())
         if reader is None:
@@ -164,6 +164,24 @@ def _records(folder: Path, skip: set[Path], max_bytes: int | None, *, ids_only: 
 
 
 _FILE_LIMIT = "(RAGENT_INGEST_MAX_FILE_MB); split it into smaller files"
+
+
+def _name_refusal(place: str) -> str | None:
+    """Why a file's path cannot be its document's id (`Document.doc_id`: printable, no space at either end), said
+    of the file's name rather than in the validator's words; None when it can."""
+    if "\n" in place or "\r" in place:
+        return "its name holds a line break; rename the file"
+    if not place.isprintable():
+        return "its name holds a control or invisible character; rename the file"
+    if place != place.strip():
+        return "its name starts or ends with a space; rename the file"
+    return None
+
+
+def _shown(place: str) -> str:
+    """A path as a report line shows it: a character that is not printable as its escape ("a\\nb.txt"), so that a
+    name with a line break stays on its line."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in place)
 
 
 def _megabytes(size: int) -> str:
