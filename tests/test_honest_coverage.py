@@ -206,3 +206,57 @@ def test_the_rules_precision_was_measured_for_the_rules_as_they_are():
 
     assert calibration().rules_version == RULES_VERSION
     assert set(calibration().precision["contracts"]) <= set(rules_of("contracts"))  # the learned clauses' too
+
+
+def _tickets_lookup(intent: str):
+    """The table for a named contract's row, found by its party after a search with a kind condition found none (as
+    `RulePlanner._by_name` does): the first search's coverage names contract_type, the second's only parties."""
+    from graph.answer.computed import table
+    from graph.decomposition import Constraint, Decomposition
+    from graph.schemas import Evidence, GradedHit, ToolCall
+    from tools.envelope import AnnotationHit, Coverage, Envelope, RowMetadata
+
+    row = {"parties": ["Tickets.com, Inc."], "expiration_date": "2000-02-17"}
+    kind, party = {"op": "=", "value": "Sponsorship Agreement"}, {"op": "=", "value": "Tickets.com, Inc."}
+    found = AnnotationHit(doc_id="tickets", annotation_id="t-0", row=row, metadata=RowMetadata(kind="properties"))
+    searches = [
+        ({"contract_type": kind, "parties": party}, [], {"contract_type": 9, "parties": 10}),
+        ({"parties": party}, [found], {"parties": 10}),
+    ]
+    evidence = [
+        Evidence(
+            step=step,
+            attempt=0,
+            route="structured",
+            call=ToolCall(tool="annotations_search", arguments={"bucket": "contracts", "predicates": predicates}),
+            envelope=Envelope(
+                status="ok" if hits else "no_results",
+                hits=hits,
+                total_hits=len(hits),
+                coverage=Coverage(documents=59, missing=missing, extracted={"parties": 49}),
+            ),
+        )
+        for step, (predicates, hits, missing) in enumerate(searches)
+    ]
+    d = Decomposition(
+        question="q",
+        intent=intent,
+        buckets=["contracts"],
+        constraints=[Constraint(bucket="contracts", field="parties", op="=", value="Tickets.com, Inc.")],
+        show_fields=["expiration_date"],
+    )
+    relevant = [GradedHit(doc_id="tickets", annotation_id="t-0", relevant=True, why="row", row=row)]
+    return table(d, evidence, relevant).text.splitlines()[-1]
+
+
+def test_a_lookup_that_found_its_named_document_does_not_list_the_buckets_other_documents_left_out():
+    """ "When does the Tickets.com sponsorship agreement end?" ended "Of the 59 contracts, 9 have no contract_type
+    recorded and 10 no parties recorded; they are not listed": beside the point for the one contract asked about,
+    and naming a condition the search that found it had dropped. What the values rest on is still said."""
+    assert _tickets_lookup("lookup") == (
+        "Values read from the documents' text, not labelled: parties in 49 (`ragent documents show` quotes each)."
+    )
+    assert _tickets_lookup("list") == (
+        "10 of the 59 contracts have no parties recorded and are not listed. Values read from the documents' text, "
+        "not labelled: parties in 49 (`ragent documents show` quotes each)."
+    )

@@ -61,12 +61,13 @@ def failures(evidence: list[Evidence]) -> str:
     return ("\n\nNot every source answered: " + "; ".join(failed)) if failed else ""
 
 
-def left_out(coverage: Coverage | None, bucket: str, verb: str) -> str:
+def left_out(coverage: Coverage | None, bucket: str, verb: str, *, said_of_others: bool = True) -> str:
     """The sentence that follows a figure or list computed over annotation fields when documents of the bucket have
     no value for a field it depends on: "3 of the 10 contracts have no governing_law recorded and are not counted.";
     and the one that says which values were read from the documents' text rather than labelled, so that a figure
     resting on extraction never reads as if it rested on labels. Nothing when every document has every such field
-    from its labels (or the tool said nothing of its coverage)."""
+    from its labels (or the tool said nothing of its coverage). Without `said_of_others` (a lookup that found the
+    rows it looked for) only the second: the documents left out are not what the question asked about."""
     if coverage is None or not coverage.documents:
         return ""
     n = coverage.documents
@@ -75,9 +76,9 @@ def left_out(coverage: Coverage | None, bucket: str, verb: str) -> str:
     def have(k: int) -> str:
         return "has" if k == 1 else "have"
 
-    left = [(k, f"no {field} recorded") for field, k in coverage.missing.items() if k]
-    if not coverage.missing and not coverage.ungrouped and coverage.unannotated:  # no condition, or only "missing"
-        left = [(coverage.unannotated, "no annotation rows")]
+    left = [(k, f"no {field} recorded") for field, k in coverage.missing.items() if k and said_of_others]
+    if not coverage.missing and not coverage.ungrouped and coverage.unannotated and said_of_others:
+        left = [(coverage.unannotated, "no annotation rows")]  # no condition, or only "missing"
     said = []
     if len(left) == 1:
         ((k, what),) = left
@@ -204,8 +205,15 @@ def table(
     ]
     if d.checks:
         lines = [*verdicts(d, evidence, rows), "", *lines]
-    searched = next((e for e in evidence if e.call.tool == "annotations_search" and e.envelope.coverage), None)
-    if searched and (note := left_out(searched.envelope.coverage, searched.call.arguments["bucket"], "listed")):
+    # the coverage of the search whose rows are shown: an earlier one may have had a condition dropped since
+    covered = [e for e in listed(evidence) if e.envelope.coverage]
+    searched = next((e for e in reversed(covered) if e.envelope.hits), covered[-1] if covered else None)
+    of_others = not (d.intent == "lookup" and rows)
+    if searched and (
+        note := left_out(
+            searched.envelope.coverage, searched.call.arguments["bucket"], "listed", said_of_others=of_others
+        )
+    ):
         lines += ["", note]
     return Answer(
         format="table",
