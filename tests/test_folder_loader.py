@@ -206,3 +206,14 @@ def test_a_file_whose_name_cannot_be_an_id_is_skipped_naming_the_name_on_one_lin
     items = list(files.load(tmp_path, bucket="notes"))
     assert [item.document.doc_id for item in items if isinstance(item, SourceDocument)] == ["fine.txt"]
     assert [(item.path, item.reason) for item in items if isinstance(item, Skipped)] == [(shown, reason)]
+
+
+def test_a_labels_file_left_in_the_folder_is_one_skip_that_says_to_give_it_as_annotations(tmp_path):
+    (tmp_path / "a.txt").write_text("Governing law: Delaware.")
+    rows = [{"doc_id": "a.txt", "kind": "properties", "row": {"governing_law": "Delaware"}}] * 12
+    (tmp_path / "labels.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    items = list(files.load(tmp_path, bucket="notes"))
+    assert [item.document.doc_id for item in items if isinstance(item, SourceDocument)] == ["a.txt"]
+    assert [(item.path, item.reason) for item in items if isinstance(item, Skipped)] == [
+        ("labels.jsonl", "annotation rows ({doc_id, row}), not documents: give it as --annotations to label them")
+    ]

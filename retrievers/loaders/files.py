@@ -307,15 +307,25 @@ def _read_json(file: Path, place: str) -> Iterator[_Record | Skipped]:
 
 
 def _read_jsonl(file: Path, place: str) -> Iterator[_Record | Skipped]:
+    """Each line's document; a file of annotation rows only (a labels file left in the folder and ingested without
+    `--annotations`) is one skip saying so, not one per line."""
+    items: list[tuple[str, Any]] = []
     for number, line in enumerate(_read_text(file).splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            item = loads_json(line)
+            items.append((f"{place}:{number}", loads_json(line)))
         except json.JSONDecodeError as error:
-            yield Skipped(f"{place}:{number}", f"not valid JSON ({error.msg})")
-            continue
-        yield _json_record(item, f"{place}:{number}")
+            items.append((f"{place}:{number}", Skipped(f"{place}:{number}", f"not valid JSON ({error.msg})")))
+    if items and all(_is_annotation_row(item) for _, item in items):
+        yield Skipped(place, "annotation rows ({doc_id, row}), not documents: give it as --annotations to label them")
+        return
+    for line_place, item in items:
+        yield item if isinstance(item, Skipped) else _json_record(item, line_place)
+
+
+def _is_annotation_row(item: Any) -> bool:
+    return isinstance(item, dict) and isinstance(item.get("row"), dict) and not any(key in item for key in _BODY_KEYS)
 
 
 def _json_record(item: Any, place: str) -> _Record | Skipped:
