@@ -7,6 +7,8 @@ the rules could not. Every call is in the run's `model_calls`."""
 
 from __future__ import annotations
 
+import json
+import re
 import uuid
 
 import pytest
@@ -18,9 +20,12 @@ from graph.answer.written import NO_ANSWER
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
-from graph.decomposition import Candidate, Decomposition
+from graph.decomposition import Candidate, Constraint, Decomposition
+from graph.planners.base import Budget
 from graph.planners.chat_breaker import ChatBreaker
 from graph.planners.llm_planner import LLMPlanner
+from graph.planners.model_schemas import allowed_routes, planned_searches, route_choice
+from graph.schemas import Route, ToolCall
 from graph.services import AgentServices
 from retrievers.loaders import sample
 from tests.scripted_model import RecordingModel, ScriptedModel, condition, reading, reply
@@ -239,9 +244,17 @@ TEXT_QUESTION = Decomposition(question="How do I get onto the VPN from home?", i
 COUNT_QUESTION = Decomposition(question="How many contracts are there?", intent="count", buckets=["contracts"])
 
 
+NARROWED_TEXT_QUESTION = Decomposition(
+    question="What do the Delaware contracts say about audits?",
+    intent="qa",
+    buckets=["contracts"],
+    constraints=[Constraint(bucket="contracts", field="governing_law", op="=", value="Delaware")],
+)
+
+
 def test_the_models_route_is_taken_with_the_runs_cutoffs(stack):
-    choice = {"kind": "long_text", "fallback_order": [], "reason": "the answer is in the guide's text"}
-    route, planner = route_with(stack, [reply(choice)], TEXT_QUESTION, [])
+    choice = {"kind": "long_text", "fallback_order": [], "reason": "the answer is in the contracts' text"}
+    route, planner = route_with(stack, [reply(choice)], NARROWED_TEXT_QUESTION, [])
     assert (route.kind, route.fallback_order, route.max_hits) == ("long_text", [], 7) and planner.fallbacks == []
     assert [(c.mode, c.outcome) for c in planner.calls] == [("select_route", "used")]
 
@@ -251,19 +264,34 @@ def test_a_structured_questions_route_is_the_rules_without_a_model_call(stack):
     assert route.kind == "structured" and planner.calls == []
 
 
+def test_a_text_question_with_one_route_open_takes_it_without_a_model_call(stack):
+    """No constraint to narrow by and not a lookup: only long_text is open, so there is nothing to ask a model."""
+    route, planner = route_with(stack, [], TEXT_QUESTION, [])
+    assert (route.kind, route.fallback_order) == ("long_text", []) and planner.calls == []
+
+
+def test_the_route_schema_offers_only_the_routes_the_reading_leaves_open():
+    """The schema the endpoint turns into a grammar: a small model cannot write a route the checks would refuse."""
+    assert allowed_routes(TEXT_QUESTION, []) == ["long_text"]
+    assert allowed_routes(NARROWED_TEXT_QUESTION, []) == ["hybrid", "long_text"]
+    assert allowed_routes(NARROWED_TEXT_QUESTION.model_copy(update={"intent": "lookup"}), ["hybrid"]) == [
+        "structured",
+        "long_text",
+    ]
+    schema = route_choice(["hybrid", "long_text"]).model_json_schema()
+    assert json.dumps(schema).count('"structured"') == 0
+
+
 @pytest.mark.parametrize(
-    ("tried", "choice", "rules_route"),
-    [
-        ([], {"kind": "structured", "fallback_order": ["long_text"]}, "long_text"),
-        ([], {"kind": "hybrid", "fallback_order": []}, "long_text"),
-        (["long_text"], {"kind": "long_text", "fallback_order": []}, "long_text"),
-    ],
-    ids=["structured-for-text", "hybrid-without-constraints", "already-tried"],
+    "choice",
+    [{"kind": "structured", "fallback_order": ["long_text"]}, {"kind": "hybrid", "fallback_order": ["hybrid"]}],
+    ids=["structured-for-text", "a-route-twice"],
 )
-def test_a_route_that_breaks_the_rules_is_asked_again_then_left_to_the_rules(stack, tried, choice, rules_route):
+def test_a_route_outside_the_choices_or_twice_is_asked_again_then_left_to_the_rules(stack, choice):
     bad = reply({**choice, "reason": "a guess"})
-    route, planner = route_with(stack, [bad, bad], TEXT_QUESTION, tried)
-    assert route.kind == rules_route and planner.fallbacks == ["select_route: no usable answer after 2 attempts"]
+    route, planner = route_with(stack, [bad, bad], NARROWED_TEXT_QUESTION, [])
+    assert route == planner.rules.route(NARROWED_TEXT_QUESTION, [])
+    assert planner.fallbacks == ["select_route: no usable answer after 2 attempts"]
     assert [(c.mode, c.outcome) for c in planner.calls] == [("select_route", "invalid")] * 2
 
 
@@ -347,3 +375,29 @@ def test_auto_keeps_a_list_the_rules_read_when_the_model_would_search_the_text(s
     values, model = run(stack, [searched], question, planner="auto")
     assert len(model.prompts) == 1 and values["decomposition"].intent == "list"
     assert rows(values) == DELAWARE_CONTRACTS and values["model_calls"][0].outcome == "invalid"
+
+
+def test_a_planned_search_the_tool_would_not_take_is_refused_by_the_schema_and_a_whole_one_kept(stack):
+    """Qwen2.5-Coder 1.5B planned `{"tool": "search_text", "arguments": {"keyword": ...}}`: no bucket, no query. The
+    plan's schema is each text tool's own arguments, the bucket among the question's, so the grammar an endpoint
+    makes of it admits no such call; a client that does not enforce it gets the refusal and asks again."""
+    loose = {"max_tool_calls": 2, "calls": [{"tool": "search_text", "arguments": {"keyword": "audit rights"}}]}
+    whole = {
+        "max_tool_calls": 2,
+        "calls": [{"tool": "fused_search", "arguments": {"bucket": "contracts", "query": "audit rights"}}],
+    }
+    with AgentServices(stack) as services:
+        planner = LLMPlanner(
+            AgentContext(planner="llm"),
+            services.catalog("default"),
+            ScriptedModel(messages=iter([reply(loose), reply(whole)])),
+            ChatBreaker(),
+        )
+        route = Route(kind="long_text", fallback_order=[], min_hits=1, max_hits=20)
+        plan = planner.plan(NARROWED_TEXT_QUESTION, route, Budget(cap=4))
+    assert plan.calls == [ToolCall(tool="fused_search", arguments={"bucket": "contracts", "query": "audit rights"})]
+    assert (plan.strategy, plan.max_tool_calls) == ("long_text", 2)
+    assert [(c.mode, c.outcome) for c in planner.calls] == [("plan", "invalid"), ("plan", "used")]
+    schema = json.dumps(planned_searches(["contracts", "receipts"]).model_json_schema())
+    assert set(re.findall(r'"const": "(\w+)"', schema)) == {"search_text", "search_semantic", "fused_search"}
+    assert set(re.findall(r'"enum": (\[[^]]*\])', schema)) >= {'["contracts", "receipts"]'}

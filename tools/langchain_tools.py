@@ -57,7 +57,8 @@ def tool_description(tool: Tool, buckets: dict[str, str], fields: str) -> str:
     return "\n".join(parts)
 
 
-def _schema(tool: Tool, buckets: list[str]) -> type[BaseModel]:
+def arguments_schema(tool: Tool, buckets: list[str]) -> type[BaseModel]:
+    """`tool`'s arguments with its bucket narrowed to `buckets` (an enum the model sees)."""
     if not tool.takes_bucket:
         return tool.arguments
     return create_model(
@@ -96,7 +97,7 @@ def build_tools(context: ToolContext, *, catalog_described: bool = True) -> list
                 func=run,
                 name=tool.name,
                 description=tool_description(tool, buckets, fields),
-                args_schema=_schema(tool, enum),
+                args_schema=arguments_schema(tool, enum),
                 response_format="content_and_artifact",
                 handle_validation_error=_invalid(tool.name),
             )

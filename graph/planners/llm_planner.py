@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from langchain_core.language_models import BaseChatModel
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from core.errors import InvalidInput
 from english.lexicon import FILLER
@@ -47,22 +47,23 @@ from graph.planners.model_reading import (
     prompt,
     reading_schema,
 )
+from graph.planners.model_schemas import (
+    RouteChoice,
+    allowed_routes,
+    as_decision,
+    as_plan,
+    decision_schema,
+    planned_searches,
+    route_choice,
+)
 from graph.planners.rule_decomposer import RuleDecomposer
 from graph.planners.rule_planner import RulePlanner
-from graph.schemas import ROUTES, Answer, Decision, Evidence, GradedHit, Plan, Route, RouteKind
+from graph.schemas import Answer, Decision, Evidence, GradedHit, Plan, Route, RouteKind
 from prompts import load as load_prompts
 from tools.catalog import Catalog
 from tools.registry import TOOLS
 
 T = TypeVar("T", bound=BaseModel)
-
-
-class RouteChoice(BaseModel):
-    """The model's choice of route; the cutoffs (min_hits, max_hits) stay the run's settings."""
-
-    kind: RouteKind
-    fallback_order: list[RouteKind] = Field(description="Routes to try next, in order, when this one finds too little")
-    reason: str = ""
 
 
 def prompts() -> dict[str, dict[str, str]]:
@@ -231,29 +232,22 @@ class LLMPlanner:
         return ground(d, decomposer.vocabulary, within=within, today=decomposer.today), guessed
 
     def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
-        """The model's route, checked: not one tried already; structured only for a list, count or sum (whose
-        figure passages cannot give) and only for what fields can answer; hybrid only with constraints to narrow by."""
+        """The model's route, among those the reading allows (`allowed_routes`); no call when one is left."""
+        if not self.everywhere or d.intent in STRUCTURED_INTENTS:
+            return self.rules.route(d, tried)
+        allowed = allowed_routes(d, tried)
+        context = self.rules.context
+        if len(allowed) == 1:
+            return Route(kind=allowed[0], fallback_order=[], min_hits=context.min_hits, max_hits=context.max_hits)
         variables = {"decomposition": d.model_dump_json(exclude={"catalog_reads"}), "tried": ", ".join(tried) or "none"}
 
         def check(choice: RouteChoice) -> None:
-            routes = [choice.kind, *choice.fallback_order]
-            if again := [kind for kind in routes if kind in tried]:
-                raise InvalidInput(f"route {again[0]} was already tried")
-            if len(set(routes)) != len(routes):
+            if len(set(routes := [choice.kind, *choice.fallback_order])) != len(routes):
                 raise InvalidInput("a route appears twice")
-            if d.intent in STRUCTURED_INTENTS and routes != ["structured"]:
-                raise InvalidInput(f"a {d.intent} question is answered by the structured route only, with no fallback")
-            if "structured" in routes and d.intent not in (*STRUCTURED_INTENTS, "lookup"):
-                raise InvalidInput(f"the structured route gives rows and figures, not text for a {d.intent} question")
-            if "hybrid" in routes and not d.constraints:
-                raise InvalidInput("the hybrid route needs constraints to narrow the documents by; there are none")
 
-        if not self.everywhere or d.intent in STRUCTURED_INTENTS:
-            return self.rules.route(d, tried)
-        choice = self._ask("select_route", RouteChoice, variables, check) if set(ROUTES) - set(tried) else None
+        choice = self._ask("select_route", route_choice(allowed), variables, check) if allowed else None
         if choice is None:
             return self.rules.route(d, tried)
-        context = self.rules.context
         return Route(
             kind=choice.kind, fallback_order=choice.fallback_order, min_hits=context.min_hits, max_hits=context.max_hits
         )
@@ -269,11 +263,13 @@ class LLMPlanner:
             "fields": "\n".join(fields_lines(f) for f in candidate_views(self.catalog, d.buckets, d.question).values()),
             "max_tool_calls": budget.cap,
         }
-        planned = self._ask("plan", Plan, variables, self._check_plan)
+        planned = self._ask(
+            "plan", planned_searches(d.buckets), variables, lambda p: self._check_plan(as_plan(p, d.buckets, ""))
+        )
         if planned is None:
             return self.rules.plan(d, route, budget)
-        return planned.model_copy(
-            update={"max_tool_calls": min(planned.max_tool_calls, budget.cap), "strategy": route.kind}
+        return as_plan(planned, d.buckets, route.kind).model_copy(
+            update={"max_tool_calls": min(planned.max_tool_calls, budget.cap)}
         )
 
     def _check_plan(self, plan: Plan) -> None:
@@ -313,7 +309,8 @@ class LLMPlanner:
             "evidence": lines,
         }
 
-        def check(decision: Decision) -> None:
+        def check(narrowed: Decision) -> None:
+            decision = as_decision(narrowed)
             if decision.action == "fallback" and not route.fallback_order:
                 raise InvalidInput("no route is left to fall back to")
             if decision.action == "clarify" and decision.clarify_kind not in ("no_low", "overload"):
@@ -325,9 +322,9 @@ class LLMPlanner:
                     Plan(buckets=d.buckets, strategy=route.kind, calls=decision.next_calls, max_tool_calls=left)
                 )
 
-        decided = self._ask("review", Decision, variables, check)
+        decided = self._ask("review", decision_schema(d.buckets), variables, check)
         if decided:
-            return decided
+            return as_decision(decided)
         ruled = self.rules.review(progress)
         return ruled.model_copy(
             update={"reason": f"{ruled.reason} (decided by the rules; {'; '.join(self.fallbacks)})"}
