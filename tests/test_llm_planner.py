@@ -24,7 +24,7 @@ from graph.decomposition import Candidate, Constraint, Decomposition
 from graph.planners.base import Budget
 from graph.planners.chat_breaker import ChatBreaker
 from graph.planners.llm_planner import LLMPlanner
-from graph.planners.model_schemas import allowed_routes, planned_searches, route_choice
+from graph.planners.model_schemas import allowed_routes, decision_schema, planned_searches, route_choice
 from graph.schemas import Route, ToolCall
 from graph.services import AgentServices
 from retrievers.loaders import sample
@@ -401,3 +401,14 @@ def test_a_planned_search_the_tool_would_not_take_is_refused_by_the_schema_and_a
     schema = json.dumps(planned_searches(["contracts", "receipts"]).model_json_schema())
     assert set(re.findall(r'"const": "(\w+)"', schema)) == {"search_text", "search_semantic", "fused_search"}
     assert set(re.findall(r'"enum": (\[[^]]*\])', schema)) >= {'["contracts", "receipts"]'}
+
+
+def test_the_review_schema_offers_only_the_actions_the_run_can_take():
+    """The 1.5B answered "more" with no calls left and no calls given, refused each time after the fact."""
+
+    def actions(**run) -> list[str]:
+        schema = decision_schema(["contracts"], **run).model_json_schema()
+        return schema["properties"]["action"]["enum"]
+
+    assert actions(calls_left=2, fallbacks=["long_text"]) == ["enough", "more", "clarify", "fallback"]
+    assert actions(calls_left=0, fallbacks=[]) == ["enough", "clarify"]

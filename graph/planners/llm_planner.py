@@ -322,7 +322,8 @@ class LLMPlanner:
                     Plan(buckets=d.buckets, strategy=route.kind, calls=decision.next_calls, max_tool_calls=left)
                 )
 
-        decided = self._ask("review", decision_schema(d.buckets), variables, check)
+        schema = decision_schema(d.buckets, calls_left=left, fallbacks=route.fallback_order)
+        decided = self._ask("review", schema, variables, check)
         if decided:
             return as_decision(decided)
         ruled = self.rules.review(progress)

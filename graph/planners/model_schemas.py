@@ -10,12 +10,12 @@ form; code still judges the content); what the schema already forbids no longer 
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Any, Literal, Union, get_args
 
 from pydantic import BaseModel, Field, create_model
 
 from graph.decomposition import Decomposition
-from graph.schemas import ROUTES, Decision, Plan, RouteKind, ToolCall
+from graph.schemas import ROUTES, Action, Decision, Plan, RouteKind, ToolCall
 from tools.langchain_tools import arguments_schema
 from tools.registry import TOOLS
 
@@ -78,9 +78,17 @@ def as_plan(planned: _Planned, buckets: list[str], strategy: str) -> Plan:
     )
 
 
-def decision_schema(buckets: list[str]) -> type[Decision]:
-    """`Decision` whose next calls are text searches over `buckets`."""
-    return create_model("Decision", __base__=Decision, next_calls=(list[_call(TEXT_TOOLS, buckets)], []))
+def decision_schema(buckets: list[str], *, calls_left: int, fallbacks: list[RouteKind]) -> type[Decision]:
+    """`Decision` whose action is one the run can take (no "more" without calls left, no "fallback" without a
+    route left), its next calls text searches over `buckets`, its clarification one a review may ask."""
+    actions = [a for a in get_args(Action) if (a != "more" or calls_left > 0) and (a != "fallback" or fallbacks)]
+    return create_model(
+        "Decision",
+        __base__=Decision,
+        action=(Literal[tuple(actions)], ...),
+        next_calls=(list[_call(TEXT_TOOLS, buckets)], []),
+        clarify_kind=(Literal["no_low", "overload"] | None, None),
+    )
 
 
 def as_decision(decided: Decision) -> Decision:
