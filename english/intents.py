@@ -19,6 +19,9 @@ MOST = re.compile(r"\b(?:the\s+)?(most|least|fewest|highest|largest|biggest|top)
 COMPARE = re.compile(r"\b(compare|comparison|difference between|versus|vs\.?)(?!\w)")
 SUMMARY = re.compile(r"\b(summari[sz]e|summary|overview)\b")
 COUNT = re.compile(r"\b(how many|number of|count of|count|no\.? of|# of)\b|#\s*of\b")
+COUNT_WHOLE = re.compile(r"\b(?:in total|all told|total(?= (?:number|count) of\b))\b")
+"""Words of a count that say it counts everything together ("how many recipes are there in total?", "the total
+number of contracts"), not a condition; "total" alone may name a field (an invoice's total), so only these."""
 AVERAGE = re.compile(r"\b(average|avg|mean|typical)\b")
 SUM = re.compile(
     r"\b(sum(?: of)?|in total|total (?:of(?! (?:more|less|over|under|at|above|below))|amount|value|spend|spent|"

@@ -68,10 +68,11 @@ def counted(question: str) -> list[str]:
 
 def counted_noun(question: str) -> str | None:
     """The word right after "how many" when it is a word and not a stop word: what the question counts ("orders" in
-    "how many orders did we place"; nothing in "how many of them" or "how many 2-year NDAs")."""
+    "how many orders did we place"; nothing in "how many of them" or "how many 2-year NDAs"); past a "non-" that
+    negates it ("how many non-vegetarian dishes": "vegetarian")."""
     m = _HOW_MANY.search(question.lower())
-    first = re.match(r"[a-z]+", m.group("words")) if m else None
-    return first.group(0) if first and first.group(0) not in STOPWORDS else None
+    first = re.match(r"(?:non[- ])?([a-z]+)", m.group("words")) if m else None
+    return first.group(1) if first and first.group(1) not in STOPWORDS else None
 
 
 def states_a_number_of(text: str, things: list[str]) -> bool:

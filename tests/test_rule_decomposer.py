@@ -297,6 +297,35 @@ def test_counts_and_sums_name_their_aggregate_and_grouping(rules):
     )
 
 
+@pytest.mark.parametrize(
+    "question", ["How many contracts are there in total?", "What is the total number of contracts?"]
+)
+def test_a_count_of_everything_together_is_a_count_not_a_word_to_ask_about(rules, question):
+    """'in total' and 'the total number of' say what a count is, not a condition: both were asked back as 'total'."""
+    counted = rules.decompose(question)
+    assert (counted.intent, counted.aggregate, counted.constraints, counted.unmapped) == ("count", "count", [], [])
+
+
+@pytest.mark.parametrize(
+    "question", ["How many non-exclusive contracts are there?", "How many non exclusive contracts?"]
+)
+def test_non_joined_to_a_yes_no_field_negates_it_alone(rules, question):
+    """ "how many non-vegetarian Thai dishes" was asked back ('non' named nothing); "non" is read with the yes/no
+    field it is joined to, and negates nothing after it."""
+    counted = rules.decompose(question)
+    assert ([(c.field, c.value) for c in counted.constraints], counted.unmapped) == ([("exclusivity", False)], [])
+    delaware = rules.decompose("How many non-exclusive Delaware contracts are there?")
+    assert [(c.field, c.op, c.value) for c in delaware.constraints] == [
+        ("exclusivity", "=", False),
+        ("governing_law", "=", "Delaware"),
+    ]
+
+
+def test_a_receipts_total_in_a_count_is_still_its_field(rules):
+    counted = rules.decompose("How many receipts have a total over 50?")
+    assert [(c.field, c.op, c.value) for c in counted.constraints] == [("total", ">", 50)]
+
+
 def test_what_is_the_oldest_document_names_it_and_what_is_the_latest_date_gives_it(rules):
     """ "What is the oldest contract?" asks for the contract (the row at the top of the order); "what is the latest
     agreement date?" names a field, and asks for its value."""

@@ -32,14 +32,25 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
             chosen.append((m, f))
     found: list[Found] = []
     for m, f in sorted(chosen, key=lambda mf: mf[0].span):
-        negation = negation_before(lowered, m.span[0])
+        negation = negation_before(lowered, m.span[0]) or _non_before(lowered, m.span[0])
         act = _names_what_it_forbids(f, m)
         if negation is None:  # "contracts that can be assigned without consent" are those without anti_assignment
             said = not (act and PERMITTING.search(lowered[max(0, m.span[0] - PERMIT_CHARS) : m.span[0]]))
         else:  # "don't let either side poach employees" have no_solicit_of_employees; "no non-compete" not
             said = act and bool(FORBIDDING.search(lowered[max(0, negation[0] - MODAL_CHARS) : m.span[0]]))
+            claims.claim(negation)  # its word is read ("non-vegetarian"), not one no field records
         found.append(say(claims, f, "=", said, m.span, m.text))
     return found
+
+
+NON_BEFORE = re.compile(r"\bnon[- ]?$")
+""""non" joined to a yes/no field's word ("non-vegetarian", "non vegetarian"): it negates that word alone, so it is
+read here, not as a negation reaching the words after it ("non-vegetarian Thai dishes" are Thai)."""
+
+
+def _non_before(lowered: str, start: int) -> tuple[int, int] | None:
+    m = NON_BEFORE.search(lowered, 0, start)
+    return m.span() if m else None
 
 
 PROHIBITIVE = re.compile(r"^(?:non|no|anti|covenant_not)_")

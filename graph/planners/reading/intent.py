@@ -16,6 +16,7 @@ from english.intents import (
     AVERAGE,
     COMPARE,
     COUNT,
+    COUNT_WHOLE,
     GROUPING,
     LIST,
     LOOKUP,
@@ -73,7 +74,8 @@ def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
         return extreme
     if count:
         groups, spans = _grouping(lowered, view)
-        return Reading("count", [count.span(), *spans], "count", groups)
+        whole = [m.span() for m in COUNT_WHOLE.finditer(lowered)]
+        return Reading("count", [count.span(), *whole, *spans], "count", groups)
     if view and (m := AVERAGE.search(lowered) or SUM.search(lowered)):
         function = "avg" if AVERAGE.search(lowered) else "sum"
         target = _measured(lowered[: m.start()] + " " * (m.end() - m.start()) + lowered[m.end() :], view)
