@@ -33,6 +33,18 @@ def test_a_title_ends_at_its_first_agreement_word():
     ]
 
 
+def test_the_filings_confidentiality_legend_is_no_title():
+    """EDGAR exhibits open with "... REDACTED PROVISIONS OF THIS AGREEMENT": read as the title, it named no kind, and
+    a Sponsorship Agreement had none (an outside probe's "Tickets.com sponsorship agreement")."""
+    legend = (
+        "CONFIDENTIAL TREATMENT HAS BEEN REQUESTED FOR CERTAIN REDACTED PROVISIONS OF THIS AGREEMENT. THE REDACTED "
+        "PROVISIONS ARE IDENTIFIED BY THREE ASTERISKS.\n\nEXHIBIT 10.22\n\n"
+    )
+    assert _read(legend + "SPONSORSHIP AGREEMENT", OPENING.format("Sponsorship Agreement")) == [
+        ("Sponsorship Agreement", "SPONSORSHIP AGREEMENT")
+    ]
+
+
 def test_a_title_joining_kinds_gives_each_its_main_kind_first():
     assert _read("MANUFACTURING AND SUPPLY AGREEMENT", OPENING.format("Manufacturing and Supply Agreement")) == [
         ("Manufacturing Agreement", "MANUFACTURING AND SUPPLY AGREEMENT"),

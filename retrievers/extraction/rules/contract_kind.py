@@ -65,9 +65,16 @@ alone may end a company's name ("Goosehead Insurance Agency, LLC Franchise Agree
 _KIND_WORD = re.compile("|".join(rf"\b(?P<k{i}>{words})\b" for i, (words, _) in enumerate(_KINDS)), re.IGNORECASE)
 
 
+_REFERENCE = re.compile(r"\b(?:this|the|such|said|that)\s*,?\s*$", re.IGNORECASE)
+"""The words before an agreement word that refer to the agreement rather than name it: the legend EDGAR filings
+open with ("CONFIDENTIAL TREATMENT HAS BEEN REQUESTED FOR CERTAIN REDACTED PROVISIONS OF THIS AGREEMENT") is no
+title, and the title follows it ("SPONSORSHIP AGREEMENT")."""
+
+
 def contract_type(body: str) -> list[Found]:
     """Every kind the title names, its main kind first, each cited by the title; [] when it names none."""
-    title = _TITLE.search(body, 0, min(len(body), _OPENING_CHARS))
+    end = min(len(body), _OPENING_CHARS)
+    title = next((m for m in _TITLE.finditer(body, 0, end) if not _REFERENCE.search(m[1])), None)
     if title is None:
         return []
     parts = _PART_BREAK.split(title[0]) if _AND.search(title[0]) else []
