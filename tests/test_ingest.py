@@ -177,6 +177,26 @@ def test_a_folder_ingested_again_without_its_annotations_file_keeps_the_stored_r
     assert _labelled(stack, "msa.txt") == [{"notice_period_days": 90}], "an annotations file still replaces the rows"
 
 
+def test_an_annotations_file_naming_one_document_keeps_the_labels_of_the_others(stack, tmp_path):
+    """A user correcting one recipe's label with a one-line file lost the labels of the 13 others (an outside
+    probe's data loss): the ingest said "14 updated" and the catalog then held the field in one document."""
+    folder = _folder(
+        tmp_path, **{"msa.txt": CONTRACT, "nda.txt": "Mutual non-disclosure agreement between Acme and Zenith."}
+    )
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(
+        json.dumps({"doc_id": "msa.txt", "row": {"notice_period_days": 60}})
+        + "\n"
+        + json.dumps({"doc_id": "nda.txt", "row": {"notice_period_days": 30}})
+    )
+    ingest_source(stack, path=folder, bucket="contracts", annotations=labels, progress=False)
+    correction = tmp_path / "correction.jsonl"
+    correction.write_text(json.dumps({"doc_id": "nda.txt", "row": {"notice_period_days": 45}}))
+    ingest_source(stack, path=folder, bucket="contracts", annotations=correction, progress=False)
+    assert _labelled(stack, "nda.txt") == [{"notice_period_days": 45}]
+    assert _labelled(stack, "msa.txt") == [{"notice_period_days": 60}]
+
+
 def _labelled(stack, doc_id: str) -> list[dict]:
     """The document's rows as its labels give them (what extraction found in its text left out)."""
     rows = stack.store.document_annotations("default", doc_id)

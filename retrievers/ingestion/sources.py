@@ -50,7 +50,6 @@ def against_stored(
     stack: Stack,
     scope: str,
     *,
-    keep_annotations: bool,
     moved_from: Callable[[str], str] | None = None,
     ingested: Mapping[str, set[str]] | None = None,
 ) -> Iterator[SourceDocument | Skipped]:
@@ -64,9 +63,10 @@ def against_stored(
       when `moved_from` says it was moved from there (the server's inbox became a folder per scope);
     - one in another bucket is not moved: the file is skipped, saying which bucket holds it (a mistyped `--bucket`
       moved every document of a folder and dropped their fields, and the ingest said "updated");
-    - with `keep_annotations` (no annotations file given), a document that brings no rows of its own keeps the rows
-      stored for it: re-ingesting a folder to add a file once deleted every label of the others. Only their
-      labelled values are kept: the extracted ones are found again in the text (which may have changed).
+    - a document that brings no rows of its own (no annotations file given, or one that does not name it) keeps the
+      rows stored for it: re-ingesting a folder to add a file once deleted every label of the others, and so did an
+      annotations file correcting one document's label. Only their labelled values are kept: the extracted ones are
+      found again in the text (which may have changed).
     Sources recorded as relative paths (before they were made absolute) are not compared."""
     items = iter(items)
     while batch := list(islice(items, FOLDER_BATCH)):
@@ -98,7 +98,7 @@ def against_stored(
                         f"first (`ragent documents delete {shlex.quote(doc_id)}`) to put it in {item.document.bucket}",
                     )
                     continue
-                if keep_annotations and not item.annotations:
+                if not item.annotations:
                     item.annotations = without_extracted([AnnotationRow.model_validate(row) for row in rows])
             yield item
 
@@ -168,9 +168,7 @@ def ingest_source(
         ingested: dict[str, set[str]] = {}
         for doc_id, source in stored.items():
             ingested.setdefault(source, set()).add(doc_id)
-        items = against_stored(
-            items, stack, scope, keep_annotations=annotations is None, moved_from=moved_from, ingested=ingested
-        )
+        items = against_stored(items, stack, scope, moved_from=moved_from, ingested=ingested)
     report = Ingestor(stack).ingest(
         items,
         field_specs=specs,
