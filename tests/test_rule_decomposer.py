@@ -500,6 +500,13 @@ def test_what_cannot_be_mapped_is_kept_as_unmapped_with_the_nearest_values(rules
     for said, left in [
         ("how many Delaware contracts are risky?", "risky"),
         ("which Delaware contracts involve hemp?", "hemp"),
+        # the fifteenth outside probe: each was dropped and every Delaware contract counted
+        ("how many Delaware contracts mention oil?", "oil"),
+        ("which Delaware contracts say anything about hemp?", "hemp"),
+        ("how many Delaware contracts are not risky?", "risky"),
+        ("how many Delaware contracts are exclusive and risky?", "risky"),
+        ("which Delaware contracts need a notary?", "notary"),
+        ("which Delaware contracts require a notary?", "notary"),
     ]:
         assert [u.text for u in rules.decompose(said).unmapped] == [left], "what the documents are said to be or hold"
     assert rules.decompose("which Delaware contracts were signed in 2020?").unmapped == [], "a field's verb is read"

@@ -52,7 +52,9 @@ def names_left(
     """Words of a count, sum or list question that stand where a name stands and that nothing took, with the
     nearest values of the buckets' name fields. Where a name stands: after one of `slots` ("from", "at", "by",
     "with", "of", "for"; in a sum also AMOUNT_SLOT) or after a verb of holding and a determiner ("have an audti
-    right"), before the bucket's noun with nothing but words a reading took between ("starbucks receipts"; "veggie
+    right"), after a verb of saying whose subject is the documents, beside a condition read ("Thai recipes
+    mention coconut milk"; over a whole bucket, "which agreements mention data hosting?" is a search for text),
+    before the bucket's noun with nothing but words a reading took between ("starbucks receipts"; "veggie
     [Indian] recipes", which left out would count every Indian recipe) unless those name a kind (`kind_spans`:
     "web [hosting agreements]" is a finer kind's name), just before a clause word ("arbitration clause"),
     capitalised inside the sentence, or holding a digit ("ISO 45001"). Other words left over ("came",
@@ -61,7 +63,7 @@ def names_left(
     lower-case word sharing its stem with a field's word is a form of that word ("renewing" beside the field word
     "renew"), not a name ("renewco" is one). A name right before the word of a text field ("Ohio law") is a value of
     that field no document holds, said so with the values recorded."""
-    known = vocabulary.bucket_words | STOPWORDS | FILLER | CONTAINING_VERBS
+    known = vocabulary.bucket_words | STOPWORDS | FILLER | CONTAINING_VERBS | ASKING_VERBS
     for view in views:
         known |= view.field_words_all
     field_words = {w for view in views for w in view.field_words_all if len(w) > 2}
@@ -92,7 +94,8 @@ def names_left(
         slot = (
             before in slots
             or _held(tokens, run, understood, field_words)
-            or (bool(value_spans) and _said_of(tokens, run, bucket_spans))
+            or (bool(value_spans) and _said_of(tokens, run, bucket_spans, understood))
+            or (bool(value_spans) and _said_by_documents(tokens, run, bucket_spans))
             or following in CLAUSE_WORDS
             or any(s[0] >= after and _modifies(lowered, after, s[0], understood, kind_spans) for s in bucket_spans)
             or digits
@@ -146,18 +149,41 @@ DESCRIBED_WITHIN = 3
 """How many words after a thing held may name what it describes ("a requirement to carry insurance")."""
 
 
-def _said_of(tokens: list[re.Match], run: list[int], bucket_spans: list) -> bool:
+def _said_of(tokens: list[re.Match], run: list[int], bucket_spans: list, understood: list) -> bool:
     """Whether the `run` says what the documents the question names are, after a copula at the end of the question
-    or of one of its clauses ("Indian recipes are spicy", "contracts under Texas law are losing money"), not a verb
-    of it ("are governed by", "were signed in", which readings of fields take). Asked beside a condition read only:
-    over a whole bucket ("how many invoices are unpaid?") the yes/no fields close in meaning are offered instead
-    (`another_question.condition_left_out`)."""
+    or of one of its clauses ("Indian recipes are spicy", "contracts under Texas law are losing money"), perhaps
+    negated ("Thai recipes are not spicy") or after words a reading took and "and"/"or" ("recipes that are Thai and
+    gluten-free"); not a verb of it ("are governed by", "were signed in", which readings of fields take). Asked
+    beside a condition read only: over a whole bucket ("how many invoices are unpaid?") the yes/no fields close in
+    meaning are offered instead (`another_question.condition_left_out`)."""
     first, after = run[0], run[-1] + 1
-    if first < 1 or tokens[first - 1].group(0) not in COPULAS:
+    copula = first - 1
+    while copula >= 0 and (
+        plain(tokens[copula].group(0)) in _BETWEEN_COPULA_AND_SAID
+        or any(overlap(tokens[copula].span(), s) for s in understood)
+    ):
+        copula -= 1
+    if copula < 0 or tokens[copula].group(0) not in COPULAS:
         return False
-    if not any(end <= tokens[first - 1].start() for _, end in bucket_spans):
+    if not any(end <= tokens[copula].start() for _, end in bucket_spans):
         return False
     return after == len(tokens) or tokens[after].group(0) in ("and", "or", "but")
+
+
+def _said_by_documents(tokens: list[re.Match], run: list[int], bucket_spans: list) -> bool:
+    """Whether the `run` follows a verb of saying ("mention", "say", "cover") whose subject is the documents: right
+    after the bucket's noun or a relative pronoun ("Thai recipes mention ...", "contracts that cover ..."), not the
+    user ("would you say ...")."""
+    first = run[0]
+    if first < 2 or tokens[first - 1].group(0) not in ASKING_VERBS:
+        return False
+    subject = tokens[first - 2]
+    return subject.group(0) in ("that", "which", "who") or any(end == subject.end() for _, end in bucket_spans)
+
+
+_BETWEEN_COPULA_AND_SAID = {"not", "and", "or", "also", "both"}
+"""Words that may stand between a copula and what it says of the documents ("are not spicy", "are Thai and
+gluten-free", beside words a reading took)."""
 
 
 def _modifies(lowered: str, start: int, end: int, understood: list, kind_spans: list) -> bool:
