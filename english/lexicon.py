@@ -38,6 +38,7 @@ UNIT_WORDS: dict[str, str] = dict(table("comparisons")["unit_words"])
 
 NEGATIONS = re.compile(
     r"(?:\b(?:no|not|without|lack(?:s|ing)?|missing|excluding|exclude|absent|neither|nor|never|other than|except|"
+    r"omit(?:s|ted|ting)?|leave out|leaves out|left out|fail(?:s|ed|ing)? to|"
     r"(?:do|does|did|is|are|has|have)n['’]?t)\b|\bw/o(?!\w))",
     re.IGNORECASE,
 )

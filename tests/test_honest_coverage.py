@@ -51,11 +51,18 @@ def ask(stack, question: str):
         return agent.get_state(config).values["answer"]
 
 
-def test_a_count_names_the_documents_with_no_annotation_rows(partly_labelled):
-    assert ask(partly_labelled, "How many contracts are there?").text == (
-        "**7**: count over 7 documents of bucket contracts. "
-        "3 of the 10 contracts have no annotation rows and are not counted."
+def test_a_count_with_no_condition_counts_every_document_labelled_or_not(partly_labelled):
+    """It counted the documents with annotation rows (7, saying that 3 were left out): "how many documents are in
+    generic?" answered 0 of 11 (the fifteenth outside probe). A count with no condition needs no field."""
+    assert (
+        ask(partly_labelled, "How many contracts are there?").text
+        == "**10**: count over 10 documents of bucket contracts."
     )
+
+
+def test_a_count_by_a_field_names_the_documents_with_no_annotation_rows(partly_labelled):
+    text = ask(partly_labelled, "How many contracts are there per governing law?").text
+    assert "3 of the 10 contracts have no governing_law recorded" in text
 
 
 def test_a_list_names_the_documents_with_no_value_for_its_condition(partly_labelled):

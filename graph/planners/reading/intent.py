@@ -68,6 +68,14 @@ def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
     if m := COMPARE.search(lowered):
         return Reading("compare", [m.span()])
     count = COUNT.search(lowered)
+    measure_words: list[tuple[int, int]] = []
+    if (
+        count
+        and count.group(0).startswith("count")
+        and (mean := AVERAGE.search(lowered))
+        and mean.end() < count.start()
+    ):
+        measure_words, count = [count.span()], None  # "the average calorie count": a measure averaged, not a count
     if view and (top := _group_with_most(lowered, view)):
         return top
     if view and not count and (extreme := _extreme(lowered, view)):
@@ -82,7 +90,8 @@ def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
         if target is None:
             return Reading("sum", [m.span()])  # a figure asked of a bucket with no amount: the decomposer says so
         groups, spans = _grouping(lowered, view)
-        return Reading("sum", [m.span(), *spans], f"{function}({target.name})", groups)
+        measure_words += [mention.span for mention in view.field_mentions(lowered, target)]
+        return Reading("sum", [m.span(), *measure_words, *spans], f"{function}({target.name})", groups)
     if VALUE_OF.match(lowered):
         return Reading("lookup")
     if TEXT.search(lowered):
