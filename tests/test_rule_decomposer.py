@@ -928,3 +928,26 @@ def test_an_average_of_a_measure_called_a_count_is_an_average(question):
 def test_failing_to_include_or_omitting_a_clause_is_not_having_it(rules, question):
     """Both were counted as having the clause (the fifteenth outside probe: 3 and 8 for 17 of 20)."""
     assert [(c.field, c.value) for c in rules.decompose(question).constraints] == [("cap_on_liability", False)]
+
+
+@pytest.mark.parametrize(
+    ("question", "value"),
+    [
+        ("How many products are out of stock?", False),
+        ("List the shoes that are out of stock", False),
+        ("How many products are in stock?", True),
+    ],
+)
+def test_out_of_stock_is_not_in_stock(question, value):
+    """ "out of stock" named in_stock by "stock" and counted the products in stock (the fifteenth outside probe: 7
+    for 3); the opposite particle negates a field named with one."""
+    products = FakeCatalog(
+        {
+            "products": [
+                (f"p{i}", f"Product {i}", [("properties", {"category": category, "in_stock": held})])
+                for i, (category, held) in enumerate([("shoes", True), ("shoes", False), ("bags", False)])
+            ]
+        }
+    )
+    d = RuleDecomposer(products).decompose(question)
+    assert ("in_stock", value) in [(c.field, c.value) for c in d.constraints]

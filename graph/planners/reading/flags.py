@@ -32,7 +32,7 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
             chosen.append((m, f))
     found: list[Found] = []
     for m, f in sorted(chosen, key=lambda mf: mf[0].span):
-        negation = negation_before(lowered, m.span[0]) or _non_before(lowered, m.span[0])
+        negation = negation_before(lowered, m.span[0]) or _negated_word(f, lowered, m)
         act = _names_what_it_forbids(f, m)
         if negation is None:  # "contracts that can be assigned without consent" are those without anti_assignment
             said = not (act and PERMITTING.search(lowered[max(0, m.span[0] - PERMIT_CHARS) : m.span[0]]))
@@ -46,11 +46,21 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
 NON_BEFORE = re.compile(r"\bnon[- ]?$")
 """"non" joined to a yes/no field's word ("non-vegetarian", "non vegetarian"): it negates that word alone, so it is
 read here, not as a negation reaching the words after it ("non-vegetarian Thai dishes" are Thai)."""
+OPPOSITE_PARTICLES = {"in": r"out\s+of", "on": r"off", "with": r"without", "within": r"outside(?:\s+of)?"}
+"""A field named with a particle ("in_stock", "on_sale") is negated by the opposite one before its other words: "out
+of stock" named in_stock by "stock" and counted the products in stock (the fifteenth outside probe)."""
 
 
-def _non_before(lowered: str, start: int) -> tuple[int, int] | None:
-    m = NON_BEFORE.search(lowered, 0, start)
-    return m.span() if m else None
+def _negated_word(f: CatalogField, lowered: str, m: Mention) -> tuple[int, int] | None:
+    """Where a word joined to the mention negates it alone: "non-", or the opposite of the particle the field's
+    name starts with."""
+    if non := NON_BEFORE.search(lowered, 0, m.span[0]):
+        return non.span()
+    particle = f.name.split("_", 1)[0]
+    if particle not in OPPOSITE_PARTICLES or m.text.lower().startswith(particle + " "):
+        return None
+    said = re.search(rf"\b{OPPOSITE_PARTICLES[particle]}\s+$", lowered[: m.span[0]])
+    return said.span() if said else None
 
 
 PROHIBITIVE = re.compile(r"^(?:non|no|anti|covenant_not)_")
