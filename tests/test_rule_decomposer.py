@@ -951,3 +951,28 @@ def test_out_of_stock_is_not_in_stock(question, value):
     )
     d = RuleDecomposer(products).decompose(question)
     assert ("in_stock", value) in [(c.field, c.value) for c in d.constraints]
+
+
+def test_the_fewest_or_most_of_a_named_field_orders_by_it_and_a_field_of_text_is_no_other_fields_extreme():
+    """ "Which Thai recipe has the fewest calories?" listed every Thai recipe unordered, "the most servings" found no
+    field; "the lowest rating", where one label made rating text, answered with the lowest calories (the fifteenth
+    outside probe)."""
+    fields = ("cuisine", "calories", "servings", "rating")
+    rows = [("Italian", 800, 4, "4.5"), ("Thai", 650, 2, "3.5 stars"), ("Thai", 210, 6, "4.9")]
+    catalog = FakeCatalog(
+        {
+            "recipes": [
+                (f"r{i}.txt", f"Recipe {i}", [("properties", dict(zip(fields, row, strict=True)))])
+                for i, row in enumerate(rows)
+            ]
+        }
+    )
+    rules = RuleDecomposer(catalog)
+    fewest = rules.decompose("Which Thai recipe has the fewest calories?")
+    assert (fewest.intent, fewest.limit) == ("list", 1)
+    assert (fewest.order_by.field, fewest.order_by.direction) == ("calories", "asc")
+    most = rules.decompose("Which recipe has the most servings?")
+    assert (most.order_by.field, most.order_by.direction) == ("servings", "desc")
+    lowest = rules.decompose("Which recipe has the lowest rating?")
+    assert lowest.order_by is None and lowest.aggregate is None
+    assert rules.decompose("Which recipes have at least 4 servings?").order_by is None

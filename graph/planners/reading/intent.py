@@ -177,10 +177,11 @@ def _extreme(lowered: str, view: BucketWords) -> Reading | None:
     if spent and (target := _measured(lowered, view)) is not None:
         return Reading("sum", [spent.span()], f"{'max' if spent.group(1) == 'most' else 'min'}({target.name})")
     m = SUPERLATIVE.search(lowered)
-    if not m or re.search(r"\ban?\s+$", lowered[: m.start()]):  # "a maximum voltage above 20 V" names a field
+    # "a maximum voltage above 20 V" names a field; "at least 3", "at most 5" are bounds
+    if not m or re.search(r"\b(?:an?|at)\s+$", lowered[: m.start()]):
         return None
     direction, about = SUPERLATIVES[m.group(1)]
-    target = _extreme_field(lowered, view, about)
+    target = _extreme_field(lowered, view, about, m.end())
     if target is None:
         return None
     mentioned = bool(view.field_mentions(lowered, target))
@@ -199,7 +200,17 @@ def _durations(view: BucketWords) -> list[CatalogField]:
     return sorted(days, key=lambda f: ("duration" not in f.aliases, -f.doc_count))
 
 
-def _extreme_field(lowered: str, view: BucketWords, about: str) -> CatalogField | None:
+def _names_unorderable(lowered: str, view: BucketWords, end: int) -> bool:
+    """Whether the words right after a superlative (ending at `end`) name a field that holds no numbers or dates."""
+    return any(
+        not lowered[end : m.span[0]].strip()
+        for f in view.fields
+        if f.type not in ("integer", "number", "date")
+        for m in view.field_mentions(lowered, f)
+    )
+
+
+def _extreme_field(lowered: str, view: BucketWords, about: str, end: int) -> CatalogField | None:
     """The field a superlative is on: a number or date field the question names; else one that fits the word (money
     for "cheapest", a duration in days for "longest", a date for "oldest"; for "longest" in a bucket with no
     duration, the date that runs latest, such as a validity's end)."""
@@ -207,6 +218,8 @@ def _extreme_field(lowered: str, view: BucketWords, about: str) -> CatalogField 
     named = [f for f in orderable if view.field_mentions(lowered, f)]
     if named:
         return max(named, key=lambda f: f.doc_count)
+    if about == "named" or _names_unorderable(lowered, view, end):
+        return None  # "the lowest rating" where rating holds text: not the lowest of another field (calories)
     numeric = view.typed("integer", "number")
     if about == "money":
         fitting = [f for f in numeric if f.role == "money" and f.kind == "properties"] or numeric
