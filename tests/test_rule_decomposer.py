@@ -976,3 +976,11 @@ def test_the_fewest_or_most_of_a_named_field_orders_by_it_and_a_field_of_text_is
     lowest = rules.decompose("Which recipe has the lowest rating?")
     assert lowest.order_by is None and lowest.aggregate is None
     assert rules.decompose("Which recipes have at least 4 servings?").order_by is None
+
+
+def test_the_lowest_calorie_recipe_is_a_recipe_and_the_lowest_calorie_count_a_figure():
+    rules = RuleDecomposer(RECIPES)
+    recipe = rules.decompose("What is the lowest calorie recipe?")
+    assert (recipe.intent, recipe.limit, recipe.order_by.field, recipe.unmapped) == ("list", 1, "calories", [])
+    figure = rules.decompose("What is the lowest calorie count?")
+    assert (figure.intent, figure.aggregate, figure.unmapped) == ("sum", "min(calories)", [])

@@ -69,17 +69,13 @@ def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
         return Reading("compare", [m.span()])
     count = COUNT.search(lowered)
     measure_words: list[tuple[int, int]] = []
-    if (
-        count
-        and count.group(0).startswith("count")
-        and (mean := AVERAGE.search(lowered))
-        and mean.end() < count.start()
-    ):
-        measure_words, count = [count.span()], None  # "the average calorie count": a measure averaged, not a count
+    measure = count and count.group(0).startswith("count") and (AVERAGE.search(lowered) or SUPERLATIVE.search(lowered))
+    if measure and measure.end() < count.start():
+        measure_words, count = [count.span()], None  # "the average calorie count", "the lowest ...": a measure
     if view and (top := _group_with_most(lowered, view)):
         return top
     if view and not count and (extreme := _extreme(lowered, view)):
-        return extreme
+        return replace(extreme, spans=[*extreme.spans, *measure_words])
     if count:
         groups, spans = _grouping(lowered, view)
         whole = [m.span() for m in COUNT_WHOLE.finditer(lowered)]
@@ -184,14 +180,22 @@ def _extreme(lowered: str, view: BucketWords) -> Reading | None:
     target = _extreme_field(lowered, view, about, m.end())
     if target is None:
         return None
-    mentioned = bool(view.field_mentions(lowered, target))
-    named = mentioned and target.type != "date"
-    # "what is the latest expiration date" asks for a date, "what is the oldest NDA" for the NDA
-    value_asked = VALUE_ASKED.search(lowered) or (mentioned and WHAT_IS_THE.search(lowered))
-    if not lowered.startswith("which") and (value_asked or named):
+    mentions = [mention.span for mention in view.field_mentions(lowered, target)]
+    named = bool(mentions) and target.type != "date"
+    # "what is the latest expiration date" asks for a date, "what is the oldest NDA" for the NDA, and so does "what
+    # is the lowest calorie recipe" (the bucket's noun after the field's words)
+    value_asked = VALUE_ASKED.search(lowered) or (mentions and WHAT_IS_THE.search(lowered))
+    document_asked = any(_bucket_noun_at(lowered, view, end) for _, end in mentions)
+    if not lowered.startswith("which") and (value_asked or named) and not document_asked:
         function = "max" if direction == "desc" else "min"
-        return Reading("sum", [m.span()], f"{function}({target.name})")
-    return Reading("list", [m.span()], order_by=OrderBy(field=target.name, direction=direction), limit=1)
+        return Reading("sum", [m.span(), *mentions], f"{function}({target.name})")
+    return Reading("list", [m.span(), *mentions], order_by=OrderBy(field=target.name, direction=direction), limit=1)
+
+
+def _bucket_noun_at(lowered: str, view: BucketWords, end: int) -> bool:
+    """Whether the next word after `end` (a field's words) names the bucket's documents ("calorie recipe")."""
+    word = re.match(r"\s+([a-z]+)", lowered[end:])
+    return bool(word) and any(word.group(1).rstrip("s") == alias.lower().rstrip("s") for alias in view.aliases)
 
 
 def _durations(view: BucketWords) -> list[CatalogField]:
