@@ -200,9 +200,17 @@ def _target(file: Path, boundary: Path) -> tuple[Path | None, str | None]:
         return target, "a symbolic link to outside the folder being ingested; not followed (copy the file in instead)"
     if target.is_dir():
         return target, "a symbolic link to a folder inside this one; not followed, its files are read where they are"
+    if file.is_symlink() and target.is_file() and not _hidden(target.relative_to(boundary)):
+        # read where it is: read here too, its document would be counted twice (an outside probe's link)
+        return target, "a symbolic link to a file inside this folder; not followed, the file is read where it is"
     if not target.is_file():
         return target, "not a regular file (a pipe, a device, or a link to nothing); only files are read"
     return target, None
+
+
+def _hidden(place: Path) -> bool:
+    """Whether a path within the folder passes through a hidden name, which `_entries` does not read."""
+    return any(part.startswith(".") for part in place.parts)
 
 
 def _entries(folder: Path) -> list[Path]:
