@@ -22,9 +22,13 @@ POINTERS = re.compile(
 """Words that point back at the previous result ('which ones', 'just the popular ones', 'the november ones').
 'them' alone is often the object of the question's own verb ('contracts that let either party terminate them'), so
 it points back only in 'of them', 'among them'."""
+THEIR_FIRST = re.compile(r"^(?:\S+\s+){0,3}?their\b")
+"""'their' among a turn's first words ("what's their average calorie count?", "and their total?"): with nothing
+before it for it to mean, it means the previous result; later it may mean the question's own noun ("contracts whose
+notice period ... their renewal")."""
 OPENERS = re.compile(r"^(?:and|what about|how about|same for)\b")
 """How a turn that continues the previous one starts ('and in 2018?', 'what about New York?')."""
-FOLLOW_UP_WORDS = frozenset({"those", "these", "them", "only", "just", "ones", "same", "among", "about"})
+FOLLOW_UP_WORDS = frozenset({"those", "these", "them", "their", "only", "just", "ones", "same", "among", "about"})
 """The pointing words themselves: not topics to search for."""
 INTENT_WORDS = re.compile(
     r"\b(?:how many|number of|count|which|list|show|sum|total|average|avg|mean|how much|highest|lowest|largest|"
@@ -43,9 +47,10 @@ def _lowered(question: str) -> str:
 
 def is_follow_up(question: str) -> bool:
     """Whether the question points back at the previous turn's result ('which of those…', 'how many of them',
-    'only the Delaware ones', 'and in 2018?', 'what about…', 'same for…')."""
+    'only the Delaware ones', 'and in 2018?', 'what about…', 'same for…', "what's their average…")."""
     lowered = _lowered(question)
-    return bool(OPENERS.match(lowered) or POINTERS.search(lowered) or _elliptical(lowered))
+    pointed = OPENERS.match(lowered) or POINTERS.search(lowered) or THEIR_FIRST.match(lowered)
+    return bool(pointed or _elliptical(lowered))
 
 
 _PERIOD_WORDS = re.compile(
