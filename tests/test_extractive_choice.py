@@ -41,3 +41,44 @@ def test_the_sentence_stating_the_value_is_quoted_not_the_one_naming_the_documen
     graded = [GradedHit(doc_id=DOC, chunk_id="c1", relevant=True, why="in the named document", text=CHUNK)]
     answer = extractive_answer(d, evidence, graded)
     assert "Commonwealth of Massachusetts" in answer.text and "INSURANCE" not in answer.text, answer.text
+
+
+def test_a_passage_of_another_document_than_the_one_named_is_not_relevant():
+    """ "What does pad-thai.txt say about chili?" quoted the chili recipe's ingredients beside pad-thai's (the
+    fifteenth outside probe): a question naming its document is answered from that document."""
+    from graph.context import AgentContext
+    from graph.planners.rule_planner import RulePlanner
+    from tests.fake_catalog import FakeCatalog
+
+    d = Decomposition(
+        question="What does pad-thai.txt say about chili?",
+        intent="qa",
+        buckets=["recipes"],
+        topic_terms=["chili"],
+        doc_ids=["pad-thai.txt"],
+    )
+    hits = [
+        PassageHit(
+            doc_id=doc_id,
+            chunk_id=f"{doc_id}#0",
+            score=1.0,
+            snippet=text,
+            metadata=PassageMetadata(title=doc_id, bucket="recipes", chars=(0, len(text))),
+        )
+        for doc_id, text in [
+            ("pad-thai.txt", "Quite spicy if you add all the chili flakes."),
+            ("chili.txt", "Ingredients: beef, kidney beans, tomatoes, chili powder."),
+        ]
+    ]
+    evidence = [
+        Evidence(
+            step=1,
+            attempt=1,
+            route="long_text",
+            call=ToolCall(tool="search_text", arguments={"bucket": "recipes", "query": "chili"}),
+            envelope=Envelope(status="ok", hits=hits, total_hits=2),
+        )
+    ]
+    planner = RulePlanner(AgentContext(planner="rules"), FakeCatalog({"recipes": []}))
+    relevant = {g.doc_id for g in planner.grade(d, evidence) if g.relevant}
+    assert relevant == {"pad-thai.txt"}

@@ -984,3 +984,9 @@ def test_the_lowest_calorie_recipe_is_a_recipe_and_the_lowest_calorie_count_a_fi
     assert (recipe.intent, recipe.limit, recipe.order_by.field, recipe.unmapped) == ("list", 1, "calories", [])
     figure = rules.decompose("What is the lowest calorie count?")
     assert (figure.intent, figure.aggregate, figure.unmapped) == ("sum", "min(calories)", [])
+
+
+def test_a_question_naming_a_file_by_its_name_is_about_that_document():
+    catalog = FakeCatalog({"recipes": [("pad-thai.txt", "Pad Thai", []), ("chili.txt", "Chili", [])]})
+    d = RuleDecomposer(catalog).decompose("What does pad-thai.txt say about chili?")
+    assert d.doc_ids == ["pad-thai.txt"]

@@ -237,6 +237,8 @@ class RulePlanner:
         read as a question for text needs a passage that puts a number on what it counts (`states_a_number_of`):
         any other passage that mentions it is no count; unless it was asked for passages instead of a count it
         could not compute (`Decomposition.listed_by_text`)."""
+        if d.doc_ids and hit.doc_id not in d.doc_ids:
+            return False, "not in the documents the question names"
         text = hit.snippet.lower()
         overlap = holds(text, [stem(t) for t in d.topic_terms])
         query = call.arguments.get("query") or ""
@@ -411,8 +413,9 @@ class RulePlanner:
         pages mention that no search has found yet are where the answer may continue ("the author of The Thing of
         It Is..." -> the novel's page names William Goldman). Looks up the names the question's own words point at
         most, within the calls left, once per plan (never after a call the plan did not make). Not for a question
-        split into sides: it has searched for each thing it sets side by side, and those are what it compares."""
-        if left <= 0 or len(d.sub_queries) > 1 or any(e.call not in plan.calls for e in evidence):
+        split into sides: it has searched for each thing it sets side by side, and those are what it compares. Nor
+        for a question that names its documents: the answer is in them."""
+        if left <= 0 or len(d.sub_queries) > 1 or d.doc_ids or any(e.call not in plan.calls for e in evidence):
             return None
         leads = self._leads(d, [g for g in graded if g.relevant and g.chunk_id], passage_hits(evidence))[
             : min(left, LOOKUPS)

@@ -16,12 +16,17 @@ from graph.planners.reading.claims import Claims
 from graph.planners.reading.question import Question
 from graph.planners.reading.understood import Understood
 from graph.planners.vocabulary import BucketWords, Mention, Vocabulary, find_mentions
+from retrievers.loaders.files import SUPPORTED_SUFFIXES
 
 VALUE_BUCKET_MARGIN = 0.1
 """How much closer (cosine) another bucket's content may be before a value the question names no longer picks its
 bucket: on the shared corpora, Wikipedia questions that merely mention a state or a nationality are 0.2 to 0.3 closer
 to the Wikipedia paragraphs than to the contracts, while terse field questions ("What is in EUR?") are within 0.1."""
 _DOC_ID = re.compile(r"(?<![\w-])[A-Za-z0-9][\w.-]*\d[\w.-]*(?![\w-])|(?<![\w-])[a-z]+_\w+")
+_FILE_NAME = re.compile(
+    rf"(?<![\w/.-])\w[\w/.,-]*(?:{'|'.join(re.escape(suffix) for suffix in SUPPORTED_SUFFIXES)})(?!\w)", re.IGNORECASE
+)
+"""A file's name as a user writes it ("pad-thai.txt", "notes/b.md"): a folder's documents are named by their paths."""
 _NAME_RUN = re.compile(r"(?<![\w'’])(?:[A-Z]|[a-z](?=[A-Z]))[\w'’&.-]*(?:\s+(?:[A-Z0-9]|[a-z](?=[A-Z]))[\w'’&.-]*)*")
 """Capitalised words, or written as brands are ("iVillage", "eBay"): the runs that may name a document."""
 _NAME_WORD = re.compile(r"[A-Za-z0-9][\w'’&.-]*")
@@ -35,7 +40,8 @@ def doc_ids(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple
     """Documents the question names, with their buckets: by id ("receipt X51005361907", "cuad_042"), else by a name
     in their title or file name ("the PaxMedica master service agreement", "the Joint Corp franchise agreement"),
     with the name several titles hold when the question asks about one document by it (`titled`)."""
-    candidates = {m.group(0).rstrip(".?"): m.span() for m in _DOC_ID.finditer(question.text)}
+    said = [*_DOC_ID.finditer(question.text), *_FILE_NAME.finditer(question.text)]
+    candidates = {m.group(0).rstrip(".?"): m.span() for m in said}
     found = vocabulary.catalog.documents(list(candidates)) if candidates else {}
     claims.claim(*(candidates[doc_id] for doc_id in found))
     return (found, None) if found else titled(question, vocabulary, claims)
