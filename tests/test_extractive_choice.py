@@ -82,3 +82,35 @@ def test_a_passage_of_another_document_than_the_one_named_is_not_relevant():
     planner = RulePlanner(AgentContext(planner="rules"), FakeCatalog({"recipes": []}))
     relevant = {g.doc_id for g in planner.grade(d, evidence) if g.relevant}
     assert relevant == {"pad-thai.txt"}
+
+
+def test_a_note_of_one_short_sentence_is_quoted():
+    """ "The locker fee is 5 EUR." (24 characters, a whole note) was joined to a next sentence there was none of and
+    dropped, and "what is the locker fee?" was answered with the parking fee (the fifteenth outside probe)."""
+    question = "What is the locker fee?"
+    d = Decomposition(question=question, intent="qa", buckets=["generic"], topic_terms=["locker", "fee"])
+    hits = [
+        PassageHit(
+            doc_id=doc_id,
+            chunk_id=f"{doc_id}#0",
+            score=1.0,
+            snippet=text,
+            metadata=PassageMetadata(title=doc_id, bucket="generic", chars=(0, len(text))),
+        )
+        for doc_id, text in [
+            ("locker.txt", "The locker fee is 5 EUR."),
+            ("parking.txt", "The parking fee is 20 EUR per month."),
+        ]
+    ]
+    evidence = [
+        Evidence(
+            step=1,
+            attempt=1,
+            route="long_text",
+            call=ToolCall(tool="search_text", arguments={"bucket": "generic", "query": "locker fee"}),
+            envelope=Envelope(status="ok", hits=hits, total_hits=2),
+        )
+    ]
+    relevant = [GradedHit(doc_id=h.doc_id, chunk_id=h.chunk_id, relevant=True, why="", text=h.snippet) for h in hits]
+    answer = extractive_answer(d, evidence, relevant)
+    assert answer.sentences[0].text == "The locker fee is 5 EUR."

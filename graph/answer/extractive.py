@@ -94,7 +94,8 @@ class Candidate:
 
 def _candidates(passages: list[GradedHit]) -> list[Candidate]:
     """The sentences of the passages. A fragment too short to say anything ("Hey Pa!", which the segmenter cut off
-    a title) joins the sentence after it. A line without a full stop (a title, a heading: "VPN setup guide for
+    a title) joins the sentence after it; the last one stands alone ("The locker fee is 5 EUR.", a whole note, was
+    never quoted). A line without a full stop (a title, a heading: "VPN setup guide for
     remote staff"), a numbered heading ("4. Return of Protected Information.") and a piece that starts with
     punctuation (") weeks following") are left out. A sentence the snippet or the chunk began in the middle of (it
     starts in lower case) or cut short at its end is kept, with "…" where it is cut, as it often holds the answer."""
@@ -104,7 +105,7 @@ def _candidates(passages: list[GradedHit]) -> list[Candidate]:
         carried = ""
         for position, sentence in enumerate(sentences):
             sentence = f"{carried} {sentence}".strip()
-            if len(sentence) < MIN_CHARS:
+            if len(sentence) < MIN_CHARS and position < len(sentences) - 1:
                 carried = sentence
                 continue
             carried = ""
