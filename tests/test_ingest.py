@@ -333,3 +333,18 @@ def test_a_tool_shows_a_documents_source_file_from_its_ingest_root_not_the_machi
             for tool in ("get_document_metadata", "get_document")
         }
     assert shown == {"inbox/notes/bins.md", "rota.md"}
+
+
+def test_a_renamed_labelled_file_says_its_labels_stay_with_the_old_document_and_go_with_the_prune(stack, tmp_path):
+    """A labelled file renamed, then `--prune`: its labels were deleted with the old document and neither run said
+    so (the fifteenth outside probe); the new document, a new id, has none."""
+    folder = _folder(tmp_path, **{"msa.txt": CONTRACT})
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"doc_id": "msa.txt", "row": {"notice_period_days": 60}}))
+    ingest_source(stack, path=folder, bucket="contracts", annotations=labels, progress=False)
+    (folder / "msa.txt").rename(folder / "master.txt")
+    kept = ingest_source(stack, path=folder, bucket="contracts", progress=False)
+    assert kept.left_behind_labelled == ["msa.txt"]
+    assert "and the labels of 1 (msa.txt): a file renamed or moved keeps none" in kept.summary()
+    pruned = ingest_source(stack, path=folder, bucket="contracts", prune=True, progress=False)
+    assert "with them the labels of 1 (msa.txt)" in pruned.summary()

@@ -69,6 +69,8 @@ class IngestReport:
     which were the same (the web page says it of each file it uploaded)."""
     left_behind: list[str] = field(default_factory=list)
     """Documents still ingested from files of the folder that are no longer there (`sources.left_behind`)."""
+    left_behind_labelled: list[str] = field(default_factory=list)
+    """Those of them with labelled values, which deleting them deletes (a renamed file's new document has none)."""
     pruned: list[str] = field(default_factory=list)
     """Those of them the run deleted (`ragent ingest --prune`)."""
     characters: int = 0
@@ -110,14 +112,22 @@ class IngestReport:
 
     def _left_behind(self) -> list[str]:
         """What the summary says of the folder's files that are gone: deleted with them, or still counted."""
+        labelled = self.left_behind_labelled
         if self.pruned:
-            return [f"deleted, their files no longer in the folder: {len(self.pruned)} ({_named(self.pruned)})"]
+            said = f"deleted, their files no longer in the folder: {len(self.pruned)} ({_named(self.pruned)})"
+            return [said + (f"; with them the labels of {len(labelled)} ({_named(labelled)})" if labelled else "")]
         if self.left_behind:
             n = len(self.left_behind)
-            return [
+            said = (
                 f"no longer in the folder: {n} document{'s' if n > 1 else ''} still ingested from it and counted in "
                 f"answers ({_named(self.left_behind)}); `--prune` deletes them"
-            ]
+            )
+            if labelled:  # a renamed file is a new document: its labels stay with the old one until it is deleted
+                said += (
+                    f", and the labels of {len(labelled)} ({_named(labelled)}): a file renamed or moved keeps none,"
+                    " give them again with --annotations"
+                )
+            return [said]
         return []
 
     def summary(self) -> str:

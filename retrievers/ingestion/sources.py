@@ -180,6 +180,7 @@ def ingest_source(
     )
     if whole_folder:
         report.left_behind = left_behind(stored)  # what this ingest added came from files that are there
+        report.left_behind_labelled = _labelled(stack, scope, report.left_behind)
         if prune and report.left_behind and not report.documents:
             raise InvalidInput(
                 f"{path} holds no document now: --prune would delete all {len(report.left_behind)} documents ingested "
@@ -188,6 +189,17 @@ def ingest_source(
         if prune and report.left_behind:
             report.pruned = [d["doc_id"] for d in delete_documents(stack, scope, report.left_behind).deleted]
     return report
+
+
+def _labelled(stack: Stack, scope: str, doc_ids: list[str]) -> list[str]:
+    """Those of `doc_ids` with labelled values (not only values found in their text): deleting them deletes labels
+    no file holds (a renamed file's document is a new one, without them: an outside probe's labels lost so)."""
+    origins = stack.store.stored_origins(scope, doc_ids) if doc_ids else {}
+    return sorted(
+        doc_id
+        for doc_id, (_, _, rows) in origins.items()
+        if without_extracted([AnnotationRow.model_validate(row) for row in rows])
+    )
 
 
 def left_behind(stored: Mapping[str, str]) -> list[str]:
