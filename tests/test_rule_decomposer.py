@@ -990,3 +990,17 @@ def test_a_question_naming_a_file_by_its_name_is_about_that_document():
     catalog = FakeCatalog({"recipes": [("pad-thai.txt", "Pad Thai", []), ("chili.txt", "Chili", [])]})
     d = RuleDecomposer(catalog).decompose("What does pad-thai.txt say about chili?")
     assert d.doc_ids == ["pad-thai.txt"]
+
+
+def test_an_average_of_a_number_field_one_bucket_has_is_over_that_bucket():
+    """ "What is the average rating?" was read over contracts, the bucket closest in content, which holds no rating
+    (the fifteenth outside probe): a figure is computed over the one bucket with the number field it names."""
+    catalog = FakeCatalog(
+        {
+            "recipes": [("r1.txt", "Pad Thai", [("properties", {"cuisine": "Thai", "rating": 4.5})])],
+            "contracts": [("c1.txt", "Supply Agreement", [("properties", {"governing_law": "Delaware"})])],
+        },
+        closeness={"What is the average rating?": {"contracts": 0.6, "recipes": 0.2}},
+    )
+    d = RuleDecomposer(catalog).decompose("What is the average rating?")
+    assert (d.buckets, d.aggregate) == (["recipes"], "avg(rating)")

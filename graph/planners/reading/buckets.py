@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from english.currencies import currency_mentions
+from english.intents import AVERAGE, SUM
 from english.lexicon import DEFINITE, INDEFINITE, STOPWORDS
 from english.places import COUNTRY_NAMES, PLACE_NAMES
 from english.value_match import compact, normalise
@@ -232,7 +233,8 @@ def buckets(
     question: Question, vocabulary: Vocabulary, within: list[str] | None, doc_ids: dict[str, str]
 ) -> tuple[list[str], list[tuple[str, list[Mention]]]]:
     """The buckets, and where the words name them. The bucket of a document the question names; a bucket the words
-    name; else the one bucket whose values the question names, unless its content is clearly farther from the
+    name; for a sum or an average, the one bucket with a number field it names; else the one bucket whose values the
+    question names, unless its content is clearly farther from the
     question than another bucket's (a value is a weak sign on its own: "Virginia" in "Virginia Woolf" also matches
     a governing law); else the bucket whose content is closest."""
     if doc_ids:
@@ -243,6 +245,8 @@ def buckets(
         return [b for b, _ in named][:2], named[:2]
     if within := [b for b in within or () if b in vocabulary.buckets]:
         return within, []
+    if len(measured := _measuring(lowered, vocabulary)) == 1:
+        return measured, []
     by_values = [b for b, view in vocabulary.buckets.items() if _names_a_value(view, lowered)]
     closeness = vocabulary.catalog.closeness(question.text) if len(vocabulary.buckets) > 1 else {}
     closest = max(closeness, key=closeness.get) if closeness else None
@@ -252,6 +256,18 @@ def buckets(
         return by_values, []
     every = vocabulary.buckets
     return [closest or ("generic" if "generic" in every else next(iter(every)))], []
+
+
+def _measuring(lowered: str, vocabulary: Vocabulary) -> list[str]:
+    """For a sum or an average ("what is the average rating?"), the buckets with a number field the question names:
+    a figure is computed over one, and the bucket closest in content (contracts) holds no rating."""
+    if not (AVERAGE.search(lowered) or SUM.search(lowered)):
+        return []
+    return [
+        name
+        for name, view in vocabulary.buckets.items()
+        if any(view.field_mentions(lowered, f) for f in view.typed("integer", "number"))
+    ]
 
 
 def searched_too(d: Decomposition, understood: Understood, vocabulary: Vocabulary) -> Decomposition:
