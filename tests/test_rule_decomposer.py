@@ -1004,3 +1004,11 @@ def test_an_average_of_a_number_field_one_bucket_has_is_over_that_bucket():
     )
     d = RuleDecomposer(catalog).decompose("What is the average rating?")
     assert (d.buckets, d.aggregate) == (["recipes"], "avg(rating)")
+
+
+def test_a_number_right_before_a_number_fields_words_is_its_value():
+    """ "Which recipes have 4 servings?" was asked back ("could not match '4'", the fifteenth outside probe)."""
+    rows = [{"cuisine": "Thai", "servings": 4}, {"cuisine": "Italian", "servings": 2}]
+    catalog = FakeCatalog({"recipes": [(f"r{i}.txt", "R", [("properties", row)]) for i, row in enumerate(rows)]})
+    d = RuleDecomposer(catalog).decompose("Which recipes have 4 servings?")
+    assert ([(c.field, c.op, c.value) for c in d.constraints], d.unmapped) == ([("servings", "=", 4)], [])

@@ -58,6 +58,32 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
             found.append(say(claims, unit.field, "=", unit.unit, unit.span, unit.word))
         elif unit is not None:
             claims.put_aside(unit.span)  # no row is in it: grounding asks (`reading.left`)
+    return found + _counted_by_a_field(lowered, view, claims)
+
+
+_BARE_NUMBER = re.compile(r"(?<![\w.,$€£])(\d+(?:\.\d+)?)\s+(?=[a-z])")
+
+
+def _counted_by_a_field(lowered: str, view: BucketWords, claims: Claims) -> list[Found]:
+    """A bare number right before the words of a number field ("which recipes have 4 servings?"): that field's
+    value. Quantities need a comparison, a unit or money to be one ("more than 4 servings"); a number alone
+    before a field's name says it as plainly, and was asked back ("could not match '4'")."""
+    found: list[Found] = []
+    for m in _BARE_NUMBER.finditer(lowered):
+        if claims.taken(m.span()):
+            continue
+        named = [
+            (f, mention)
+            for f in view.typed("integer", "number")
+            for mention in view.field_mentions(lowered, f)
+            if mention.span[0] == m.end() and not claims.taken(mention.span)
+        ]
+        if len(named) == 1:
+            (f, mention) = named[0]
+            number = float(m.group(1))
+            value = int(number) if f.type == "integer" and number.is_integer() else number
+            claims.claim(mention.span)
+            found.append(say(claims, f, "=", value, m.span(1), m.group(1)))
     return found
 
 
