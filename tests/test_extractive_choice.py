@@ -43,6 +43,22 @@ def test_the_sentence_stating_the_value_is_quoted_not_the_one_naming_the_documen
     assert "Commonwealth of Massachusetts" in answer.text and "INSURANCE" not in answer.text, answer.text
 
 
+def _searched(bucket: str, query: str, passages: list[tuple[str, str]]) -> list[Evidence]:
+    """One search's evidence: a passage of each (doc_id, text), its own document's only chunk."""
+    hits = [
+        PassageHit(
+            doc_id=doc_id,
+            chunk_id=f"{doc_id}#0",
+            score=1.0,
+            snippet=text,
+            metadata=PassageMetadata(title=doc_id, bucket=bucket, chars=(0, len(text))),
+        )
+        for doc_id, text in passages
+    ]
+    call = ToolCall(tool="search_text", arguments={"bucket": bucket, "query": query})
+    return [Evidence(step=1, attempt=1, route="long_text", call=call, envelope=Envelope(status="ok", hits=hits))]
+
+
 def test_a_passage_of_another_document_than_the_one_named_is_not_relevant():
     """ "What does pad-thai.txt say about chili?" quoted the chili recipe's ingredients beside pad-thai's (the
     fifteenth outside probe): a question naming its document is answered from that document."""
@@ -50,38 +66,20 @@ def test_a_passage_of_another_document_than_the_one_named_is_not_relevant():
     from graph.planners.rule_planner import RulePlanner
     from tests.fake_catalog import FakeCatalog
 
+    question = "What does pad-thai.txt say about chili?"
     d = Decomposition(
-        question="What does pad-thai.txt say about chili?",
-        intent="qa",
-        buckets=["recipes"],
-        topic_terms=["chili"],
-        doc_ids=["pad-thai.txt"],
+        question=question, intent="qa", buckets=["recipes"], topic_terms=["chili"], doc_ids=["pad-thai.txt"]
     )
-    hits = [
-        PassageHit(
-            doc_id=doc_id,
-            chunk_id=f"{doc_id}#0",
-            score=1.0,
-            snippet=text,
-            metadata=PassageMetadata(title=doc_id, bucket="recipes", chars=(0, len(text))),
-        )
-        for doc_id, text in [
+    evidence = _searched(
+        "recipes",
+        "chili",
+        [
             ("pad-thai.txt", "Quite spicy if you add all the chili flakes."),
             ("chili.txt", "Ingredients: beef, kidney beans, tomatoes, chili powder."),
-        ]
-    ]
-    evidence = [
-        Evidence(
-            step=1,
-            attempt=1,
-            route="long_text",
-            call=ToolCall(tool="search_text", arguments={"bucket": "recipes", "query": "chili"}),
-            envelope=Envelope(status="ok", hits=hits, total_hits=2),
-        )
-    ]
+        ],
+    )
     planner = RulePlanner(AgentContext(planner="rules"), FakeCatalog({"recipes": []}))
-    relevant = {g.doc_id for g in planner.grade(d, evidence) if g.relevant}
-    assert relevant == {"pad-thai.txt"}
+    assert {g.doc_id for g in planner.grade(d, evidence) if g.relevant} == {"pad-thai.txt"}
 
 
 def test_a_note_of_one_short_sentence_is_quoted():
@@ -89,28 +87,10 @@ def test_a_note_of_one_short_sentence_is_quoted():
     dropped, and "what is the locker fee?" was answered with the parking fee (the fifteenth outside probe)."""
     question = "What is the locker fee?"
     d = Decomposition(question=question, intent="qa", buckets=["generic"], topic_terms=["locker", "fee"])
-    hits = [
-        PassageHit(
-            doc_id=doc_id,
-            chunk_id=f"{doc_id}#0",
-            score=1.0,
-            snippet=text,
-            metadata=PassageMetadata(title=doc_id, bucket="generic", chars=(0, len(text))),
-        )
-        for doc_id, text in [
-            ("locker.txt", "The locker fee is 5 EUR."),
-            ("parking.txt", "The parking fee is 20 EUR per month."),
-        ]
+    passages = [("locker.txt", "The locker fee is 5 EUR."), ("parking.txt", "The parking fee is 20 EUR per month.")]
+    evidence = _searched("generic", "locker fee", passages)
+    relevant = [
+        GradedHit(doc_id=doc_id, chunk_id=f"{doc_id}#0", relevant=True, why="", text=text) for doc_id, text in passages
     ]
-    evidence = [
-        Evidence(
-            step=1,
-            attempt=1,
-            route="long_text",
-            call=ToolCall(tool="search_text", arguments={"bucket": "generic", "query": "locker fee"}),
-            envelope=Envelope(status="ok", hits=hits, total_hits=2),
-        )
-    ]
-    relevant = [GradedHit(doc_id=h.doc_id, chunk_id=h.chunk_id, relevant=True, why="", text=h.snippet) for h in hits]
     answer = extractive_answer(d, evidence, relevant)
     assert answer.sentences[0].text == "The locker fee is 5 EUR."
