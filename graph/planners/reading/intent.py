@@ -177,7 +177,7 @@ def _extreme(lowered: str, view: BucketWords) -> Reading | None:
     if not m or re.search(r"\b(?:an?|at)\s+$", lowered[: m.start()]):
         return None
     direction, about = SUPERLATIVES[m.group(1)]
-    target = _extreme_field(lowered, view, about, m.end())
+    target = _extreme_field(lowered, view, about, m.start(), m.end())
     if target is None:
         return None
     mentions = [mention.span for mention in view.field_mentions(lowered, target)]
@@ -214,12 +214,22 @@ def _names_unorderable(lowered: str, view: BucketWords, end: int) -> bool:
     )
 
 
-def _extreme_field(lowered: str, view: BucketWords, about: str, end: int) -> CatalogField | None:
+def _beside(span: tuple[int, int], start: int, end: int, lowered: str) -> bool:
+    """Whether a mention stands right after a superlative at `start`-`end`, or right before it (not the superlative's
+    own word: "last" is also a word of the term's length)."""
+    if span[0] >= end:
+        return not lowered[end : span[0]].strip()
+    return span[1] <= start and not lowered[span[1] : start].strip()
+
+
+def _extreme_field(lowered: str, view: BucketWords, about: str, start: int, end: int) -> CatalogField | None:
     """The field a superlative is on: a number or date field the question names; else one that fits the word (money
     for "cheapest", a duration in days for "longest", a date for "oldest"; for "longest" in a bucket with no
     duration, the date that runs latest, such as a validity's end)."""
     orderable = view.typed("integer", "number", "date")
     named = [f for f in orderable if view.field_mentions(lowered, f)]
+    if about == "named":  # "the most servings", "expires last": the field's words beside it, not anywhere
+        named = [f for f in named if any(_beside(m.span, start, end, lowered) for m in view.field_mentions(lowered, f))]
     if named:
         return max(named, key=lambda f: f.doc_count)
     if about == "named" or _names_unorderable(lowered, view, end):
