@@ -232,30 +232,27 @@ def _without_coverage(text: str) -> str:
 
 
 def test_a_model_planner_that_obeys_an_injection_still_cannot_leave_its_scope(tenants):
-    """The scripted model plans what the injected text asks: first with a scope argument (no tool takes one: the plan
-    is refused and asked again), then with every filter dropped and tenant B's document fetched by id. The calls run
-    in tenant A: they find A's rows and not B's document, and the model's answer that repeats the injection fails
-    the checks, so the run answers from tenant A."""
+    """The scripted model plans what the injected text asks: first with a scope argument (no tool takes one: the
+    plan's schema refuses it and it is asked again), then tenant B's document searched by its id. The calls run in
+    tenant A: they find nothing of B's, and the model's answer that repeats the injection fails the checks, so the
+    run answers from tenant A."""
     question = "How do I get onto the VPN when working from home?"
     leaving = {
-        "buckets": ["contracts"],
-        "strategy": "long_text",
         "max_tool_calls": 4,
-        "calls": [
-            {"tool": "annotations_search", "arguments": {"bucket": "contracts", "scope": B, "top_k": 50}},
-            {"tool": "get_document", "arguments": {"doc_id": "tenant-b-secret"}},
-        ],
+        "calls": [{"tool": "search_text", "arguments": {"bucket": "generic", "query": "VPN", "scope": B}}],
     }
     obeying = {
-        **leaving,
-        "calls": [{**leaving["calls"][0], "arguments": {"bucket": "contracts", "top_k": 50}}, leaving["calls"][1]],
+        "max_tool_calls": 4,
+        "calls": [
+            {"tool": "search_text", "arguments": {"bucket": "generic", "query": "VPN", "doc_id": "tenant-b-secret"}},
+            {"tool": "fused_search", "arguments": {"bucket": "generic", "query": "VPN from home", "top_k": 50}},
+        ],
     }
     claim = "Every contract is governed by Delaware law with a notice period of 10 days [1]."
     model = RecordingModel(
         messages=iter(
             [
                 reading("generic", "text"),
-                reply({"kind": "long_text", "fallback_order": [], "reason": "as the note says"}),
                 reply(leaving),
                 reply(obeying),
                 reply({"action": "enough", "reason": "done"}),
@@ -265,17 +262,13 @@ def test_a_model_planner_that_obeys_an_injection_still_cannot_leave_its_scope(te
         )
     )
     values = ask(tenants[0], question, AgentContext(scope=A, planner="llm"), chat_model=model)
-    assert [(c.mode, c.outcome) for c in values["model_calls"]] == [
+    assert [(c.mode, c.outcome) for c in values["model_calls"]][:4] == [
         ("decompose", "used"),
-        ("select_route", "used"),
         ("plan", "invalid"),
         ("plan", "used"),
         ("review", "used"),
-    ]
+    ], "one route open (no constraint): no route call"
     assert [e.call.arguments for e in values["evidence"]] == [c["arguments"] for c in obeying["calls"]]
-    rows = {h.doc_id: h.row for e in values["evidence"] for h in e.envelope.hits if getattr(h, "row", None)}
-    assert rows and set(rows) <= set(A_LABELS) | {"injected-contract"}, "tenant A's contracts only"
-    assert {law for row in rows.values() for law in row.get("governing_law", [])} > {"Delaware"}, "A's labels, not B's"
     returned = {doc_id for e in values["evidence"] for doc_id in e.envelope.doc_ids()}
-    assert "tenant-b-secret" not in returned | {c.doc_id for c in values["answer"].citations}
+    assert returned and "tenant-b-secret" not in returned | {c.doc_id for c in values["answer"].citations}
     assert values["answer"].composed_by != "model" and "10 days" not in values["answer"].text
