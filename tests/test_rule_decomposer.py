@@ -507,6 +507,7 @@ def test_what_cannot_be_mapped_is_kept_as_unmapped_with_the_nearest_values(rules
         ("how many Delaware contracts are exclusive and risky?", "risky"),
         ("which Delaware contracts need a notary?", "notary"),
         ("which Delaware contracts require a notary?", "notary"),
+        ("which Delaware contracts without hemp take effect in 2020?", "hemp"),
     ]:
         assert [u.text for u in rules.decompose(said).unmapped] == [left], "what the documents are said to be or hold"
     assert rules.decompose("which Delaware contracts were signed in 2020?").unmapped == [], "a field's verb is read"

@@ -142,6 +142,8 @@ def _held(tokens: list[re.Match], run: list[int], understood: list, field_words:
     if verb not in CONTAINING_VERBS and not determined:
         return False
     following = tokens[after : after + DESCRIBED_WITHIN]
+    if following and following[0].group(0) in ASKING_VERBS:  # "recipes without meat take less than 30 minutes"
+        return True  # a verb ends the thing held: what follows is said of the documents, not described by it
     return not any(plain(t.group(0)) in field_words or any(overlap(t.span(), s) for s in understood) for t in following)
 
 
