@@ -200,6 +200,62 @@ def test_the_parties_a_preamble_names(body, parties):
     assert [value for value, _ in _read("parties", body)] == parties
 
 
+@pytest.mark.parametrize(
+    ("body", "parties"),
+    [
+        (
+            "RESELLER AGREEMENT\n\nBY AND BETWEEN\n\nNORTHWIND CORPORATION\n\nAND\n\nBLUE HERON SYSTEMS\n\n"
+            "This Reseller Agreement is entered into as of May 1, 2004 by and between Northwind Corporation, a "
+            'California corporation ("Northwind") and Blue Heron Systems, a Washington corporation ("Blue Heron").\n',
+            ["Northwind Corporation", "Blue Heron Systems"],
+        ),
+        (
+            "DISTRIBUTOR AGREEMENT   BETWEEN   GRANITE MICRO     AND     NETSTAR\n\nAgreement Number: N115\n",
+            ["GRANITE MICRO", "NETSTAR"],
+        ),
+        (
+            "This Development Agreement is made on April 15, 2010 by and between Harvest, Incorporated and Verdant "
+            "S.A.S.\n\n1. Scope.",
+            ["Harvest, Incorporated", "Verdant S.A.S."],
+        ),
+        (
+            "This Development Agreement is made on April 15, 2010 by and between Harvest, Incorporated through its "
+            "Technology Center, having its principal place of business at 15 Main Road, Wayzata, Minnesota 55391 USA "
+            '("Harvest") and Verdant S.A.S., having a place of business at Route de Reims, Pomacle France '
+            '("Verdant").',
+            ["Harvest, Incorporated", "Verdant S.A.S."],
+        ),
+        (
+            'This ENDORSEMENT AGREEMENT (the "Agreement") is made this 1st day of November, 2003 by and between '
+            'Jane Runner, Individual ("CELEBRITY"), with her offices located in California; and The Right Choice, a '
+            "Nevada Corporation (the COMPANY), with its offices in Las Vegas.\n\nENGAGEMENT\nThe COMPANY engages "
+            "CELEBRITY.",
+            ["Jane Runner", "The Right Choice"],
+        ),
+        (
+            "This Agreement is entered into between OCEAN LINER, INC .\n(“Ocean”) and HARBOR EXHIBITS, INC . "
+            "(“Harbor”).",
+            ["OCEAN LINER, INC.", "HARBOR EXHIBITS, INC."],
+        ),
+    ],
+    ids=[
+        "cover-page-then-preamble",
+        "cover-page-names-joined-by-and",
+        "two-bare-names-with-suffixes",
+        "defined-term-after-an-address",
+        "defined-term-after-a-word",
+        "full-stop-spaced-off-a-suffix",
+    ],
+)
+def test_each_party_of_a_preamble_is_read_apart(body, parties):
+    """Users' reports: a cover page's "NORTHWIND CORPORATION AND BLUE HERON SYSTEMS" was one party, though the
+    preamble below names both apart (the preamble's list is read); "GRANITE MICRO AND NETSTAR" with no preamble
+    below was one party; "between Harvest, Incorporated and Verdant S.A.S." gave none, nor did "Harvest,
+    Incorporated through its Technology Center, … ("Harvest")"; "Jane Runner, Individual ("CELEBRITY")" gave only
+    the heading "ENGAGEMENT The COMPANY"; and "OCEAN LINER, INC ." lost its suffix's full stop."""
+    assert [value for value, _ in _read("parties", body)] == parties
+
+
 def test_kleister_forms_of_party_names_and_terms():
     assert kleister_party("Leonard Green & Partners, L.P.") == "Leonard Green and Partners LP"
     assert kleister_party("ALTIMO HOLDINGS & INVESTMENTS LIMITED") == "ALTIMO HOLDINGS and INVESTMENTS Ltd."
