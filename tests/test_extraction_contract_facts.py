@@ -237,6 +237,12 @@ def test_the_parties_a_preamble_names(body, parties):
             "(“Harbor”).",
             ["OCEAN LINER, INC.", "HARBOR EXHIBITS, INC."],
         ),
+        (
+            "This Agreement is made as of November 6, 2016 by and between Northwind Semiconductor (UK) Ltd., a "
+            'corporation organized under the laws of England and Wales ("NORTHWIND") and Blue Heron Corporation, a '
+            'Delaware corporation ("HERON").',
+            ["Northwind Semiconductor (UK) Ltd.", "Blue Heron Corporation"],
+        ),
     ],
     ids=[
         "cover-page-then-preamble",
@@ -245,6 +251,7 @@ def test_the_parties_a_preamble_names(body, parties):
         "defined-term-after-an-address",
         "defined-term-after-a-word",
         "full-stop-spaced-off-a-suffix",
+        "bracketed-place-before-a-suffix",
     ],
 )
 def test_each_party_of_a_preamble_is_read_apart(body, parties):
@@ -252,7 +259,8 @@ def test_each_party_of_a_preamble_is_read_apart(body, parties):
     preamble below names both apart (the preamble's list is read); "GRANITE MICRO AND NETSTAR" with no preamble
     below was one party; "between Harvest, Incorporated and Verdant S.A.S." gave none, nor did "Harvest,
     Incorporated through its Technology Center, … ("Harvest")"; "Jane Runner, Individual ("CELEBRITY")" gave only
-    the heading "ENGAGEMENT The COMPANY"; and "OCEAN LINER, INC ." lost its suffix's full stop."""
+    the heading "ENGAGEMENT The COMPANY"; "OCEAN LINER, INC ." lost its suffix's full stop; and "Northwind
+    Semiconductor (UK) Ltd." was "Northwind Semiconductor"."""
     assert [value for value, _ in _read("parties", body)] == parties
 
 

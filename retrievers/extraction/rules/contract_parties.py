@@ -39,10 +39,14 @@ _AFTER_NAME = (
     r"\s*\(|\s*,|\s*;|\s*\.?\s*$|\s+and\b"
     r"|\s+(?:an?|d/b/a|f/k/a|having|with|located|whose|organized|incorporated|residing|of)\b|\s+[a-z]"
 )
+# A place or a branch in brackets before a company suffix: "Dialog Semiconductor (UK) Ltd.", "China Online Housing
+# (Hong Kong) Co., Ltd.".
+_BRACKETED = rf"(?:,?\s+\((?:[A-Z][\w.]*\s?){{1,3}}\)(?=\s+{_SUFFIX}))?"
 # A name: capitalised words (with the few small words names hold), then any company suffixes, each of which may
 # follow a comma ("Kite Pharma, Inc.", "Ono Pharmaceutical Co., Ltd."), or a personal title ("M.D."), dropped.
 _NAME_RE = re.compile(
-    rf"(?P<name>(?:{_WORD}\s+){{0,9}}{_CAPITAL}{_WORD_REST}(?:,?\s+{_SUFFIX}(?!\w))*)(?:{_TITLE})?(?={_AFTER_NAME})"
+    rf"(?P<name>(?:{_WORD}\s+){{0,9}}{_CAPITAL}{_WORD_REST}{_BRACKETED}(?:,?\s+{_SUFFIX}(?!\w))*)(?:{_TITLE})?"
+    rf"(?={_AFTER_NAME})"
 )
 # What follows a party's name: a description, an address, or a defined term.
 _DESCRIBED_RE = re.compile(
