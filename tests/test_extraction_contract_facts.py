@@ -264,6 +264,30 @@ def test_each_party_of_a_preamble_is_read_apart(body, parties):
     assert [value for value, _ in _read("parties", body)] == parties
 
 
+@pytest.mark.parametrize(
+    ("body", "parties"),
+    [
+        (
+            'SPEAKER AGREEMENT\n\nNorthwind Events, Inc. (the "Company") and Jane Runner ("Speaker") agree as '
+            "follows.\n\n1.   ENGAGEMENT      The COMPANY agrees to engage the Speaker for one year.\n",
+            ["Northwind Events, Inc.", "Jane Runner"],
+        ),
+        (
+            "Cooperation Agreement   Party A: Northwind Energy Co., Ltd. Legal Representative: Ku Li   Northwind "
+            "Energy Co., Ltd. is a subsidiary of Eastern Power.   Party B: Boxing Gas Supply Co., Ltd. Legal "
+            "Representative: Li Xun   Boxing Gas Supply Co., Ltd. supplies gas.\n",
+            ["Northwind Energy Co., Ltd.", "Boxing Gas Supply Co., Ltd."],
+        ),
+    ],
+    ids=["heading-before-the-company", "columns-of-a-layout"],
+)
+def test_the_opening_lines_of_a_contract_with_no_list_of_parties(body, parties):
+    """A heading run into a party's defined term ("1. ENGAGEMENT The COMPANY agrees") was a third party; a
+    representative's name in the column before the company's ("Ku Li   Northwind Energy Co., Ltd.") was read as part
+    of it."""
+    assert [value for value, _ in _read("parties", body)] == parties
+
+
 def test_kleister_forms_of_party_names_and_terms():
     assert kleister_party("Leonard Green & Partners, L.P.") == "Leonard Green and Partners LP"
     assert kleister_party("ALTIMO HOLDINGS & INVESTMENTS LIMITED") == "ALTIMO HOLDINGS and INVESTMENTS Ltd."

@@ -83,8 +83,9 @@ _TWO_NAMES_RE = re.compile(
     rf"(?P<first>(?:{_WORD}\s+){{0,9}}?{_CAPITAL}{_WORD_REST}(?:,?\s+{_SUFFIX}(?!\w))*),?\s+(?i:and)\s+(?={_CAPITAL})"
 )
 _AND_RE = re.compile(r"\s(?i:and)\s")
-# Words of a name are spaced, or broken over two lines ("UBS\nSecurities LLC", as text extraction wraps them).
-_GAP = r"(?:[ \t]+|[ \t]*\n[ \t]*(?=[A-Z&]))"
+# Words of a name are spaced, or broken over two lines ("UBS\nSecurities LLC", as text extraction wraps them); three
+# spaces or more part a layout's columns ("Legal Representative: Ku Guohua   Xi'an Zhonghong … Co., Ltd.").
+_GAP = r"(?:[ \t]{1,2}|[ \t]*\n[ \t]*(?=[A-Z&]))"
 # A name in the opening lines of a contract with no list of parties: capitalised words ending in a company suffix
 # or followed by their defined term.
 _DEFINED_NAME_RE = re.compile(
@@ -163,7 +164,10 @@ def _defined_names(body: str) -> list[Found]:
         position = match.end()
         name = _written(match["name"])
         words = re.sub(r"[^\w\s]", "", name).lower().split()
-        unlikely = _NOT_IN_NAMES.intersection(words) or words[0] in _NOT_NAMES or _PLACE_CORPORATION_RE.match(name)
+        # "1. ENGAGEMENT The COMPANY agrees", "A. The Company and Datakey": a heading before a party's defined term
+        the_party = len(words) > 1 and words[-2] == "the"
+        unlikely = the_party or _NOT_IN_NAMES.intersection(words) or words[0] in _NOT_NAMES
+        unlikely = unlikely or _PLACE_CORPORATION_RE.match(name)
         if "\n" in match["name"] and (unlikely or not _wrapped(body, match.start() + match["name"].index("\n"))):
             # a heading or a line of a letter's address block joined to the name below it: read that line again
             position = match.start() + match["name"].index("\n") + 1
