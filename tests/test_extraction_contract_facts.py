@@ -243,6 +243,11 @@ def test_the_parties_a_preamble_names(body, parties):
             'Delaware corporation ("HERON").',
             ["Northwind Semiconductor (UK) Ltd.", "Blue Heron Corporation"],
         ),
+        (
+            "This Agreement is made as of May 1, 2020 between Harbor Partnership d/b/a Harbor Wireless, a Delaware "
+            'general partnership ("Harbor"), and Glen Mobile, Inc. f/k/a Sorrel, Inc. ("Licensee").',
+            ["Harbor Partnership d/b/a Harbor Wireless", "Glen Mobile, Inc. f/k/a Sorrel, Inc."],
+        ),
     ],
     ids=[
         "cover-page-then-preamble",
@@ -252,6 +257,7 @@ def test_the_parties_a_preamble_names(body, parties):
         "defined-term-after-a-word",
         "full-stop-spaced-off-a-suffix",
         "bracketed-place-before-a-suffix",
+        "trade-names",
     ],
 )
 def test_each_party_of_a_preamble_is_read_apart(body, parties):
@@ -260,7 +266,8 @@ def test_each_party_of_a_preamble_is_read_apart(body, parties):
     below was one party; "between Harvest, Incorporated and Verdant S.A.S." gave none, nor did "Harvest,
     Incorporated through its Technology Center, … ("Harvest")"; "Jane Runner, Individual ("CELEBRITY")" gave only
     the heading "ENGAGEMENT The COMPANY"; "OCEAN LINER, INC ." lost its suffix's full stop; and "Northwind
-    Semiconductor (UK) Ltd." was "Northwind Semiconductor"."""
+    Semiconductor (UK) Ltd." was "Northwind Semiconductor"; a party's trade name ("d/b/a Harbor Wireless"), part of
+    its name as CUAD's lawyers write it, was dropped."""
     assert [value for value, _ in _read("parties", body)] == parties
 
 
@@ -291,6 +298,7 @@ def test_the_opening_lines_of_a_contract_with_no_list_of_parties(body, parties):
 def test_kleister_forms_of_party_names_and_terms():
     assert kleister_party("Leonard Green & Partners, L.P.") == "Leonard Green and Partners LP"
     assert kleister_party("ALTIMO HOLDINGS & INVESTMENTS LIMITED") == "ALTIMO HOLDINGS and INVESTMENTS Ltd."
+    assert kleister_party("Tyco Healthcare Group LP d/b/a Covidien") == "Tyco Healthcare Group LP"
     (found,) = RULES["term_days"](PREAMBLE)
     assert kleister_term(PREAMBLE, found) == "2 years"
 

@@ -42,11 +42,18 @@ _AFTER_NAME = (
 # A place or a branch in brackets before a company suffix: "Dialog Semiconductor (UK) Ltd.", "China Online Housing
 # (Hong Kong) Co., Ltd.".
 _BRACKETED = rf"(?:,?\s+\((?:[A-Z][\w.]*\s?){{1,3}}\)(?=\s+{_SUFFIX}))?"
+# The other name a party trades or traded under, part of its name as written: "Cellco Partnership d/b/a Verizon
+# Wireless", "Glu Mobile, Inc. f/k/a Sorrent, Inc.".
+_TRADE_NAME = (
+    rf"(?:,?\s+(?i:d/b/a/?|f/k/a|dba|doing\s+business\s+as|formerly\s+known\s+as)\s+"
+    rf"(?:{_WORD}\s+){{0,6}}{_CAPITAL}{_WORD_REST}(?:,?\s+{_SUFFIX}(?!\w))*)?"
+)
 # A name: capitalised words (with the few small words names hold), then any company suffixes, each of which may
-# follow a comma ("Kite Pharma, Inc.", "Ono Pharmaceutical Co., Ltd."), or a personal title ("M.D."), dropped.
+# follow a comma ("Kite Pharma, Inc.", "Ono Pharmaceutical Co., Ltd."), and any trade name; a personal title
+# ("M.D.") is dropped.
 _NAME_RE = re.compile(
-    rf"(?P<name>(?:{_WORD}\s+){{0,9}}{_CAPITAL}{_WORD_REST}{_BRACKETED}(?:,?\s+{_SUFFIX}(?!\w))*)(?:{_TITLE})?"
-    rf"(?={_AFTER_NAME})"
+    rf"(?P<name>(?:{_WORD}\s+){{0,9}}{_CAPITAL}{_WORD_REST}{_BRACKETED}(?:,?\s+{_SUFFIX}(?!\w))*{_TRADE_NAME})"
+    rf"(?:{_TITLE})?(?={_AFTER_NAME})"
 )
 # What follows a party's name: a description, an address, or a defined term.
 _DESCRIBED_RE = re.compile(
