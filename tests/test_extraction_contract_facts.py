@@ -248,6 +248,17 @@ def test_the_parties_a_preamble_names(body, parties):
             'general partnership ("Harbor"), and Glen Mobile, Inc. f/k/a Sorrel, Inc. ("Licensee").',
             ["Harbor Partnership d/b/a Harbor Wireless", "Glen Mobile, Inc. f/k/a Sorrel, Inc."],
         ),
+        (
+            "1. Hosting Agreement. This Agreement is entered into by Northwind Communications Corporation "
+            '("Northwind") and Heron Corporation ("Customer") for the purpose of hosting.\n',
+            ["Northwind Communications Corporation", "Heron Corporation"],
+        ),
+        (
+            "This Co-Branding Agreement is entered into as of March 1, 1999 by and between theheron.com, Inc., with "
+            'its principal place of business at 31 West 21st Street, New York, NY 10010 ("theheron"), and The '
+            'Northwind Company, with its principal place of business at 12 High Drive, San Diego ("Northwind").\n',
+            ["theheron.com, Inc.", "The Northwind Company"],
+        ),
     ],
     ids=[
         "cover-page-then-preamble",
@@ -258,6 +269,8 @@ def test_the_parties_a_preamble_names(body, parties):
         "full-stop-spaced-off-a-suffix",
         "bracketed-place-before-a-suffix",
         "trade-names",
+        "entered-into-by",
+        "brand-in-small-letters",
     ],
 )
 def test_each_party_of_a_preamble_is_read_apart(body, parties):
@@ -267,7 +280,8 @@ def test_each_party_of_a_preamble_is_read_apart(body, parties):
     Incorporated through its Technology Center, … ("Harvest")"; "Jane Runner, Individual ("CELEBRITY")" gave only
     the heading "ENGAGEMENT The COMPANY"; "OCEAN LINER, INC ." lost its suffix's full stop; and "Northwind
     Semiconductor (UK) Ltd." was "Northwind Semiconductor"; a party's trade name ("d/b/a Harbor Wireless"), part of
-    its name as CUAD's lawyers write it, was dropped."""
+    its name as CUAD's lawyers write it, was dropped; "This Agreement is entered into by A ("A") and B ("B")" named
+    none; nor did a list opening with a brand in small letters ("theheron.com, Inc.")."""
     assert [value for value, _ in _read("parties", body)] == parties
 
 

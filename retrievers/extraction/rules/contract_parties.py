@@ -1,12 +1,13 @@
 """The parties of a contract, read from its opening words: "… by and between Kite Pharma, Inc., a Delaware
 corporation (“Kite”), and Gilead Sciences, Inc. (“Company”)".
 
-A party is a run of capitalised words that opens one of the clauses the preamble lists after "between" or
-"among", and that the contract then describes ("a Delaware corporation", "an individual") or names with a defined
-term ("(“Kite”)"), perhaps after an address ("… Minnesota 55391 USA (“Cargill”)"). A cover page's bare
-"BETWEEN ACME CORP AND BETA LLC" is read only when no list below describes two parties. A contract with no such
-list (a letter, an employee's undertaking) gives the names in its opening lines that end in a company suffix or are
-given a defined term, at most four of them. Names are returned as written, as CUAD's labels give them.
+A party is a run of capitalised words (or a brand in small letters before a company suffix, "theglobe.com, Inc.")
+that opens one of the clauses the preamble lists after "between", "among" or "entered into by", and that the
+contract then describes ("a Delaware corporation", "an individual") or names with a defined term ("(“Kite”)"),
+perhaps after an address ("… Minnesota 55391 USA (“Cargill”)"). A cover page's bare "BETWEEN ACME CORP AND BETA
+LLC" is read only when no list below describes two parties. A contract with no such list (a letter, an employee's
+undertaking) gives the names in its opening lines that end in a company suffix or are given a defined term, at most
+four of them. Names are returned as written, as CUAD's labels give them.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ PREAMBLE_CHARS = 6000
 _LIST_CHARS = 2500
 """How much text after "between" the list of parties may take."""
 
-_BETWEEN_RE = re.compile(r"\b(?:by\s+and\s+)?(?:between|among|amongst)\b[\s:]*", re.IGNORECASE)
+_BETWEEN_RE = re.compile(
+    r"\b(?:(?:by\s+and\s+)?(?:between|among|amongst)|(?:entered\s+into|made)\s+by(?!\s+and\b))\b[\s:]*", re.IGNORECASE
+)
 _SUFFIX = (
     r"(?i:Inc|Incorporated|Corp|Corporation|Co|Company|Ltd|Limited|LLC|L\.L\.C|LLP|L\.L\.P|LP|L\.P|N\.A|N\.V|S\.A"
     r"|S\.A\.S|B\.V|AG|GmbH|plc|Pte|S\.p\.A|S\.r\.l|SRL|SE|AB|ASA|KK|Limitada|Ltda)(?: ?\.)?"
@@ -42,6 +45,9 @@ _AFTER_NAME = (
 # A place or a branch in brackets before a company suffix: "Dialog Semiconductor (UK) Ltd.", "China Online Housing
 # (Hong Kong) Co., Ltd.".
 _BRACKETED = rf"(?:,?\s+\((?:[A-Z][\w.]*\s?){{1,3}}\)(?=\s+{_SUFFIX}))?"
+# A brand written in small letters, as a web address or with a hyphen, before a company suffix: "theglobe.com, Inc.",
+# "e-centives, Inc.".
+_BRAND = rf"[a-z]+[.-]{_WORD_REST}(?=,?\s+{_SUFFIX}(?!\w))"
 # The other name a party trades or traded under, part of its name as written: "Cellco Partnership d/b/a Verizon
 # Wireless", "Glu Mobile, Inc. f/k/a Sorrent, Inc.".
 _TRADE_NAME = (
@@ -52,7 +58,7 @@ _TRADE_NAME = (
 # follow a comma ("Kite Pharma, Inc.", "Ono Pharmaceutical Co., Ltd."), and any trade name; a personal title
 # ("M.D.") is dropped.
 _NAME_RE = re.compile(
-    rf"(?P<name>(?:{_WORD}\s+){{0,9}}{_CAPITAL}{_WORD_REST}{_BRACKETED}(?:,?\s+{_SUFFIX}(?!\w))*{_TRADE_NAME})"
+    rf"(?P<name>(?:(?:{_WORD}\s+){{0,9}}{_CAPITAL}{_WORD_REST}|{_BRAND}){_BRACKETED}(?:,?\s+{_SUFFIX}(?!\w))*{_TRADE_NAME})"
     rf"(?:{_TITLE})?(?={_AFTER_NAME})"
 )
 # What follows a party's name: a description, an address, or a defined term.
