@@ -299,13 +299,21 @@ def test_each_party_of_a_preamble_is_read_apart(body, parties):
             "Representative: Li Xun   Boxing Gas Supply Co., Ltd. supplies gas.\n",
             ["Northwind Energy Co., Ltd.", "Boxing Gas Supply Co., Ltd."],
         ),
+        (
+            "JOINT FILING AGREEMENT\n\nThe undersigned agree that the Schedule 13G is filed on behalf of each of "
+            "them.\n\nDATED: April 8, 2020 NORTHWIND CAPITAL LP\n\nBy: /s/ Jane Roe Jane Roe Chief Financial Officer "
+            "NORTHWIND HOLDING CORPORATION\n\nBy: /s/ Jane Roe Jane Roe Chief Financial Officer NORTHWIND MANAGEMENT, "
+            "INC.\n\nBy: /s/ Jane Roe Jane Roe Chief Financial Officer\n",
+            ["NORTHWIND CAPITAL LP", "NORTHWIND HOLDING CORPORATION", "NORTHWIND MANAGEMENT, INC."],
+        ),
     ],
-    ids=["heading-before-the-company", "columns-of-a-layout"],
+    ids=["heading-before-the-company", "columns-of-a-layout", "signature-blocks"],
 )
 def test_the_opening_lines_of_a_contract_with_no_list_of_parties(body, parties):
     """A heading run into a party's defined term ("1. ENGAGEMENT The COMPANY agrees") was a third party; a
     representative's name in the column before the company's ("Ku Li   Northwind Energy Co., Ltd.") was read as part
-    of it."""
+    of it; a signatory's name and title ran into the company signing below ("Jane Roe Chief Financial Officer
+    NORTHWIND HOLDING CORPORATION")."""
     assert [value for value, _ in _read("parties", body)] == parties
 
 

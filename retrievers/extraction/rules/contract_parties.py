@@ -106,6 +106,7 @@ _DEFINED_NAME_RE = re.compile(
     rf"(?:[A-Z0-9]{_WORD_REST}(?:,?\s+{_SUFFIX}(?![\w.]))+"
     rf"|[A-Z0-9]{_WORD_REST}(?=\s*\((?:the\s+|hereinafter\s+)?[“\"])))"
 )
+_SIGNATORY_TITLE_RE = re.compile(r"\b(?:Officer|President|Secretary|Treasurer|Chairman)\b", re.IGNORECASE)
 OPENING_CHARS = 1500
 """How far into a contract with no list of parties its parties are looked for."""
 _MOST_DEFINED = 4
@@ -175,6 +176,12 @@ def _defined_names(body: str) -> list[Found]:
     position = 0
     while match := _DEFINED_NAME_RE.search(body, position, end):
         position = match.end()
+        titles = list(_SIGNATORY_TITLE_RE.finditer(match["name"]))
+        if titles:
+            # a signature block's "By: /s/ Thomas Sipp Chief Financial Officer SCULPTOR MANAGEMENT, INC.": read again
+            # after the signatory's title
+            position = match.start() + titles[-1].end()
+            continue
         name = _written(match["name"])
         words = re.sub(r"[^\w\s]", "", name).lower().split()
         # "1. ENGAGEMENT The COMPANY agrees", "A. The Company and Datakey": a heading before a party's defined term
