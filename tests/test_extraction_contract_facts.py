@@ -259,6 +259,12 @@ def test_the_parties_a_preamble_names(body, parties):
             'Northwind Company, with its principal place of business at 12 High Drive, San Diego ("Northwind").\n',
             ["theheron.com, Inc.", "The Northwind Company"],
         ),
+        (
+            "SUPPLY AGREEMENT\n\nbetween\n\nNORTHWIND OLEO GmbH & Co KG, Main Street 3, 20095 Hamburg,\n\nGermany\n\n"
+            "— hereinafter referred to as Northwind —\n\nand\n\nHeron Pharmaceutical Inc, 60 Leveroni Court, Novato, "
+            "California 94949\n\n— hereinafter referred to as Heron —\n",
+            ["NORTHWIND OLEO GmbH & Co KG", "Heron Pharmaceutical Inc"],
+        ),
     ],
     ids=[
         "cover-page-then-preamble",
@@ -271,6 +277,7 @@ def test_the_parties_a_preamble_names(body, parties):
         "trade-names",
         "entered-into-by",
         "brand-in-small-letters",
+        "suffixes-joined-by-ampersand",
     ],
 )
 def test_each_party_of_a_preamble_is_read_apart(body, parties):
@@ -281,7 +288,8 @@ def test_each_party_of_a_preamble_is_read_apart(body, parties):
     the heading "ENGAGEMENT The COMPANY"; "OCEAN LINER, INC ." lost its suffix's full stop; and "Northwind
     Semiconductor (UK) Ltd." was "Northwind Semiconductor"; a party's trade name ("d/b/a Harbor Wireless"), part of
     its name as CUAD's lawyers write it, was dropped; "This Agreement is entered into by A ("A") and B ("B")" named
-    none; nor did a list opening with a brand in small letters ("theheron.com, Inc.")."""
+    none; nor did a list opening with a brand in small letters ("theheron.com, Inc."); and "NORTHWIND OLEO GmbH & Co
+    KG" was "NORTHWIND OLEO GmbH"."""
     assert [value for value, _ in _read("parties", body)] == parties
 
 

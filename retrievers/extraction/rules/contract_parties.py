@@ -28,7 +28,7 @@ _BETWEEN_RE = re.compile(
 )
 _SUFFIX = (
     r"(?i:Inc|Incorporated|Corp|Corporation|Co|Company|Ltd|Limited|LLC|L\.L\.C|LLP|L\.L\.P|LP|L\.P|N\.A|N\.V|S\.A"
-    r"|S\.A\.S|B\.V|AG|GmbH|plc|Pte|S\.p\.A|S\.r\.l|SRL|SE|AB|ASA|KK|Limitada|Ltda)(?: ?\.)?"
+    r"|S\.A\.S|B\.V|AG|GmbH|plc|Pte|S\.p\.A|S\.r\.l|SRL|SE|AB|ASA|KK|KG|Limitada|Ltda)(?: ?\.)?"
 )
 """A company suffix, its full stop perhaps spaced off by the text extraction ("RMS TITANIC, INC .")."""
 _TITLE = r",?\s+(?:M\.D\.|Ph\.D\.|Jr\.|Sr\.|Esq\.)"
@@ -52,13 +52,14 @@ _BRAND = rf"[a-z]+[.-]{_WORD_REST}(?=,?\s+{_SUFFIX}(?!\w))"
 # Wireless", "Glu Mobile, Inc. f/k/a Sorrent, Inc.".
 _TRADE_NAME = (
     rf"(?:,?\s+(?i:d/b/a/?|f/k/a|dba|doing\s+business\s+as|formerly\s+known\s+as)\s+"
-    rf"(?:{_WORD}\s+){{0,6}}{_CAPITAL}{_WORD_REST}(?:,?\s+{_SUFFIX}(?!\w))*)?"
+    rf"(?:{_WORD}\s+){{0,6}}{_CAPITAL}{_WORD_REST}(?:,?\s+(?:&\s+)?{_SUFFIX}(?!\w))*)?"
 )
 # A name: capitalised words (with the few small words names hold), then any company suffixes, each of which may
-# follow a comma ("Kite Pharma, Inc.", "Ono Pharmaceutical Co., Ltd."), and any trade name; a personal title
+# follow a comma or "&" ("Kite Pharma, Inc.", "Ono Pharmaceutical Co., Ltd.", "Cremer Oleo GmbH & Co KG"), and any
+# trade name; a personal title
 # ("M.D.") is dropped.
 _NAME_RE = re.compile(
-    rf"(?P<name>(?:(?:{_WORD}\s+){{0,9}}{_CAPITAL}{_WORD_REST}|{_BRAND}){_BRACKETED}(?:,?\s+{_SUFFIX}(?!\w))*{_TRADE_NAME})"
+    rf"(?P<name>(?:(?:{_WORD}\s+){{0,9}}{_CAPITAL}{_WORD_REST}|{_BRAND}){_BRACKETED}(?:,?\s+(?:&\s+)?{_SUFFIX}(?!\w))*{_TRADE_NAME})"
     rf"(?:{_TITLE})?(?={_AFTER_NAME})"
 )
 # What follows a party's name: a description, an address, or a defined term.
@@ -93,7 +94,7 @@ _LIST_END_RE = re.compile(
 # Two bare names and the end of the sentence: "between High Speed Net Solutions and R. J. Seifert Enterprises.",
 # "between Cargill, Incorporated and BioAmber S.A.S.", a cover page's "BETWEEN INGRAM MICRO AND NETGEAR".
 _TWO_NAMES_RE = re.compile(
-    rf"(?P<first>(?:{_WORD}\s+){{0,9}}?{_CAPITAL}{_WORD_REST}(?:,?\s+{_SUFFIX}(?!\w))*),?\s+(?i:and)\s+(?={_CAPITAL})"
+    rf"(?P<first>(?:{_WORD}\s+){{0,9}}?{_CAPITAL}{_WORD_REST}(?:,?\s+(?:&\s+)?{_SUFFIX}(?!\w))*),?\s+(?i:and)\s+(?={_CAPITAL})"
 )
 _AND_RE = re.compile(r"\s(?i:and)\s")
 # Words of a name are spaced, or broken over two lines ("UBS\nSecurities LLC", as text extraction wraps them); three
