@@ -107,28 +107,29 @@ def annotations_search(args: AnnotationsSearchArgs, context: ToolContext) -> Env
 def annotations_aggregate(args: AnnotationsAggregateArgs, context: ToolContext) -> Envelope:
     require_bucket(context, args.bucket)
     predicates = to_predicates(args.predicates)
-    groups, total = context.engine(
-        _POSTGRES,
-        context.stack.store.aggregate,
-        context.scope,
-        args.bucket,
-        predicates,
-        args.aggregate,
-        args.group_by,
-        doc_ids=args.doc_id,
-    )
-    total = AggregateTotal.model_validate(total)
     _, measured = parse_aggregate(args.aggregate)
     grouped = [parse_group(entry)[0] for entry in args.group_by]
     coverage = _coverage(context, args.bucket, predicates, [measured] if measured else [], grouped, args.doc_id)
     if not predicates and not measured and not grouped:
-        # a count with no condition needs no field: every document of the bucket, with annotation rows or not ("how
-        # many documents are in generic?" counted the rows, 0 of 11)
-        total = AggregateTotal(documents=coverage.documents, value=coverage.documents)
+        # a count with no condition needs no field, nor a query of the rows: every document of the bucket, with
+        # annotation rows or not ("how many documents are in generic?" counted the rows, 0 of 11)
+        groups, total = [], AggregateTotal(documents=coverage.documents, value=coverage.documents)
         coverage.unannotated = 0
-    elif not predicates and not measured and coverage.unannotated is None:
-        # a count of every row (of the group fields' kind): the documents it does not count have no such row
-        coverage.unannotated = max(0, coverage.documents - total.documents)
+    else:
+        groups, found = context.engine(
+            _POSTGRES,
+            context.stack.store.aggregate,
+            context.scope,
+            args.bucket,
+            predicates,
+            args.aggregate,
+            args.group_by,
+            doc_ids=args.doc_id,
+        )
+        total = AggregateTotal.model_validate(found)
+        if not predicates and not measured and coverage.unannotated is None:
+            # a count of every row (of the group fields' kind): the documents it does not count have no such row
+            coverage.unannotated = max(0, coverage.documents - total.documents)
     _rowless(coverage, predicates, total.documents)
     if total.documents == 0:
         return Envelope(
