@@ -217,3 +217,13 @@ def test_a_labels_file_left_in_the_folder_is_one_skip_that_says_to_give_it_as_an
     assert [(item.path, item.reason) for item in items if isinstance(item, Skipped)] == [
         ("labels.jsonl", "annotation rows ({doc_id, row}), not documents: give it as --annotations to label them")
     ]
+
+
+def test_a_jsonl_of_rows_then_documents_reads_each_line_as_before(tmp_path):
+    """Leading annotation rows are held only until a document shows the file holds documents: then each row is the
+    skip it always was, in its place."""
+    lines = [{"doc_id": "a", "row": {"x": 1}}, {"doc_id": "b", "text": "A document."}]
+    (tmp_path / "mixed.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    items = list(files.load(tmp_path, bucket="notes"))
+    assert [type(item).__name__ for item in items] == ["Skipped", "SourceDocument"]
+    assert items[0].path == "mixed.jsonl:1" and "no 'text' or 'body'" in items[0].reason

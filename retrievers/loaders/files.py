@@ -316,20 +316,26 @@ def _read_json(file: Path, place: str) -> Iterator[_Record | Skipped]:
 
 def _read_jsonl(file: Path, place: str) -> Iterator[_Record | Skipped]:
     """Each line's document; a file of annotation rows only (a labels file left in the folder and ingested without
-    `--annotations`) is one skip saying so, not one per line."""
-    items: list[tuple[str, Any]] = []
+    `--annotations`) is one skip saying so, not one per line. Leading rows are held only until a line that is none
+    shows the file holds documents."""
+    held: list[tuple[str, Any]] | None = []
     for number, line in enumerate(_read_text(file).splitlines(), start=1):
         if not line.strip():
             continue
+        line_place = f"{place}:{number}"
         try:
-            items.append((f"{place}:{number}", loads_json(line)))
+            item = loads_json(line)
         except json.JSONDecodeError as error:
-            items.append((f"{place}:{number}", Skipped(f"{place}:{number}", f"not valid JSON ({error.msg})")))
-    if items and all(_is_annotation_row(item) for _, item in items):
-        yield Skipped(place, "annotation rows ({doc_id, row}), not documents: give it as --annotations to label them")
-        return
-    for line_place, item in items:
+            item = Skipped(line_place, f"not valid JSON ({error.msg})")
+        if held is not None and _is_annotation_row(item):
+            held.append((line_place, item))
+            continue
+        for row_place, row in held or ():
+            yield _json_record(row, row_place)
+        held = None
         yield item if isinstance(item, Skipped) else _json_record(item, line_place)
+    if held:
+        yield Skipped(place, "annotation rows ({doc_id, row}), not documents: give it as --annotations to label them")
 
 
 def _is_annotation_row(item: Any) -> bool:
