@@ -200,9 +200,135 @@ def test_the_parties_a_preamble_names(body, parties):
     assert [value for value, _ in _read("parties", body)] == parties
 
 
+@pytest.mark.parametrize(
+    ("body", "parties"),
+    [
+        (
+            "RESELLER AGREEMENT\n\nBY AND BETWEEN\n\nNORTHWIND CORPORATION\n\nAND\n\nBLUE HERON SYSTEMS\n\n"
+            "This Reseller Agreement is entered into as of May 1, 2004 by and between Northwind Corporation, a "
+            'California corporation ("Northwind") and Blue Heron Systems, a Washington corporation ("Blue Heron").\n',
+            ["Northwind Corporation", "Blue Heron Systems"],
+        ),
+        (
+            "DISTRIBUTOR AGREEMENT   BETWEEN   GRANITE MICRO     AND     NETSTAR\n\nAgreement Number: N115\n",
+            ["GRANITE MICRO", "NETSTAR"],
+        ),
+        (
+            "This Development Agreement is made on April 15, 2010 by and between Harvest, Incorporated and Verdant "
+            "S.A.S.\n\n1. Scope.",
+            ["Harvest, Incorporated", "Verdant S.A.S."],
+        ),
+        (
+            "This Development Agreement is made on April 15, 2010 by and between Harvest, Incorporated through its "
+            "Technology Center, having its principal place of business at 15 Main Road, Wayzata, Minnesota 55391 USA "
+            '("Harvest") and Verdant S.A.S., having a place of business at Route de Reims, Pomacle France '
+            '("Verdant").',
+            ["Harvest, Incorporated", "Verdant S.A.S."],
+        ),
+        (
+            'This ENDORSEMENT AGREEMENT (the "Agreement") is made this 1st day of November, 2003 by and between '
+            'Jane Runner, Individual ("CELEBRITY"), with her offices located in California; and The Right Choice, a '
+            "Nevada Corporation (the COMPANY), with its offices in Las Vegas.\n\nENGAGEMENT\nThe COMPANY engages "
+            "CELEBRITY.",
+            ["Jane Runner", "The Right Choice"],
+        ),
+        (
+            "This Agreement is entered into between OCEAN LINER, INC .\n(“Ocean”) and HARBOR EXHIBITS, INC . "
+            "(“Harbor”).",
+            ["OCEAN LINER, INC.", "HARBOR EXHIBITS, INC."],
+        ),
+        (
+            "This Agreement is made as of November 6, 2016 by and between Northwind Semiconductor (UK) Ltd., a "
+            'corporation organized under the laws of England and Wales ("NORTHWIND") and Blue Heron Corporation, a '
+            'Delaware corporation ("HERON").',
+            ["Northwind Semiconductor (UK) Ltd.", "Blue Heron Corporation"],
+        ),
+        (
+            "This Agreement is made as of May 1, 2020 between Harbor Partnership d/b/a Harbor Wireless, a Delaware "
+            'general partnership ("Harbor"), and Glen Mobile, Inc. f/k/a Sorrel, Inc. ("Licensee").',
+            ["Harbor Partnership d/b/a Harbor Wireless", "Glen Mobile, Inc. f/k/a Sorrel, Inc."],
+        ),
+        (
+            "1. Hosting Agreement. This Agreement is entered into by Northwind Communications Corporation "
+            '("Northwind") and Heron Corporation ("Customer") for the purpose of hosting.\n',
+            ["Northwind Communications Corporation", "Heron Corporation"],
+        ),
+        (
+            "This Co-Branding Agreement is entered into as of March 1, 1999 by and between theheron.com, Inc., with "
+            'its principal place of business at 31 West 21st Street, New York, NY 10010 ("theheron"), and The '
+            'Northwind Company, with its principal place of business at 12 High Drive, San Diego ("Northwind").\n',
+            ["theheron.com, Inc.", "The Northwind Company"],
+        ),
+        (
+            "SUPPLY AGREEMENT\n\nbetween\n\nNORTHWIND OLEO GmbH & Co KG, Main Street 3, 20095 Hamburg,\n\nGermany\n\n"
+            "— hereinafter referred to as Northwind —\n\nand\n\nHeron Pharmaceutical Inc, 60 Leveroni Court, Novato, "
+            "California 94949\n\n— hereinafter referred to as Heron —\n",
+            ["NORTHWIND OLEO GmbH & Co KG", "Heron Pharmaceutical Inc"],
+        ),
+    ],
+    ids=[
+        "cover-page-then-preamble",
+        "cover-page-names-joined-by-and",
+        "two-bare-names-with-suffixes",
+        "defined-term-after-an-address",
+        "defined-term-after-a-word",
+        "full-stop-spaced-off-a-suffix",
+        "bracketed-place-before-a-suffix",
+        "trade-names",
+        "entered-into-by",
+        "brand-in-small-letters",
+        "suffixes-joined-by-ampersand",
+    ],
+)
+def test_each_party_of_a_preamble_is_read_apart(body, parties):
+    """Users' reports: a cover page's "NORTHWIND CORPORATION AND BLUE HERON SYSTEMS" was one party, though the
+    preamble below names both apart (the preamble's list is read); "GRANITE MICRO AND NETSTAR" with no preamble
+    below was one party; "between Harvest, Incorporated and Verdant S.A.S." gave none, nor did "Harvest,
+    Incorporated through its Technology Center, … ("Harvest")"; "Jane Runner, Individual ("CELEBRITY")" gave only
+    the heading "ENGAGEMENT The COMPANY"; "OCEAN LINER, INC ." lost its suffix's full stop; and "Northwind
+    Semiconductor (UK) Ltd." was "Northwind Semiconductor"; a party's trade name ("d/b/a Harbor Wireless"), part of
+    its name as CUAD's lawyers write it, was dropped; "This Agreement is entered into by A ("A") and B ("B")" named
+    none; nor did a list opening with a brand in small letters ("theheron.com, Inc."); and "NORTHWIND OLEO GmbH & Co
+    KG" was "NORTHWIND OLEO GmbH"."""
+    assert [value for value, _ in _read("parties", body)] == parties
+
+
+@pytest.mark.parametrize(
+    ("body", "parties"),
+    [
+        (
+            'SPEAKER AGREEMENT\n\nNorthwind Events, Inc. (the "Company") and Jane Runner ("Speaker") agree as '
+            "follows.\n\n1.   ENGAGEMENT      The COMPANY agrees to engage the Speaker for one year.\n",
+            ["Northwind Events, Inc.", "Jane Runner"],
+        ),
+        (
+            "Cooperation Agreement   Party A: Northwind Energy Co., Ltd. Legal Representative: Ku Li   Northwind "
+            "Energy Co., Ltd. is a subsidiary of Eastern Power.   Party B: Boxing Gas Supply Co., Ltd. Legal "
+            "Representative: Li Xun   Boxing Gas Supply Co., Ltd. supplies gas.\n",
+            ["Northwind Energy Co., Ltd.", "Boxing Gas Supply Co., Ltd."],
+        ),
+        (
+            "JOINT FILING AGREEMENT\n\nThe undersigned agree that the Schedule 13G is filed on behalf of each of "
+            "them.\n\nDATED: April 8, 2020 NORTHWIND CAPITAL LP\n\nBy: /s/ Jane Roe Jane Roe Chief Financial Officer "
+            "NORTHWIND HOLDING CORPORATION\n\nBy: /s/ Jane Roe Jane Roe Chief Financial Officer NORTHWIND MANAGEMENT, "
+            "INC.\n\nBy: /s/ Jane Roe Jane Roe Chief Financial Officer\n",
+            ["NORTHWIND CAPITAL LP", "NORTHWIND HOLDING CORPORATION", "NORTHWIND MANAGEMENT, INC."],
+        ),
+    ],
+    ids=["heading-before-the-company", "columns-of-a-layout", "signature-blocks"],
+)
+def test_the_opening_lines_of_a_contract_with_no_list_of_parties(body, parties):
+    """A heading run into a party's defined term ("1. ENGAGEMENT The COMPANY agrees") was a third party; a
+    representative's name in the column before the company's ("Ku Li   Northwind Energy Co., Ltd.") was read as part
+    of it; a signatory's name and title ran into the company signing below ("Jane Roe Chief Financial Officer
+    NORTHWIND HOLDING CORPORATION")."""
+    assert [value for value, _ in _read("parties", body)] == parties
+
+
 def test_kleister_forms_of_party_names_and_terms():
     assert kleister_party("Leonard Green & Partners, L.P.") == "Leonard Green and Partners LP"
     assert kleister_party("ALTIMO HOLDINGS & INVESTMENTS LIMITED") == "ALTIMO HOLDINGS and INVESTMENTS Ltd."
+    assert kleister_party("Tyco Healthcare Group LP d/b/a Covidien") == "Tyco Healthcare Group LP"
     (found,) = RULES["term_days"](PREAMBLE)
     assert kleister_term(PREAMBLE, found) == "2 years"
 

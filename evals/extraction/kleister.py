@@ -5,8 +5,9 @@ rules' values are written the same way before they are compared:
 - `effective_date`: the rules' effective date, else the agreement's date (Kleister's effective date is the date the
   agreement binds, which an NDA that names no other is dated with);
 - `jurisdiction`: `governing_law` as it comes;
-- `party`: each name as Kleister normalised its labels: no commas, "&" as "and", company suffixes in one form
-  ("Incorporated" -> "Inc.", "Limited" -> "Ltd.", "L.P." -> "LP", "L.L.C." -> "LLC");
+- `party`: each name as Kleister normalised its labels: the legal name only (no "d/b/a Covidien", which CUAD's labels
+  keep), no commas, "&" as "and", company suffixes in one form ("Incorporated" -> "Inc.", "Limited" -> "Ltd.",
+  "L.P." -> "LP", "L.L.C." -> "LLC");
 - `term`: the length in the unit the contract wrote it in (`{number}_{unit}`: "18_months", "1_year"), read again from
   the cited sentence, since `term_days` counts 12 months and one year alike.
 The headline is micro F1 over all pairs of the split (GEval's MultiLabel-F1); per key the same over that key's pairs.
@@ -38,6 +39,8 @@ _SUFFIXES = (
     (re.compile(r"\bL\.L\.C\.?$"), "LLC"),
     (re.compile(r"\bCorp$"), "Corp."),
 )
+# A trade name after the legal name ("Tyco Healthcare Group LP d/b/a Covidien"), which Kleister's labels leave out.
+_TRADE_NAME_RE = re.compile(r",?\s+(?:d/b/a|f/k/a|dba|doing business as|formerly known as)\b.*$", re.IGNORECASE)
 _DURATION_RE = re.compile(
     rf"(?<![\w.])(?P<number>\d+(?:\.\d+)?|{WORD_NUMBER})(?:\s*\(\s*\d+(?:\.\d+)?\s*\))?[\s-]*(?P<unit>day|week|month|year)s?\b",
     re.IGNORECASE,
@@ -51,6 +54,7 @@ def kleister_value(value: str) -> str:
 
 def kleister_party(name: str) -> str:
     """A party name as Kleister's labels write it (see the module docstring)."""
+    name = _TRADE_NAME_RE.sub("", name)
     name = re.sub(r"\s+", " ", name.replace(",", " ").replace("&", " and ")).strip()
     for suffix, written in _SUFFIXES:
         name = suffix.sub(written, name)
