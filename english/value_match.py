@@ -113,7 +113,11 @@ class ValueIndex:
         found = self._match(phrase_words, generic, fuzzy)
         if found is None:
             phrase_words, found = next(
-                ((short, m) for short in self._contracted(phrase_words) if (m := self._match(short, generic, False))),
+                (
+                    (short, m)
+                    for short in self._contracted(phrase_words)
+                    if (m := self._match(short, generic, False)) and m.how != "initials"
+                ),
                 (phrase_words, None),
             )
         if found is None:
@@ -159,7 +163,8 @@ class ValueIndex:
     def _contracted(self, phrase_words: list[str]) -> Iterator[list[str]]:
         """The phrase with a run of its words said by their initials where a value writes them so ("intellectual
         property agreement" -> "ip agreement", the kind "IP Agreement": two blind questions asked for "my
-        intellectual property agreements" and got passages)."""
+        intellectual property agreements" and got passages). The initials must be written in the value, not be its
+        initials in turn: "capital contribution" as "cc" is not Cerus Corporation."""
         for size in range(CONTRACTED_WORDS, 1, -1):
             for start in range(len(phrase_words) - size + 1):
                 short = initials(phrase_words[start : start + size])

@@ -8,7 +8,9 @@ from __future__ import annotations
 import pytest
 
 from core.models import Document, SourceDocument
+from graph.context import AgentContext
 from graph.planners.rule_decomposer import RuleDecomposer
+from graph.planners.rule_planner import RulePlanner
 from retrievers.extraction.shipped import shipped
 from tests.fake_catalog import FakeCatalog
 
@@ -235,7 +237,9 @@ def test_a_kind_in_lower_case_before_the_document_word_is_no_title_to_ask_about(
     d = own.decompose("Under which state's law is the TransMontaigne services agreement governed?")
     assert d.several is None and ("parties", "TransMontaigne") in [(c.field, c.value) for c in d.constraints]
     master = own.decompose("What is the termination date of the TransMontaigne global master agreement?")
-    assert master.doc_ids == [], "one of the words alone ('master' of another title) names no document"
+    assert master.doc_ids == ["TRANSMONTAIGNE-SERVICES AGREEMENT.txt"], (
+        "the party's; 'master' of another title alone names none"
+    )
 
 
 @pytest.mark.parametrize(
@@ -369,3 +373,26 @@ def test_one_document_named_by_a_name_several_texts_hold_is_asked_which(by_text)
     several = by_text.decompose("What does our Brett Smith contract say about notice?").several
     assert several is not None and several.by == "text"
     assert {doc.doc_id for doc in several.documents} == {PAXMEDICA, BLUEFLY}
+
+
+def test_a_name_several_texts_hold_is_narrowed_by_the_party_the_question_also_names(by_text):
+    """Blind folder D: "Under the Meet Group cooperation agreement, can the Harvest investors publicly criticise the
+    company?" asked which of two contracts whose text holds "Harvest", though only one has the party The Meet
+    Group: the documents a name matches are those that meet the question's other conditions."""
+    d = by_text.decompose("What does our Brett Smith contract with CRO Consulting say about notice?")
+    assert (d.doc_ids, d.several) == ([PAXMEDICA], None)
+    still = by_text.decompose("What does our Brett Smith contract say about notice?").several
+    assert still is not None and len(still.documents) == 2, "no other condition: asked which, as before"
+
+
+def test_one_document_its_party_and_kind_name_is_the_document_asked_about(rules):
+    """ "the Global Music license agreement" names one contract by its party: the question is about it as about one
+    named by its title, so a lookup its row cannot answer is looked for in that contract's text with the whole
+    question, not with the question's leftover words across the contracts the conditions allow (blind folder A:
+    "What are the sellers barred from doing under the Quaker Chemical non-solicitation agreement?")."""
+    planner = RulePlanner(AgentContext(), rules.catalog.catalog, rules)
+    d = rules.decompose("Who signed the Global Music International license agreement?")
+    assert d.doc_ids == ["GLOBALMUSIC-CONTENT LICENSE AGREEMENT.txt"]
+    assert {c.field for c in d.constraints} == {"parties", "contract_type"}
+    route = planner.route(d, ["structured"])
+    assert route.kind == "long_text"

@@ -7,14 +7,17 @@ annotations_search, they select exactly the documents the sample corpus's own an
 
 from __future__ import annotations
 
+import re
 from contextlib import closing
 
 import pytest
 
+from english.lexicon import STOPWORDS
 from graph.nodes.clarify import _narrowing
 from graph.planners.model_reading import candidate_views
 from graph.planners.rule_decomposer import RuleDecomposer
 from graph.schemas import ClarifyReply
+from retrievers.engines.keyword.tantivy_index import _english_analyzer
 from retrievers.extraction.shipped import shipped
 from retrievers.loaders import sample
 from tests.fake_catalog import FakeCatalog
@@ -737,6 +740,39 @@ def test_a_kind_written_by_its_initials_is_named_by_its_words():
     rules = RuleDecomposer(FakeCatalog({"contracts": documents}, specs={"contracts": shipped("contracts")}))
     d = rules.decompose("Show me all my intellectual property agreements.")
     assert d.intent == "list" and [(c.field, c.value) for c in d.constraints] == [("contract_type", "IP Agreement")]
+
+
+def test_a_words_initials_and_an_english_stop_word_name_no_party():
+    """Blind folder D, once the rules read more parties: "... need more than two months' notice if we want to stop
+    the renewal?" read the party "Insurance Fund" from "if", and "if it doesn't make a required capital
+    contribution" excluded three parties from "capital contribution" said as "cc", the initials of "Cerus
+    Corporation" (a value writing "CC" as a word let the phrase be contracted, and the contraction then matched
+    other values' initials). "if" is a stop word of the keyword index (it counts no passage holding it), and a
+    contraction must be written in a value."""
+    parties = ["Insurance Fund", "Cerus Corporation", "Mbeki Trading CC", "Acme IP Holdings"]
+    rows = [("properties", {"parties": [p], "auto_renewal": True}) for p in parties]
+    documents = [(f"{n}.txt", f"{n}.txt", [row]) for n, row in enumerate(rows)]
+    rules = RuleDecomposer(FakeCatalog({"contracts": documents}, specs={"contracts": shipped("contracts")}))
+    for question in (
+        "Which contracts renew automatically if we want to stop the renewal?",
+        "Which contracts renew automatically even if a required capital contribution is not made?",
+    ):
+        d = rules.decompose(question)
+        assert [c.field for c in d.constraints] == ["auto_renewal"], question
+    d = rules.decompose("Which contracts does Acme intellectual property Holdings have?")
+    assert [(c.field, c.value) for c in d.constraints] == [("parties", "Acme IP Holdings")], "a written contraction"
+
+
+def test_every_word_the_keyword_index_drops_is_a_stop_word_of_questions():
+    """A word the index never keeps looks like a word no document holds (`english.lexicon.STOPWORDS`): "if" was
+    not among them, and read as a name."""
+    analyzer = _english_analyzer()
+    sentence = (
+        "If the buyer and the seller are not in agreement, such terms as these will then be put into their hands "
+        "by it, or no one was there with this to say but that they are at peace for it, a matter of an hour on the day."
+    )
+    dropped = {w for w in re.findall(r"[a-z]+", sentence.lower()) if not analyzer.analyze(w)}
+    assert "if" in dropped and dropped <= STOPWORDS
 
 
 def test_a_list_of_the_contracts_with_a_clause_no_field_names_asks_offering_the_closest():

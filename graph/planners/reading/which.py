@@ -95,6 +95,8 @@ def settled(d: Decomposition, vocabulary: Vocabulary) -> Decomposition:
     if d.unmapped or not asks_one(d, vocabulary):  # words that name nothing are asked about first
         return d.model_copy(update={"several": None}) if d.several else d
     if d.several is not None:
+        d = _meeting_the_conditions(d, vocabulary)
+    if d.several is not None:
         view = vocabulary.buckets.get(d.several.documents[0].bucket)
         return d.model_copy(update={"several": _told_apart(d.several, view, vocabulary)})
     if d.doc_ids:
@@ -109,7 +111,9 @@ def settled(d: Decomposition, vocabulary: Vocabulary) -> Decomposition:
     found, more = vocabulary.catalog.documents_matching(bucket, predicates, limit=VALUE_ROWS)
     if len(found) < 2 and said == [named] and _is_kind(vocabulary, bucket, named.field):
         found += _titled_as(named.value, bucket, {doc_id for doc_id, _, _ in found}, vocabulary)
-    if len(found) < 2:
+    if len(found) == 1:  # the document asked about, confined to as one named by its title is
+        return d.model_copy(update={"doc_ids": [found[0][0]]})
+    if not found:
         return d
     value = named.value
     several = Several(
@@ -123,6 +127,33 @@ def settled(d: Decomposition, vocabulary: Vocabulary) -> Decomposition:
     )
     rows = {doc_id: row for doc_id, _, row in found}
     return d.model_copy(update={"several": _with_values(several, vocabulary.buckets[bucket], rows)})
+
+
+def _meeting_the_conditions(d: Decomposition, vocabulary: Vocabulary) -> Decomposition:
+    """The documents a title or text holds the name of, kept to those that meet the question's other conditions
+    on named values ("Under the Meet Group cooperation agreement, can the Harvest investors ...": two contracts
+    hold "Harvest", one has the party The Meet Group): one left is the document asked about, several are asked
+    which. Unchanged when none or all meet them, or when more match than were read."""
+    several = d.several
+    if several is None or several.more:
+        return d
+    bucket = several.documents[0].bucket
+    said = {
+        c.field for c in d.constraints if c.bucket == bucket and c.op in ("=", "in") and not isinstance(c.value, bool)
+    }
+    predicates = {f: condition for f, condition in d.predicates(bucket).items() if f in said}
+    if not predicates:
+        return d
+    offered = [doc.doc_id for doc in several.documents]
+    found, _ = vocabulary.catalog.documents_matching(bucket, predicates, doc_ids=offered, limit=VALUE_ROWS)
+    kept = [doc for doc in several.documents if doc.doc_id in {doc_id for doc_id, _, _ in found}]
+    if not kept or len(kept) == len(offered):
+        return d
+    doc_ids = [doc.doc_id for doc in kept]
+    if len(kept) == 1:
+        return d.model_copy(update={"doc_ids": doc_ids, "several": None})
+    narrowed = several.model_copy(update={"documents": kept, "matched": len(kept)})
+    return d.model_copy(update={"doc_ids": doc_ids, "several": narrowed})
 
 
 def _is_kind(vocabulary: Vocabulary, bucket: str, field: str) -> bool:
