@@ -7,6 +7,9 @@ RAGENT_CHAT_MODEL      the model: a local model's name (`chat.local.weights.MODE
 RAGENT_CHAT_TIMEOUT_S  the most one model call may take (a local model on two cores reads ~100 tokens/s)
 RAGENT_CHAT_IDLE_STOP_S  how long the local server stays up with no request
 RAGENT_CHAT_THREADS, RAGENT_CHAT_CONTEXT  the local server's threads (the usable cores) and context (tokens)
+RAGENT_CHAT_COMPOSE    how the model writes an answer: text (sentences ending in [n] markers, streamed as each is
+                       checked) or json (sentences and their item numbers in a JSON schema the endpoint enforces, so
+                       every sentence cites an item that exists). Default: json for the local model, text otherwise
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Literal
 from core.errors import InvalidInput
 
 KINDS = ("local", "openai", "none")
+COMPOSE_FORMATS = ("text", "json")
 DEFAULT_OPENAI_MODEL = "gpt-4o-mini"
 DEFAULT_LOCAL_MODEL = "qwen2.5-coder-1.5b"
 OPENAI_TIMEOUT_S = 30.0
@@ -56,6 +60,7 @@ class ChatSettings:
     threads: int = 1
     context: int = LOCAL_CONTEXT
     max_tokens: int | None = None
+    compose: Literal["text", "json"] = "text"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> ChatSettings:
@@ -65,6 +70,9 @@ class ChatSettings:
         if kind == "openai" and not env.get("OPENAI_API_KEY"):
             raise InvalidInput("RAGENT_CHAT=openai needs OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint)")
         local = kind == "local"
+        compose = env.get("RAGENT_CHAT_COMPOSE", "").strip().lower() or ("json" if local else "text")
+        if compose not in COMPOSE_FORMATS:
+            raise InvalidInput(f"RAGENT_CHAT_COMPOSE must be text or json; it is {env['RAGENT_CHAT_COMPOSE']!r}")
         return cls(
             kind=kind,
             model=env.get("RAGENT_CHAT_MODEL", "").strip() or (DEFAULT_LOCAL_MODEL if local else DEFAULT_OPENAI_MODEL),
@@ -75,4 +83,5 @@ class ChatSettings:
             threads=int(_number(env, "RAGENT_CHAT_THREADS", len(os.sched_getaffinity(0)), 1)),
             context=int(_number(env, "RAGENT_CHAT_CONTEXT", LOCAL_CONTEXT, 512)),
             max_tokens=int(_number(env, "RAGENT_CHAT_MAX_TOKENS", LOCAL_MAX_TOKENS, 16)) if local else None,
+            compose=compose,
         )

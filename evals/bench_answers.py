@@ -146,7 +146,8 @@ def run(
         agent = compile_agent(services, InMemorySaver(serde=SERDE))
         if written and services.chat_model is None:
             raise InvalidInput("--written needs a chat model: set RAGENT_CHAT=local, or OPENAI_API_KEY")
-        writer = AnswerWriter(services.chat_model, services.breaker) if written else None
+        as_json = services.compose_format == "json"
+        writer = AnswerWriter(services.chat_model, services.breaker, as_json=as_json) if written else None
         for dataset, (qrels, queries) in sets.items():
             chosen = [
                 (qid, q)

@@ -19,6 +19,7 @@ from datetime import date
 from langchain_core.language_models import BaseChatModel
 
 from chat.model import chat_model_from_env
+from chat.settings import ChatSettings
 from core.errors import InvalidInput
 from core.settings import Settings
 from graph.context import AgentContext
@@ -93,6 +94,11 @@ class AgentServices:
                 self._chat_model, self._chat_model_made = self._chat_model(), True
             return self._chat_model
 
+    @property
+    def compose_format(self) -> str:
+        """How the chat model writes answers (`RAGENT_CHAT_COMPOSE`; json for the local model)."""
+        return ChatSettings.from_env().compose
+
     def planner(self, context: AgentContext) -> Planner:
         """The planner for a run step, seeing the catalog as it is now. While the chat model's breaker is open (its
         endpoint just failed), the rules plan even when `llm` is asked for."""
@@ -105,7 +111,15 @@ class AgentServices:
         catalog, decomposer = self._readers(context.scope)
         if model is None or self.breaker.is_open:
             return RulePlanner(context, catalog, decomposer)
-        return LLMPlanner(context, catalog, model, self.breaker, decomposer, everywhere=context.planner == "llm")
+        return LLMPlanner(
+            context,
+            catalog,
+            model,
+            self.breaker,
+            decomposer,
+            everywhere=context.planner == "llm",
+            compose_format=self.compose_format,
+        )
 
     def _readers(self, scope: str) -> tuple[Catalog, RuleDecomposer]:
         """The scope's catalog and rule decomposer, kept while the index and the day stay the same: a run's six

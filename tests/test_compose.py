@@ -4,6 +4,7 @@ one) to behave well and badly; the stalled endpoint is a real socket that never 
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -14,7 +15,10 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.runnables import RunnableLambda
 from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import Field
 
+from chat.settings import ChatSettings
+from core.errors import InvalidInput
 from graph.builder import compile_agent
 from graph.checkpointing import SERDE
 from graph.context import AgentContext
@@ -149,6 +153,65 @@ def test_checked_sentences_stream_as_they_are_written_and_make_the_final_message
     assert {c.id for c in chunks} == {values["messages"][-1].id}, "the final message is the one that streamed"
     assert not any("Paris" in c.content for c in chunks)
     assert not any('"intent"' in str(m.content) for m in streamed), "the planning calls' JSON is not streamed"
+
+
+# -- a small model: the answer as JSON sentences with their items ------------------------------------------------
+
+
+class JsonComposingModel(GenericFakeChatModel):
+    """Answers compose's JSON schema (`RAGENT_CHAT_COMPOSE=json`) with the scripted replies, as a grammar-constrained
+    endpoint does; declines every planning mode. Keeps the schemas it was given."""
+
+    schemas: list = Field(default_factory=list)
+
+    def with_structured_output(self, schema, **kwargs):
+        if schema.__name__ != "Draft":
+            return ComposingModel.with_structured_output(self, schema)
+        self.schemas.append(schema)
+        return self | RunnableLambda(
+            lambda m: {"raw": m, "parsed": schema.model_validate_json(m.text), "parsing_error": None}
+        )
+
+
+def json_script(*drafts: dict) -> JsonComposingModel:
+    return JsonComposingModel(messages=iter([AIMessage(json.dumps(d)) for d in drafts]))
+
+
+GOOD_JSON = {
+    "answered": True,
+    "sentences": [
+        {"text": "Install the VPN client from the Software Center on a company laptop.", "items": [1]},
+        {"text": "Paris is the capital of France and hosts the Louvre museum.", "items": [1]},
+    ],
+}
+
+
+def test_a_small_models_json_answer_cites_only_items_shown_and_is_checked_as_text_is(sample_stack, monkeypatch):
+    """The 1.5B local model left most text drafts without their [n] markers; asked for JSON whose item numbers are
+    an enum of the items shown, it can only cite items that exist, and what they say is checked as before."""
+    monkeypatch.setenv("RAGENT_CHAT_COMPOSE", "json")
+    model = json_script(GOOD_JSON)
+    answer = ask(sample_stack, model)["answer"]
+    assert answer.composed_by == "model" and "Paris" not in answer.text
+    assert answer.text.startswith("Install the VPN client from the Software Center on a company laptop. [sample")
+    assert [s.verdict for s in answer.sentences] == ["supported", "unsupported"]
+    with pytest.raises(ValueError, match="Input should be"):  # only the numbers of the items shown can be written
+        model.schemas[0].model_validate({"answered": True, "sentences": [{"text": "It is.", "items": [9]}]})
+
+
+def test_a_small_model_that_finds_no_answer_leaves_the_extractive_one(sample_stack, monkeypatch):
+    monkeypatch.setenv("RAGENT_CHAT_COMPOSE", "json")
+    answer = ask(sample_stack, json_script({"answered": False, "sentences": []}))["answer"]
+    assert answer.composed_by == "extractive" and answer.sentences[0].citations[0].doc_id == VPN_DOC
+    assert "the chat model found no answer in the evidence" in answer.notes[0]
+
+
+def test_the_compose_format_is_a_setting_with_a_clear_error():
+    assert ChatSettings.from_env({"RAGENT_CHAT": "local"}).compose == "json"
+    assert ChatSettings.from_env({"OPENAI_API_KEY": "k"}).compose == "text"
+    assert ChatSettings.from_env({"OPENAI_API_KEY": "k", "RAGENT_CHAT_COMPOSE": "JSON"}).compose == "json"
+    with pytest.raises(InvalidInput, match="RAGENT_CHAT_COMPOSE must be text or json; it is 'yaml'"):
+        ChatSettings.from_env({"RAGENT_CHAT_COMPOSE": "yaml"})
 
 
 # -- a stalled endpoint ---------------------------------------------------------------------------------------

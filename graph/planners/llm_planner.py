@@ -121,8 +121,11 @@ class LLMPlanner:
         decomposer: RuleDecomposer | None = None,
         *,
         everywhere: bool = True,
+        compose_format: str = "text",
     ):
+        """`compose_format`: how the model writes answers (`graph.answer.written`)."""
         self.catalog = catalog
+        self.compose_format = compose_format
         self.rules = RulePlanner(context, catalog, decomposer)
         self.model = model
         self.breaker = breaker
@@ -343,6 +346,6 @@ class LLMPlanner:
         computed = self.rules.compose(d, evidence, graded)
         if not self.everywhere:
             return computed
-        writer = AnswerWriter(self.model, self.breaker, self.calls)
+        writer = AnswerWriter(self.model, self.breaker, self.calls, as_json=self.compose_format == "json")
         written = writer.write(d, computed, evidence, [g for g in graded if g.relevant], stream)
         return written or computed.model_copy(update={"notes": [*computed.notes, *writer.notes]})
