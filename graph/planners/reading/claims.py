@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from english.lexicon import NEGATIONS
+from english.lexicon import CONTAINING_VERBS, HOLDING_VERBS, NEGATIONS
 from graph.decomposition import Constraint, Unmapped
 from retrievers.postgres.annotation_filters import bounds_of
 from retrievers.postgres.field_catalog import CatalogField
@@ -29,12 +29,30 @@ def overlap(a: Span, b: Span) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
+NEGATED_VERB_REACH = 60
+"""How far a negated verb of holding carries over the thing held, when no clause begins between them: "don't require
+anyone to carry insurance" (blind set H: read as requiring it, a count that looked right)."""
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\b(?:and|or|but|that|which|who|whose|where|when|while|if|because|unless)\b")
+_FIRST_WORD = re.compile(r"\W*(\w+)")
+
+
 def negation_before(lowered: str, start: int, reach: int = NEGATION_REACH) -> Span | None:
     """Where the last negation (`NEGATIONS`) stands in the `reach` characters before `start`, read in that window as
-    if it began the question; None when there is none."""
+    if it began the question, or further back before a verb of holding ("doesn't require", "without needing") whose
+    clause runs on to `start` (`NEGATED_VERB_REACH`); None when there is none."""
     window = max(0, start - reach)
     negations = list(NEGATIONS.finditer(lowered[window:start]))
-    return (window + negations[-1].start(), window + negations[-1].end()) if negations else None
+    if negations:
+        return window + negations[-1].start(), window + negations[-1].end()
+    window = max(0, start - NEGATED_VERB_REACH)
+    *_, nearest = [None, *NEGATIONS.finditer(lowered[window:start])]
+    if nearest is None:
+        return None
+    between = lowered[window + nearest.end() : start]
+    verb = _FIRST_WORD.match(between)
+    if verb and verb.group(1) in HOLDING_VERBS | CONTAINING_VERBS and not _CLAUSE_BREAK.search(between):
+        return window + nearest.start(), window + nearest.end()
+    return None
 
 
 @dataclass

@@ -72,6 +72,10 @@ def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
     measure = count and count.group(0).startswith("count") and (AVERAGE.search(lowered) or SUPERLATIVE.search(lowered))
     if measure and measure.end() < count.start():
         measure_words, count = [count.span()], None  # "the average calorie count", "the lowest ...": a measure
+    if count and view and _asks_a_length(lowered, count, view):
+        if not (AVERAGE.search(lowered) or SUM.search(lowered)):
+            return Reading("lookup", [count.span()])
+        measure_words, count = [count.span()], None  # "on average, how many days' notice ...": a measure
     if view and (top := _group_with_most(lowered, view)):
         return top
     if view and not count and (extreme := _extreme(lowered, view)):
@@ -103,6 +107,20 @@ def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
     if LOOKUP.search(lowered):
         return Reading("lookup")
     return Reading(None)
+
+
+def _asks_a_length(lowered: str, count: re.Match, view: BucketWords) -> bool:
+    """ "How many days' notice is needed to stop the Vitalibis hosting agreement from renewing?": how many of a unit
+    of time, where the bucket has a field of time, asks for a length (its value), not for documents counted (blind
+    set H: answered "1: count over 1 documents"). A bucket with no such field keeps the count ("over how many
+    centuries were the tombs built?" is then a question for its text)."""
+    unit = re.match(r"\s+([a-z]+)", lowered[count.end() :])
+    return (
+        count.group(0) == "how many"
+        and bool(unit)
+        and time_unit(unit.group(1), "") is not None
+        and bool(_durations(view))
+    )
 
 
 def _asks_for_documents(lowered: str, view: BucketWords) -> bool:
