@@ -9,6 +9,7 @@ import pytest
 
 from core.models import Document, SourceDocument
 from graph.context import AgentContext
+from graph.planners.base import Budget
 from graph.planners.rule_decomposer import RuleDecomposer
 from graph.planners.rule_planner import RulePlanner
 from retrievers.extraction.shipped import shipped
@@ -387,12 +388,12 @@ def test_a_name_several_texts_hold_is_narrowed_by_the_party_the_question_also_na
 
 def test_one_document_its_party_and_kind_name_is_the_document_asked_about(rules):
     """ "the Global Music license agreement" names one contract by its party: the question is about it as about one
-    named by its title, so a lookup its row cannot answer is looked for in that contract's text with the whole
-    question, not with the question's leftover words across the contracts the conditions allow (blind folder A:
-    "What are the sellers barred from doing under the Quaker Chemical non-solicitation agreement?")."""
+    named by its title, so a lookup its row cannot answer is looked for in that contract's text alone, one search
+    for each of its words and meaning inside it."""
     planner = RulePlanner(AgentContext(), rules.catalog.catalog, rules)
     d = rules.decompose("Who signed the Global Music International license agreement?")
     assert d.doc_ids == ["GLOBALMUSIC-CONTENT LICENSE AGREEMENT.txt"]
     assert {c.field for c in d.constraints} == {"parties", "contract_type"}
     route = planner.route(d, ["structured"])
-    assert route.kind == "long_text"
+    plan = planner.plan(d, route, Budget(cap=10))
+    assert [c.arguments["doc_id"] for c in plan.calls] == ["GLOBALMUSIC-CONTENT LICENSE AGREEMENT.txt"] * 2

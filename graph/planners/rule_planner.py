@@ -84,8 +84,8 @@ class RulePlanner:
 
     def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
         """A figure or a list: structured only. A lookup of fields of named documents (by id, title, or the values
-        that name one, `which.settled`): structured, then the text of those documents searched with the whole
-        question (their rows may be blank where the question looks). A question for text with field
+        that name one, `which.settled`): structured, then the text of those documents (their rows may be blank where
+        the question looks). A question for text with field
         constraints, or a lookup whose words name no field but a topic ("the parental leave policy": the kind is a
         field, the topic is not, and the policy rows would answer with any policy; "who owns the IP developed for
         the water meter under the Link Plus agreement?": the parties' row would answer another question): the
@@ -96,7 +96,7 @@ class RulePlanner:
             order: list[RouteKind] = ["structured"]
         elif d.intent == "lookup" and (d.doc_ids or d.constraints) and (d.show_fields or not _topic(d)):
             # the documents are named: their text only, never any document's passages
-            order = ["structured", "long_text"] if d.doc_ids or not d.constraints else ["structured", "hybrid"]
+            order = ["structured", "hybrid"] if d.constraints else ["structured", "long_text"]
         elif d.constraints:
             order = ["hybrid"]  # the documents it is about: their passages only, never any document's
         else:
