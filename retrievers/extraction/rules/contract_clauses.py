@@ -100,9 +100,13 @@ def _verdict(test: Test, sentence: str, introduced: str = "") -> Verdict | None:
     return Verdict.CLAUSE
 
 
+_NOT_TO = r"\bnot\s+to\b(?!\s+(?:exceed|be\s+unreasonably)\b)"
+"""A promise not to do something ("agrees not to sell"), not a limit or a consent's reasonableness written the same
+way ("for a period not to exceed 90 days", "such consent not to be unreasonably withheld"): those restrain no one."""
+
 _NEGATED = (
     r"\b(?:shall|will|may|must|can|should|agrees?|agreed|covenants?|undertakes?|promises?)\s+not\b"
-    r"|\b(?:neither|nor|refrain|prohibited|restricted)\b|\bnot\s+to\b|\bno\s+(?:party|participant)\b"
+    rf"|\b(?:neither|nor|refrain|prohibited|restricted)\b|{_NOT_TO}|\bno\s+(?:party|participant)\b"
 )
 
 _MAY_TERMINATE = (
@@ -146,6 +150,10 @@ _RESTRICTED_ACT = (
 begins like one ("developed by Provider", "stock ownership", "its Representatives") is not read as the act, nor
 "engage a third party" (hiring) as engaging in a business. A gerund counts after "prohibited from", not after
 "shall not" ("shall not be prejudiced in ... handling")."""
+
+_ANTI_BRIBERY = r"\bbrib|\bcorrupt|\bkickbacks?\b|\bgovernment(?:al)?\s+officials?\b|\bimproper\s+(?:payments?|gifts?)"
+"""An anti-corruption covenant ("will not offer or pay any bribes ... during the term") forbids an act a
+non-compete also names (offering), but keeps no one out of a business."""
 
 _DEALS_IN_NONE = r"\b(?:shall|will)\s+(?:\w+\s+){0,2}?(?:handle|sell|carry|market|distribute)\s+no\b"
 """A restraint worded as dealing in none of something ("the Distributor shall handle no products that are
@@ -211,7 +219,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             words(rf"\bnon-?compet|(?:{_NEGATED}|{_DEALS_IN_NONE})[^;]{{0,300}}?\bcompet"),
             words(
                 r"competitive\s+(?:position|harm|disadvantage|advantage|bid|pric\w+|rates?|analysis|infringement)|antitrust|"
-                r"\bwarrants?\b|\bknowledge\b|\bunfair\s+competition|\bnot\s+(?:be\s+deemed\s+to\s+)?prevent|"
+                r"\bwarrants?\b|\bknowledge\b|\bunfair\s+competition|\bnot\s+(?:be\s+deemed\s+to\s+)?prevent|\bnot\s+(?:be\s+)?(?:deemed|construed|considered|interpreted)\b|"
                 r"\bdeemed\s+reasonable|\bso\s+long\s+as|\bhereby\s+grants?\b|\bbanner|\blogos?\b|\bsponsorship|\bendors|\bnondisclosure|\bnon-disclosure|"
                 rf"{_OTHER_RESTRICTION}"
             ),
@@ -224,16 +232,18 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
                 r"\b(?:following|after)\s+the\s+(?:termination|expiration)\b|\bthereafter\b"
             ),
             words(
-                r"(?:\b(?:shall|will|may|must)\s+not|\bnot\s+to|\bneither\b[^;]{0,120}?\b(?:shall|will|may))[\s,]+"
+                rf"(?:\b(?:shall|will|may|must)\s+not|{_NOT_TO}|\bneither\b[^;]{{0,120}}?\b(?:shall|will|may))[\s,]+"
                 rf"(?:[\w,()]+\s+){{0,8}}?(?!\w+ing\b){_RESTRICTED_ACT}|"
                 r"\b(?:(?:shall\s+be|is|are)\s+(?:hereby\s+)?(?:prohibited|restricted)|refrain)\s+from\s+"
                 rf"(?:[\w,()]+\s+){{0,8}}?{_RESTRICTED_ACT}"
             ),
             words(
-                r"\bconfidential|\bdisclos|\bsolicit|\bpromotions\b|\bshares\b|\bsecurities\b|\btrademarks?\b|\blogos?\b|\bappoint|\bhold\s+itself\s+out|\bif\b|\bsponsorship|\bhire\b|\bemploy|\bassign|\bsublicens|\bwithout\s+(?:the\s+)?"
+                r"\bconfidential|\bdisclos|\bsolicit|\bpromotions\b|\bshares\b|\bsecurities\b|\btrademarks?\b|\blogos?\b|\bappoint|\bhold\s+itself\s+out|\bif\b|\bsponsorship|\bhire\b|\bemploy|\bassign|\bsublicens|\bwithout\s+(?:the\s+|its\s+|their\s+|[\w&.-]+(?:'s|\u2019s)\s+)?"
                 r"(?:prior\s+)?(?:written\s+)?(?:consent|approval)|\bexcept\s+as\s+(?:set\s+forth|provided)\s+in\s+the\s+"
-                r"(?:specifications|quality)|\boutside\s+(?:of\s+)?the\s+territory\b"
+                r"(?:specifications|quality)|\boutside\s+(?:of\s+)?the\s+territory\b|"
+                rf"{_ANTI_BRIBERY}"
             ),
+            per_item=True,
         ),
     ),
     "exclusivity": (
@@ -260,7 +270,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
         Test(
             cue(r"other|third|another"),
             words(
-                r"(?:\b(?:shall|will|may)\s+not|\bnot\s+to|\bneither\b[^;]{0,120}?\b(?:shall|will|may))\s+"
+                rf"(?:\b(?:shall|will|may)\s+not|{_NOT_TO}|\bneither\b[^;]{{0,120}}?\b(?:shall|will|may))\s+"
                 r"(?:[\w,()]+\s+){0,6}?(?:enter\s+into|grant|appoint|engage|endorse|purchase|buy|obtain|procure|"
                 r"license|sell)\b[^;]{0,160}?\b(?:any\s+other|another|any\s+third\s+part|other\s+than)\b"
             ),
