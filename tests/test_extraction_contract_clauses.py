@@ -538,3 +538,24 @@ def test_a_restraint_is_read_in_its_own_list_item_beside_a_non_solicit():
     found = contract_clauses.RULES["non_compete"](body)
     assert [f.value for f in found] == [True]
     assert cited(body, found[0]) == sentence
+
+
+@pytest.mark.parametrize(
+    ("sentence", "clause"),
+    [  # "exclusively" as "only", in a limit or a cause, is no exclusive dealing
+        (
+            "The Seller's liability under this Agreement is limited exclusively to the amounts stated in Schedule B.",
+            False,
+        ),
+        (
+            "The Customer shall pay for any enhancement resulting exclusively from the Customer's own specifications.",
+            False,
+        ),
+        # a right said to be exclusive, and buying from one source only, are
+        ("Subject to Section 9, the Reseller's right to sell the Software in the Territory shall be exclusive.", True),
+        ("The Distributor shall purchase all of its requirements of the Products solely from the Manufacturer.", True),
+    ],
+)
+def test_exclusivity_said_of_a_right_or_a_source_and_not_of_a_limit(sentence, clause):
+    body = FILLER + sentence + " " + FILLER
+    assert [f.value for f in contract_clauses.RULES["exclusivity"](body)] == [clause]

@@ -256,11 +256,13 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
                 r"resellers?|suppl\w+|providers?|source|basis|territor\w*|trade\s+area|sponsor\w*|partner\w*|"
                 r"marketing|sales|sell|manufactur\w*|provide|purchase|appointment|arrangement|relationship|"
                 r"dealing|services?|endorse\w*|promot\w*|carrier|vendor|reseller)\b"
-                r"|\bon\s+an?\s+(?:co-)?exclusive\s+basis\b|\bsole\s+(?:and\s+exclusive\s+)?(?:agent|distributor|supplier|provider|source|reseller)\b|\bexclusively\s+(?:from|to|through|with)\b"
+                r"|\bon\s+an?\s+(?:co-)?exclusive\s+basis\b|\bsole\s+(?:and\s+exclusive\s+)?(?:agent|distributor|supplier|provider|source|reseller)\b|\bexclusively\s+(?:from|to|through|with)\b|"
+                r"\b(?:rights?|licen[cs]es?|appointment|distributorship)\b[^.;]{0,120}?\b(?:shall|will)\s+be\s+exclusive\b(?!\s+of\b)|"
+                r"\b(?:purchas|buy|obtain|procur|sourc|order)\w*\s+(?:[\w,()-]+\s+){0,8}?solely\s+from\b"
             ),
             None,
             words(
-                r"\b(?:not|no|nor|without)\s+(?:[\w,-]+\s+){0,8}?(?:co-)?exclusiv|\bcourts?\b|\bexclusive\s+benefit|\bbut\s+not\s+the\s+obligation|\bused\s+exclusively|\binures?\b|\benures?\b|\bgovern|\bbelongs?\b|\bowned\b|\bexclusiv\w*\s+(?:jurisdiction|venue|forum|courts?)|"
+                r"\b(?:not|no|nor|without)\s+(?:[\w,-]+\s+){0,8}?(?:co-)?exclusiv|\bcourts?\b|\bexclusive\s+benefit|\bbut\s+not\s+the\s+obligation|\bused\s+exclusively|\b(?:limited|relat\w*|result\w*|derived|resolved|attributable|applicable)\s+(?:\w+\s+){0,2}?exclusively\b|\binures?\b|\benures?\b|\bgovern|\bbelongs?\b|\bowned\b|\bexclusiv\w*\s+(?:jurisdiction|venue|forum|courts?)|"
                 r"\bentire\s+and\s+exclusive|\bcomplete\s+and\s+exclusive|\bexclusive\s+remed|\bexclusive\s+right\s+to\s+"
                 r"(?:apply|file|prosecute|own|control|register|enforce)|\bexclusive\s+rights\s+and\s+interests?\s+in\s+all"
                 r"|\bexclusive\s+of\b|\bexclusively\s+own|\bright,\s+title\b|^\s*whereas\b|\bnot\s+be\s+considered\b"
