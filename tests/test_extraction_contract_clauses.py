@@ -559,3 +559,19 @@ def test_a_restraint_is_read_in_its_own_list_item_beside_a_non_solicit():
 def test_exclusivity_said_of_a_right_or_a_source_and_not_of_a_limit(sentence, clause):
     body = FILLER + sentence + " " + FILLER
     assert [f.value for f in contract_clauses.RULES["exclusivity"](body)] == [clause]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "clause"),
+    [
+        (
+            "Any merger or consolidation of the Licensee with another company shall be deemed an assignment of this "
+            "Agreement requiring the Licensor's prior written consent.",
+            True,
+        ),
+        ("A merger or reorganization of the Licensee shall not be deemed an assignment of this Agreement.", False),
+    ],
+)
+def test_a_merger_counted_as_an_assignment_is_a_change_of_control(sentence, clause):
+    body = FILLER + sentence + " " + FILLER
+    assert [f.value for f in contract_clauses.RULES["change_of_control"](body)] == [clause]

@@ -184,6 +184,14 @@ frees the change rather than making it need consent, notice or a right to end th
 follows that binds it again: a proviso, a notice, a right to terminate, or a competitor as assignee ("provided
 that such successor is not a competitor") is the clause."""
 
+_DEEMED_A_TRANSFER = (
+    r"\b(?:deemed|considered|constitutes?|treated\s+as)\s+(?:to\s+be\s+)?(?:an?\s+)?(?:\w+\s+)?"
+    r"[\"\u201c]?(?:assignment|transfer)\b"
+)
+"""A merger or sale of a party counted as an assignment of the contract ("any merger involving Licensee will be
+deemed to be a transfer of rights for which Licensor's consent is required"): a change of control that needs the
+consent the contract requires for an assignment."""
+
 _AUDIT_ACT = r"(?:audit(?:s|ed)?|inspect(?:s|ed|ions?)?|examin(?:e|es|ed|ations?))\b"
 _AUDITING = r"(?:audit|inspect|examin)(?:ing|ations?|ions?|s)?\b"
 _AUDITOR = r"\b(?:auditors?|accountants?|accounting\s+firm|representatives?|designees?|agents?)\b"
@@ -349,6 +357,16 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             words(r"\bmay\s+(?:\w+\s+){0,4}terminate\b|\bright\s+to\s+terminate\b|\bshall\s+terminate\b"),
             words(r"\bmaterial\s+adverse\s+change|\bassign"),
             lead_in=True,
+        ),
+        Test(
+            cue(r"merge|consolidat|reorgani|sale of"),
+            words(
+                r"\bmerger\b|\bconsolidation\b|\breorgani[sz]ation\b|\bsale\s+of\s+(?:all|substantially\s+all|(?:\w+\s+)?stock)\b"
+            ),
+            words(_DEEMED_A_TRANSFER),
+            words(
+                r"\bnot\s+(?:be\s+)?(?:deemed|considered|constitute|treated)|\bno\s+(?:such\s+)?consent|\bwithout\s+(?:such\s+|the\s+)?consent"
+            ),
         ),
     ),
     "audit_rights": (
