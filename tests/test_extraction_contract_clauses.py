@@ -503,3 +503,75 @@ def test_a_definition_that_includes_rather_than_means_leaves_the_clause_unanswer
         "fifty percent (50%) of the voting securities of Premier, or Premier being a party to a merger. " + FILLER
     )
     assert contract_clauses.RULES["change_of_control"](body) == []
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [  # a limit or a consent's reasonableness is written "not to", but restrains no one
+        "During the Term, the Licensee may keep the Samples for a period not to exceed thirty days, after which the "
+        "Licensor may acquire them at cost.",
+        "During the Term, Acme may request changes to the Schedule, such approval not to be unreasonably withheld, "
+        "and Beta may then develop the revised Deliverables.",
+        # an anti-corruption covenant forbids offering, not a business
+        "During the term of this Agreement, the Consultant will not offer or pay any bribe to a government official "
+        "to obtain business.",
+        # that sales are not counted as competing is no restraint
+        "Sales of the Garden Products through retail channels shall not be deemed to compete with the Licensed "
+        "Products for purposes of the royalty calculation.",
+        # selling only with the other party's consent, as with "the prior written consent"
+        "During the Term, Beta agrees not to sell the Compound to any third party without Acme's prior written "
+        "consent.",
+    ],
+)
+def test_limits_consents_and_anti_bribery_covenants_are_no_non_compete(sentence):
+    body = FILLER + sentence + " " + FILLER
+    assert contract_clauses.RULES["non_compete"](body) == [Found(False, 0, 0)]
+
+
+def test_a_restraint_is_read_in_its_own_list_item_beside_a_non_solicit():
+    """A non-solicit in another item of the sentence does not unmake the restraint in the first one."""
+    sentence = (
+        "During the Term, neither party may (a) sell any product that is the same as or similar to the Products, "
+        "or (b) solicit any employee of the other party."
+    )
+    body = FILLER + sentence + " " + FILLER
+    found = contract_clauses.RULES["non_compete"](body)
+    assert [f.value for f in found] == [True]
+    assert cited(body, found[0]) == sentence
+
+
+@pytest.mark.parametrize(
+    ("sentence", "clause"),
+    [  # "exclusively" as "only", in a limit or a cause, is no exclusive dealing
+        (
+            "The Seller's liability under this Agreement is limited exclusively to the amounts stated in Schedule B.",
+            False,
+        ),
+        (
+            "The Customer shall pay for any enhancement resulting exclusively from the Customer's own specifications.",
+            False,
+        ),
+        # a right said to be exclusive, and buying from one source only, are
+        ("Subject to Section 9, the Reseller's right to sell the Software in the Territory shall be exclusive.", True),
+        ("The Distributor shall purchase all of its requirements of the Products solely from the Manufacturer.", True),
+    ],
+)
+def test_exclusivity_said_of_a_right_or_a_source_and_not_of_a_limit(sentence, clause):
+    body = FILLER + sentence + " " + FILLER
+    assert [f.value for f in contract_clauses.RULES["exclusivity"](body)] == [clause]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "clause"),
+    [
+        (
+            "Any merger or consolidation of the Licensee with another company shall be deemed an assignment of this "
+            "Agreement requiring the Licensor's prior written consent.",
+            True,
+        ),
+        ("A merger or reorganization of the Licensee shall not be deemed an assignment of this Agreement.", False),
+    ],
+)
+def test_a_merger_counted_as_an_assignment_is_a_change_of_control(sentence, clause):
+    body = FILLER + sentence + " " + FILLER
+    assert [f.value for f in contract_clauses.RULES["change_of_control"](body)] == [clause]

@@ -100,9 +100,13 @@ def _verdict(test: Test, sentence: str, introduced: str = "") -> Verdict | None:
     return Verdict.CLAUSE
 
 
+_NOT_TO = r"\bnot\s+to\b(?!\s+(?:exceed|be\s+unreasonably)\b)"
+"""A promise not to do something ("agrees not to sell"), not a limit or a consent's reasonableness written the same
+way ("for a period not to exceed 90 days", "such consent not to be unreasonably withheld"): those restrain no one."""
+
 _NEGATED = (
     r"\b(?:shall|will|may|must|can|should|agrees?|agreed|covenants?|undertakes?|promises?)\s+not\b"
-    r"|\b(?:neither|nor|refrain|prohibited|restricted)\b|\bnot\s+to\b|\bno\s+(?:party|participant)\b"
+    rf"|\b(?:neither|nor|refrain|prohibited|restricted)\b|{_NOT_TO}|\bno\s+(?:party|participant)\b"
 )
 
 _MAY_TERMINATE = (
@@ -147,6 +151,10 @@ begins like one ("developed by Provider", "stock ownership", "its Representative
 "engage a third party" (hiring) as engaging in a business. A gerund counts after "prohibited from", not after
 "shall not" ("shall not be prejudiced in ... handling")."""
 
+_ANTI_BRIBERY = r"\bbrib|\bcorrupt|\bkickbacks?\b|\bgovernment(?:al)?\s+officials?\b|\bimproper\s+(?:payments?|gifts?)"
+"""An anti-corruption covenant ("will not offer or pay any bribes ... during the term") forbids an act a
+non-compete also names (offering), but keeps no one out of a business."""
+
 _DEALS_IN_NONE = r"\b(?:shall|will)\s+(?:\w+\s+){0,2}?(?:handle|sell|carry|market|distribute)\s+no\b"
 """A restraint worded as dealing in none of something ("the Distributor shall handle no products that are
 competitive with the Products") rather than with "not"."""
@@ -175,6 +183,14 @@ consent ("provided, however, that either Party may assign this Agreement in conn
 frees the change rather than making it need consent, notice or a right to end the contract. Only when nothing
 follows that binds it again: a proviso, a notice, a right to terminate, or a competitor as assignee ("provided
 that such successor is not a competitor") is the clause."""
+
+_DEEMED_A_TRANSFER = (
+    r"\b(?:deemed|considered|constitutes?|treated\s+as)\s+(?:to\s+be\s+)?(?:an?\s+)?(?:\w+\s+)?"
+    r"[\"\u201c]?(?:assignment|transfer)\b"
+)
+"""A merger or sale of a party counted as an assignment of the contract ("any merger involving Licensee will be
+deemed to be a transfer of rights for which Licensor's consent is required"): a change of control that needs the
+consent the contract requires for an assignment."""
 
 _AUDIT_ACT = r"(?:audit(?:s|ed)?|inspect(?:s|ed|ions?)?|examin(?:e|es|ed|ations?))\b"
 _AUDITING = r"(?:audit|inspect|examin)(?:ing|ations?|ions?|s)?\b"
@@ -211,7 +227,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             words(rf"\bnon-?compet|(?:{_NEGATED}|{_DEALS_IN_NONE})[^;]{{0,300}}?\bcompet"),
             words(
                 r"competitive\s+(?:position|harm|disadvantage|advantage|bid|pric\w+|rates?|analysis|infringement)|antitrust|"
-                r"\bwarrants?\b|\bknowledge\b|\bunfair\s+competition|\bnot\s+(?:be\s+deemed\s+to\s+)?prevent|"
+                r"\bwarrants?\b|\bknowledge\b|\bunfair\s+competition|\bnot\s+(?:be\s+deemed\s+to\s+)?prevent|\bnot\s+(?:be\s+)?(?:deemed|construed|considered|interpreted)\b|"
                 r"\bdeemed\s+reasonable|\bso\s+long\s+as|\bhereby\s+grants?\b|\bbanner|\blogos?\b|\bsponsorship|\bendors|\bnondisclosure|\bnon-disclosure|"
                 rf"{_OTHER_RESTRICTION}"
             ),
@@ -224,16 +240,18 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
                 r"\b(?:following|after)\s+the\s+(?:termination|expiration)\b|\bthereafter\b"
             ),
             words(
-                r"(?:\b(?:shall|will|may|must)\s+not|\bnot\s+to|\bneither\b[^;]{0,120}?\b(?:shall|will|may))[\s,]+"
+                rf"(?:\b(?:shall|will|may|must)\s+not|{_NOT_TO}|\bneither\b[^;]{{0,120}}?\b(?:shall|will|may))[\s,]+"
                 rf"(?:[\w,()]+\s+){{0,8}}?(?!\w+ing\b){_RESTRICTED_ACT}|"
                 r"\b(?:(?:shall\s+be|is|are)\s+(?:hereby\s+)?(?:prohibited|restricted)|refrain)\s+from\s+"
                 rf"(?:[\w,()]+\s+){{0,8}}?{_RESTRICTED_ACT}"
             ),
             words(
-                r"\bconfidential|\bdisclos|\bsolicit|\bpromotions\b|\bshares\b|\bsecurities\b|\btrademarks?\b|\blogos?\b|\bappoint|\bhold\s+itself\s+out|\bif\b|\bsponsorship|\bhire\b|\bemploy|\bassign|\bsublicens|\bwithout\s+(?:the\s+)?"
+                r"\bconfidential|\bdisclos|\bsolicit|\bpromotions\b|\bshares\b|\bsecurities\b|\btrademarks?\b|\blogos?\b|\bappoint|\bhold\s+itself\s+out|\bif\b|\bsponsorship|\bhire\b|\bemploy|\bassign|\bsublicens|\bwithout\s+(?:the\s+|its\s+|their\s+|[\w&.-]+(?:'s|\u2019s)\s+)?"
                 r"(?:prior\s+)?(?:written\s+)?(?:consent|approval)|\bexcept\s+as\s+(?:set\s+forth|provided)\s+in\s+the\s+"
-                r"(?:specifications|quality)|\boutside\s+(?:of\s+)?the\s+territory\b"
+                r"(?:specifications|quality)|\boutside\s+(?:of\s+)?the\s+territory\b|"
+                rf"{_ANTI_BRIBERY}"
             ),
+            per_item=True,
         ),
     ),
     "exclusivity": (
@@ -246,11 +264,13 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
                 r"resellers?|suppl\w+|providers?|source|basis|territor\w*|trade\s+area|sponsor\w*|partner\w*|"
                 r"marketing|sales|sell|manufactur\w*|provide|purchase|appointment|arrangement|relationship|"
                 r"dealing|services?|endorse\w*|promot\w*|carrier|vendor|reseller)\b"
-                r"|\bon\s+an?\s+(?:co-)?exclusive\s+basis\b|\bsole\s+(?:and\s+exclusive\s+)?(?:agent|distributor|supplier|provider|source|reseller)\b|\bexclusively\s+(?:from|to|through|with)\b"
+                r"|\bon\s+an?\s+(?:co-)?exclusive\s+basis\b|\bsole\s+(?:and\s+exclusive\s+)?(?:agent|distributor|supplier|provider|source|reseller)\b|\bexclusively\s+(?:from|to|through|with)\b|"
+                r"\b(?:rights?|licen[cs]es?|appointment|distributorship)\b[^.;]{0,120}?\b(?:shall|will)\s+be\s+exclusive\b(?!\s+of\b)|"
+                r"\b(?:purchas|buy|obtain|procur|sourc|order)\w*\s+(?:[\w,()-]+\s+){0,8}?solely\s+from\b"
             ),
             None,
             words(
-                r"\b(?:not|no|nor|without)\s+(?:[\w,-]+\s+){0,8}?(?:co-)?exclusiv|\bcourts?\b|\bexclusive\s+benefit|\bbut\s+not\s+the\s+obligation|\bused\s+exclusively|\binures?\b|\benures?\b|\bgovern|\bbelongs?\b|\bowned\b|\bexclusiv\w*\s+(?:jurisdiction|venue|forum|courts?)|"
+                r"\b(?:not|no|nor|without)\s+(?:[\w,-]+\s+){0,8}?(?:co-)?exclusiv|\bcourts?\b|\bexclusive\s+benefit|\bbut\s+not\s+the\s+obligation|\bused\s+exclusively|\b(?:limited|relat\w*|result\w*|derived|resolved|attributable|applicable)\s+(?:\w+\s+){0,2}?exclusively\b|\binures?\b|\benures?\b|\bgovern|\bbelongs?\b|\bowned\b|\bexclusiv\w*\s+(?:jurisdiction|venue|forum|courts?)|"
                 r"\bentire\s+and\s+exclusive|\bcomplete\s+and\s+exclusive|\bexclusive\s+remed|\bexclusive\s+right\s+to\s+"
                 r"(?:apply|file|prosecute|own|control|register|enforce)|\bexclusive\s+rights\s+and\s+interests?\s+in\s+all"
                 r"|\bexclusive\s+of\b|\bexclusively\s+own|\bright,\s+title\b|^\s*whereas\b|\bnot\s+be\s+considered\b"
@@ -260,7 +280,7 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
         Test(
             cue(r"other|third|another"),
             words(
-                r"(?:\b(?:shall|will|may)\s+not|\bnot\s+to|\bneither\b[^;]{0,120}?\b(?:shall|will|may))\s+"
+                rf"(?:\b(?:shall|will|may)\s+not|{_NOT_TO}|\bneither\b[^;]{{0,120}}?\b(?:shall|will|may))\s+"
                 r"(?:[\w,()]+\s+){0,6}?(?:enter\s+into|grant|appoint|engage|endorse|purchase|buy|obtain|procure|"
                 r"license|sell)\b[^;]{0,160}?\b(?:any\s+other|another|any\s+third\s+part|other\s+than)\b"
             ),
@@ -337,6 +357,16 @@ CLAUSES: dict[str, tuple[Test, ...]] = {
             words(r"\bmay\s+(?:\w+\s+){0,4}terminate\b|\bright\s+to\s+terminate\b|\bshall\s+terminate\b"),
             words(r"\bmaterial\s+adverse\s+change|\bassign"),
             lead_in=True,
+        ),
+        Test(
+            cue(r"merge|consolidat|reorgani|sale of"),
+            words(
+                r"\bmerger\b|\bconsolidation\b|\breorgani[sz]ation\b|\bsale\s+of\s+(?:all|substantially\s+all|(?:\w+\s+)?stock)\b"
+            ),
+            words(_DEEMED_A_TRANSFER),
+            words(
+                r"\bnot\s+(?:be\s+)?(?:deemed|considered|constitute|treated)|\bno\s+(?:such\s+)?consent|\bwithout\s+(?:such\s+|the\s+)?consent"
+            ),
         ),
     ),
     "audit_rights": (
