@@ -178,7 +178,6 @@ def json_script(*drafts: dict) -> JsonComposingModel:
 
 
 GOOD_JSON = {
-    "answered": True,
     "sentences": [
         {"text": "Install the VPN client from the Software Center on a company laptop.", "items": [1]},
         {"text": "Paris is the capital of France and hosts the Louvre museum.", "items": [1]},
@@ -196,12 +195,12 @@ def test_a_small_models_json_answer_cites_only_items_shown_and_is_checked_as_tex
     assert answer.text.startswith("Install the VPN client from the Software Center on a company laptop. [sample")
     assert [s.verdict for s in answer.sentences] == ["supported", "unsupported"]
     with pytest.raises(ValueError, match="Input should be"):  # only the numbers of the items shown can be written
-        model.schemas[0].model_validate({"answered": True, "sentences": [{"text": "It is.", "items": [9]}]})
+        model.schemas[0].model_validate({"sentences": [{"text": "It is.", "items": [9]}]})
 
 
 def test_a_small_model_that_finds_no_answer_leaves_the_extractive_one(sample_stack, monkeypatch):
     monkeypatch.setenv("RAGENT_CHAT_COMPOSE", "json")
-    answer = ask(sample_stack, json_script({"answered": False, "sentences": []}))["answer"]
+    answer = ask(sample_stack, json_script({"sentences": []}))["answer"]
     assert answer.composed_by == "extractive" and answer.sentences[0].citations[0].doc_id == VPN_DOC
     assert "the chat model found no answer in the evidence" in answer.notes[0]
 
