@@ -267,3 +267,36 @@ def test_a_lookup_that_found_its_named_document_does_not_list_the_buckets_other_
         "10 of the 59 contracts have no parties recorded and are not listed. Values read from the documents' text, "
         "not labelled: parties in 49 (`ragent documents show` quotes each)."
     )
+
+
+def test_a_superlative_shows_every_row_tied_with_the_one_asked_for():
+    """An outside probe: "which recipe has the highest rating?" showed butter chicken (4.9) alone, though carbonara
+    is rated 4.9 too: one of two picked by the index's order. The rows tied with the last one asked for are shown,
+    and the heading says how many tie."""
+    from graph.answer.computed import table
+    from graph.decomposition import Decomposition, OrderBy
+    from graph.schemas import Evidence, GradedHit, ToolCall
+    from tools.envelope import AnnotationHit, Envelope, RowMetadata
+
+    ratings = {"butter-chicken": 4.9, "carbonara": 4.9, "tacos": 3.8}
+    hits = [
+        AnnotationHit(doc_id=doc, annotation_id=f"{doc}-0", row={"rating": r}, metadata=RowMetadata(kind="properties"))
+        for doc, r in ratings.items()
+    ]
+    call = ToolCall(tool="annotations_search", arguments={"bucket": "recipes", "predicates": {}})
+    found = Envelope(status="ok", hits=hits, total_hits=16)
+    evidence = [Evidence(step=0, attempt=0, route="structured", call=call, envelope=found)]
+    relevant = [
+        GradedHit(doc_id=h.doc_id, annotation_id=h.annotation_id, relevant=True, why="row", row=h.row) for h in hits
+    ]
+    d = Decomposition(
+        question="Which recipe has the highest rating?",
+        intent="list",
+        buckets=["recipes"],
+        show_fields=["rating"],
+        order_by=OrderBy(field="rating", direction="desc"),
+        limit=1,
+    )
+    answer = table(d, evidence, relevant)
+    assert answer.text.splitlines()[0] == "The largest rating of 16 matching row(s), 2 tied:"
+    assert [r["doc_id"] for r in answer.rows] == ["butter-chicken", "carbonara"]

@@ -1001,6 +1001,22 @@ def test_an_average_of_a_measure_called_a_count_is_an_average(question):
     assert [(c.field, c.value) for c in d.constraints] == [("cuisine", "Italian")]
 
 
+def test_a_peoples_adjective_no_value_holds_is_asked_about_not_dropped():
+    """The recipes set: "korean dishes under 500 calories" listed every cuisine's dishes under 500 calories, "korean"
+    (no cuisine holds it) left as a word of the topic."""
+    d = RuleDecomposer(RECIPES).decompose("korean dishes under 500 calories")
+    assert [u.text for u in d.unmapped] == ["korean dishes"]
+    thai = RuleDecomposer(RECIPES).decompose("thai dishes under 500 calories")
+    assert thai.unmapped == [] and ("cuisine", "Thai") in [(c.field, c.value) for c in thai.constraints]
+
+
+def test_the_quickest_is_the_shortest_duration():
+    """The recipes set: "which is the quickest Mexican dish" listed every Mexican dish ("quickest" read nothing)."""
+    timed = FakeCatalog({"recipes": [("r1.txt", "R1", [("properties", {"cuisine": "Mexican", "prep_minutes": 10})])]})
+    d = RuleDecomposer(timed).decompose("which is the quickest Mexican dish")
+    assert (d.order_by.field, d.order_by.direction, d.limit) == ("prep_minutes", "asc", 1)
+
+
 @pytest.mark.parametrize(
     "question", ["How many contracts fail to include a cap on liability?", "How many contracts omit a liability cap?"]
 )

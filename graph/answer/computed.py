@@ -187,8 +187,10 @@ def table(
         }.values()
     )
     if d.order_by:  # a superlative: the rows at the top of the order, out of all that match
+        rows = _with_ties(rows, d.order_by.field, d.limit or 1)
         extreme = "largest" if d.order_by.direction == "desc" else "smallest"
-        heading = f"The {extreme} {d.order_by.field} of {total.said} matching row(s):"
+        tied = f", {len(rows)} tied" if len(rows) > (d.limit or 1) else ""
+        heading = f"The {extreme} {d.order_by.field} of {total.said} matching row(s){tied}:"
     elif total.lower_bound:
         heading = f"{total.said.capitalize()} matching rows (counting stopped there: ask how many for the figure), "
         heading += f"showing {len(rows)}:"
@@ -221,6 +223,15 @@ def table(
         rows=rows,
         citations=[Citation(doc_id=r["doc_id"], annotation_id=r["annotation_id"]) for r in rows],
     )
+
+
+def _with_ties(rows: list[dict], field: str, limit: int) -> list[dict]:
+    """The first `limit` rows of a superlative's order, with those after them that tie with the last ("the highest
+    rating" where two recipes are rated 4.9: both, not whichever the index returned first)."""
+    if len(rows) <= limit:
+        return rows
+    last = rows[limit - 1].get(field)
+    return rows[:limit] + [r for r in rows[limit:] if last is not None and r.get(field) == last]
 
 
 def _with_unit(value, unit: str | None) -> str:

@@ -41,6 +41,9 @@ from tools.confidence import low_confidence_threshold
 from tools.envelope import AnnotationHit, PassageHit, matched_total
 
 STRUCTURED_ROWS = 50
+TIES_READ = 9
+"""Rows read past those a superlative asks for ("the quickest recipe": one), so that rows tied with the last one are
+shown with it (`computed.table`), not one of them picked by the order the index returns."""
 MAX_SUB_QUERIES = 3
 LOOKUPS = 2
 """Names the follow-up round looks up at most, one keyword search each (a page title is an exact-word match)."""
@@ -130,7 +133,9 @@ class RulePlanner:
                             },
                         )
                     )
-                ordered = {"order_by": d.order_by.model_dump(), "top_k": d.limit or 1} if d.order_by else {}
+                ordered = (
+                    {"order_by": d.order_by.model_dump(), "top_k": (d.limit or 1) + TIES_READ} if d.order_by else {}
+                )
                 calls.append(
                     ToolCall(
                         tool="annotations_search",

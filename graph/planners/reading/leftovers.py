@@ -10,6 +10,7 @@ from english.lexicon import (
     CLAUSE_WORDS,
     CONTAINING_VERBS,
     COPULAS,
+    DEMONYMS,
     FILLER,
     HOLDING_VERBS,
     INDEFINITE,
@@ -57,7 +58,8 @@ def names_left(
     before the bucket's noun with nothing but words a reading took between ("starbucks receipts"; "veggie
     [Indian] recipes", which left out would count every Indian recipe) unless those name a kind (`kind_spans`:
     "web [hosting agreements]" is a finer kind's name), just before a clause word ("arbitration clause"),
-    capitalised inside the sentence, or holding a digit ("ISO 45001"). Other words left over ("came",
+    capitalised inside the sentence, holding a digit ("ISO 45001"), or a people's adjective ("korean dishes under
+    500 calories" listed every cuisine's: a country or cuisine no value holds). Other words left over ("came",
     "everything") only phrase the question. After "in", the nearest values are the currencies the buckets hold.
     Capitalised words just before a name a name field matched (`name_spans`) are part of that name ("Jim Nantz"). A
     lower-case word sharing its stem with a field's word is a form of that word ("renewing" beside the field word
@@ -100,6 +102,8 @@ def names_left(
             or any(s[0] >= after and _modifies(lowered, after, s[0], understood, kind_spans) for s in bucket_spans)
             or digits
             or any(tokens[i].start() > 0 and text[tokens[i].start()].isupper() for i in run)
+            or lowered[first.start() : last.end()] in DEMONYMS
+            or any(plain(tokens[i].group(0)) in DEMONYMS for i in run)
         )
         if slot:
             phrase = text[first.start() : last.end()]
