@@ -343,7 +343,7 @@ def test_a_negated_verb_of_holding_carries_over_to_the_clause_it_holds(question,
     assert ("insurance", expected) in [(c.field, c.value) for c in d.constraints]
 
 
-def test_how_many_of_a_unit_of_time_asks_for_a_length_not_a_count_of_documents(rules):
+def test_how_many_of_a_unit_or_of_what_a_field_measures_asks_for_a_value_not_a_count(rules):
     """Blind set H: "How many days' notice is needed to stop the Vitalibis hosting agreement with Votocast from
     auto-renewing?" answered "1: count over 1 documents"; the question asks for the notice period."""
     rows = {"VITALIBIS.txt": {"contract_type": "Hosting Agreement", "parties": ["Votocast"], "notice_period_days": 180}}
@@ -354,6 +354,8 @@ def test_how_many_of_a_unit_of_time_asks_for_a_length_not_a_count_of_documents(r
     counted = own.decompose("How many contracts need more than 90 days notice?")
     assert counted.intent == "count" and [(c.field, c.op) for c in counted.constraints] == [("notice_period_days", ">")]
     assert rules.decompose("How many days did the VPN outage last?").intent != "lookup", "no field of time: as before"
+    calories = RuleDecomposer(RECIPES).decompose("how many calories in the thai green curry")  # the recipes set
+    assert calories.intent == "lookup" and ("cuisine", "Thai") in [(c.field, c.value) for c in calories.constraints]
 
 
 def test_a_receipts_total_in_a_count_is_still_its_field(rules):

@@ -72,7 +72,7 @@ def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
     measure = count and count.group(0).startswith("count") and (AVERAGE.search(lowered) or SUPERLATIVE.search(lowered))
     if measure and measure.end() < count.start():
         measure_words, count = [count.span()], None  # "the average calorie count", "the lowest ...": a measure
-    if count and view and _asks_a_length(lowered, count, view):
+    if count and view and _asks_a_measure(lowered, count, view):
         if not (AVERAGE.search(lowered) or SUM.search(lowered)):
             return Reading("lookup", [count.span()])
         measure_words, count = [count.span()], None  # "on average, how many days' notice ...": a measure
@@ -109,18 +109,19 @@ def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
     return Reading(None)
 
 
-def _asks_a_length(lowered: str, count: re.Match, view: BucketWords) -> bool:
-    """ "How many days' notice is needed to stop the Vitalibis hosting agreement from renewing?": how many of a unit
-    of time, where the bucket has a field of time, asks for a length (its value), not for documents counted (blind
-    set H: answered "1: count over 1 documents"). A bucket with no such field keeps the count ("over how many
+def _asks_a_measure(lowered: str, count: re.Match, view: BucketWords) -> bool:
+    """ "How many days' notice is needed to stop the Vitalibis hosting agreement from renewing?", "how many calories
+    in the pad thai": how many of a unit of time, where the bucket has a field of time, or of what a number field
+    measures, asks for a value, not for documents counted (blind set H and the recipes set: "1: count over 1
+    documents", "10: count over 10 documents"). A bucket with no such field keeps the count ("over how many
     centuries were the tombs built?" is then a question for its text)."""
-    unit = re.match(r"\s+([a-z]+)", lowered[count.end() :])
-    return (
-        count.group(0) == "how many"
-        and bool(unit)
-        and time_unit(unit.group(1), "") is not None
-        and bool(_durations(view))
-    )
+    word = re.match(r"\s+([a-z]+)", lowered[count.end() :])
+    if count.group(0) != "how many" or word is None:
+        return False
+    if time_unit(word.group(1), "") is not None and _durations(view):
+        return True
+    at = count.end() + word.start(1)
+    return any(m.span[0] == at for f in view.typed("integer", "number") for m in view.field_mentions(lowered, f))
 
 
 def _asks_for_documents(lowered: str, view: BucketWords) -> bool:
