@@ -1012,6 +1012,14 @@ def test_a_peoples_adjective_no_value_holds_is_asked_about_not_dropped():
     assert thai.unmapped == [] and ("cuisine", "Thai") in [(c.field, c.value) for c in thai.constraints]
 
 
+def test_total_before_what_a_number_field_measures_is_its_sum():
+    """The recipes set: "total calories across all the French recipes" showed the rows and no total."""
+    d = RuleDecomposer(RECIPES).decompose("total calories across all the Italian recipes")
+    assert (d.intent, d.aggregate) == ("sum", "sum(calories)")
+    counted = RuleDecomposer(RECIPES).decompose("how many recipes have a total of more than 500 calories?")
+    assert counted.intent == "count"
+
+
 def test_the_quickest_is_the_shortest_duration():
     """The recipes set: "which is the quickest Mexican dish" listed every Mexican dish ("quickest" read nothing)."""
     timed = FakeCatalog({"recipes": [("r1.txt", "R1", [("properties", {"cuisine": "Mexican", "prep_minutes": 10})])]})

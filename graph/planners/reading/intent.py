@@ -84,7 +84,7 @@ def read_intent(lowered: str, views: list[BucketWords]) -> Reading:
         groups, spans = _grouping(lowered, view)
         whole = [m.span() for m in COUNT_WHOLE.finditer(lowered)]
         return Reading("count", [count.span(), *whole, *spans], "count", groups)
-    if view and (m := AVERAGE.search(lowered) or SUM.search(lowered)):
+    if view and (m := AVERAGE.search(lowered) or SUM.search(lowered) or _total_of_a_field(lowered, view)):
         function = "avg" if AVERAGE.search(lowered) else "sum"
         target = _measured(lowered[: m.start()] + " " * (m.end() - m.start()) + lowered[m.end() :], view)
         if target is None:
@@ -120,8 +120,18 @@ def _asks_a_measure(lowered: str, count: re.Match, view: BucketWords) -> bool:
         return False
     if time_unit(word.group(1), "") is not None and _durations(view):
         return True
-    at = count.end() + word.start(1)
+    return _measure_named_at(lowered, view, count.end() + word.start(1))
+
+
+def _measure_named_at(lowered: str, view: BucketWords, at: int) -> bool:
+    """Whether what a number field measures is named from `at` on ("calories", "servings")."""
     return any(m.span[0] == at for f in view.typed("integer", "number") for m in view.field_mentions(lowered, f))
+
+
+def _total_of_a_field(lowered: str, view: BucketWords) -> re.Match | None:
+    """ "total calories across all the French recipes", "total servings of the Thai recipes": "total" right
+    before what a number field measures is its sum (the recipes set showed the rows and no total)."""
+    return next((t for t in re.finditer(r"\btotal\s+", lowered) if _measure_named_at(lowered, view, t.end())), None)
 
 
 def _asks_for_documents(lowered: str, view: BucketWords) -> bool:
