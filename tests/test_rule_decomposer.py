@@ -1020,6 +1020,19 @@ def test_total_before_what_a_number_field_measures_is_its_sum():
     assert counted.intent == "count"
 
 
+def test_a_kind_word_no_kind_holds_is_asked_about_when_a_few_documents_have_no_kind():
+    """An outside probe: "how many NDAs do we have?" counted all 30 of a user's contracts (none an NDA) because one
+    had no kind recorded, so "NDAs" named only the bucket."""
+    kinds = ["Supply Agreement"] * 5 + ["License Agreement"] * 4 + [None]
+    documents = [
+        (f"{n}.txt", f"{n}.txt", [("properties", {"contract_type": kind} if kind else {"governing_law": ["Ohio"]})])
+        for n, kind in enumerate(kinds)
+    ]
+    rules = RuleDecomposer(FakeCatalog({"contracts": documents}, specs={"contracts": shipped("contracts")}))
+    assert [u.text for u in rules.decompose("How many NDAs do we have?").unmapped] == ["ndas"]
+    assert rules.decompose("How many contracts do we have?").unmapped == []
+
+
 def test_the_quickest_is_the_shortest_duration():
     """The recipes set: "which is the quickest Mexican dish" listed every Mexican dish ("quickest" read nothing)."""
     timed = FakeCatalog({"recipes": [("r1.txt", "R1", [("properties", {"cuisine": "Mexican", "prep_minutes": 10})])]})

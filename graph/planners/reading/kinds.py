@@ -12,6 +12,10 @@ from graph.planners.reading.flags import flag_mentions
 from graph.planners.reading.question import Question
 from graph.planners.vocabulary import BucketWords
 
+KINDS_RECORDED = 0.8
+"""The share of a bucket's documents with a kind recorded from which a kind word that matches none is asked about: a
+user's contracts whose kinds the rules read leave one or two without (an outside probe: "how many NDAs do we have?"
+counted all 30 contracts, none an NDA, as the bucket); a bucket of abstracts beside memos has far fewer."""
 KIND_MEANING = 0.6
 """Cosine (MiniLM) a kind word needs with a kind value to mean it: "confidentiality agreement" and "Non-Disclosure
 Agreement" score about 0.7, "lease" and the closest contract type below 0.5."""
@@ -20,8 +24,9 @@ Agreement" score about 0.7, "lease" and the closest contract type below 0.5."""
 def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
     """The kinds the words before and at each mention of the bucket match, by their words or, failing that, by
     meaning ("confidentiality agreements" are Non-Disclosure Agreements). A kind word that matches none, in a bucket
-    where every document has a kind, is unmapped: no document is of that kind (a bucket with documents of no
-    recorded kind, such as abstracts beside memos, may still hold them, so there the word only names the bucket).
+    where most documents have a kind (`KINDS_RECORDED`), is unmapped: no document is of that kind, or it is one of
+    the few whose kind is not recorded (a bucket with many documents of no recorded kind, such as abstracts beside
+    memos, may hold them, so there the word only names the bucket).
     A bucket word inside a longer name of a yes/no clause ("an irrevocable or perpetual license") is the clause's,
     read by `flags`; a kind's words that hold a clause's shorter name ("non-compete agreements") stay the kind's."""
     kind = view.kind
@@ -56,7 +61,7 @@ def read(question: Question, view: BucketWords, claims: Claims) -> list[Found]:
             if meant and meant[1] >= KIND_MEANING:
                 kinds.append(meant[0])
                 said.append((span, lowered[span[0] : span[1]]))
-            elif kind.doc_count >= catalog.buckets[view.name].documents:
+            elif kind.doc_count >= KINDS_RECORDED * catalog.buckets[view.name].documents:
                 nearest = [Candidate(field=kind.name, value=v) for v in index.nearest(m.text)]
                 found.append(Unmapped(text=m.text, nearest=nearest))
     if kinds:
