@@ -72,6 +72,14 @@ def test_a_list_names_the_documents_with_no_value_for_its_condition(partly_label
     assert text.splitlines()[-1] == "6 of the 10 contracts have no notice_period_days recorded and are not listed."
 
 
+def test_a_superlative_names_the_documents_with_no_value_it_could_not_compare(partly_labelled):
+    """An outside probe: "which contract is the latest expiring?" said "of 30 matching row(s)" where 19 had no
+    expiration date, as if all 30 had been compared."""
+    text = ask(partly_labelled, "Which receipt has the largest total?").text
+    assert text.startswith("The largest total of")
+    assert text.splitlines()[-1] == "2 of the 8 receipts have no total recorded and are not compared."
+
+
 def test_a_sum_and_an_average_name_the_documents_with_no_value_for_the_measured_field(partly_labelled):
     assert ask(partly_labelled, "What is the total of all receipts?").text == (
         "**571.33**: sum(total) over 6 documents of bucket receipts. "

@@ -76,7 +76,8 @@ def annotations_search(args: AnnotationsSearchArgs, context: ToolContext) -> Env
         descending=args.order_by is None or args.order_by.direction == "desc",
         doc_ids=args.doc_id,
     )
-    coverage = _coverage(context, args.bucket, predicates, [], [], args.doc_id)
+    ordered = [args.order_by.field] if args.order_by else []  # a row with no value for it is never the extreme
+    coverage = _coverage(context, args.bucket, predicates, ordered, [], args.doc_id)
     _rowless(coverage, predicates, rows[0]["total_rows"] if rows else 0)
     if not rows:
         described = ", ".join(f"{p.field} {p.op} {shown(p.value)}" for p in predicates) or "no predicates"

@@ -211,10 +211,9 @@ def table(
     covered = [e for e in listed(evidence) if e.envelope.coverage]
     searched = next((e for e in reversed(covered) if e.envelope.hits), covered[-1] if covered else None)
     of_others = not (d.intent == "lookup" and rows)
+    verb = "compared" if d.order_by else "listed"  # a superlative's rows with no value are never its extreme
     if searched and (
-        note := left_out(
-            searched.envelope.coverage, searched.call.arguments["bucket"], "listed", said_of_others=of_others
-        )
+        note := left_out(searched.envelope.coverage, searched.call.arguments["bucket"], verb, said_of_others=of_others)
     ):
         lines += ["", note]
     return Answer(
