@@ -909,11 +909,25 @@ def test_a_field_named_with_no_value_read_is_asked_about_not_left_out(rules):
     """An outside probe: "governed by the laws of a US state" counted every contract ("US" read as "us", and the
     law's words taken as no condition): a figure over a whole bucket whose question names a field it takes
     nothing of asks which value, with some of those recorded."""
-    d = rules.decompose("How many contracts are governed by the laws of a US state?")
+    d = rules.decompose("How many contracts are governed by the laws of a state?")
     assert not d.constraints and [u.why.split(" (")[0] for u in d.unmapped] == [
         "the question names governing_law but no value of it I could read"
     ]
     assert "Delaware" in d.unmapped[0].why
+
+
+def test_a_country_and_a_place_excluded_are_the_countrys_places_but_that_one(rules):
+    """An outside probe: "the law of a US state other than New York" counted every contract not under New York law,
+    Ontario's and China's with them ("US state" read nothing, and a field took the first condition said of it)."""
+    us = ["Delaware", "New York", "California", "Illinois", "Massachusetts"]
+    d = rules.decompose("How many contracts are governed by the laws of a US state?")
+    assert [(c.field, c.op, c.value) for c in d.constraints] == [("governing_law", "in", us)]
+    other = rules.decompose("How many contracts are governed by the law of a US state other than New York?")
+    assert [(c.field, c.op, c.value) for c in other.constraints] == [
+        ("governing_law", "in", [law for law in us if law != "New York"])
+    ]
+    both = rules.decompose("How many Delaware contracts are governed by US law?")
+    assert [(c.field, c.value) for c in both.constraints] == [("governing_law", "Delaware")]
 
 
 def test_a_negated_date_is_its_opposite(rules):

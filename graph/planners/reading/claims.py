@@ -104,9 +104,13 @@ _LOWER_BOUNDS, _UPPER_BOUNDS = (">", ">="), ("<", "<=")
 _RANGE_OPS = {*_LOWER_BOUNDS, *_UPPER_BOUNDS, "between"}
 
 
+_NAMED, _EXCLUDED = {"=", "in"}, {"!=", "not in"}
+
+
 class BucketConstraints:
     """The constraints of one bucket, from what its readers said in order: a field takes one condition, the first
-    said, unless two bounds of it join into one range (or cannot, which is unmapped)."""
+    said, unless two bounds of it join into one range, or values named and excluded join into the values left
+    (`joined_values`); two that cannot be one are unmapped."""
 
     def __init__(self, bucket: str):
         self.bucket = bucket
@@ -116,9 +120,14 @@ class BucketConstraints:
         f, op = said.field, said.op
         new = Constraint(bucket=self.bucket, field=f.name, op=op, value=said.value, source_text=said.source)
         before = self.found.setdefault(f.name, new)
-        if before is new or not {before.op, op} <= _RANGE_OPS:
+        if before is new or (before.op, before.value) == (op, new.value):
             return None
-        joined = joined_bounds(before, new, f.type)  # a field takes one condition: one range, or a question
+        if {before.op, op} <= _NAMED | _EXCLUDED:
+            joined = joined_values(before, new)
+        elif {before.op, op} <= _RANGE_OPS:
+            joined = joined_bounds(before, new, f.type)  # a field takes one condition: one range, or a question
+        else:
+            return None
         if isinstance(joined, Constraint):
             self.found[f.name] = joined
             return None
@@ -126,6 +135,34 @@ class BucketConstraints:
 
     def constraints(self) -> list[Constraint]:
         return list(self.found.values())
+
+
+def joined_values(first: Constraint, second: Constraint) -> Constraint | str:
+    """Two conditions naming values of one field as one: the values named less those excluded ("US law other than
+    New York": every US state's but New York's; an outside probe counted Ontario's and China's with them, the US
+    left out), the exclusions together, or the values named inside others named ("Delaware contracts under US law");
+    else why they cannot be one (two sets of values that do not hold each other)."""
+
+    def values(c: Constraint) -> list:
+        return list(c.value) if isinstance(c.value, list) else [c.value]
+
+    both = f"{first.source_text!r} and {second.source_text!r}"
+    said = f"{first.source_text} and {second.source_text}"
+    if first.op in _EXCLUDED and second.op in _EXCLUDED:
+        excluded = list(dict.fromkeys([*values(first), *values(second)]))
+        return first.model_copy(update={"op": "not in", "value": excluded, "source_text": said})
+    if first.op in _EXCLUDED or second.op in _EXCLUDED:
+        named, excluded = (second, first) if first.op in _EXCLUDED else (first, second)
+        left = [v for v in values(named) if v not in values(excluded)]
+    else:
+        a, b = values(first), values(second)
+        left = a if set(a) <= set(b) else b if set(b) <= set(a) else []
+        if not left:
+            return f"{both} both name {first.field}; ask with one of them"
+    if not left:
+        return f"no {first.field} can be {both}"
+    op, value = equal_or_in(left)
+    return first.model_copy(update={"op": op, "value": value, "source_text": said})
 
 
 def joined_bounds(first: Constraint, second: Constraint, field_type: str) -> Constraint | str:

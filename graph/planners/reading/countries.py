@@ -22,8 +22,8 @@ OUTSIDE = re.compile(
     rf"|\bnon[- ](?P<non>{_COUNTRY})(?!\w)"
 )
 """A place said to be outside a country ("a country other than the US", "outside the United States", "non-US")."""
-INSIDE = re.compile(rf"(?<![\w-])(?P<place>{_COUNTRY})(?=\s+law\b)")
-"""A country said of a law ("US law", "American law", "Canadian law")."""
+INSIDE = re.compile(rf"(?<![\w-])(?P<place>{_COUNTRY})(?=\s+(?:law|state|states|province|provinces)\b)")
+"""A country said of a law or of its states ("US law", "American law", "Canadian law", "a US state")."""
 FOREIGN = re.compile(r"\b(?:foreign|overseas|international)(?=\s+(?:law|laws|jurisdictions?|countr(?:y|ies))\b)")
 """A law said foreign: outside the country most of the documents' places are in (for CUAD's contracts, the US)."""
 PLACES_SHARE = 0.8
