@@ -364,6 +364,15 @@ def test_a_name_several_documents_or_a_place_text_holds_names_none_of_them(by_te
     assert by_text.decompose(question).doc_ids == []
 
 
+def test_a_name_one_text_holds_names_no_document_when_documents_are_counted(by_text):
+    """An outside probe: "how many contracts mention COVID?" answered "I found no passage about contracts COVID in"
+    the one contract whose text holds it, and "... governed by the laws of Mars?" a count of 1 from a row of the
+    one file that said "Mars". A question about documents in the plural is no question about that one: the name
+    is asked about."""
+    d = by_text.decompose("How many contracts mention Brett Haumann?")
+    assert d.doc_ids == [] and d.intent == "count" and d.unmapped
+
+
 def _values(constraint) -> list:
     return constraint.value if isinstance(constraint.value, list) else [constraint.value]
 

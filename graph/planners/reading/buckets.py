@@ -53,7 +53,10 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
     words, that the title of one document only holds (spaces and punctuation aside). When no name holds in one
     title only, and one name holds in several while the question speaks of one document ("the Acme agreement",
     `which.one_document`), those documents are the ones named, with the name, for the run to ask which (`Several`).
-    A capitalised name no title holds is looked for in the documents' text the same way (`_held_in_text`).
+    A capitalised name no title holds is looked for in the documents' text the same way (`_held_in_text`), unless
+    the question speaks of documents in the plural: "how many contracts mention COVID?" or "... are governed by the
+    laws of Mars?" is no question about the one contract whose text holds the word (an outside probe got "I found
+    no passage about contracts COVID in" that contract, and a count of 1 from a row of it).
     Words that name something else are not names of a document: dates and quantities, the first word of the
     sentence, stopwords, the scope's bucket and field words, and the values of its fields: a governing law such as
     "Delaware", and a company or
@@ -104,7 +107,12 @@ def titled(question: Question, vocabulary: Vocabulary, claims: Claims) -> tuple[
             held = next((found for c in candidates if len(found := titles.get(c, [])) > 1), [])
             if held and {bucket for _, bucket, _ in held} <= own:
                 shared.append((span, name, held, "title"))
-            elif not held and span in capitalised and (in_text := _held_in_text(name, common, own, vocabulary)):
+            elif (
+                not held
+                and span in capitalised
+                and not which.several_documents(question.text, vocabulary)  # "how many contracts mention COVID?"
+                and (in_text := _held_in_text(name, common, own, vocabulary))
+            ):
                 if len(in_text) == 1:
                     named[in_text[0][0]] = in_text[0][1]
                     claims.claim(span)

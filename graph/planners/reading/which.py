@@ -53,6 +53,11 @@ def one_document(text: str, vocabulary: Vocabulary) -> bool:
     return all(_definite(lowered[: m.span[0]]) for m in mentions)
 
 
+def several_documents(text: str, vocabulary: Vocabulary) -> bool:
+    """Whether the question speaks of documents in the plural ("how many contracts ...", "which agreements ...")."""
+    return any(_plural(m) for _, found in vocabulary.named_buckets(text.lower()) for m in found)
+
+
 def _plural(m: Mention) -> bool:
     said, alias = m.text.lower().split(), m.alias.lower().split()
     return bool(said) and plural(said[-1]) and not (alias and plural(alias[-1]))
