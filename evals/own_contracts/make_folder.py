@@ -7,7 +7,9 @@ written in the eighth session before its changes were scored on it, and `d` (`ow
 `questions_d.md`), written in the ninth session before its changes were scored on it, and `e`
 (`own_contracts_e.jsonl`, `questions_e.md`), written in the tenth session, most of it about one contract each; and a
 sixth set over folders `a` and `c` (`own_contracts_fa.jsonl`, `own_contracts_fc.jsonl`, `questions_f.md`), written
-in the thirteenth session before its changes were scored, each half asked in its folder's data folder.
+in the thirteenth session before its changes were scored, each half asked in its folder's data folder; a seventh
+over folders `b` and `d` (`own_contracts_gb.jsonl`, `_gd.jsonl`, `questions_g.md`) and an eighth over folders `c` and
+`e` (`own_contracts_hc.jsonl`, `_he.jsonl`, `questions_h.md`), each written before its session's changes were scored.
 
     python -m evals.own_contracts.make_folder OUT_DIR [--folder b|c|d|e]
 
