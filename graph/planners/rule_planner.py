@@ -88,9 +88,9 @@ class RulePlanner:
     def route(self, d: Decomposition, tried: list[RouteKind]) -> Route:
         """A figure or a list: structured only. A lookup of fields of named documents (by id, title, or the values
         that name one, `which.settled`): structured, then the text of those documents (their rows may be blank where
-        the question looks). A question for text with field
-        constraints, or a lookup whose words name no field but a topic ("the parental leave policy": the kind is a
-        field, the topic is not, and the policy rows would answer with any policy; "who owns the IP developed for
+        the question looks). A question for text with field constraints, or a lookup whose words name no field but
+        a topic ("the parental leave policy": the kind is a field, the topic is not, and the policy rows would
+        answer with any policy; "who owns the IP developed for
         the water meter under the Link Plus agreement?": the parties' row would answer another question): the
         passages of the documents the constraints allow, and only those: the question is about them ("what does
         the hosting agreement say about uptime?" is not answered by a franchise agreement). Anything else: the

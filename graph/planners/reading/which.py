@@ -116,7 +116,7 @@ def settled(d: Decomposition, vocabulary: Vocabulary) -> Decomposition:
     found, more = vocabulary.catalog.documents_matching(bucket, predicates, limit=VALUE_ROWS)
     if len(found) < 2 and said == [named] and _is_kind(vocabulary, bucket, named.field):
         found += _titled_as(named.value, bucket, {doc_id for doc_id, _, _ in found}, vocabulary)
-    if len(found) == 1:  # the document asked about, confined to as one named by its title is
+    if len(found) == 1:  # the document asked about: both routes confined to it, as if its title had named it
         return d.model_copy(update={"doc_ids": [found[0][0]]})
     if not found:
         return d
