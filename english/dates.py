@@ -65,9 +65,9 @@ def _amount(name: str) -> str:
 
 
 _RELATIVE = re.compile(
-    r"\b(?:(?P<past>(?:in |within |during |over |from |of )?(?:the )?(?:last|past|previous)\s+"
-    + _amount("past_n")
-    + r"(?P<past_unit>day|week|month|year)s?)"
+    # "last" alone is the verb ("contracts that last 3 years"); "the last", "in last", "past" are a period
+    r"\b(?:(?P<past>(?:(?:(?:in |within |during |over |from |of )?the |(?:in |within |during |over |from |of ))"
+    r"(?:last|past|previous)|past|previous)\s+" + _amount("past_n") + r"(?P<past_unit>day|week|month|year)s?)"
     r"|(?P<future>(?:in |within |during |over )?(?:the )?(?:next|coming|following)\s+"
     + _amount("future_n")
     + r"(?P<future_unit>day|week|month|year)s?)"

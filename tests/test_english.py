@@ -3,9 +3,11 @@ unit, dates as ranges, numbers in words. Plain functions of text: no catalog, no
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
-from english.dates import date_ranges
+from english.dates import date_ranges, relative_dates
 from english.names import proper_names
 from english.numbers import parse_number
 from english.quantities import quantities
@@ -92,3 +94,18 @@ def test_number_words():
         12,
     ]
     assert parse_number("several") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("signed in the last 3 years", [(">=", "2023-06-15")]),
+        ("signed in last 3 years", [(">=", "2023-06-15")]),
+        ("from the past two years", [(">=", "2024-06-15")]),
+        # the verb (an outside probe: "which contracts last 3 years?" was read as signed in the last 3 years)
+        ("Which contracts last 3 years?", []),
+        ("NDAs that last two years", []),
+    ],
+)
+def test_relative_dates_are_periods_before_today_and_last_alone_is_a_verb(text, expected):
+    assert [(d.op, d.value) for d in relative_dates(text, date(2026, 6, 15))] == expected
