@@ -177,9 +177,12 @@ class AnswerWriter:
                     if self.as_json
                     else self._draft(messages, attempt, usage)
                 )
-            except Exception as error:  # the endpoint failed, or the client gave up on it: the rules answer
-                if is_transport_failure(error):
-                    self.breaker.trip()
+            except Exception as error:
+                if not is_transport_failure(error):  # a reply cut at the token cap, or unreadable: asked again
+                    self._record(started, usage, "invalid", f"{type(error).__name__}: {error}")
+                    self.notes.append(f"draft {attempt_number + 1} could not be read ({type(error).__name__})")
+                    continue
+                self.breaker.trip()  # the endpoint failed, or the client gave up on it: the rules answer
                 self._record(started, usage, "failed", type(error).__name__)
                 self.notes.append(f"the chat model failed ({type(error).__name__}); the rules' answer is shown")
                 return None
