@@ -80,6 +80,19 @@ def test_a_superlative_names_the_documents_with_no_value_it_could_not_compare(pa
     assert text.splitlines()[-1] == "2 of the 8 receipts have no total recorded and are not compared."
 
 
+def test_a_list_no_row_matches_says_how_many_documents_have_no_value_to_match(partly_labelled):
+    """An outside probe: "which contracts have a notice period under 60 days?" said "no annotation row matches"
+    where 28 of its 30 contracts had no notice period recorded."""
+    with AgentServices(partly_labelled) as services:
+        agent = compile_agent(services, InMemorySaver(serde=SERDE))
+        config = {"configurable": {"thread_id": uuid.uuid4().hex}}
+        question = {"question": "Which contracts have a notice period under 5 days?"}
+        agent.invoke(question, config, context=AgentContext(planner="rules"))
+        reason = agent.get_state(config).values["decisions"][-1].reason
+    assert reason.startswith("no annotation row matches the constraints (6 of the 10 contracts have no ")
+    assert "notice_period_days recorded and are not matched)" in reason
+
+
 def test_a_sum_and_an_average_name_the_documents_with_no_value_for_the_measured_field(partly_labelled):
     assert ask(partly_labelled, "What is the total of all receipts?").text == (
         "**571.33**: sum(total) over 6 documents of bucket receipts. "
