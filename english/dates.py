@@ -142,14 +142,19 @@ def _period(m: re.Match, n: int, year: str | None = None) -> tuple[date, date]:
     return date(y, number, 1), date.fromordinal(last)
 
 
+def _says_its_year(m: re.Match, n: int) -> bool:
+    """Whether the `n`-th date of a `_DATE_EXPR` match says its year (a date, a year, a decade: not "1 March")."""
+    return any(m.group(f"{part}{n}") for part in ("year", "alone", "iso", "decade"))
+
+
 def _range(m: re.Match) -> tuple[date, date]:
     """The first and last day a `_DATE_EXPR` match covers. A first end without its year takes the second's, a year
     earlier when it would otherwise come after it ("from December to January 2019")."""
-    if not (m.group("year2") or m.group("alone2") or m.group("iso2") or m.group("decade2")):
+    if not _says_its_year(m, 2):
         return _period(m, 1)
     end = _period(m, 2)[1]
     start = _period(m, 1, str(end.year))[0]
-    if start > end and not (m.group("year1") or m.group("alone1") or m.group("iso1") or m.group("decade1")):
+    if start > end and not _says_its_year(m, 1):
         start = _period(m, 1, str(end.year - 1))[0]
     return start, end
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from datetime import date
+from functools import cached_property
 
 from langchain_core.language_models import BaseChatModel
 
@@ -94,7 +95,7 @@ class AgentServices:
                 self._chat_model, self._chat_model_made = self._chat_model(), True
             return self._chat_model
 
-    @property
+    @cached_property
     def compose_format(self) -> str:
         """How the chat model writes answers (`RAGENT_CHAT_COMPOSE`; json for the local model)."""
         return ChatSettings.from_env().compose

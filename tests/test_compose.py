@@ -205,6 +205,15 @@ def test_a_small_model_that_finds_no_answer_leaves_the_extractive_one(sample_sta
     assert "the chat model found no answer in the evidence" in answer.notes[0]
 
 
+def test_a_small_models_json_reply_that_cannot_be_read_is_asked_again_then_left_to_the_rules(sample_stack, monkeypatch):
+    """A reply cut short or not JSON is a draft that could not be read (asked once more), not "no answer"."""
+    monkeypatch.setenv("RAGENT_CHAT_COMPOSE", "json")
+    cut = JsonComposingModel(messages=iter([AIMessage('{"sentences": [{"text": "Install'), AIMessage("Sure!")]))
+    answer = ask(sample_stack, cut)["answer"]
+    assert answer.composed_by == "extractive" and answer.sentences[0].citations[0].doc_id == VPN_DOC
+    assert [n.split(" (")[0] for n in answer.notes[:2]] == ["draft 1 could not be read", "draft 2 could not be read"]
+
+
 def test_the_compose_format_is_a_setting_with_a_clear_error():
     assert ChatSettings.from_env({"RAGENT_CHAT": "local"}).compose == "json"
     assert ChatSettings.from_env({"OPENAI_API_KEY": "k"}).compose == "text"

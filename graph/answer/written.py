@@ -10,8 +10,8 @@ schema whose numbers are those of the items shown, which llama.cpp turns into a 
 item that exists; the same checks then judge what the items say, and the answer streams once the reply is whole.
 A draft with a fatal fault (a fabricated citation, a number the evidence does not hold) or with no supported
 sentence is written once more with the faults listed; when that fails too, `write` returns None and the rules'
-answer is given. For a figure or a table the model writes the
-sentences that lead into it and the computed figure or table follows, as code made it.
+answer is given. For a figure or a table the model writes the sentences that lead into it and the computed figure
+or table follows, as code made it.
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ class AnswerWriter:
             "evidence": "\n".join(f"[{i.number}] {i.label}: {i.text}" for i in items),
             "items": len(items),
             "citing": prompt["cite_json" if self.as_json else "cite_text"].format(items=len(items)),
-            "no_answer": prompt["no_answer_json" if self.as_json else "no_answer_text"],
+            "no_answer": prompt["no_answer_json" if self.as_json else "no_answer_text"].format(no_answer=NO_ANSWER),
         }
         messages = [("system", prompt["system"].format(**variables)), ("human", prompt["human"].format(**variables))]
         for attempt_number in range(ATTEMPTS):
@@ -222,13 +222,15 @@ class AnswerWriter:
 
     def _draft_json(self, messages: list[tuple[str, str]], attempt: Attempt, usage: dict) -> str:
         """The model's JSON draft (`draft_schema`), each sentence checked as a text draft's is; returned as the text
-        draft it stands for (NO_ANSWER when it says the evidence does not answer), which a second attempt is shown.
-        A reply that does not parse (cut off at the token cap) is a draft with no supported sentence."""
+        draft it stands for (NO_ANSWER when it gives no sentence), which a second attempt is shown. A reply that does
+        not parse is raised, as one cut at the token cap is: a draft that could not be read, not "no answer"."""
         schema = draft_schema(len(attempt.items))
         structured = self.model.with_structured_output(schema, method="json_schema", include_raw=True)
         reply = structured.invoke(messages, config={"tags": [TAG_NOSTREAM], "run_name": "model:compose"})
         usage.update(getattr(reply.get("raw"), "usage_metadata", None) or {})
-        draft = reply.get("parsed") or Draft(sentences=[])
+        draft = reply.get("parsed")
+        if draft is None:
+            raise reply.get("parsing_error") or ValueError("the reply holds no JSON draft")
         if not draft.sentences:
             return NO_ANSWER
         for sentence in draft.sentences:

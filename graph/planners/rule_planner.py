@@ -523,9 +523,11 @@ def _unrecorded(evidence: list[Evidence]) -> str:
     """How many documents a search that matched no row could not match for having no value of its fields: an outside
     probe read "no annotation row matches" as none of 30 contracts, where 28 had no notice period recorded."""
     searched = next((e for e in reversed(listed(evidence)) if e.envelope.coverage), None)
-    said = left_out(searched.envelope.coverage, searched.call.arguments["bucket"], "matched") if searched else ""
-    first = said.split(". ")[0].rstrip(".")
-    return f" ({first})" if "recorded" in first else ""
+    if searched is None or not any(searched.envelope.coverage.missing.values()):
+        return ""
+    # only who is left out: how the values were read belongs to an answer, not to a question back
+    unread = searched.envelope.coverage.model_copy(update={"extracted": {}, "rules_right_percent": {}})
+    return f" ({left_out(unread, searched.call.arguments['bucket'], 'matched').rstrip('.')})"
 
 
 def _topic(d: Decomposition) -> list[str]:

@@ -45,9 +45,10 @@ def negation_before(lowered: str, start: int, reach: int = NEGATION_REACH) -> Sp
     if negations:
         return window + negations[-1].start(), window + negations[-1].end()
     window = max(0, start - NEGATED_VERB_REACH)
-    *_, nearest = [None, *NEGATIONS.finditer(lowered[window:start])]
-    if nearest is None:
+    negations = list(NEGATIONS.finditer(lowered[window:start]))
+    if not negations:
         return None
+    nearest = negations[-1]
     between = lowered[window + nearest.end() : start]
     verb = _FIRST_WORD.match(between)
     if verb and verb.group(1) in HOLDING_VERBS | CONTAINING_VERBS and not _CLAUSE_BREAK.search(between):
